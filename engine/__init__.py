@@ -1,0 +1,3 @@
+"""Coursedex engine: headless indexing and search over course material."""
+
+__version__ = "0.1.0"

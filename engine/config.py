@@ -1,0 +1,55 @@
+"""Engine configuration: frozen dataclasses passed in by entry points.
+
+Only entry points (CLI, GUI) read the environment or settings files; the engine takes these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class IngestLimits:
+    """Bounds that keep hostile or broken input from exhausting the machine."""
+
+    max_file_bytes: int = 4 * 1024**3
+    max_text_file_bytes: int = 64 * 1024**2
+    max_archive_members: int = 20_000
+    max_archive_total_bytes: int = 1024**3  # uncompressed
+    max_archive_member_bytes: int = 32 * 1024**2
+    max_compression_ratio: float = 200.0
+    max_code_file_bytes: int = 2 * 1024**2
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkingConfig:
+    """Transcript windows on sentence boundaries, one sentence of overlap."""
+
+    transcript_min_ms: int = 20_000
+    transcript_max_ms: int = 45_000
+    overlap_sentences: int = 1
+    note_max_words: int = 180
+    code_max_lines: int = 80
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """Retrieval switches and sizes; every stage can be turned off for ablations."""
+
+    fulltext: bool = True
+    dense: bool = True
+    rrf_k: int = 60
+    candidate_factor: int = 10
+    seek_refinement: bool = True
+    snippet_words: int = 32
+    hnsw_ef: int = 128
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    threads: int = 2
+    embedder: str = "all-minilm-l6-v2-int8"
+    limits: IngestLimits = field(default_factory=IngestLimits)
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    embed_batch_size: int = 32

@@ -1,0 +1,33 @@
+"""The one exception family the engine raises. Messages are one line a user can act on."""
+
+
+class CoursedexError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class UnreadableFileError(CoursedexError):
+    """A file cannot be indexed (corrupt, unsupported, empty, unsafe). The import goes on."""
+
+
+class ModelError(CoursedexError):
+    """A model directory is missing, incomplete, corrupt or of the wrong kind."""
+
+
+class ModelMismatchError(ModelError):
+    """A library was built with another model than the one asked for."""
+
+
+class DownloadError(ModelError):
+    """A model download failed or its checksum did not match."""
+
+
+class LibraryError(CoursedexError):
+    """A library folder or database cannot be opened or is not a Coursedex library."""
+
+
+class NotFoundError(CoursedexError):
+    """A course, source or segment named by the caller does not exist."""
+
+
+class Cancelled(CoursedexError):
+    """Work stopped because the caller set its cancel event."""
