@@ -1,0 +1,158 @@
+"""Sentence embeddings with an ONNX transformer + a Hugging Face ``tokenizer.json``.
+
+The graph outputs token states ([batch, seq, dim]); pooling (mean over the attention mask,
+or the first token) and L2 normalisation happen here, as the manifest says.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from tokenizers import Tokenizer
+
+from engine.errors import ModelError
+from engine.models.manifest import ModelManifest, ModelRole, Pooling
+
+logger = logging.getLogger(__name__)
+
+TOKENIZER_FILE = "tokenizer.json"
+_TOKEN_OUTPUT_NAMES = ("last_hidden_state", "token_embeddings")
+_PAD_TOKENS = ("[PAD]", "<pad>")
+
+
+class OnnxEmbedder:
+    """Embeds texts with the model in ``model_dir`` on ``threads`` CPU threads.
+
+    Raises:
+        ModelError: the directory is incomplete, a file is corrupt, or it is not an embedder.
+    """
+
+    def __init__(self, model_dir: Path, threads: int = 2) -> None:
+        manifest = ModelManifest.load(model_dir)
+        if manifest.role is not ModelRole.EMBEDDER:
+            raise ModelError(f"{manifest.name} is a {manifest.role} model, not an embedder")
+        if manifest.dimension is None:
+            raise ModelError(f"manifest of {manifest.name} has no dimension")
+        # Sizes only: hashing on every load would cost a read of the whole model.
+        problems = manifest.verify(model_dir, full=False)
+        if problems:
+            raise ModelError(
+                f"model {manifest.name} in {model_dir} is incomplete: {'; '.join(problems)}"
+            )
+        self.manifest = manifest
+        self.name = manifest.name
+        self.model_id = manifest.model_id
+        self.dimension: int = manifest.dimension
+        self._tokenizer = _load_tokenizer(model_dir / TOKENIZER_FILE, manifest.max_length)
+        self._session = _load_session(model_dir / manifest.model_file, threads)
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        if "input_ids" not in self._input_names:
+            raise ModelError(f"{manifest.name}: the ONNX graph has no input_ids input")
+        self._output_name = self._pick_output()
+
+    def _pick_output(self) -> str:
+        candidates = [
+            o.name
+            for o in self._session.get_outputs()
+            if len(o.shape) == 3
+            and (o.shape[2] == self.dimension or not isinstance(o.shape[2], int))
+        ]
+        for name in _TOKEN_OUTPUT_NAMES:
+            if name in candidates:
+                return name
+        if candidates:
+            return candidates[0]
+        shapes = {o.name: o.shape for o in self._session.get_outputs()}
+        raise ModelError(
+            f"{self.name}: no token-embeddings output of shape [batch, seq, {self.dimension}] "
+            f"in the ONNX graph (outputs: {shapes})"
+        )
+
+    def embed(
+        self, texts: Sequence[str], *, query: bool = False, batch_size: int = 32
+    ) -> npt.NDArray[np.float32]:
+        """Vectors of shape (len(texts), dimension), float32, unit length if the model says so.
+
+        ``query`` selects the manifest's query prefix instead of the document prefix.
+        """
+        if batch_size < 1:
+            raise ModelError(f"batch_size must be at least 1, got {batch_size}")
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        prefix = self.manifest.query_prefix if query else self.manifest.document_prefix
+        # Similar lengths share a batch, so little compute goes to pad tokens.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            out[idx] = self._embed_batch([prefix + texts[i] for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds: dict[str, npt.NDArray[np.int64]] = {"input_ids": ids}
+        if "attention_mask" in self._input_names:
+            feeds["attention_mask"] = mask
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        try:
+            (states,) = self._session.run([self._output_name], feeds)
+        except Exception as e:  # onnxruntime raises its own untyped errors
+            raise ModelError(f"{self.name}: inference failed: {e}") from e
+        states = np.asarray(states, dtype=np.float32)
+        if self.manifest.pooling is Pooling.CLS:
+            pooled = states[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        if self.manifest.normalize:
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            pooled = pooled / np.maximum(norms, 1e-12)
+        return pooled.astype(np.float32, copy=False)
+
+
+def _load_tokenizer(path: Path, max_length: int) -> Tokenizer:
+    if not path.is_file():
+        raise ModelError(f"{path} is missing: the model directory is incomplete")
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as e:  # tokenizers raises a bare Exception on bad JSON
+        raise ModelError(f"cannot load tokenizer {path}: {e}") from e
+    # Shipped tokenizer.json files often pin truncation/padding (128 for all-MiniLM-L6-v2):
+    # truncate at the manifest's length and pad only to the longest text of each batch.
+    pad_id, pad_token = _pad_token(tokenizer)
+    tokenizer.enable_truncation(max_length=max_length)
+    tokenizer.enable_padding(pad_id=pad_id, pad_token=pad_token)
+    return tokenizer
+
+
+def _pad_token(tokenizer: Tokenizer) -> tuple[int, str]:
+    padding = tokenizer.padding
+    if padding is not None:
+        return int(padding["pad_id"]), str(padding["pad_token"])
+    for token in _PAD_TOKENS:
+        token_id = tokenizer.token_to_id(token)
+        if token_id is not None:
+            return token_id, token
+    return 0, _PAD_TOKENS[0]
+
+
+def _load_session(path: Path, threads: int) -> Any:
+    import onnxruntime as ort  # lazy: importing onnxruntime costs ~0.3 s at start-up
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = max(1, threads)
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own untyped errors
+        raise ModelError(f"cannot load ONNX model {path}: {e}") from e

