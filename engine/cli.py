@@ -1,0 +1,501 @@
+"""The `coursedex` command: every engine job from a terminal, for scripts and tests.
+
+This is an entry point: it alone reads the environment (COURSEDEX_LIBRARY, COURSEDEX_MODELS)
+and configures logging.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from engine import __version__
+from engine.config import EngineConfig, SearchConfig
+from engine.errors import CoursedexError
+from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
+from engine.models import Embedder
+from engine.models.registry import ModelRegistry, default_models_dir
+from engine.search import SearchFilters, SearchResult
+from engine.types import SegmentKind
+
+log = logging.getLogger("coursedex")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEMO_DIR = REPO_ROOT / "resources" / "demo"
+DEMO_COURSE = "Algorithms 101 (demo)"
+
+
+def _default_library() -> Path:
+    value = os.environ.get("COURSEDEX_LIBRARY")
+    if value:
+        return Path(value).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "library"
+
+
+def _default_models() -> Path:
+    value = os.environ.get("COURSEDEX_MODELS")
+    return Path(value).expanduser() if value else default_models_dir()
+
+
+class Context:
+    """What every command needs: the parsed options, the model registry, the library."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.config = EngineConfig(threads=args.threads)
+        self.registry = ModelRegistry(Path(args.models))
+        self._library: Library | None = None
+
+    def embedder_name(self, library: Library | None) -> str:
+        """The model asked for, else the one the library was built with, else the default."""
+        asked = getattr(self.args, "model", None)
+        if asked:
+            return str(asked)
+        recorded = library.embedder_id if library is not None else None
+        if recorded:
+            return recorded.split("@", 1)[0]
+        return self.config.embedder
+
+    def library(self) -> Library:
+        if self._library is None:
+            holder: list[Library] = []
+
+            def load() -> Embedder:
+                name = self.embedder_name(holder[0] if holder else None)
+                return self.registry.load_embedder(name, self.config.threads)
+
+            self._library = Library.open(Path(self.args.library), self.config, load)
+            holder.append(self._library)
+        return self._library
+
+    def close(self) -> None:
+        if self._library is not None:
+            self._library.close()
+
+
+# --- output helpers -------------------------------------------------------------------------
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class ProgressBar:
+    """One updating line on a terminal; one line per finished file when not a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+
+    def __call__(self, p: IngestProgress) -> None:
+        name = Path(p.path).name
+        if self.tty:
+            width = 24
+            filled = int(p.fraction * width)
+            eta = f" {_clock(p.eta_s)} left" if p.eta_s is not None else ""
+            line = (
+                f"\r[{'#' * filled}{'.' * (width - filled)}] {p.index + 1}/{p.total} "
+                f"{p.fraction:4.0%}{eta}  {p.stage}: {name[:40]}"
+            )
+            self.stream.write(line.ljust(100)[:100])
+            self.stream.flush()
+        elif p.result is not None:
+            self.stream.write(f"[{p.index + 1}/{p.total}] {p.result.outcome.value}: {name}\n")
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+
+
+def _location(r: SearchResult) -> str:
+    if r.start_ms is not None:
+        return _clock(r.start_ms / 1000)
+    if r.page is not None:
+        return f"page {r.page}"
+    if r.path_in_archive is not None:
+        line = r.line or r.line_start
+        return f"{r.path_in_archive}:{line}" if line else r.path_in_archive
+    if r.line_start is not None:
+        return f"line {r.line_start}"
+    return ""
+
+
+def _highlight(snippet: str, spans: Sequence[tuple[int, int]], tty: bool) -> str:
+    on, off = ("\033[1m", "\033[0m") if tty else ("[", "]")
+    out, last = [], 0
+    for a, b in spans:
+        out.extend([snippet[last:a], on, snippet[a:b], off])
+        last = b
+    out.append(snippet[last:])
+    return "".join(out)
+
+
+def _print_results(query: str, results: Sequence[SearchResult], took: float) -> None:
+    tty = sys.stdout.isatty()
+    print(f"{len(results)} results for {query!r} ({took:.0f} ms)")
+    for i, r in enumerate(results, start=1):
+        print(f"{i:2d}. [{r.kind.value}] {r.course} / {r.title}  {_location(r)}")
+        print(f"    {_highlight(r.snippet, r.highlights, tty)}")
+
+
+def _print_report(report: IngestReport, stream: TextIO) -> None:
+    counts = {o: report.count(o) for o in Outcome}
+    parts = [f"{n} {o.value}" for o, n in counts.items() if n]
+    stream.write(f"{len(report.files)} files in {report.seconds:.1f} s: {', '.join(parts) or 'nothing to do'}\n")
+    for f in report.errors:
+        stream.write(f"  error: {f.path}: {f.detail}\n")
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def cmd_ingest(ctx: Context) -> int:
+    args = ctx.args
+    missing = [p for p in args.paths if not Path(p).exists()]
+    for p in missing:
+        print(f"coursedex: no such file or folder: {p}", file=sys.stderr)
+    bar = ProgressBar(sys.stderr)
+    cancel = threading.Event()
+    try:
+        report = ctx.library().ingest(
+            [p for p in args.paths if p not in missing], course=args.course, progress=bar,
+            cancel=cancel,
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        cancel.set()
+        bar.finish()
+        print("coursedex: interrupted; indexed files are kept", file=sys.stderr)
+        return 130
+    bar.finish()
+    if args.json:
+        print(json.dumps({"seconds": round(report.seconds, 3), "files": [_file_json(f) for f in report.files]}))
+    else:
+        _print_report(report, sys.stdout)
+    return 1 if missing or (report.errors and args.strict) else 0
+
+
+def _file_json(f: FileResult) -> dict[str, object]:
+    return {"path": f.path, "outcome": f.outcome.value, "detail": f.detail, "segments": f.segments}
+
+
+def _search_config(args: argparse.Namespace) -> SearchConfig:
+    cfg = SearchConfig()
+    if args.mode == "fulltext":
+        cfg = replace(cfg, dense=False)
+    elif args.mode == "dense":
+        cfg = replace(cfg, fulltext=False)
+    return cfg
+
+
+def cmd_search(ctx: Context) -> int:
+    args = ctx.args
+    library = ctx.library()
+    filters = SearchFilters(
+        kinds=tuple(SegmentKind(k) for k in args.kind or ()), course=args.course
+    )
+    cfg = _search_config(args)
+    if args.batch:
+        return _search_batch(library, Path(args.batch), args.limit, filters, cfg)
+    if args.query is None:
+        print("coursedex search: give a QUERY or --batch FILE", file=sys.stderr)
+        return 2
+    outcome = library.search(args.query, limit=args.limit, filters=filters, config=cfg)
+    if args.json:
+        print(json.dumps({
+            "query": args.query,
+            "results": [r.to_json() for r in outcome.results],
+            "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+        }))  # fmt: skip
+    else:
+        _print_results(args.query, outcome.results, outcome.took_ms.get("total", 0.0))
+    return 0
+
+
+def _search_batch(
+    library: Library, path: Path, limit: int, filters: SearchFilters, cfg: SearchConfig
+) -> int:
+    source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+    with source:
+        for number, line in enumerate(source, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                qid, query = item["id"], str(item["query"])
+            except (ValueError, KeyError, TypeError) as e:
+                print(f"coursedex: {path}:{number}: not a {{\"id\", \"query\"}} line ({e})", file=sys.stderr)
+                return 2
+            outcome = library.search(query, limit=limit, filters=filters, config=cfg)
+            print(json.dumps({
+                "id": qid,
+                "results": [r.to_json() for r in outcome.results],
+                "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+            }), flush=True)  # fmt: skip
+    return 0
+
+
+def cmd_list(ctx: Context) -> int:
+    library = ctx.library()
+    sources = library.sources(ctx.args.course)
+    if ctx.args.json:
+        print(json.dumps([
+            {"course": s.course, "path": s.path, "kind": s.kind.value, "title": s.title,
+             "status": s.status.value, "error": s.error, "segments": s.segments}
+            for s in sources
+        ]))  # fmt: skip
+        return 0
+    course = None
+    for s in sources:
+        if s.course != course:
+            course = s.course
+            print(course)
+        status = s.status.value + (f": {s.error}" if s.error else "")
+        print(f"  {s.kind.value:9s} {Path(s.path).name}  ({s.segments} segments, {status})")
+    if not sources:
+        print("the library is empty: run `coursedex ingest FOLDER`")
+    return 0
+
+
+def cmd_remove(ctx: Context) -> int:
+    n = ctx.library().remove(ctx.args.target)
+    print(f"removed {n} file{'s' if n != 1 else ''}")
+    return 0
+
+
+def cmd_rename(ctx: Context) -> int:
+    ctx.library().rename_course(ctx.args.old, ctx.args.new)
+    print(f"renamed {ctx.args.old!r} to {ctx.args.new!r}")
+    return 0
+
+
+def cmd_stats(ctx: Context) -> int:
+    stats = ctx.library().stats()
+    if ctx.args.json:
+        print(json.dumps(stats))
+    else:
+        for key, value in stats.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+def cmd_reindex(ctx: Context) -> int:
+    library = ctx.library()
+    name = ctx.args.model or ctx.config.embedder
+    embedder = ctx.registry.load_embedder(name, ctx.config.threads)
+
+    def progress(done: int, total: int) -> None:
+        print(f"\rre-embedding {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    n = library.reindex(embedder, progress=progress)
+    print(f"\nre-indexed {n} segments with {embedder.model_id}")
+    return 0
+
+
+def cmd_models(ctx: Context) -> int:
+    args, registry = ctx.args, ctx.registry
+    if args.models_command == "list":
+        infos = registry.list()
+        if args.json:
+            print(json.dumps([
+                {"name": m.name, "role": m.role, "installed": m.installed,
+                 "size_bytes": m.size_bytes, "path": str(m.path) if m.path else None,
+                 "description": m.description}
+                for m in infos
+            ]))  # fmt: skip
+            return 0
+        for m in infos:
+            size = f"{m.size_bytes / 1e6:.0f} MB" if m.size_bytes else ""
+            mark = "installed" if m.installed else "-"
+            print(f"{m.name:28s} {m.role:9s} {mark:10s} {size:>8s}  {m.description}")
+        return 0
+    if args.models_command == "verify":
+        names = [args.name] if args.name else [m.name for m in registry.list() if m.installed]
+        bad = 0
+        for name in names:
+            problems = registry.verify(name)
+            print(f"{name}: {'ok' if not problems else '; '.join(problems)}")
+            bad += bool(problems)
+        return 1 if bad else 0
+    if args.models_command == "install":
+        started = time.monotonic()
+
+        def progress(done: int, total: int | None) -> None:
+            pct = f"{done / total:4.0%}" if total else ""
+            print(f"\r{args.name}: {done / 1e6:7.1f} MB {pct}", end="", file=sys.stderr, flush=True)
+
+        path = registry.install(args.name, progress=progress, mirror=args.mirror)
+        print(f"\ninstalled {args.name} in {path} ({time.monotonic() - started:.1f} s)")
+        return 0
+    if args.models_command == "remove":
+        registry.remove(args.name)
+        print(f"removed {args.name}")
+        return 0
+    return 2
+
+
+def cmd_eval(ctx: Context) -> int:
+    from engine import evaluate
+
+    args = ctx.args
+    data = Path(args.data) if args.data else evaluate.default_data_dir()
+    work = Path(args.work) if args.work else None
+    embedder = ctx.registry.load_embedder(ctx.args.model or ctx.config.embedder, ctx.config.threads)
+    if args.benchmark == "tutorialvqa":
+        table = evaluate.tutorialvqa(data, args.split, ctx.config, embedder, work, args.limit_queries)
+    else:
+        table = evaluate.scifact(data, ctx.config, embedder, work, args.limit_queries)
+    if args.json:
+        print(json.dumps(table))
+    else:
+        print(evaluate.format_table(table))
+    return 0
+
+
+def cmd_demo(ctx: Context) -> int:
+    library = ctx.library()
+    if not any(c.name == DEMO_COURSE for c in library.courses()):
+        print(f"indexing the demo course from {DEMO_DIR} ...", file=sys.stderr)
+        bar = ProgressBar(sys.stderr)
+        report = library.ingest([DEMO_DIR], course=DEMO_COURSE, progress=bar)
+        bar.finish()
+        _print_report(report, sys.stderr)
+    queries_file = DEMO_DIR / "queries.txt"
+    queries = [q.strip() for q in queries_file.read_text(encoding="utf-8").splitlines() if q.strip()]
+    for query in ctx.args.queries or queries:
+        outcome = library.search(query, limit=3, filters=SearchFilters(course=DEMO_COURSE))
+        _print_results(query, outcome.results, outcome.took_ms.get("total", 0.0))
+        print()
+    print(f"library: {library.folder}  (try: coursedex search \"your question\")")
+    return 0
+
+
+# --- parser ---------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="coursedex",
+        description="Search your own lecture videos, slides, code and notes, offline.",
+    )
+    p.add_argument("--version", action="version", version=f"coursedex {__version__}")
+    p.add_argument("--library", default=str(_default_library()),
+                   help="library folder (default: $COURSEDEX_LIBRARY or the user data folder)")  # fmt: skip
+    p.add_argument("--models", default=str(_default_models()),
+                   help="models folder (default: $COURSEDEX_MODELS or the user data folder)")  # fmt: skip
+    p.add_argument("--threads", type=int, default=min(4, os.cpu_count() or 2),
+                   help="CPU threads for models (default: up to 4)")  # fmt: skip
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("ingest", help="index files and folders (a folder becomes a course)")
+    s.add_argument("paths", nargs="+", metavar="PATH")
+    s.add_argument("--course", help="course name (default: the folder's name)")
+    s.add_argument("--json", action="store_true", help="print the outcome per file as JSON")
+    s.add_argument("--strict", action="store_true", help="exit 1 when any file failed")
+    s.add_argument("--model", help="embedder for a new library (default: all-minilm-l6-v2-int8)")
+    s.set_defaults(func=cmd_ingest)
+
+    s = sub.add_parser("search", help="search the library")
+    s.add_argument("query", nargs="?", help="any text")
+    s.add_argument("--limit", type=int, default=10)
+    s.add_argument("--kind", action="append", choices=[k.value for k in SegmentKind],
+                   help="only this kind of result (repeatable)")  # fmt: skip
+    s.add_argument("--course", help="only this course")
+    s.add_argument("--json", action="store_true", help="print results as JSON")
+    s.add_argument("--batch", metavar="FILE.jsonl",
+                   help='queries as {"id", "query"} lines ("-" for stdin); one JSON line each')  # fmt: skip
+    s.add_argument("--mode", choices=["hybrid", "fulltext", "dense"], default="hybrid")
+    s.add_argument("--model", help=argparse.SUPPRESS)
+    s.set_defaults(func=cmd_search)
+
+    s = sub.add_parser("list", help="list courses and files with their status")
+    s.add_argument("--course")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("remove", help="remove a course (by name) or a file (by path)")
+    s.add_argument("target")
+    s.set_defaults(func=cmd_remove)
+
+    s = sub.add_parser("rename", help="rename a course")
+    s.add_argument("old")
+    s.add_argument("new")
+    s.set_defaults(func=cmd_rename)
+
+    s = sub.add_parser("stats", help="library size and contents")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_stats)
+
+    s = sub.add_parser("reindex", help="re-embed everything (e.g. to switch embedding models)")
+    s.add_argument("--model", help="embedder to switch to (default: the configured one)")
+    s.set_defaults(func=cmd_reindex)
+
+    s = sub.add_parser("models", help="list, verify, install or remove models")
+    ms = s.add_subparsers(dest="models_command", metavar="ACTION", required=True)
+    m = ms.add_parser("list", help="known models and which are installed")
+    m.add_argument("--json", action="store_true")
+    m = ms.add_parser("verify", help="check installed model files against their checksums")
+    m.add_argument("name", nargs="?")
+    m = ms.add_parser("install", help="download a known model (resumes; checks sha256)")
+    m.add_argument("name")
+    m.add_argument("--mirror", help="base URL that replaces https://huggingface.co")
+    m = ms.add_parser("remove", help="delete an installed model")
+    m.add_argument("name")
+    s.set_defaults(func=cmd_models)
+
+    s = sub.add_parser("eval", help="score retrieval on a public benchmark (../shared/eval)")
+    s.add_argument("benchmark", choices=["tutorialvqa", "scifact"])
+    s.add_argument("--split", default="dev", choices=["dev"])
+    s.add_argument("--data", help="eval data folder (default: ../shared/eval)")
+    s.add_argument("--work", help="folder for the benchmark's library (default: a cache folder)")
+    s.add_argument("--limit-queries", type=int, default=None, help=argparse.SUPPRESS)
+    s.add_argument("--model", help="embedder (default: all-minilm-l6-v2-int8)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_eval)
+
+    s = sub.add_parser("demo", help="index the built-in demo course and run example searches")
+    s.add_argument("queries", nargs="*", help="queries to run instead of the examples")
+    s.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if args.command is None:
+        parser.print_help()
+        return 0
+    ctx = Context(args)
+    func: Callable[[Context], int] = args.func
+    try:
+        return func(ctx)
+    except CoursedexError as e:
+        log.debug("command failed", exc_info=True)
+        print(f"coursedex: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    finally:
+        ctx.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

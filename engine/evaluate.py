@@ -1,0 +1,222 @@
+"""Retrieval benchmarks on the public data in ``../shared/eval`` (read at run time only).
+
+Definitions follow ``../shared/eval/README.md`` exactly:
+- TutorialVQA: a result is a hit when it comes from the gold video and its ``start`` lies in
+  ``[begin - 5 s, end]``; with r the rank of the first hit in the top 10, NDCG@10 =
+  1/log2(r+1), MRR@10 = 1/r, Hit@1, Hit@10; means over the split.
+- SciFact: results collapsed to unique documents in rank order; graded NDCG@10 (linear gain,
+  as trec_eval / BEIR) against the test qrels; MRR@10, Hit@1, Hit@10 on any relevant document.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from engine.config import EngineConfig, SearchConfig
+from engine.errors import CoursedexError
+from engine.library import Library
+from engine.models import Embedder
+from engine.search import SearchResult
+
+log = logging.getLogger(__name__)
+
+MODES: dict[str, Callable[[SearchConfig], SearchConfig]] = {
+    "full-text": lambda c: replace(c, dense=False),
+    "dense": lambda c: replace(c, fulltext=False),
+    "hybrid": lambda c: c,
+}
+
+
+def default_data_dir() -> Path:
+    """``../shared/eval`` beside the checkout (the repo root is engine/..)."""
+    return Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+
+
+def default_work_dir(name: str, model_id: str) -> Path:
+    import platformdirs
+
+    safe = model_id.replace("@", "-").replace("/", "-")
+    return Path(platformdirs.user_cache_dir("coursedex", appauthor=False)) / "eval" / f"{name}-{safe}"
+
+
+def _read_jsonl(path: Path) -> list[dict[str, object]]:
+    if not path.is_file():
+        raise CoursedexError(f"benchmark file not found: {path}")
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _metrics(first_hit_ranks: Sequence[int | None], ndcgs: Sequence[float] | None = None) -> dict[str, float]:
+    n = max(len(first_hit_ranks), 1)
+    ndcg = ndcgs if ndcgs is not None else [1 / math.log2(r + 1) if r else 0.0 for r in first_hit_ranks]
+    return {
+        "ndcg@10": sum(ndcg) / n,
+        "mrr@10": sum(1 / r for r in first_hit_ranks if r) / n,
+        "hit@1": sum(1 for r in first_hit_ranks if r == 1) / n,
+        "hit@10": sum(1 for r in first_hit_ranks if r) / n,
+    }
+
+
+def _latency(samples: Sequence[float]) -> dict[str, float]:
+    if not samples:
+        return {"p50_ms": 0.0, "p95_ms": 0.0}
+    ordered = sorted(samples)
+    return {
+        "p50_ms": statistics.median(ordered),
+        "p95_ms": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
+    }
+
+
+def _open(work: Path, config: EngineConfig, embedder: Embedder) -> Library:
+    return Library.open(work, config, lambda: embedder)
+
+
+def tutorialvqa(
+    data: Path,
+    split: str,
+    config: EngineConfig,
+    embedder: Embedder,
+    work: Path | None = None,
+    limit_queries: int | None = None,
+) -> dict[str, object]:
+    """Ingest the 76 subtitle files end to end and score moment retrieval per mode."""
+    root = data / "tutorialvqa"
+    srt = root / "srt"
+    if not srt.is_dir():
+        raise CoursedexError(f"TutorialVQA subtitles not found in {srt}")
+    queries = _read_jsonl(root / f"{split}_queries.jsonl")[:limit_queries]
+    gold = {str(g["id"]): g for g in _read_jsonl(root / f"{split}_gold.jsonl")}
+    work = work or default_work_dir("tutorialvqa", embedder.model_id)
+    rows: dict[str, dict[str, float]] = {}
+    with _open(work, config, embedder) as library:
+        started = time.monotonic()
+        report = library.ingest([srt], course="tutorialvqa")
+        ingest_s = time.monotonic() - started
+        if report.errors:
+            raise CoursedexError(f"{len(report.errors)} TutorialVQA files failed to ingest")
+        for mode, adjust in MODES.items():
+            cfg = adjust(config.search)
+            ranks: list[int | None] = []
+            took: list[float] = []
+            for q in queries:
+                g = gold[str(q["id"])]
+                t0 = time.perf_counter()
+                results = library.search(str(q["query"]), limit=10, config=cfg).results
+                took.append((time.perf_counter() - t0) * 1000)
+                ranks.append(_first_moment_hit(results, str(g["video_id"]), float(g["begin"]), float(g["end"])))  # type: ignore[arg-type]
+            rows[mode] = {**_metrics(ranks), **_latency(took)}
+        stats = library.stats()
+    return {
+        "benchmark": f"tutorialvqa-{split}",
+        "queries": len(queries),
+        "segments": stats["segments"],
+        "ingest_s": round(ingest_s, 2),
+        "embedder": embedder.model_id,
+        "reranker": "off",
+        "rows": rows,
+    }
+
+
+def _first_moment_hit(
+    results: Sequence[SearchResult], video_id: str, begin: float, end: float
+) -> int | None:
+    for rank, r in enumerate(results[:10], start=1):
+        if Path(r.source).name.split(" ", 1)[0] != video_id or r.start_ms is None:
+            continue
+        if begin - 5.0 <= r.start_ms / 1000 <= end:
+            return rank
+    return None
+
+
+def scifact(
+    data: Path,
+    config: EngineConfig,
+    embedder: Embedder,
+    work: Path | None = None,
+    limit_queries: int | None = None,
+) -> dict[str, object]:
+    """Ingest the 5,183 abstracts as text documents and score document retrieval per mode."""
+    root = data / "scifact"
+    queries = _read_jsonl(root / "test_queries.jsonl")[:limit_queries]
+    qrels: dict[str, dict[str, int]] = {}
+    with (root / "test_qrels.tsv").open(encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+    work = work or default_work_dir("scifact", embedder.model_id)
+    docs = work / "docs"
+    if not (docs / ".complete").exists():
+        docs.mkdir(parents=True, exist_ok=True)
+        for doc in _read_jsonl(root / "corpus.jsonl"):
+            text = f"{doc['title']}\n\n{doc['text']}\n"
+            (docs / f"{doc['_id']}.txt").write_text(text, encoding="utf-8")
+        (docs / ".complete").touch()
+    rows: dict[str, dict[str, float]] = {}
+    with _open(work / "library", config, embedder) as library:
+        started = time.monotonic()
+        report = library.ingest([docs], course="scifact")
+        ingest_s = time.monotonic() - started
+        if report.errors:
+            raise CoursedexError(f"{len(report.errors)} SciFact documents failed to ingest")
+        for mode, adjust in MODES.items():
+            cfg = adjust(config.search)
+            ranks: list[int | None] = []
+            ndcgs: list[float] = []
+            took: list[float] = []
+            for q in queries:
+                relevant = qrels.get(str(q["id"]), {})
+                t0 = time.perf_counter()
+                results = library.search(str(q["query"]), limit=40, config=cfg).results
+                took.append((time.perf_counter() - t0) * 1000)
+                ranked = _unique_docs(results)[:10]
+                ranks.append(next((i for i, d in enumerate(ranked, 1) if relevant.get(d, 0) > 0), None))
+                ndcgs.append(_ndcg(ranked, relevant))
+            rows[mode] = {**_metrics(ranks, ndcgs), **_latency(took)}
+        stats = library.stats()
+    return {
+        "benchmark": "scifact-test",
+        "queries": len(queries),
+        "segments": stats["segments"],
+        "ingest_s": round(ingest_s, 2),
+        "embedder": embedder.model_id,
+        "reranker": "off",
+        "rows": rows,
+    }
+
+
+def _unique_docs(results: Sequence[SearchResult]) -> list[str]:
+    seen: dict[str, None] = {}
+    for r in results:
+        seen.setdefault(Path(r.source).stem, None)
+    return list(seen)
+
+
+def _ndcg(ranked: Sequence[str], relevant: dict[str, int]) -> float:
+    dcg = sum(relevant.get(d, 0) / math.log2(i + 1) for i, d in enumerate(ranked, start=1))
+    ideal = sorted(relevant.values(), reverse=True)[:10]
+    idcg = sum(g / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
+    return dcg / idcg if idcg else 0.0
+
+
+def format_table(table: dict[str, object]) -> str:
+    lines = [
+        f"{table['benchmark']}: {table['queries']} queries, {table['segments']} segments, "
+        f"embedder {table['embedder']}, reranker {table['reranker']}, ingest {table['ingest_s']} s",
+        f"{'mode':10s} {'NDCG@10':>8s} {'MRR@10':>8s} {'Hit@1':>8s} {'Hit@10':>8s} {'p50 ms':>8s} {'p95 ms':>8s}",
+    ]
+    rows = table["rows"]
+    assert isinstance(rows, dict)
+    for mode, m in rows.items():
+        lines.append(
+            f"{mode:10s} {m['ndcg@10']:8.3f} {m['mrr@10']:8.3f} {m['hit@1']:8.3f} "
+            f"{m['hit@10']:8.3f} {m['p50_ms']:8.1f} {m['p95_ms']:8.1f}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,575 @@
+"""The engine's facade: open a library folder, ingest files, search, remove, re-index.
+
+A library is a folder holding ``library.db`` (SQLite, WAL), ``vectors/<space>.hnsw`` with
+its JSON sidecar, and ``thumbs/``. Every source is written in one transaction, so it is
+either fully searchable or not visible; the vector index is reconciled with the database
+at open, so a crash between the two loses nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+
+import numpy as np
+
+from engine import ingest
+from engine.config import EngineConfig, SearchConfig
+from engine.errors import Cancelled, CoursedexError, ModelMismatchError, NotFoundError
+from engine.models import Embedder
+from engine.search import SearchFilters, SearchOutcome, Searcher
+from engine.store import Course, Source, Store, get_source
+from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind, SourceStatus
+from engine.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+SPACE = "text"  # one embedding space for now: every segment's text, by the text embedder
+_SAVE_EVERY_S = 30.0
+
+
+class Outcome(StrEnum):
+    INDEXED = "indexed"
+    UNCHANGED = "unchanged"
+    DUPLICATE = "duplicate"
+    MOVED = "moved"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    path: str
+    outcome: Outcome
+    detail: str = ""
+    segments: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class IngestProgress:
+    """One progress report: which file, where in the job, and an estimate of time left."""
+
+    path: str
+    index: int  # 0-based position of this file in the job
+    total: int
+    stage: str  # "hashing", "reading", "embedding", "writing", "done"
+    fraction: float  # whole job, 0..1, weighted by file size
+    eta_s: float | None
+    result: FileResult | None = None
+
+
+@dataclass(slots=True)
+class IngestReport:
+    files: list[FileResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for f in self.files if f.outcome == outcome)
+
+    @property
+    def errors(self) -> list[FileResult]:
+        return [f for f in self.files if f.outcome == Outcome.ERROR]
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    path: Path
+    course: str
+    course_root: str | None
+    kind: SourceKind
+
+
+def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:
+    digest = hashlib.sha256()
+    for p in (path, *extra):
+        with p.open("rb") as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def embed_text(title: str, seg: SegmentDraft | tuple[str, str]) -> str:
+    """What the embedder sees: the segment's heading (or its file's title) as context."""
+    heading, text = (seg.heading, seg.text) if isinstance(seg, SegmentDraft) else seg
+    context = heading or title
+    return f"{context}\n{text}" if context else text
+
+
+class Library:
+    """One library folder. Safe to search from one thread while another ingests.
+
+    Raises:
+        LibraryError: the folder cannot be used as a library.
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        config: EngineConfig,
+        embedder: Callable[[], Embedder],
+    ) -> None:
+        self.folder = folder
+        self.config = config
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "thumbs").mkdir(exist_ok=True)
+        self.store = Store(folder / "library.db")
+        self._load_embedder = embedder
+        self._embedder: Embedder | None = None
+        self._embedder_lock = threading.Lock()
+        self._index: VectorIndex | None = None
+        self._index_lock = threading.RLock()
+        self._open_index()
+        self.searcher = Searcher(self.store, self._index_if_any, self._embedder_if_any, config.search)
+
+    @classmethod
+    def open(
+        cls, folder: Path | str, config: EngineConfig, embedder: Callable[[], Embedder]
+    ) -> Library:
+        return cls(Path(folder), config, embedder)
+
+    def close(self) -> None:
+        self.save()
+        self.store.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- models and the vector index ----------------------------------------------------
+
+    @property
+    def embedder_id(self) -> str | None:
+        return self.store.get_meta("embedder_id")
+
+    def embedder(self) -> Embedder:
+        """The library's embedder, loaded on first use and checked against the library.
+
+        Raises:
+            ModelMismatchError: the library's vectors come from a different model.
+        """
+        with self._embedder_lock:
+            if self._embedder is None:
+                model = self._load_embedder()
+                recorded = self.embedder_id
+                if recorded is not None and recorded != model.model_id:
+                    raise ModelMismatchError(
+                        f"this library was indexed with {recorded}, not {model.model_id}; "
+                        f"run `coursedex reindex` to switch models"
+                    )
+                self._embedder = model
+            return self._embedder
+
+    def _embedder_if_any(self) -> Embedder | None:
+        return self.embedder() if self._index is not None else None
+
+    def _index_if_any(self) -> VectorIndex | None:
+        return self._index
+
+    def _open_index(self) -> None:
+        """Open the vector index and make it agree with the database (repair at open)."""
+        model_id = self.embedder_id
+        dimension = self.store.get_meta("dimension")
+        if model_id is None or dimension is None:
+            return
+        with self._index_lock:
+            index = VectorIndex.open(
+                self.folder / "vectors", SPACE, dimension=int(dimension), model_id=model_id
+            )
+            expected = self.store.embedded_ids(SPACE)
+            report = index.reconcile(
+                expected, lambda ids: self.store.vectors(ids, int(dimension))
+            )
+            if report.added or report.deleted:
+                log.warning(
+                    "vector index repaired: %d added, %d removed", report.added, report.deleted
+                )
+                index.save()
+            self._index = index
+        missing = set(self.store.embedded_ids(SPACE)) ^ expected
+        if missing:
+            log.warning("%d segments changed during repair", len(missing))
+
+    def _ensure_index(self, embedder: Embedder) -> VectorIndex:
+        with self._index_lock:
+            if self._index is None:
+                self.store.set_meta("embedder_id", embedder.model_id)
+                self.store.set_meta("dimension", str(embedder.dimension))
+                self._index = VectorIndex.open(
+                    self.folder / "vectors",
+                    SPACE,
+                    dimension=embedder.dimension,
+                    model_id=embedder.model_id,
+                )
+            return self._index
+
+    def save(self) -> None:
+        with self._index_lock:
+            if self._index is not None:
+                self._index.save()
+
+    # --- ingest -------------------------------------------------------------------------
+
+    def plan(self, paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
+        """The files an ingest of ``paths`` would read. A folder becomes a course of its
+        name; loose files go to ``course`` or "Unsorted". Subtitles beside a media file of
+        the same name are read as that file's transcript, not as sources of their own."""
+        planned: list[PlannedFile] = []
+        for raw in paths:
+            path = Path(raw).expanduser().resolve()
+            if path.is_dir():
+                name = course or path.name
+                files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+                root: str | None = str(path)
+            else:
+                name, files, root = course or "Unsorted", [path], None
+            for f in files:
+                kind = ingest.classify(f)
+                if kind is None:
+                    if not path.is_dir():
+                        planned.append(PlannedFile(f, name, root, SourceKind.NOTES))
+                    continue
+                if kind == SourceKind.SUBTITLES and _is_sidecar(f):
+                    continue
+                planned.append(PlannedFile(f, name, root, kind))
+        unique: dict[Path, PlannedFile] = {p.path: p for p in planned}
+        return list(unique.values())
+
+    def ingest(
+        self,
+        paths: Iterable[Path | str],
+        *,
+        course: str | None = None,
+        progress: Callable[[IngestProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IngestReport:
+        """Index files and folders. Bad files end as ``error`` with a reason; the rest go on.
+
+        Raises:
+            Cancelled: never; a cancel stops between files and marks the rest cancelled.
+            ModelMismatchError: the library was built with another embedder.
+        """
+        started = time.monotonic()
+        plan = self.plan(paths, course)
+        for item in plan:
+            course_id = self.store.ensure_course(item.course, item.course_root)
+            known = self.store.source_by_path(str(item.path))
+            if known is None or known.status != SourceStatus.INDEXED:
+                self.store.upsert_source(
+                    course_id=course_id, path=str(item.path), kind=item.kind,
+                    title=item.path.name, status=SourceStatus.QUEUED,
+                )  # fmt: skip
+        report = self._run(plan, progress, cancel)
+        report.seconds = time.monotonic() - started
+        return report
+
+    def resume(
+        self,
+        progress: Callable[[IngestProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IngestReport:
+        """Finish the files a previous run queued but did not index (after a quit or crash)."""
+        pending = [
+            PlannedFile(Path(s.path), s.course, None, s.kind)
+            for s in self.store.sources()
+            if s.status in (SourceStatus.QUEUED, SourceStatus.INDEXING)
+        ]
+        return self._run(pending, progress, cancel)
+
+    def _run(
+        self,
+        plan: list[PlannedFile],
+        progress: Callable[[IngestProgress], None] | None,
+        cancel: threading.Event | None,
+    ) -> IngestReport:
+        report = IngestReport()
+        sizes = [_size(p.path) for p in plan]
+        total_bytes = max(sum(sizes), 1)
+        done_bytes = 0
+        started = time.monotonic()
+        last_save = started
+
+        def emit(i: int, stage: str, result: FileResult | None = None) -> None:
+            if progress is None:
+                return
+            fraction = min(1.0, done_bytes / total_bytes)
+            elapsed = time.monotonic() - started
+            eta = elapsed * (1 - fraction) / fraction if fraction > 0.02 else None
+            progress(
+                IngestProgress(str(plan[i].path), i, len(plan), stage, fraction, eta, result)
+            )
+
+        for i, item in enumerate(plan):
+            if cancel is not None and cancel.is_set():
+                report.files.append(FileResult(str(item.path), Outcome.CANCELLED))
+                continue
+            emit(i, "reading")
+            try:
+                result = self._ingest_one(item, cancel)
+            except Cancelled:
+                result = FileResult(str(item.path), Outcome.CANCELLED)
+            except ModelMismatchError:
+                raise
+            except CoursedexError as e:
+                result = FileResult(str(item.path), Outcome.ERROR, str(e))
+                self._mark_error(item, str(e))
+            except (OSError, ValueError, RuntimeError, MemoryError) as e:
+                # A parser library failed in a way we did not foresee: the file is bad,
+                # the import is not. Keep the traceback in the log.
+                log.warning("unexpected failure reading %s", item.path, exc_info=True)
+                reason = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+                result = FileResult(str(item.path), Outcome.ERROR, reason)
+                self._mark_error(item, reason)
+            report.files.append(result)
+            done_bytes += sizes[i]
+            emit(i, "done", result)
+            if time.monotonic() - last_save > _SAVE_EVERY_S:
+                self.save()
+                last_save = time.monotonic()
+        self.save()
+        return report
+
+    def _mark_error(self, item: PlannedFile, reason: str) -> None:
+        source = self.store.source_by_path(str(item.path))
+        if source is not None:
+            self.store.set_source_status(source.id, SourceStatus.ERROR, reason)
+
+    def _ingest_one(self, item: PlannedFile, cancel: threading.Event | None) -> FileResult:
+        path = item.path
+        if not path.is_file():
+            raise CoursedexError("file not found")
+        sidecar = ingest.find_sidecar(path) if item.kind in (SourceKind.VIDEO, SourceKind.AUDIO) else None
+        stat = path.stat()
+        sha = _sha256(path, [sidecar] if sidecar else [])
+        course_id = self.store.ensure_course(item.course, item.course_root)
+        known = self.store.source_by_path(str(path))
+        if known is not None and known.sha256 == sha and known.status == SourceStatus.INDEXED:
+            return FileResult(str(path), Outcome.UNCHANGED, segments=known.segments)
+        for twin in self.store.sources_by_sha256(sha):
+            if twin.path == str(path):
+                continue
+            if Path(twin.path).exists():
+                return FileResult(str(path), Outcome.DUPLICATE, f"same content as {twin.path}")
+            # The file was moved or renamed: keep its index, follow the new path.
+            if known is not None:
+                self._remove_source(known)
+            self.store.move_source(twin.id, str(path), course_id)
+            return FileResult(str(path), Outcome.MOVED, f"was {twin.path}", twin.segments)
+
+        source_id = self.store.upsert_source(
+            course_id=course_id, path=str(path), kind=item.kind, title=path.name,
+            status=SourceStatus.INDEXING,
+        )  # fmt: skip
+        parsed = ingest.parse_file(path, self.config)
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("cancelled")
+        segments = _with_context(parsed)
+        if not segments:
+            raise CoursedexError("no text found in this file")
+        embedder = self.embedder()
+        texts = [embed_text(parsed.title, s) for s in segments]
+        vectors = self._embed(embedder, texts, cancel)
+        old_ids = self.store.segment_ids_of_source(source_id)
+        with self.store.transaction():
+            ids = self.store.replace_source_content(
+                source_id, title=parsed.title, sha256=sha, size=stat.st_size,
+                mtime_ns=stat.st_mtime_ns, duration_ms=parsed.duration_ms,
+                embedder_id=embedder.model_id, segments=segments, vectors=vectors, space=SPACE,
+            )  # fmt: skip
+        index = self._ensure_index(embedder)
+        with self._index_lock:
+            index.delete(old_ids)
+            index.add(np.asarray(ids, dtype=np.int64), vectors)
+        detail = "; ".join(parsed.warnings)
+        return FileResult(str(path), Outcome.INDEXED, detail, len(ids))
+
+    def _embed(
+        self, embedder: Embedder, texts: Sequence[str], cancel: threading.Event | None
+    ) -> np.ndarray:
+        batch = max(1, self.config.embed_batch_size) * 4
+        parts: list[np.ndarray] = []
+        for start in range(0, len(texts), batch):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled")
+            parts.append(
+                embedder.embed(texts[start : start + batch], batch_size=self.config.embed_batch_size)
+            )
+        return np.vstack(parts).astype(np.float32, copy=False)
+
+    # --- search -------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: SearchFilters = SearchFilters(),
+        config: SearchConfig | None = None,
+        typing: bool = False,
+    ) -> SearchOutcome:
+        """Hybrid search. Any text is a valid query; no words means no results."""
+        return self.searcher.search(
+            query, limit=limit, filters=filters, config=config, typing=typing
+        )
+
+    # --- management ---------------------------------------------------------------------
+
+    def courses(self) -> list[Course]:
+        return self.store.courses()
+
+    def sources(self, course: str | None = None) -> list[Source]:
+        return self.store.sources(self.store.course_id(course) if course else None)
+
+    def remove(self, target: str) -> int:
+        """Remove a course (by name) or a source (by path); returns sources removed.
+
+        Raises:
+            NotFoundError: nothing in the library has that name or path.
+        """
+        doomed: list[Source]
+        try:
+            course_id = self.store.course_id(target)
+            doomed = self.store.sources(course_id)
+        except NotFoundError:
+            course_id = None
+            path = str(Path(target).expanduser().resolve())
+            found = self.store.source_by_path(path)
+            if found is None:
+                raise NotFoundError(f"no course or file named {target!r} in the library") from None
+            doomed = [found]
+        for source in doomed:
+            self._remove_source(source)
+        if course_id is not None:
+            self.store.delete_course(course_id)
+        self.save()
+        return len(doomed)
+
+    def _remove_source(self, source: Source) -> None:
+        ids = self.store.segment_ids_of_source(source.id)
+        self.store.delete_source(source.id)
+        with self._index_lock:
+            if self._index is not None:
+                self._index.delete(ids)
+
+    def rename_course(self, old: str, new: str) -> None:
+        self.store.rename_course(old, new)
+
+    def reindex(
+        self,
+        embedder: Embedder,
+        progress: Callable[[int, int], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> int:
+        """Re-embed every segment with ``embedder`` and rebuild the vector index.
+
+        The old vectors stay until the new ones are complete, so a cancelled re-index
+        leaves the library as it was.
+        """
+        total = self.store.segment_count()
+        new_ids: list[int] = []
+        new_vectors: list[np.ndarray] = []
+        titles = {s.id: s.title for s in self.store.sources()}
+        done = 0
+        for batch in self.store.iter_segment_texts():
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("re-index cancelled; the library is unchanged")
+            rows = self.store.segments([sid for sid, _, _ in batch])
+            texts = [
+                embed_text(titles.get(rows[sid].source_id, ""), (heading, text))
+                for sid, heading, text in batch
+            ]
+            new_vectors.append(embedder.embed(texts, batch_size=self.config.embed_batch_size))
+            new_ids.extend(sid for sid, _, _ in batch)
+            done += len(batch)
+            if progress is not None:
+                progress(done, total)
+        with self._index_lock:
+            self.store.clear_vectors()
+            if new_ids:
+                self.store.put_vectors(new_ids, np.vstack(new_vectors), SPACE)
+            self.store.set_meta("embedder_id", embedder.model_id)
+            self.store.set_meta("dimension", str(embedder.dimension))
+            with self._embedder_lock:
+                self._embedder = embedder
+            index = VectorIndex.open(
+                self.folder / "vectors", SPACE, dimension=embedder.dimension,
+                model_id=embedder.model_id,
+            )  # fmt: skip
+            index.reconcile(
+                set(new_ids), lambda ids: self.store.vectors(ids, embedder.dimension)
+            )
+            index.save()
+            self._index = index
+        for source in self.store.sources():
+            if source.status == SourceStatus.INDEXED:
+                self.store.set_source_status(source.id, SourceStatus.INDEXED, None)
+        return len(new_ids)
+
+    def stats(self) -> dict[str, object]:
+        out = self.store.stats()
+        out["library"] = str(self.folder)
+        out["embedder"] = self.embedder_id
+        out["vectors"] = len(self._index) if self._index is not None else 0
+        db = self.folder / "library.db"
+        out["database_bytes"] = db.stat().st_size if db.exists() else 0
+        return out
+
+    def source(self, source_id: int) -> Source:
+        return get_source(self.store, source_id)
+
+
+def _with_context(parsed: ParsedSource) -> list[SegmentDraft]:
+    """Drop empty segments; transcripts get their file's title as heading, so the title is
+    searchable (at the heading's lower weight) and part of what is embedded."""
+    out: list[SegmentDraft] = []
+    for seg in parsed.segments:
+        if not seg.text.strip():
+            continue
+        if seg.kind == SegmentKind.TRANSCRIPT and not seg.heading:
+            seg = replace(seg, heading=parsed.title)
+        out.append(seg)
+    return out
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
+def _is_sidecar(subtitle: Path) -> bool:
+    """A subtitle file is a sidecar when a media file with the same stem sits beside it."""
+    stem = subtitle.name.split(".")[0]
+    for sibling in subtitle.parent.glob(glob_escape(stem) + ".*"):
+        if sibling != subtitle and ingest.classify(sibling) in (SourceKind.VIDEO, SourceKind.AUDIO):
+            return True
+    return False
+
+
+def glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in text)
+
+
+def default_library_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "library"
+
+
+def env_library_dir() -> Path:
+    """Where the CLI's library lives unless --library says otherwise (entry points only)."""
+    value = os.environ.get("COURSEDEX_LIBRARY")
+    return Path(value).expanduser() if value else default_library_dir()

@@ -1,0 +1,340 @@
+"""Retrieval: query analysis, full-text, dense, fusion, seek refinement, snippets.
+
+The pure pieces (query building, fusion, refinement, snippets) are module functions so they
+can be tested and reused alone; :class:`Searcher` wires them to a store and a vector index.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import snowballstemmer
+
+from engine.config import SearchConfig
+from engine.store import SegmentRow, Store
+from engine.types import SegmentKind, Timing
+
+if TYPE_CHECKING:
+    from engine.models import Embedder
+    from engine.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_MAX_QUERY_TERMS = 48
+# Function words carry no topic; matching them makes bm25 walk most of the index.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just let me more most my myself no nor not now of off on once only or other our
+    ours ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t don isn aren wasn weren hasn haven doesn didn won wouldn shouldn couldn can't i'm""".split()
+)
+_stemmer = snowballstemmer.stemmer("porter")
+
+
+def _fold(word: str) -> str:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def query_terms(query: str) -> list[str]:
+    """The user's words, lower-cased and diacritics folded, stopwords dropped (unless that
+    leaves nothing), first occurrence order, capped so a pasted page stays a fast query."""
+    words = [_fold(w) for w in _WORD.findall(query)]
+    words = [w for w in words if w.strip("_")]
+    kept = [w for w in words if w not in STOPWORDS] or words
+    seen: dict[str, None] = {}
+    for w in kept:
+        seen.setdefault(w, None)
+    return list(seen)[:_MAX_QUERY_TERMS]
+
+
+def stem(word: str) -> str:
+    return _stemmer.stemWord(_fold(word))
+
+
+def fts_match(query: str, *, prefix_last: bool = False) -> str | None:
+    """An FTS5 MATCH expression for any user text, or None when it has no words.
+
+    Every term is double-quoted, so operators (NOT, AND, NEAR), a lone quote, ``*`` or
+    parentheses typed by the user are just text. Terms are OR-ed and bm25 ranks documents
+    that contain more and rarer terms first.
+    """
+    terms = query_terms(query)
+    if not terms:
+        return None
+    quoted = ['"' + t.replace('"', "") + '"' for t in terms]
+    if prefix_last and query and not query[-1].isspace() and len(terms[-1]) >= 2:
+        quoted[-1] += "*"
+    return " OR ".join(quoted)
+
+
+def fuse_rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion: score(d) = sum over lists of 1 / (k + rank), rank from 1."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _weights(terms: Sequence[str], idf: Callable[[str], float]) -> dict[str, float]:
+    return {stem(t): idf(stem(t)) for t in terms}
+
+
+def best_timing(
+    timings: Sequence[Timing], weights: dict[str, float]
+) -> tuple[int, float] | None:
+    """Index and score of the cue or word that best matches the weighted query stems.
+
+    A span scores the idf sum of the distinct query stems it contains; ties go to the
+    earliest, so playback starts where the matching passage begins. None when no span
+    shares a word with the query.
+    """
+    best: tuple[int, float] | None = None
+    for i, t in enumerate(timings):
+        stems = {stem(w) for w in _WORD.findall(t.text)}
+        score = sum(w for s, w in weights.items() if s in stems)
+        if score > 0 and (best is None or score > best[1] + 1e-9):
+            best = (i, score)
+    return best
+
+
+def best_line(text: str, weights: dict[str, float]) -> int | None:
+    """0-based line of ``text`` that best matches the query stems (for code hits)."""
+    best: tuple[int, float] | None = None
+    for i, line in enumerate(text.splitlines()):
+        words = _WORD.findall(re.sub(r"([a-z])([A-Z])", r"\1 \2", line).replace("_", " "))
+        stems = {stem(w) for w in words}
+        score = sum(w for s, w in weights.items() if s in stems)
+        if score > 0 and (best is None or score > best[1] + 1e-9):
+            best = (i, score)
+    return None if best is None else best[0]
+
+
+def make_snippet(
+    text: str, weights: dict[str, float], *, words: int = 32, around: int | None = None
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A window of about ``words`` words where the query terms are densest (or starting
+    near character ``around``), and the character spans of the query terms inside it."""
+    tokens = list(_WORD.finditer(text))
+    if not tokens:
+        return text[:200], ()
+    hits = [i for i, m in enumerate(tokens) if stem(m.group()) in weights]
+    if around is not None:
+        start_tok = next((i for i, m in enumerate(tokens) if m.start() >= around), 0)
+        start_tok = max(0, start_tok - 3)
+    elif hits:
+        # slide a window over token positions and keep the one covering the most weight
+        best_i, best_w = hits[0], -1.0
+        for i in hits:
+            w = sum(weights[stem(tokens[j].group())] for j in hits if i <= j < i + words)
+            if w > best_w:
+                best_i, best_w = i, w
+        start_tok = max(0, best_i - words // 4)
+    else:
+        start_tok = 0
+    end_tok = min(len(tokens), start_tok + words)
+    start_tok = max(0, min(start_tok, end_tok - words))
+    lo = 0 if start_tok == 0 else tokens[start_tok].start()
+    hi = len(text) if end_tok == len(tokens) else tokens[end_tok - 1].end()
+    prefix = "" if lo == 0 else "…"
+    suffix = "" if hi == len(text) else "…"
+    body = " ".join(text[lo:hi].split())
+    snippet = prefix + body + suffix
+    spans = tuple(
+        (m.start(), m.end()) for m in _WORD.finditer(snippet) if stem(m.group()) in weights
+    )
+    return snippet, spans
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    kinds: tuple[SegmentKind, ...] = ()
+    course: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    segment_id: int
+    source: str
+    kind: SegmentKind
+    course: str
+    title: str
+    heading: str
+    start_ms: int | None
+    end_ms: int | None
+    page: int | None
+    path_in_archive: str | None
+    line_start: int | None
+    line_end: int | None
+    line: int | None
+    snippet: str
+    highlights: tuple[tuple[int, int], ...]
+    score: float
+    fulltext_rank: int | None
+    dense_rank: int | None
+
+    def to_json(self) -> dict[str, object]:
+        """The CLI's JSON shape: seconds for times, 1-based pages and lines."""
+
+        def sec(ms: int | None) -> float | None:
+            return None if ms is None else round(ms / 1000, 3)
+
+        return {
+            "source": self.source,
+            "kind": self.kind.value,
+            "course": self.course,
+            "title": self.title,
+            "heading": self.heading,
+            "start": sec(self.start_ms),
+            "end": sec(self.end_ms),
+            "page": self.page,
+            "path_in_archive": self.path_in_archive,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "line": self.line,
+            "snippet": self.snippet,
+            "highlights": [list(h) for h in self.highlights],
+            "score": round(self.score, 6),
+            "segment_id": self.segment_id,
+        }
+
+
+@dataclass(slots=True)
+class SearchOutcome:
+    results: list[SearchResult]
+    took_ms: dict[str, float] = field(default_factory=dict)
+
+
+class Searcher:
+    """Runs one query through the enabled stages. Holds no state between queries."""
+
+    def __init__(
+        self,
+        store: Store,
+        index: Callable[[], VectorIndex | None],
+        embedder: Callable[[], Embedder | None],
+        config: SearchConfig,
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self.config = config
+        self._df_cache: dict[str, int] = {}
+        self._df_total = -1
+
+    def _idf(self, stems: Sequence[str]) -> Callable[[str], float]:
+        total = self._store.segment_count()
+        if total != self._df_total:
+            self._df_cache.clear()
+            self._df_total = total
+        missing = [s for s in stems if s not in self._df_cache]
+        if missing:
+            self._df_cache.update(self._store.document_frequency(missing))
+        n = max(total, 1)
+        return lambda s: math.log(1 + (n - self._df_cache.get(s, 0) + 0.5) / (self._df_cache.get(s, 0) + 0.5))
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: SearchFilters = SearchFilters(),
+        config: SearchConfig | None = None,
+        typing: bool = False,
+    ) -> SearchOutcome:
+        cfg = config or self.config
+        took: dict[str, float] = {}
+        limit = max(1, min(limit, 1000))
+        pool = limit * cfg.candidate_factor
+        kinds = [k.value for k in filters.kinds]
+        course_id = self._store.course_id(filters.course) if filters.course else None
+        lists: list[list[int]] = []
+        ft_rank: dict[int, int] = {}
+        dense_rank: dict[int, int] = {}
+
+        t0 = time.perf_counter()
+        match = fts_match(query, prefix_last=typing) if cfg.fulltext else None
+        if match:
+            hits = self._store.fulltext(match, pool, kinds=kinds, course_id=course_id)
+            ranking = [sid for sid, _ in hits]
+            ft_rank = {sid: i for i, sid in enumerate(ranking, start=1)}
+            lists.append(ranking)
+        took["fulltext"] = (time.perf_counter() - t0) * 1000
+
+        index = self._index() if cfg.dense else None
+        embedder = self._embedder() if cfg.dense and index is not None and len(index) else None
+        if index is not None and embedder is not None and query.strip():
+            t0 = time.perf_counter()
+            vector = embedder.embed([query], query=True)[0]
+            took["embed"] = (time.perf_counter() - t0) * 1000
+            t0 = time.perf_counter()
+            allowed = None
+            if kinds or course_id is not None:
+                allowed_ids = self._store.allowed_segment_ids(kinds, course_id)
+                allowed = allowed_ids.__contains__
+            ids, _distances = index.search(vector, pool, ef=max(cfg.hnsw_ef, pool), allowed=allowed)
+            ranking = [int(i) for i in ids]
+            dense_rank = {sid: i for i, sid in enumerate(ranking, start=1)}
+            lists.append(ranking)
+            took["dense"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        fused = fuse_rrf(lists, cfg.rrf_k)[:limit]
+        took["fuse"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        rows = self._store.segments([sid for sid, _ in fused])
+        terms = query_terms(query)
+        stems = [stem(t) for t in terms]
+        weights = _weights(terms, self._idf(stems)) if terms else {}
+        results = [
+            self._result(rows[sid], score, weights, cfg, ft_rank.get(sid), dense_rank.get(sid))
+            for sid, score in fused
+            if sid in rows
+        ]
+        took["refine"] = (time.perf_counter() - t0) * 1000
+        took["total"] = sum(took.values())
+        return SearchOutcome(results, took)
+
+    def _result(
+        self,
+        row: SegmentRow,
+        score: float,
+        weights: dict[str, float],
+        cfg: SearchConfig,
+        ft: int | None,
+        dense: int | None,
+    ) -> SearchResult:
+        start_ms, end_ms, line = row.start_ms, row.end_ms, None
+        around: int | None = None
+        if cfg.seek_refinement and row.timings and weights:
+            best = best_timing(row.timings, weights)
+            if best is not None:
+                start_ms = row.timings[best[0]].start_ms
+                around = row.text.find(row.timings[best[0]].text[:40])
+                around = None if around < 0 else around
+        if row.line_start is not None:
+            offset = best_line(row.text, weights) if weights else None
+            line = row.line_start + (offset or 0)
+        snippet, spans = make_snippet(row.text, weights, words=cfg.snippet_words, around=around)
+        return SearchResult(
+            segment_id=row.id, source=row.source_path, kind=row.kind, course=row.course,
+            title=row.source_title, heading=row.heading, start_ms=start_ms, end_ms=end_ms,
+            page=row.page, path_in_archive=row.path_in_archive, line_start=row.line_start,
+            line_end=row.line_end, line=line, snippet=snippet, highlights=spans, score=score,
+            fulltext_rank=ft, dense_rank=dense,
+        )  # fmt: skip

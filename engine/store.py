@@ -1,0 +1,565 @@
+"""The only module that touches SQLite: schema, migrations, full-text index, transactions.
+
+A library database holds courses, sources (one per indexed file), segments (the searchable
+units) with an FTS5 external-content index over them, and each segment's embedding so the
+vector index can always be rebuilt without re-running the model.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import sqlite_utils
+
+from engine.errors import LibraryError, NotFoundError
+from engine.types import SegmentDraft, SegmentKind, SourceKind, SourceStatus, Timing
+
+log = logging.getLogger(__name__)
+
+# Each entry moves the schema one version up; PRAGMA user_version records where a file is.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE courses (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        root TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE sources (
+        id INTEGER PRIMARY KEY,
+        course_id INTEGER NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+        path TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        title TEXT NOT NULL,
+        sha256 TEXT,
+        size INTEGER,
+        mtime_ns INTEGER,
+        duration_ms INTEGER,
+        status TEXT NOT NULL,
+        error TEXT,
+        embedder_id TEXT,
+        added_at TEXT NOT NULL,
+        indexed_at TEXT
+    );
+    CREATE INDEX sources_sha256 ON sources(sha256);
+    CREATE INDEX sources_course ON sources(course_id);
+    CREATE TABLE segments (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        start_ms INTEGER,
+        end_ms INTEGER,
+        page INTEGER,
+        path_in_archive TEXT,
+        line_start INTEGER,
+        line_end INTEGER,
+        heading TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL,
+        extra TEXT NOT NULL DEFAULT '',
+        timings TEXT,
+        needs_ocr INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX segments_source ON segments(source_id, ord);
+    CREATE TABLE embeddings (
+        segment_id INTEGER PRIMARY KEY REFERENCES segments(id) ON DELETE CASCADE,
+        space TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE VIRTUAL TABLE segments_fts USING fts5(
+        text, heading, extra,
+        content='segments', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO segments_fts(segments_fts, rank) VALUES ('rank', 'bm25(1.0, 0.5, 0.6)');
+    CREATE VIRTUAL TABLE segments_vocab USING fts5vocab(segments_fts, 'row');
+    CREATE TRIGGER segments_ai AFTER INSERT ON segments BEGIN
+        INSERT INTO segments_fts(rowid, text, heading, extra)
+        VALUES (new.id, new.text, new.heading, new.extra);
+    END;
+    CREATE TRIGGER segments_ad AFTER DELETE ON segments BEGIN
+        INSERT INTO segments_fts(segments_fts, rowid, text, heading, extra)
+        VALUES ('delete', old.id, old.text, old.heading, old.extra);
+    END;
+    CREATE TRIGGER segments_au AFTER UPDATE ON segments BEGIN
+        INSERT INTO segments_fts(segments_fts, rowid, text, heading, extra)
+        VALUES ('delete', old.id, old.text, old.heading, old.extra);
+        INSERT INTO segments_fts(rowid, text, heading, extra)
+        VALUES (new.id, new.text, new.heading, new.extra);
+    END;
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Course:
+    id: int
+    name: str
+    root: str | None
+    sources: int = 0
+    segments: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    id: int
+    course_id: int
+    course: str
+    path: str
+    kind: SourceKind
+    title: str
+    sha256: str | None
+    size: int | None
+    duration_ms: int | None
+    status: SourceStatus
+    error: str | None
+    embedder_id: str | None
+    segments: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRow:
+    """A stored segment joined with where it came from, as search needs it."""
+
+    id: int
+    source_id: int
+    kind: SegmentKind
+    start_ms: int | None
+    end_ms: int | None
+    page: int | None
+    path_in_archive: str | None
+    line_start: int | None
+    line_end: int | None
+    heading: str
+    text: str
+    timings: tuple[Timing, ...]
+    source_path: str
+    source_title: str
+    course: str
+
+
+def _timings_json(timings: Sequence[Timing]) -> str | None:
+    if not timings:
+        return None
+    return json.dumps([[t.start_ms, t.end_ms, t.text] for t in timings], separators=(",", ":"))
+
+
+def _timings_from(raw: str | None) -> tuple[Timing, ...]:
+    if not raw:
+        return ()
+    return tuple(Timing(int(a), int(b), str(c)) for a, b, c in json.loads(raw))
+
+
+_SEGMENT_COLUMNS = (
+    "g.id, g.source_id, g.kind, g.start_ms, g.end_ms, g.page, g.path_in_archive, g.line_start, "
+    "g.line_end, g.heading, g.text, g.timings, s.path, s.title, c.name"
+)
+
+
+def _segment_row(r: sqlite3.Row | tuple) -> SegmentRow:
+    return SegmentRow(
+        id=r[0], source_id=r[1], kind=SegmentKind(r[2]), start_ms=r[3], end_ms=r[4], page=r[5],
+        path_in_archive=r[6], line_start=r[7], line_end=r[8], heading=r[9], text=r[10],
+        timings=_timings_from(r[11]), source_path=r[12], source_title=r[13], course=r[14],
+    )  # fmt: skip
+
+
+class Store:
+    """One library database. Thread-safe: every call holds the connection's lock briefly.
+
+    Raises:
+        LibraryError: the file is not a Coursedex database or is newer than this program.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path) if str(path) != ":memory:" else None
+        try:
+            conn = sqlite3.connect(
+                str(path), check_same_thread=False, timeout=30.0, isolation_level=None
+            )
+            self.db = sqlite_utils.Database(conn)
+            self._lock = threading.RLock()
+            if self.path is not None:
+                self.db.enable_wal()
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise LibraryError(f"cannot open library database {path}: {e}") from e
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self.db.conn
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    def _migrate(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise LibraryError(
+                f"this library was written by a newer Coursedex (schema {version}); "
+                "update the program"
+            )
+        for number in range(version, SCHEMA_VERSION):
+            # One script per step, inside its own transaction: a step applies whole or not.
+            script = f"BEGIN;\n{MIGRATIONS[number]};\nPRAGMA user_version = {number + 1};\nCOMMIT;"
+            try:
+                self.conn.executescript(script)
+            except sqlite3.Error:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+            log.info("library schema migrated to version %d", number + 1)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """All writes inside commit together or roll back together (and re-raise)."""
+        with self._lock, self.db.atomic():
+            yield self
+
+    # --- meta ---------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # --- courses ------------------------------------------------------------------------
+
+    def ensure_course(self, name: str, root: str | None = None) -> int:
+        with self._lock:
+            row = self.conn.execute("SELECT id FROM courses WHERE name = ?", (name,)).fetchone()
+            if row:
+                return int(row[0])
+            cur = self.conn.execute(
+                "INSERT INTO courses(name, root, created_at) VALUES (?, ?, ?)",
+                (name, root, now_iso()),
+            )
+            return int(cur.lastrowid or 0)
+
+    def courses(self) -> list[Course]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT c.id, c.name, c.root, "
+                "(SELECT count(*) FROM sources s WHERE s.course_id = c.id), "
+                "(SELECT count(*) FROM segments g JOIN sources s ON g.source_id = s.id "
+                " WHERE s.course_id = c.id) FROM courses c ORDER BY c.name"
+            ).fetchall()
+        return [Course(*r) for r in rows]
+
+    def course_id(self, name: str) -> int:
+        with self._lock:
+            row = self.conn.execute("SELECT id FROM courses WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no course named {name!r}")
+        return int(row[0])
+
+    def rename_course(self, old: str, new: str) -> None:
+        course = self.course_id(old)
+        with self.transaction():
+            self.conn.execute("UPDATE courses SET name = ? WHERE id = ?", (new, course))
+
+    def delete_course(self, course_id: int) -> None:
+        with self.transaction():
+            self.conn.execute("DELETE FROM courses WHERE id = ?", (course_id,))
+
+    # --- sources ------------------------------------------------------------------------
+
+    _SOURCE_SELECT = (
+        "SELECT s.id, s.course_id, c.name, s.path, s.kind, s.title, s.sha256, s.size, "
+        "s.duration_ms, s.status, s.error, s.embedder_id, "
+        "(SELECT count(*) FROM segments g WHERE g.source_id = s.id) "
+        "FROM sources s JOIN courses c ON c.id = s.course_id "
+    )
+
+    def _sources(self, where: str, args: Sequence[object]) -> list[Source]:
+        with self._lock:
+            rows = self.conn.execute(
+                self._SOURCE_SELECT + where + " ORDER BY c.name, s.path", tuple(args)
+            ).fetchall()
+        return [
+            Source(
+                id=r[0], course_id=r[1], course=r[2], path=r[3], kind=SourceKind(r[4]),
+                title=r[5], sha256=r[6], size=r[7], duration_ms=r[8],
+                status=SourceStatus(r[9]), error=r[10], embedder_id=r[11], segments=r[12],
+            )  # fmt: skip
+            for r in rows
+        ]
+
+    def sources(self, course_id: int | None = None) -> list[Source]:
+        if course_id is None:
+            return self._sources("", ())
+        return self._sources("WHERE s.course_id = ?", (course_id,))
+
+    def source_by_path(self, path: str) -> Source | None:
+        found = self._sources("WHERE s.path = ?", (path,))
+        return found[0] if found else None
+
+    def sources_by_sha256(self, sha256: str) -> list[Source]:
+        return self._sources("WHERE s.sha256 = ? AND s.status = 'indexed'", (sha256,))
+
+    def upsert_source(
+        self, *, course_id: int, path: str, kind: SourceKind, title: str, status: SourceStatus
+    ) -> int:
+        """Register a file (queued or about to be indexed); keeps the row id of a known path."""
+        with self._lock:
+            self.conn.execute(
+                "INSERT INTO sources(course_id, path, kind, title, status, added_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
+                "course_id = excluded.course_id, kind = excluded.kind, status = excluded.status",
+                (course_id, path, kind.value, title, status.value, now_iso()),
+            )
+            row = self.conn.execute("SELECT id FROM sources WHERE path = ?", (path,)).fetchone()
+        return int(row[0])
+
+    def set_source_status(self, source_id: int, status: SourceStatus, error: str | None) -> None:
+        with self._lock:
+            self.conn.execute(
+                "UPDATE sources SET status = ?, error = ? WHERE id = ?",
+                (status.value, error, source_id),
+            )
+
+    def move_source(self, source_id: int, new_path: str, course_id: int) -> None:
+        with self._lock:
+            self.conn.execute(
+                "UPDATE sources SET path = ?, course_id = ? WHERE id = ?",
+                (new_path, course_id, source_id),
+            )
+
+    def segment_ids_of_source(self, source_id: int) -> list[int]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT id FROM segments WHERE source_id = ?", (source_id,)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def delete_source(self, source_id: int) -> None:
+        with self.transaction():
+            self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+
+    def replace_source_content(
+        self,
+        source_id: int,
+        *,
+        title: str,
+        sha256: str,
+        size: int,
+        mtime_ns: int,
+        duration_ms: int | None,
+        embedder_id: str | None,
+        segments: Sequence[SegmentDraft],
+        vectors: np.ndarray | None,
+        space: str,
+    ) -> list[int]:
+        """Swap a source's segments for new ones and mark it indexed, in one transaction.
+
+        Returns the new segment ids in the order of ``segments``. Must be called inside
+        :meth:`transaction` by a caller that also updates the vector index after commit.
+        """
+        self.conn.execute("DELETE FROM segments WHERE source_id = ?", (source_id,))
+        ids: list[int] = []
+        for ord_, seg in enumerate(segments):
+            cur = self.conn.execute(
+                "INSERT INTO segments(source_id, ord, kind, start_ms, end_ms, page, "
+                "path_in_archive, line_start, line_end, heading, text, extra, timings, needs_ocr)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    source_id, ord_, seg.kind.value, seg.start_ms, seg.end_ms, seg.page,
+                    seg.path_in_archive, seg.line_start, seg.line_end, seg.heading, seg.text,
+                    seg.extra, _timings_json(seg.timings), int(seg.needs_ocr),
+                ),
+            )  # fmt: skip
+            ids.append(int(cur.lastrowid or 0))
+        if vectors is not None:
+            blobs = np.ascontiguousarray(vectors, dtype=np.float32)
+            self.conn.executemany(
+                "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?)",
+                ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(ids)),
+            )
+        self.conn.execute(
+            "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
+            "embedder_id = ?, status = 'indexed', error = NULL, indexed_at = ? WHERE id = ?",
+            (title, sha256, size, mtime_ns, duration_ms, embedder_id, now_iso(), source_id),
+        )
+        return ids
+
+    # --- segments -----------------------------------------------------------------------
+
+    def segments(self, ids: Sequence[int]) -> dict[int, SegmentRow]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            rows = self.conn.execute(
+                f"SELECT {_SEGMENT_COLUMNS} FROM segments g JOIN sources s ON s.id = g.source_id "
+                f"JOIN courses c ON c.id = s.course_id WHERE g.id IN ({marks})",
+                tuple(ids),
+            ).fetchall()
+        return {r[0]: _segment_row(r) for r in rows}
+
+    def iter_segment_texts(self, batch: int = 512) -> Iterator[list[tuple[int, str, str]]]:
+        """(id, heading, text) of every segment, in batches, for re-embedding."""
+        last = 0
+        while True:
+            with self._lock:
+                rows = self.conn.execute(
+                    "SELECT id, heading, text FROM segments WHERE id > ? ORDER BY id LIMIT ?",
+                    (last, batch),
+                ).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [(int(a), str(b), str(c)) for a, b, c in rows]
+
+    def fulltext(
+        self,
+        match: str,
+        limit: int,
+        *,
+        kinds: Sequence[str] = (),
+        course_id: int | None = None,
+    ) -> list[tuple[int, float]]:
+        """bm25-ranked (segment id, score) for an FTS5 MATCH expression; higher is better."""
+        # The table's rank is bm25 with column weights body 1.0, heading 0.5 (lower, per
+        # DESIGN), split identifiers 0.6; ORDER BY rank lets FTS5 use its top-k path.
+        where, args = self._filters(kinds, course_id)
+        join = "JOIN segments g ON g.id = f.rowid JOIN sources s ON s.id = g.source_id "
+        sql = (
+            "SELECT f.rowid, f.rank FROM segments_fts f "
+            + (join if where else "")
+            + "WHERE segments_fts MATCH ? "
+            + where
+            + " ORDER BY f.rank LIMIT ?"
+        )
+        with self._lock:
+            rows = self.conn.execute(sql, (match, *args, limit)).fetchall()
+        return [(int(r[0]), -float(r[1])) for r in rows]
+
+    @staticmethod
+    def _filters(kinds: Sequence[str], course_id: int | None) -> tuple[str, list[object]]:
+        where, args = "", []
+        if kinds:
+            where += f" AND g.kind IN ({','.join('?' * len(kinds))})"
+            args.extend(kinds)
+        if course_id is not None:
+            where += " AND s.course_id = ?"
+            args.append(course_id)
+        return where, args
+
+    def allowed_segment_ids(self, kinds: Sequence[str], course_id: int | None) -> set[int]:
+        where, args = self._filters(kinds, course_id)
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT g.id FROM segments g JOIN sources s ON s.id = g.source_id WHERE 1 " + where,
+                tuple(args),
+            ).fetchall()
+        return {r[0] for r in rows}
+
+    def document_frequency(self, terms: Iterable[str]) -> dict[str, int]:
+        """How many segments contain each (already stemmed) term."""
+        out: dict[str, int] = {}
+        with self._lock:
+            for term in set(terms):
+                row = self.conn.execute(
+                    "SELECT doc FROM segments_vocab WHERE term = ?", (term,)
+                ).fetchone()
+                out[term] = int(row[0]) if row else 0
+        return out
+
+    def segment_count(self) -> int:
+        with self._lock:
+            return int(self.conn.execute("SELECT count(*) FROM segments").fetchone()[0])
+
+    # --- embeddings ---------------------------------------------------------------------
+
+    def embedded_ids(self, space: str) -> set[int]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT segment_id FROM embeddings WHERE space = ?", (space,)
+            ).fetchall()
+        return {r[0] for r in rows}
+
+    def vectors(self, ids: Sequence[int], dimension: int) -> tuple[np.ndarray, np.ndarray]:
+        """Stored vectors of the given segment ids (those that have one)."""
+        found: list[int] = []
+        blobs: list[bytes] = []
+        for start in range(0, len(ids), 900):
+            part = ids[start : start + 900]
+            with self._lock:
+                rows = self.conn.execute(
+                    "SELECT segment_id, vector FROM embeddings WHERE segment_id IN "
+                    f"({','.join('?' * len(part))})",
+                    tuple(part),
+                ).fetchall()
+            for sid, blob in rows:
+                found.append(int(sid))
+                blobs.append(blob)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(found), dimension)
+        return np.asarray(found, dtype=np.int64), matrix
+
+    def put_vectors(self, ids: Sequence[int], vectors: np.ndarray, space: str) -> None:
+        blobs = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?) "
+                "ON CONFLICT(segment_id) DO UPDATE SET space = excluded.space, "
+                "vector = excluded.vector",
+                ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(ids)),
+            )
+
+    def clear_vectors(self) -> None:
+        with self.transaction():
+            self.conn.execute("DELETE FROM embeddings")
+
+    def stats(self) -> dict[str, object]:
+        with self._lock:
+            kinds = dict(
+                self.conn.execute("SELECT kind, count(*) FROM segments GROUP BY kind").fetchall()
+            )
+            statuses = dict(
+                self.conn.execute("SELECT status, count(*) FROM sources GROUP BY status").fetchall()
+            )
+            courses = self.conn.execute("SELECT count(*) FROM courses").fetchone()[0]
+            timed = self.conn.execute(
+                "SELECT coalesce(sum(duration_ms), 0) FROM sources WHERE status = 'indexed'"
+            ).fetchone()[0]
+        return {
+            "courses": int(courses),
+            "sources": int(sum(statuses.values())),
+            "sources_by_status": statuses,
+            "segments": int(sum(kinds.values())),
+            "segments_by_kind": kinds,
+            "media_hours": round(int(timed) / 3_600_000, 2),
+        }
+
+
+def get_source(store: Store, source_id: int) -> Source:
+    found = store._sources("WHERE s.id = ?", (source_id,))
+    if not found:
+        raise NotFoundError(f"no source with id {source_id}")
+    return found[0]
