@@ -1,0 +1,50 @@
+"""File kinds by extension, shared by the dispatcher and the archive reader."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from engine.types import SourceKind
+
+VIDEO_EXTENSIONS = frozenset({".mp4", ".mkv", ".webm", ".mov", ".m4v", ".avi"})
+AUDIO_EXTENSIONS = frozenset({".mp3", ".m4a", ".wav", ".flac", ".ogg"})
+SUBTITLE_EXTENSIONS = frozenset({".srt", ".vtt"})
+SLIDE_EXTENSIONS = frozenset({".pdf", ".pptx"})
+NOTE_EXTENSIONS = frozenset({".md", ".markdown", ".txt", ".rst"})
+ARCHIVE_EXTENSIONS = frozenset({".zip"})
+NOTEBOOK_EXTENSIONS = frozenset({".ipynb"})
+SOURCE_EXTENSIONS = frozenset(
+    {
+        ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".java", ".c", ".h",
+        ".cpp", ".hpp", ".cc", ".cxx", ".hh", ".hxx", ".go", ".rs", ".rb", ".php", ".cs",
+        ".kt", ".kts", ".swift", ".scala", ".r", ".m", ".jl", ".lua", ".pl", ".hs", ".ml",
+        ".ex", ".exs", ".erl", ".clj", ".dart", ".sql", ".sh", ".bash", ".zsh", ".ps1",
+        ".bat", ".html", ".htm", ".css", ".scss", ".vue", ".svelte", ".json", ".yaml",
+        ".yml", ".toml", ".xml", ".ini", ".cfg", ".mk", ".cmake", ".gradle", ".asm", ".s",
+        ".v", ".vhd", ".f90", ".tex",
+    }
+)  # fmt: skip
+# Files known by their whole name rather than an extension.
+SOURCE_FILENAMES = frozenset({"makefile", "dockerfile", "cmakelists.txt", "rakefile", "gemfile"})
+
+CODE_EXTENSIONS = SOURCE_EXTENSIONS | NOTEBOOK_EXTENSIONS | ARCHIVE_EXTENSIONS
+
+
+def classify(path: PurePath) -> SourceKind | None:
+    """Return the kind of source a file is by its extension, or None when Coursedex skips it."""
+    suffix = path.suffix.lower()
+    if path.name.lower() in SOURCE_FILENAMES:
+        return SourceKind.CODE
+    if suffix in VIDEO_EXTENSIONS:
+        return SourceKind.VIDEO
+    if suffix in AUDIO_EXTENSIONS:
+        return SourceKind.AUDIO
+    if suffix in SUBTITLE_EXTENSIONS:
+        return SourceKind.SUBTITLES
+    if suffix in SLIDE_EXTENSIONS:
+        return SourceKind.SLIDES
+    if suffix in CODE_EXTENSIONS:
+        return SourceKind.CODE
+    if suffix in NOTE_EXTENSIONS:
+        return SourceKind.NOTES
+    return None

@@ -1,0 +1,120 @@
+"""Reading zip archives (code archives, .pptx) without trusting them.
+
+Nothing is ever extracted to disk. Before reading, the member list is checked for path
+escapes and for declared sizes and compression ratios that mean a zip bomb. While reading,
+output is capped, because declared sizes can lie; only stored and deflated members are read
+(bzip2/lzma decompress without an output bound in the standard library).
+"""
+
+from __future__ import annotations
+
+import stat
+import zipfile
+import zlib
+from pathlib import Path, PurePosixPath
+
+from engine.config import IngestLimits
+from engine.errors import UnreadableFileError
+from engine.ingest.text import human_size
+
+_READ_CHUNK = 64 * 1024
+# Below this many uncompressed bytes a high ratio is harmless (e.g. a file of spaces).
+_RATIO_FLOOR_BYTES = 1024**2
+READABLE_COMPRESSION = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED})
+
+
+def open_zip(path: Path) -> zipfile.ZipFile:
+    """Open a zip archive.
+
+    Raises:
+        UnreadableFileError: not a zip file, or the OS refuses to read it.
+    """
+    try:
+        return zipfile.ZipFile(path)
+    except zipfile.BadZipFile as e:
+        raise UnreadableFileError("not a zip file (corrupt or truncated)") from e
+    except OSError as e:
+        raise UnreadableFileError(f"cannot read file: {e.strerror or e}") from e
+
+
+def member_escapes(name: str) -> bool:
+    """True for absolute names, drive letters, and ``..`` that climbs out of the archive."""
+    normalized = name.replace("\\", "/")
+    if normalized.startswith("/") or (len(normalized) > 1 and normalized[1] == ":"):
+        return True
+    depth = 0
+    for part in PurePosixPath(normalized).parts:
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
+
+
+def is_symlink(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def check_archive(zf: zipfile.ZipFile, archive_bytes: int, limits: IngestLimits) -> None:
+    """Refuse archives that escape their folder or would expand into a bomb.
+
+    Raises:
+        UnreadableFileError: with a one-line reason naming the offending member or sizes.
+    """
+    infos = zf.infolist()
+    if len(infos) > limits.max_archive_members:
+        raise UnreadableFileError(
+            f"too many files in archive ({len(infos)}, limit {limits.max_archive_members})"
+        )
+    total = 0
+    for info in infos:
+        if member_escapes(info.filename):
+            raise UnreadableFileError(f"zip member escapes its folder: {info.filename}")
+        total += info.file_size
+        if (
+            info.file_size > _RATIO_FLOOR_BYTES
+            and info.file_size > limits.max_compression_ratio * max(1, info.compress_size)
+        ):
+            raise UnreadableFileError(
+                f"zip bomb: {info.filename} expands {human_size(info.file_size)} "
+                f"from {human_size(info.compress_size)}"
+            )
+    if total > limits.max_archive_total_bytes or (
+        total > _RATIO_FLOOR_BYTES and total > limits.max_compression_ratio * archive_bytes
+    ):
+        raise UnreadableFileError(
+            f"zip bomb: {human_size(total)} uncompressed from {human_size(archive_bytes)}"
+        )
+
+
+def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
+    """Read one member fully into memory, never more than ``cap`` bytes.
+
+    Raises:
+        UnreadableFileError: the member expands beyond ``cap`` or its declared size, uses an
+            unsupported compression, is encrypted, or is corrupt.
+    """
+    if info.compress_type not in READABLE_COMPRESSION:
+        raise UnreadableFileError(f"unsupported zip compression in {info.filename}")
+    if info.flag_bits & 0x1:
+        raise UnreadableFileError(f"encrypted zip member: {info.filename}")
+    limit = min(cap, info.file_size)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with zf.open(info) as f:
+            while True:
+                chunk = f.read(_READ_CHUNK)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    raise UnreadableFileError(
+                        f"zip bomb: {info.filename} expands beyond {human_size(limit)}"
+                    )
+                chunks.append(chunk)
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as e:
+        raise UnreadableFileError(f"corrupt zip member: {info.filename}") from e
+    return b"".join(chunks)

@@ -1,0 +1,159 @@
+"""Robust text decoding shared by every text parser (subtitles, notes, code).
+
+Order: a byte-order mark decides (UTF-8/16/32); else strict UTF-8; else the bytes must look
+like text (no NUL, few control bytes) and charset-normalizer guesses the legacy code page.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+from pathlib import Path
+
+import charset_normalizer
+
+from engine.errors import UnreadableFileError
+
+log = logging.getLogger(__name__)
+
+# UTF-32 first: the UTF-32-LE mark starts with the UTF-16-LE mark.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# Control bytes that never occur in text files (tab, newlines, form feed and escape do).
+_CONTROL_BYTES = frozenset(range(0x20)) - {0x09, 0x0A, 0x0C, 0x0D, 0x1B}
+_SNIFF_BYTES = 64 * 1024
+_MAX_CONTROL_RATIO = 0.05
+# Western European text is by far the most common legacy encoding of subtitles and notes;
+# charset-normalizer often cannot tell cp1250 from cp1252 on short text and picks cp1250.
+_PREFERRED_LEGACY = "cp1252"
+
+
+def human_size(n: int) -> str:
+    """``1536`` -> ``"1.5 KB"``: sizes in messages a user reads."""
+    size = float(n)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            if unit == "bytes":
+                return f"{int(size)} bytes"
+            return f"{size:.1f}".rstrip("0").rstrip(".") + f" {unit}"
+        size /= 1024
+    return f"{n} bytes"  # pragma: no cover - loop always returns
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when bytes without a BOM are not text: a NUL byte or too many control bytes."""
+    sample = data[:_SNIFF_BYTES]
+    if b"\x00" in sample:
+        return True
+    if not sample:
+        return False
+    controls = sum(1 for b in sample if b in _CONTROL_BYTES)
+    return controls / len(sample) > _MAX_CONTROL_RATIO
+
+
+def decode_text(data: bytes, what: str = "text") -> str:
+    """Decode file bytes to text with ``\\n`` line ends.
+
+    Args:
+        data: the raw file content.
+        what: what the file should be, for the error message ("a subtitle file").
+
+    Raises:
+        UnreadableFileError: the bytes are binary or no encoding fits.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom) :].decode(encoding)
+            except UnicodeDecodeError as e:
+                raise UnreadableFileError(f"not {what} ({encoding} text is corrupt)") from e
+            return _normalize_newlines(text)
+    if looks_binary(data):
+        raise UnreadableFileError(f"not {what} (binary data)")
+    try:
+        return _normalize_newlines(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        pass
+    return _normalize_newlines(_decode_legacy(data, what))
+
+
+def _decode_legacy(data: bytes, what: str) -> str:
+    results = charset_normalizer.from_bytes(data)
+    best = results.best()
+    if best is None:
+        raise UnreadableFileError(f"not {what} (unknown text encoding)")
+    encoding = best.encoding
+    if encoding != _PREFERRED_LEGACY:
+        for match in results:
+            if (
+                _PREFERRED_LEGACY in match.could_be_from_charset
+                and match.chaos <= best.chaos
+                and match.coherence >= best.coherence
+            ):
+                encoding = _PREFERRED_LEGACY
+                break
+    log.info("decoded legacy text as %s", encoding)
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as e:
+        raise UnreadableFileError(f"not {what} (unknown text encoding)") from e
+
+
+def _normalize_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def check_file(path: Path, max_bytes: int) -> int:
+    """Return the size of a file that is non-empty and within ``max_bytes``.
+
+    Raises:
+        UnreadableFileError: missing, empty, or too large.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise UnreadableFileError(f"cannot read file: {e.strerror or e}") from e
+    if size == 0:
+        raise UnreadableFileError("empty file")
+    if size > max_bytes:
+        raise UnreadableFileError(
+            f"file too large ({human_size(size)}, limit {human_size(max_bytes)})"
+        )
+    return size
+
+
+def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """Read a whole file, refusing empty, oversized and unreadable files.
+
+    Raises:
+        UnreadableFileError: empty, larger than ``max_bytes``, or the OS refuses to read it.
+    """
+    check_file(path, max_bytes)
+    try:
+        with path.open("rb") as f:
+            # The file may have grown since stat(): never read more than the limit.
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise UnreadableFileError(f"cannot read file: {e.strerror or e}") from e
+    if len(data) > max_bytes:
+        raise UnreadableFileError(f"file too large (limit {human_size(max_bytes)})")
+    if not data:
+        raise UnreadableFileError("empty file")
+    return data
+
+
+def read_text(path: Path, max_bytes: int, what: str = "text") -> str:
+    """Read and decode a text file (see :func:`decode_text`).
+
+    Raises:
+        UnreadableFileError: empty, too large, binary, or undecodable.
+    """
+    text = decode_text(read_bytes(path, max_bytes), what)
+    if not text.strip():
+        raise UnreadableFileError("empty file (only whitespace)")
+    return text
