@@ -1,0 +1,403 @@
+"""Approximate nearest-neighbour indexes on disk: one hnswlib index per embedding space.
+
+``<folder>/<space>.hnsw`` holds the graph, ``<space>.json`` the sidecar that says which model,
+dimension and build settings made it and fingerprints the index file. Labels are segment ids.
+A mismatched, missing or torn pair is never used: the index opens empty with ``needs_rebuild``
+and the caller refills it with :meth:`VectorIndex.reconcile`. Not thread-safe: the caller
+serialises calls (searches run one at a time in the app).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import hnswlib
+import numpy as np
+
+from engine.errors import LibraryError, ModelMismatchError
+
+log = logging.getLogger(__name__)
+
+_FORMAT = 1
+_INITIAL_CAPACITY = 1024
+_COMPACT_RATIO = 0.3
+_BATCH = 4096
+_SPACE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_TOO_FEW = "contiguous 2D array"  # hnswlib's message when it found fewer than k
+
+
+def _hnswlib_version() -> str:
+    try:
+        return importlib.metadata.version("hnswlib")
+    except importlib.metadata.PackageNotFoundError:  # frozen builds may drop dist-info
+        return "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class HnswSettings:
+    # hnswlib metric; vectors are L2-normalized so 'ip' and 'cosine' rank alike
+    space: Literal["l2", "ip", "cosine"] = "cosine"
+    m: int = 16
+    ef_construction: int = 200
+    ef_search: int = 128
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileReport:
+    added: int
+    deleted: int
+    missing_vectors: tuple[int, ...]  # expected ids the caller could not supply: re-embed them
+    compacted: bool = False
+
+
+class VectorIndex:
+    """One hnswlib index whose labels are segment ids. Open with :meth:`open`."""
+
+    def __init__(
+        self,
+        folder: Path,
+        space: str,
+        *,
+        dimension: int,
+        model_id: str,
+        settings: HnswSettings,
+        threads: int,
+    ) -> None:
+        if not _SPACE_NAME.fullmatch(space):
+            raise LibraryError(f"invalid vector space name {space!r}")
+        if dimension <= 0:
+            raise LibraryError(f"invalid vector dimension {dimension}")
+        self.folder, self.space = folder, space
+        self.index_path, self.sidecar_path = folder / f"{space}.hnsw", folder / f"{space}.json"
+        self.dimension = dimension
+        self.model_id = model_id
+        self.settings = settings
+        self.threads = max(1, threads)
+        self.needs_rebuild = False
+        self._index = self._new_index(_INITIAL_CAPACITY)
+        self._live: set[int] = set()
+        # Labels still in the graph but marked deleted. hnswlib cannot list them cheaply
+        # (get_ids_list includes them; probing get_items per label costs ~20 us, 2 s at 100k),
+        # so we keep the set and persist it in the sidecar. The sidecar carries the sha256 of
+        # the exact index bytes it was written with, so the list can never describe another file.
+        self._deleted: set[int] = set()
+        self._dirty = False
+
+    @classmethod
+    def open(
+        cls,
+        folder: Path,
+        space: str,
+        *,
+        dimension: int,
+        model_id: str,
+        settings: HnswSettings = HnswSettings(),
+        threads: int = 2,
+    ) -> VectorIndex:
+        """Load the index of ``space`` in ``folder`` or start an empty one.
+
+        Raises:
+            LibraryError: the space name or dimension is invalid.
+        """
+        self = cls(
+            folder,
+            space,
+            dimension=dimension,
+            model_id=model_id,
+            settings=settings,
+            threads=threads,
+        )
+        has_index, has_sidecar = self.index_path.exists(), self.sidecar_path.exists()
+        if not has_index and not has_sidecar:
+            return self
+        problem = self._load() if has_index else "sidecar without an index file"
+        if problem is not None:
+            log.warning("vector index %s unusable (%s); starting empty", self.index_path, problem)
+            self._index = self._new_index(_INITIAL_CAPACITY)
+            self._live, self._deleted = set(), set()
+            self.needs_rebuild = True
+            self._dirty = True  # the next save replaces the bad pair
+        return self
+
+    def _expected_meta(self) -> dict[str, Any]:
+        return {
+            "format": _FORMAT,
+            "model_id": self.model_id,
+            "dimension": self.dimension,
+            "metric": self.settings.space,
+            "m": self.settings.m,
+            "ef_construction": self.settings.ef_construction,
+            "hnswlib_version": _hnswlib_version(),
+        }
+
+    def _load(self) -> str | None:
+        """Load the pair from disk; return why it cannot be used, or None when it was loaded."""
+        try:
+            meta = json.loads(self.sidecar_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return "missing sidecar"
+        except (OSError, ValueError) as e:
+            return f"unreadable sidecar: {e}"
+        if not isinstance(meta, dict):
+            return "malformed sidecar"
+        for key, want in self._expected_meta().items():
+            if meta.get(key) != want:
+                return f"built with {key}={meta.get(key)!r}, expected {want!r}"
+        # Only bytes that hash to what we wrote reach hnswlib's loader, which trusts its input.
+        try:
+            size, digest = _fingerprint(self.index_path)
+            if (size, digest) != (meta.get("index_size"), meta.get("index_sha256")):
+                return "index file does not match its sidecar (interrupted save?)"
+            deleted = {int(x) for x in meta.get("deleted", [])}
+            count = int(meta["count"])
+            index = hnswlib.Index(space=self.settings.space, dim=self.dimension)
+            # typeshed's stub misspells this keyword; hnswlib 0.8.0 takes allow_replace_deleted.
+            index.load_index(str(self.index_path), allow_replace_deleted=True)  # pyright: ignore[reportCallIssue]
+        except (OSError, RuntimeError, ValueError, TypeError, KeyError) as e:
+            return f"cannot load: {e}"
+        labels = {int(x) for x in index.get_ids_list()}
+        if not deleted <= labels or len(labels) - len(deleted) != count:
+            return "label counts disagree with the sidecar"
+        index.set_num_threads(1)
+        self._index, self._live, self._deleted = index, labels - deleted, deleted
+        return None
+
+    def _new_index(self, capacity: int) -> hnswlib.Index:
+        index = hnswlib.Index(space=self.settings.space, dim=self.dimension)
+        index.init_index(
+            max_elements=capacity,
+            M=self.settings.m,
+            ef_construction=self.settings.ef_construction,
+            allow_replace_deleted=True,  # pyright: ignore[reportCallIssue] (stub typo)
+        )
+        index.set_num_threads(1)  # queries: one at a time from the app, no contention
+        return index
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def ids(self) -> set[int]:
+        return set(self._live)
+
+    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        """Add vectors (n, dim) under int64 ids; re-adding an id replaces its vector.
+
+        Raises:
+            ModelMismatchError: the vectors have another dimension than the index.
+            LibraryError: ids and vectors disagree, ids are negative or values are not finite.
+        """
+        labels = np.asarray(ids, dtype=np.int64).reshape(-1)
+        data = self._check_vectors(vectors, 2)
+        if len(labels) != len(data):
+            raise LibraryError(f"{len(labels)} ids for {len(data)} vectors")
+        if len(labels) and labels.min() < 0:
+            raise LibraryError("vector ids must be non-negative")
+        # Keep the last occurrence of a repeated id, as sequential adds would.
+        last = len(labels) - 1 - np.unique(labels[::-1], return_index=True)[1]
+        labels, data = labels[last], data[last]
+        known = np.fromiter((int(x) in self._live for x in labels), bool, len(labels))
+        revived = [int(x) for x in labels if int(x) in self._deleted]
+        for label in revived:
+            # With allow_replace_deleted hnswlib refuses to update a deleted label in place.
+            self._index.unmark_deleted(label)
+            self._deleted.discard(label)
+            self._live.add(label)
+        known |= np.isin(labels, np.asarray(revived, dtype=np.int64))
+        fresh = ~known
+        # Updates must not go through replace_deleted: it would give the label a second slot.
+        if known.any():
+            self._index.add_items(data[known], labels[known], num_threads=self.threads)
+        if fresh.any():
+            n_new = int(fresh.sum())
+            vacant = len(self._deleted)
+            self._reserve(self._index.get_current_count() + max(0, n_new - vacant))
+            self._index.add_items(
+                data[fresh], labels[fresh], num_threads=self.threads, replace_deleted=True
+            )
+            self._live.update(int(x) for x in labels[fresh])
+            if vacant:  # reused slots drop their old labels from the graph
+                self._deleted &= {int(x) for x in self._index.get_ids_list()}
+        self._dirty = self._dirty or len(labels) > 0
+
+    def _reserve(self, needed: int) -> None:
+        capacity = self._index.get_max_elements()
+        if needed > capacity:
+            self._index.resize_index(max(needed, int(capacity * 1.5), capacity + 1024))
+
+    def _check_vectors(self, vectors: np.ndarray, ndim: int) -> np.ndarray:
+        data = np.ascontiguousarray(vectors, dtype=np.float32)
+        if ndim == 1 and data.ndim == 2 and data.shape[0] == 1:
+            data = data[0]
+        if data.ndim != ndim:
+            raise LibraryError(f"expected a {ndim}-d vector array, got shape {data.shape}")
+        if data.shape[-1] != self.dimension:
+            raise ModelMismatchError(
+                f"vectors have dimension {data.shape[-1]}, the {self.space!r} index "
+                f"holds {self.dimension} ({self.model_id})"
+            )
+        if not np.isfinite(data).all():
+            raise LibraryError("vectors contain NaN or infinite values")
+        return data
+
+    def delete(self, ids: Iterable[int]) -> None:
+        """Hide ids from search; unknown or already deleted ids are ignored."""
+        for raw in ids:
+            label = int(raw)
+            if label in self._live:
+                self._index.mark_deleted(label)
+                self._live.discard(label)
+                self._deleted.add(label)
+                self._dirty = True
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        *,
+        ef: int | None = None,
+        allowed: Callable[[int], bool] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return (ids int64, distances float32) of up to ``k`` nearest live vectors, nearest first.
+
+        ``allowed`` restricts results to ids for which it returns True; when fewer than ``k``
+        pass, all that the graph search reaches are returned.
+
+        Raises:
+            ModelMismatchError: the query has another dimension than the index.
+            LibraryError: the query is not one finite vector.
+        """
+        vector = self._check_vectors(query, 1)
+        k = min(k, len(self._live))
+        if k <= 0:
+            return np.empty(0, np.int64), np.empty(0, np.float32)
+        # ef stays fixed across retries so a retry repeats the same traversal.
+        self._index.set_ef(max(ef or self.settings.ef_search, k))
+        seen: set[int] = set()
+
+        # The first attempt uses the caller's filter as is (or none) to keep the common path fast.
+        def tracking(label: int) -> bool:
+            ok = label in self._live and (allowed is None or bool(allowed(label)))
+            if ok:
+                seen.add(label)
+            return ok
+
+        use: Callable[[int], bool] | None = allowed
+        while True:
+            try:
+                labels, distances = self._index.knn_query(vector, k=k, filter=use)
+                break
+            except RuntimeError as e:
+                if _TOO_FEW not in str(e):
+                    raise LibraryError(f"vector search failed: {e}") from e
+                # Fewer than k reachable: nothing was evicted from the candidate heap, so the
+                # allowed labels the filter saw are exactly what the search can return.
+                k = min(k - 1, len(seen)) if use is tracking else k
+                use, seen = tracking, set()
+                if k <= 0:
+                    return np.empty(0, np.int64), np.empty(0, np.float32)
+        return labels[0].astype(np.int64), np.maximum(distances[0], 0).astype(np.float32)
+
+    def compact(self) -> None:
+        """Rebuild the graph from the live vectors only, dropping tombstones."""
+        live = sorted(self._live)
+        index = self._new_index(max(_INITIAL_CAPACITY, int(len(live) * 1.25)))
+        for start in range(0, len(live), _BATCH):
+            batch = live[start : start + _BATCH]
+            index.add_items(self._index.get_items(batch), batch, num_threads=self.threads)
+        self._index, self._deleted = index, set()
+        self._dirty = True
+
+    def reconcile(
+        self,
+        expected_ids: set[int],
+        fetch_vectors: Callable[[list[int]], tuple[np.ndarray, np.ndarray]],
+    ) -> ReconcileReport:
+        """Make the index hold exactly ``expected_ids``.
+
+        ``fetch_vectors(ids)`` is called in batches and returns (ids, vectors) for those it has;
+        the rest are reported as ``missing_vectors``. Clears ``needs_rebuild``.
+        """
+        extra = self._live - expected_ids
+        tombstones = len(self._deleted) + len(extra)
+        compacted = tombstones > _COMPACT_RATIO * max(1, self._index.get_current_count())
+        if compacted:
+            self._live -= extra
+            self._dirty = self._dirty or bool(extra)
+            self.compact()
+        else:
+            self.delete(extra)
+        wanted = sorted(expected_ids - self._live)
+        missing: list[int] = []
+        added = 0
+        for start in range(0, len(wanted), _BATCH):
+            batch = wanted[start : start + _BATCH]
+            got_ids, got_vectors = fetch_vectors(batch)
+            got = np.asarray(got_ids, dtype=np.int64).reshape(-1)
+            if len(got) != len(got_vectors):
+                raise LibraryError(f"fetch returned {len(got)} ids for {len(got_vectors)} vectors")
+            keep = np.isin(got, np.asarray(batch, dtype=np.int64))
+            self.add(got[keep], np.asarray(got_vectors)[keep])
+            added += int(np.unique(got[keep]).size)
+            missing.extend(sorted(set(batch) - {int(x) for x in got[keep]}))
+        self.needs_rebuild = False
+        return ReconcileReport(added, len(extra), tuple(missing), compacted)
+
+    def save(self) -> None:
+        """Write index then sidecar atomically (temp file, fsync, rename); no-op when clean.
+
+        Raises:
+            LibraryError: the files cannot be written.
+        """
+        if not self._dirty:
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            _atomic_write(self.index_path, lambda tmp: self._index.save_index(str(tmp)))
+            size, digest = _fingerprint(self.index_path)
+            meta = self._expected_meta() | {
+                "count": len(self._live),
+                "deleted": sorted(self._deleted),
+                "index_size": size,
+                "index_sha256": digest,
+                "saved_at_ms": time.time_ns() // 1_000_000,
+            }
+            text = json.dumps(meta, indent=1)
+            _atomic_write(self.sidecar_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        except (OSError, RuntimeError) as e:
+            raise LibraryError(f"cannot save vector index {self.index_path}: {e}") from e
+        self._dirty = False
+
+
+def _fingerprint(path: Path) -> tuple[int, str]:
+    with path.open("rb") as f:
+        return os.fstat(f.fileno()).st_size, hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _atomic_write(target: Path, write: Callable[[Path], object]) -> None:
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        with tmp.open("rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    if hasattr(os, "O_DIRECTORY"):  # make the rename durable; not available on Windows
+        dir_fd = os.open(target.parent, os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
