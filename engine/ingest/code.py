@@ -258,6 +258,12 @@ def _definition_name(node: tree_sitter.Node) -> str:
                 return _text(child.child_by_field_name("name"))
         return ""
     name = node.child_by_field_name("name")
+    if kind == "method_declaration" and name is not None:  # Go: func (p *Parser) Parse
+        receiver = node.child_by_field_name("receiver")
+        types = [] if receiver is None else receiver.named_children
+        owner = types[0].child_by_field_name("type") if types else None
+        owner_name = _text(owner).lstrip("*").split("[")[0]
+        return f"{owner_name}.{_text(name)}" if owner_name else _text(name)
     if name is not None:
         return _text(name)
     if node.child_by_field_name("declarator") is not None:
