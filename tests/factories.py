@@ -61,7 +61,11 @@ def make_vtt(
     blocks = [header, ""]
     for a, b, text in cues:
         suffix = f" {settings}" if settings else ""
-        blocks += [f"{_stamp(a, '.', hours=False)} --> {_stamp(b, '.', hours=False)}{suffix}", text, ""]
+        blocks += [
+            f"{_stamp(a, '.', hours=False)} --> {_stamp(b, '.', hours=False)}{suffix}",
+            text,
+            "",
+        ]
     path.write_text("\n".join(blocks), encoding="utf-8")
     return path
 
@@ -126,7 +130,7 @@ def make_pptx(path: Path, slides: Sequence[tuple[str, str, str]]) -> Path:
         slide = prs.slides.add_slide(layout)
         if slide.shapes.title is not None:
             slide.shapes.title.text = title
-        slide.placeholders[1].text_frame.text = body
+        slide.placeholders[1].text_frame.text = body  # type: ignore[attr-defined]
         if notes:
             slide.notes_slide.notes_text_frame.text = notes  # type: ignore[union-attr]
     prs.save(str(path))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -9,9 +10,22 @@ import pytest
 from engine.config import ChunkingConfig
 from engine.ingest.chunking import chunk_transcript, split_sentences
 from engine.ingest.subtitles import read_subtitles
-from engine.types import SegmentKind, Timing
+from engine.types import SegmentDraft, SegmentKind, Timing
 
 CFG = ChunkingConfig()
+
+
+def _span(segment: SegmentDraft) -> tuple[int, int]:
+    if segment.start_ms is None or segment.end_ms is None:
+        raise AssertionError("transcript segment without times")
+    return segment.start_ms, segment.end_ms
+
+
+def _fits(segment: SegmentDraft) -> bool:
+    start, end = _span(segment)
+    return CFG.transcript_min_ms <= end - start <= CFG.transcript_max_ms
+
+
 TUTORIALVQA = Path("/work/shared/eval/tutorialvqa/srt")
 
 
@@ -51,7 +65,9 @@ def test_windows_exact_bounds_and_overlap() -> None:
                      (60_000, 80_000), (75_000, 100_000)]  # fmt: skip
     first = segments[0]
     assert first.kind is SegmentKind.TRANSCRIPT
-    assert first.text == "Sentence number 0. Sentence number 1. Sentence number 2. Sentence number 3."
+    assert (
+        first.text == "Sentence number 0. Sentence number 1. Sentence number 2. Sentence number 3."
+    )
     assert first.timings == tuple(_sentence_cues(4, 5000))
     assert segments[1].timings[0] == first.timings[-1]
 
@@ -67,7 +83,11 @@ def test_long_sentence_alone_and_short_transcript() -> None:
             Timing(65_000, 70_000, "End.")]  # fmt: skip
     segments = chunk_transcript(cues, CFG)
     # Overlap never repeats a sentence longer than a window, and never stalls.
-    assert [(s.start_ms, s.end_ms) for s in segments] == [(0, 5000), (5000, 65_000), (65_000, 70_000)]
+    assert [(s.start_ms, s.end_ms) for s in segments] == [
+        (0, 5000),
+        (5000, 65_000),
+        (65_000, 70_000),
+    ]
     only = chunk_transcript([Timing(0, 3000, "Hi."), Timing(3000, 6000, "Bye.")], CFG)
     assert [(s.start_ms, s.end_ms, s.text) for s in only] == [(0, 6000, "Hi. Bye.")]
     assert chunk_transcript([], CFG) == []
@@ -78,7 +98,7 @@ def test_unpunctuated_captions_use_cues_as_sentences() -> None:
     segments = chunk_transcript(cues, CFG)
     assert len(segments) > 3
     for segment in segments:
-        assert CFG.transcript_min_ms <= segment.end_ms - segment.start_ms <= CFG.transcript_max_ms
+        assert _fits(segment)
         assert all(t in cues for t in segment.timings)
     assert segments[0].timings[0] == cues[0]
 
@@ -95,9 +115,9 @@ def test_tutorialvqa_all_files_parse_and_windows_fit() -> None:
         assert segments, path.name
         assert segments[0].start_ms == cues[0].start_ms
         assert segments[-1].end_ms == cues[-1].end_ms
-        for a, b in zip(segments, segments[1:], strict=False):
-            assert a.start_ms < b.start_ms <= a.end_ms  # ordered, overlapping by a sentence
+        for a, b in itertools.pairwise(segments):
+            assert _span(a)[0] < _span(b)[0] <= _span(a)[1]  # ordered, overlapping by a sentence
         for segment in segments:
             total += 1
-            inside += CFG.transcript_min_ms <= segment.end_ms - segment.start_ms <= CFG.transcript_max_ms
+            inside += _fits(segment)
     assert inside / total >= 0.9, f"{inside}/{total} windows within 20-45 s"

@@ -73,7 +73,8 @@ def test_python_file_definitions(tmp_path: Path) -> None:
     for segment in parsed.segments:
         assert segment.kind is SegmentKind.CODE
         assert segment.path_in_archive == "subs.py"
-        assert segment.text == "\n".join(lines[segment.line_start - 1 : segment.line_end])
+        start, end = segment.line_start or 0, segment.line_end or 0
+        assert segment.text == "\n".join(lines[start - 1 : end])
     assert parsed.segments[0].extra == "max size"
     assert parsed.segments[1].extra == "parse srt"
 
@@ -84,7 +85,9 @@ def test_big_class_split_into_methods_and_windows() -> None:
         for i in range(3)
     )
     source = "class Big:\n    '''Doc.'''\n    LIMIT = 1\n\n" + methods
-    segments = code_segments(source, "big.py", ChunkingConfig(code_max_lines=20), grammar_name="python")
+    segments = code_segments(
+        source, "big.py", ChunkingConfig(code_max_lines=20), grammar_name="python"
+    )
     assert _spans(segments) == [
         (1, 3, "class Big"),
         (5, 15, "def Big.step_0"),
@@ -92,7 +95,9 @@ def test_big_class_split_into_methods_and_windows() -> None:
         (29, 39, "def Big.step_2"),
     ]
     long_function = "def f():\n" + "".join(f"    x{i} = {i}\n" for i in range(100))
-    windows = code_segments(long_function, "f.py", ChunkingConfig(code_max_lines=30), grammar_name="python")
+    windows = code_segments(
+        long_function, "f.py", ChunkingConfig(code_max_lines=30), grammar_name="python"
+    )
     assert [(s.line_start, s.line_end) for s in windows] == [(1, 30), (31, 60), (61, 90), (91, 101)]
     assert all(s.heading == "def f" for s in windows)
 
@@ -104,7 +109,12 @@ def test_big_class_split_into_methods_and_windows() -> None:
             "javascript",
             'import x from "y";\n// helper\nexport function parseSrtFile(a) {\n  return a;\n}\n'
             "export const fooBar = (a) => a + 1;\nclass A {\n  m() {}\n}\n",
-            [(1, 1, ""), (2, 5, "function parseSrtFile"), (6, 6, "function fooBar"), (7, 9, "class A")],
+            [
+                (1, 1, ""),
+                (2, 5, "function parseSrtFile"),
+                (6, 6, "function fooBar"),
+                (7, 9, "class A"),
+            ],
         ),
         (
             "typescript",
@@ -121,7 +131,11 @@ def test_big_class_split_into_methods_and_windows() -> None:
             "#include <stdio.h>\nstatic int *add(int a) {\n  return a;\n}\nstruct P { int x; };\n",
             [(1, 1, ""), (2, 4, "add()"), (5, 5, "struct P")],
         ),
-        ("cpp", "void A::g() {}\ntemplate<class T> T id(T a) { return a; }\n", [(1, 1, "A::g()"), (2, 2, "id()")]),
+        (
+            "cpp",
+            "void A::g() {}\ntemplate<class T> T id(T a) { return a; }\n",
+            [(1, 1, "A::g()"), (2, 2, "id()")],
+        ),
         (
             "go",
             "package main\nfunc (p *P) Get() int { return 1 }\nfunc main() {}\n",
@@ -140,9 +154,15 @@ def test_grammars(grammar: str, source: str, expected: list[tuple[int, int, str]
 
 def test_java_methods_of_big_class() -> None:
     source = "public class Parser {\n  int x;\n  public Parser() {}\n  void parse() {}\n}\n"
-    segments = code_segments(source, "P.java", ChunkingConfig(code_max_lines=3), grammar_name="java")
+    segments = code_segments(
+        source, "P.java", ChunkingConfig(code_max_lines=3), grammar_name="java"
+    )
     # The closing brace alone is not a segment.
-    assert _spans(segments) == [(1, 2, "class Parser"), (3, 3, "Parser.Parser()"), (4, 4, "Parser.parse()")]
+    assert _spans(segments) == [
+        (1, 2, "class Parser"),
+        (3, 3, "Parser.Parser()"),
+        (4, 4, "Parser.parse()"),
+    ]
 
 
 def test_no_grammar_blank_line_windows(tmp_path: Path) -> None:
@@ -207,7 +227,9 @@ def test_notebook_cells_and_line_numbers(tmp_path: Path) -> None:
 
 
 def test_notebook_invalid(tmp_path: Path) -> None:
-    with pytest.raises(UnreadableFileError, match=r"^not a Jupyter notebook \(invalid JSON at line 1\)$"):
+    with pytest.raises(
+        UnreadableFileError, match=r"^not a Jupyter notebook \(invalid JSON at line 1\)$"
+    ):
         notebook_segments("{not json", "x.ipynb", CFG)
     with pytest.raises(UnreadableFileError, match=r"no cells"):
         notebook_segments('{"metadata": {}}', "x.ipynb", CFG)
@@ -233,7 +255,9 @@ def test_archive_members(tmp_path: Path) -> None:
     parsed = parse_archive(path, CONFIG)
     assert parsed.kind is SourceKind.CODE
     assert parsed.title == "course"
-    got = [(s.path_in_archive, s.kind, s.line_start, s.line_end, s.heading) for s in parsed.segments]
+    got = [
+        (s.path_in_archive, s.kind, s.line_start, s.line_end, s.heading) for s in parsed.segments
+    ]
     assert got == [
         ("proj/README.md", SegmentKind.NOTE, 2, 2, "Project"),
         ("proj/notes/lab.ipynb", SegmentKind.CODE, 1, 1, "cell 1"),
@@ -246,7 +270,9 @@ def test_archive_members(tmp_path: Path) -> None:
 
 
 def test_zip_slip_refused(tmp_path: Path) -> None:
-    with pytest.raises(UnreadableFileError, match=r"^zip member escapes its folder: \.\./\.\./etc/passwd$"):
+    with pytest.raises(
+        UnreadableFileError, match=r"^zip member escapes its folder: \.\./\.\./etc/passwd$"
+    ):
         parse_archive(make_zip_slip(tmp_path / "slip.zip"), CONFIG)
     with pytest.raises(UnreadableFileError, match=r"^zip member escapes its folder: /etc/passwd$"):
         parse_archive(make_zip_slip(tmp_path / "abs.zip", member="/etc/passwd"), CONFIG)
@@ -257,11 +283,17 @@ def test_zip_slip_refused(tmp_path: Path) -> None:
 def test_zip_bomb_refused(tmp_path: Path) -> None:
     bomb = make_zip_bomb(tmp_path / "bomb.zip", megabytes=300)
     assert bomb.stat().st_size < 1024**2
-    with pytest.raises(UnreadableFileError, match=r"^zip bomb: bomb\.py expands 300 MB from 29\d(\.\d)? KB$"):
+    with pytest.raises(
+        UnreadableFileError, match=r"^zip bomb: bomb\.py expands 300 MB from 29\d(\.\d)? KB$"
+    ):
         parse_archive(bomb, CONFIG)
     total = make_zip_bomb(tmp_path / "total.zip", megabytes=20)
-    tight = EngineConfig(limits=IngestLimits(max_archive_total_bytes=10 * 1024**2, max_compression_ratio=2000))
-    with pytest.raises(UnreadableFileError, match=r"^zip bomb: 20 MB uncompressed from \d+(\.\d)? KB$"):
+    tight = EngineConfig(
+        limits=IngestLimits(max_archive_total_bytes=10 * 1024**2, max_compression_ratio=2000)
+    )
+    with pytest.raises(
+        UnreadableFileError, match=r"^zip bomb: 20 MB uncompressed from \d+(\.\d)? KB$"
+    ):
         parse_archive(total, tight)
 
 
@@ -281,16 +313,19 @@ def test_archive_limits_and_symlinks(tmp_path: Path) -> None:
     path = tmp_path / "links.zip"
     with zipfile.ZipFile(path, "w") as zf:
         link = zipfile.ZipInfo("link.py")
-        link.external_attr = (0o120777 << 16)
+        link.external_attr = 0o120777 << 16
         zf.writestr(link, "/etc/passwd")
         zf.writestr("real.py", "y = 2\n")
         zf.writestr("huge.py", "z = 3\n" * 1000)
     tight = EngineConfig(limits=IngestLimits(max_code_file_bytes=1000))
     parsed = parse_archive(path, tight)
     assert [s.path_in_archive for s in parsed.segments] == ["real.py"]
-    assert parsed.warnings == ("huge.py: too large (5.9 KB) skipped", "link.py: symbolic link skipped")
+    assert parsed.warnings == (
+        "huge.py: too large (5.9 KB) skipped",
+        "link.py: symbolic link skipped",
+    )
     nothing = make_code_zip(tmp_path / "img.zip", {"a.png": "x", "b.jpg": "y"})
-    with pytest.raises(UnreadableFileError, match="^no code or notes files in the archive$"):
+    with pytest.raises(UnreadableFileError, match=r"^no code or notes files in the archive$"):
         parse_archive(nothing, CONFIG)
     not_zip = tmp_path / "bad.zip"
     not_zip.write_text("nope")

@@ -53,11 +53,11 @@ def test_corrupt_truncated_and_fake_pdf(tmp_path: Path) -> None:
         parse_pdf(truncated, LIMITS)
     fake = tmp_path / "fake.pdf"
     fake.write_text("this is not a pdf at all")
-    with pytest.raises(UnreadableFileError, match="^not a PDF file$"):
+    with pytest.raises(UnreadableFileError, match=r"^not a PDF file$"):
         parse_pdf(fake, LIMITS)
     empty = tmp_path / "empty.pdf"
     empty.write_bytes(b"")
-    with pytest.raises(UnreadableFileError, match="^empty file$"):
+    with pytest.raises(UnreadableFileError, match=r"^empty file$"):
         parse_pdf(empty, LIMITS)
 
 
@@ -71,7 +71,7 @@ def test_encrypted_pdf(tmp_path: Path) -> None:
     pdf.cell(text="Secret slide")
     path = tmp_path / "locked.pdf"
     pdf.output(str(path))
-    with pytest.raises(UnreadableFileError, match="^PDF is password-protected$"):
+    with pytest.raises(UnreadableFileError, match=r"^PDF is password-protected$"):
         parse_pdf(path, LIMITS)
 
 
@@ -99,7 +99,12 @@ def test_pptx_tables_groups_and_picture_slide(tmp_path: Path) -> None:
     assert slide.shapes.title is not None
     slide.shapes.title.text = "Complexity"
     table = slide.shapes.add_table(2, 2, Inches(1), Inches(2), Inches(4), Inches(1)).table
-    for (r, c), value in {(0, 0): "Algorithm", (0, 1): "Cost", (1, 0): "Merge", (1, 1): "n log n"}.items():
+    for (r, c), value in {
+        (0, 0): "Algorithm",
+        (0, 1): "Cost",
+        (1, 0): "Merge",
+        (1, 1): "n log n",
+    }.items():
         table.cell(r, c).text = value
     group = slide.shapes.add_group_shape()
     box = group.shapes.add_textbox(Inches(1), Inches(4), Inches(3), Inches(1))
@@ -110,14 +115,21 @@ def test_pptx_tables_groups_and_picture_slide(tmp_path: Path) -> None:
     parsed = parse_pptx(path, LIMITS)
     first, blank = parsed.segments
     assert first.heading == "Complexity"
-    assert first.text.split("\n") == ["Complexity", "Algorithm | Cost", "Merge | n log n", "grouped remark"]
+    assert first.text.split("\n") == [
+        "Complexity",
+        "Algorithm | Cost",
+        "Merge | n log n",
+        "grouped remark",
+    ]
     assert (blank.page, blank.text, blank.needs_ocr) == (2, "", True)
 
 
 def test_pptx_corrupt_and_bomb(tmp_path: Path) -> None:
     not_zip = tmp_path / "a.pptx"
     not_zip.write_text("hello")
-    with pytest.raises(UnreadableFileError, match=r"^not a PowerPoint file \(corrupt or truncated\)$"):
+    with pytest.raises(
+        UnreadableFileError, match=r"^not a PowerPoint file \(corrupt or truncated\)$"
+    ):
         parse_pptx(not_zip, LIMITS)
     other_zip = make_code_zip(tmp_path / "b.pptx", {"a.py": "x = 1\n"})
     with pytest.raises(UnreadableFileError, match=r"^not a PowerPoint file"):

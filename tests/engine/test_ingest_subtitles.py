@@ -49,7 +49,7 @@ def test_vtt_styling_settings_notes_and_speakers() -> None:
         "00:01.000 --> 00:04.500 align:start position:10% line:0\n"
         "<v Prof. Smith>Welcome to <b>sorting</b>, <i>everyone</i>.</v>\n\n"
         "01:02:03.250 --> 01:02:05.000\n"
-        "{\\an8}<font color=\"#ff0000\">Big &amp; small</font> <c.yellow>arrays</c>\n"
+        '{\\an8}<font color="#ff0000">Big &amp; small</font> <c.yellow>arrays</c>\n'
         "<00:00:02.000>with &lt;3 items\n"
     )
     cues, _ = cues_from_text(text)
@@ -119,7 +119,11 @@ def test_rolling_captions_merged() -> None:
 
 
 def test_vtt_file(tmp_path: Path) -> None:
-    path = make_vtt(tmp_path / "a.vtt", [(500, 1500, "<i>Hi</i> there."), (61_000, 62_000, "Bye.")], settings="line:90%")
+    path = make_vtt(
+        tmp_path / "a.vtt",
+        [(500, 1500, "<i>Hi</i> there."), (61_000, 62_000, "Bye.")],
+        settings="line:90%",
+    )
     cues, _ = read_subtitles(path, LIMIT)
     assert cues == [Timing(500, 1500, "Hi there."), Timing(61_000, 62_000, "Bye.")]
 
@@ -134,7 +138,7 @@ def test_binary_renamed_srt(tmp_path: Path) -> None:
 def test_empty_and_cueless(tmp_path: Path) -> None:
     empty = tmp_path / "e.srt"
     empty.write_bytes(b"")
-    with pytest.raises(UnreadableFileError, match="^empty file$"):
+    with pytest.raises(UnreadableFileError, match=r"^empty file$"):
         read_subtitles(empty, LIMIT)
     text_only = tmp_path / "t.srt"
     text_only.write_text("just some words\nno timings at all\n")

@@ -22,7 +22,7 @@ def test_bom_decides_encoding(encoding: str) -> None:
 
 
 def test_utf8_without_bom_and_crlf_normalized() -> None:
-    assert decode_text("a\r\nb\rc\n".encode()) == "a\nb\nc\n"
+    assert decode_text(b"a\r\nb\rc\n") == "a\nb\nc\n"
 
 
 @pytest.mark.parametrize(
@@ -42,13 +42,13 @@ def test_binary_rejected_with_reason() -> None:
     with pytest.raises(UnreadableFileError, match=r"^not a subtitle file \(binary data\)$"):
         decode_text(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a subtitle file")
     assert looks_binary(bytes(range(0, 32)) * 10)
-    assert not looks_binary("plain\ttext\n".encode())
+    assert not looks_binary(b"plain\ttext\n")
 
 
 def test_read_text_empty_and_too_large(tmp_path: Path) -> None:
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
-    with pytest.raises(UnreadableFileError, match="^empty file$"):
+    with pytest.raises(UnreadableFileError, match=r"^empty file$"):
         read_text(empty, 100)
     blank = tmp_path / "blank.txt"
     blank.write_text("  \n\n")
