@@ -508,8 +508,10 @@ def notebook_segments(text: str, name: str, cfg: ChunkingConfig) -> list[Segment
     if not isinstance(notebook, dict):
         raise UnreadableFileError("not a Jupyter notebook")
     cells = notebook.get("cells")
-    if cells is None and isinstance(notebook.get("worksheets"), list) and notebook["worksheets"]:
-        cells = notebook["worksheets"][0].get("cells")  # nbformat 3
+    worksheets = notebook.get("worksheets")
+    if cells is None and isinstance(worksheets, list) and worksheets:
+        first = worksheets[0]
+        cells = first.get("cells") if isinstance(first, dict) else None  # nbformat 3
     if not isinstance(cells, list):
         raise UnreadableFileError("not a Jupyter notebook (no cells)")
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}

@@ -20,6 +20,8 @@ from engine.ingest.text import human_size
 _READ_CHUNK = 64 * 1024
 # Below this many uncompressed bytes a high ratio is harmless (e.g. a file of spaces).
 _RATIO_FLOOR_BYTES = 1024**2
+# What zipfile raises for damaged data (NotImplementedError: unknown versions/features).
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, EOFError, ValueError)
 READABLE_COMPRESSION = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED})
 
 
@@ -31,10 +33,10 @@ def open_zip(path: Path) -> zipfile.ZipFile:
     """
     try:
         return zipfile.ZipFile(path)
-    except zipfile.BadZipFile as e:
-        raise UnreadableFileError("not a zip file (corrupt or truncated)") from e
-    except OSError as e:
+    except (FileNotFoundError, PermissionError) as e:
         raise UnreadableFileError(f"cannot read file: {e.strerror or e}") from e
+    except _ZIP_ERRORS as e:
+        raise UnreadableFileError("not a zip file (corrupt or truncated)") from e
 
 
 def member_escapes(name: str) -> bool:
@@ -115,6 +117,6 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
                         f"zip bomb: {info.filename} expands beyond {human_size(limit)}"
                     )
                 chunks.append(chunk)
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as e:
+    except _ZIP_ERRORS as e:
         raise UnreadableFileError(f"corrupt zip member: {info.filename}") from e
     return b"".join(chunks)

@@ -136,7 +136,11 @@ def parse_pptx(path: Path, limits: IngestLimits) -> ParsedSource:
     size = check_file(path, limits.max_file_bytes)
     if not zipfile.is_zipfile(path):
         raise UnreadableFileError("not a PowerPoint file (corrupt or truncated)")
-    with open_zip(path) as zf:  # .pptx is a zip: refuse bombs before python-pptx inflates it
+    try:
+        zf = open_zip(path)
+    except UnreadableFileError as e:
+        raise UnreadableFileError("not a PowerPoint file (corrupt or truncated)") from e
+    with zf:  # .pptx is a zip: refuse bombs before python-pptx inflates it
         check_archive(zf, size, limits)
     segments: list[SegmentDraft] = []
     try:

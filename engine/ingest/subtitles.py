@@ -145,7 +145,7 @@ def cues_from_text(text: str, name: str = "subtitles") -> tuple[list[Timing], li
     warnings: list[str] = []
     if bad:
         warnings.append(f"{bad} cue(s) with bad timestamps skipped")
-        log.warning("%s: %d cue(s) with bad timestamps skipped", name, bad)
+        log.info("%s: %d cue(s) with bad timestamps skipped", name, bad)
     if not cues:
         raise UnreadableFileError("not a subtitle file (no readable cues)")
     return cues, warnings

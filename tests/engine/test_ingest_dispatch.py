@@ -116,3 +116,38 @@ def test_unsupported_and_size_limits(tmp_path: Path) -> None:
     tiny = EngineConfig(limits=IngestLimits(max_text_file_bytes=1000))
     with pytest.raises(UnreadableFileError, match=r"^file too large"):
         parse_file(big, tiny)
+
+
+def test_damaged_files_only_raise_unreadable(tmp_path: Path) -> None:
+    """Truncated and byte-flipped files of every kind fail with our error, never another."""
+    import random
+
+    from engine.errors import CoursedexError
+
+    rng = random.Random(7)
+    originals = {
+        "pptx": make_pptx(tmp_path / "g.pptx", [("A", "b", "c")]).read_bytes(),
+        "pdf": make_pdf(tmp_path / "g.pdf", ["A\nb"]).read_bytes(),
+        "zip": make_code_zip(tmp_path / "g.zip", {"a.py": "def f():\n    pass\n"}).read_bytes(),
+        "ipynb": make_notebook(tmp_path / "g.ipynb", [("code", "x = 1")]).read_bytes(),
+        "srt": b"1\n00:00:01,000 --> 00:00:02,000\nhi\n",
+    }
+    unexpected: list[str] = []
+    for ext, data in originals.items():
+        for i in range(60):
+            damaged = bytearray(data[: rng.randrange(1, len(data))] if i % 2 else data)
+            for _ in range(rng.randrange(1, 12)):
+                damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+            path = tmp_path / f"d{i}.{ext}"
+            path.write_bytes(bytes(damaged))
+            try:
+                parse_file(path, CONFIG)
+            except CoursedexError:
+                pass
+            except Exception as e:  # the point of the test: report any other exception
+                unexpected.append(f"{ext} #{i}: {type(e).__name__}: {e}")
+    assert unexpected == []
+    odd = tmp_path / "odd.ipynb"
+    odd.write_text('{"worksheets": [1]}')
+    with pytest.raises(UnreadableFileError, match="no cells"):
+        parse_file(odd, CONFIG)
