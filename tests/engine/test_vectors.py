@@ -31,6 +31,19 @@ def brute_force(data: np.ndarray, ids: np.ndarray, query: np.ndarray, k: int) ->
     return ids[np.argsort(-(data @ query), kind="stable")[:k]]
 
 
+def recall_at_10(
+    index: VectorIndex, data: np.ndarray, ids: np.ndarray, queries: np.ndarray, ef: int | None
+) -> float:
+    hits = [
+        len(
+            set(index.search(q, 10, ef=ef)[0].tolist())
+            & set(brute_force(data, ids, q, 10).tolist())
+        )
+        for q in queries
+    ]
+    return float(np.mean(hits)) / 10
+
+
 def open_index(folder: Path, **kwargs: object) -> VectorIndex:
     params: dict[str, object] = {"dimension": DIM, "model_id": MODEL} | kwargs
     return VectorIndex.open(folder, "text", **params)  # type: ignore[arg-type]
@@ -58,13 +71,7 @@ def test_recall_at_10_on_5000_random_384d_vectors(tmp_path: Path, rng: np.random
     index = VectorIndex.open(tmp_path, "big", dimension=384, model_id=MODEL)
     index.add(ids, data)
     queries = random_unit(rng, 100, 384)
-    recall = np.mean(
-        [
-            len(set(index.search(q, 10, ef=400)[0]) & set(brute_force(data, ids, q, 10))) / 10
-            for q in queries
-        ]
-    )
-    assert recall >= 0.95
+    assert recall_at_10(index, data, ids, queries, ef=400) >= 0.95
 
 
 def test_recall_at_10_on_clustered_vectors_with_default_ef(
@@ -76,13 +83,7 @@ def test_recall_at_10_on_clustered_vectors_with_default_ef(
     index = VectorIndex.open(tmp_path, "big", dimension=384, model_id=MODEL)
     index.add(ids, data)
     queries = unit(data[rng.integers(0, 5000, 100)] + 0.03 * rng.standard_normal((100, 384)))
-    recall = np.mean(
-        [
-            len(set(index.search(q, 10)[0]) & set(brute_force(data, ids, q, 10))) / 10
-            for q in queries
-        ]
-    )
-    assert recall >= 0.95
+    assert recall_at_10(index, data, ids, queries, ef=None) >= 0.95
 
 
 def test_small_set_returns_exact_nearest_with_cosine_distances(
@@ -136,7 +137,7 @@ def test_delete_hides_ids_from_results_and_ids(
 def test_re_add_after_delete_and_replace_in_place(
     filled: tuple[VectorIndex, np.ndarray, np.ndarray], rng: np.random.Generator
 ) -> None:
-    index, ids, data = filled
+    index, ids, _ = filled
     target = int(ids[10])
     index.delete([target])
     fresh = random_unit(rng, 1)
@@ -151,6 +152,32 @@ def test_re_add_after_delete_and_replace_in_place(
     found, distances = index.search(fresh[0], 1)
     assert not (found[0] == target and distances[0] < 1e-3)
     assert index.search(other[0], 1)[0][0] == target
+
+
+def test_re_added_ids_stay_live_across_save_and_open(
+    tmp_path: Path, filled: tuple[VectorIndex, np.ndarray, np.ndarray], rng: np.random.Generator
+) -> None:
+    index, ids, _ = filled
+    index.delete(int(x) for x in ids[:30])
+    revived = ids[10:20]
+    index.add(revived, random_unit(rng, 10))
+    expected = {int(x) for x in ids[10:20]} | {int(x) for x in ids[30:]}
+    assert index.ids() == expected
+    index.save()
+    reopened = open_index(tmp_path)
+    assert not reopened.needs_rebuild and reopened.ids() == expected
+
+
+def test_replacing_a_vector_while_tombstones_exist_leaves_no_stale_copy(
+    filled: tuple[VectorIndex, np.ndarray, np.ndarray], rng: np.random.Generator
+) -> None:
+    index, ids, data = filled
+    index.delete(int(x) for x in ids[:5])
+    target = int(ids[50])
+    index.add(np.array([target]), random_unit(rng, 1))
+    found, distances = index.search(data[50], len(ids))
+    assert len(set(found.tolist())) == len(found) == len(ids) - 5
+    assert not (found[0] == target and distances[0] < 1e-3)
 
 
 def test_duplicate_ids_in_one_batch_keep_the_last_vector(
