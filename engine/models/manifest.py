@@ -238,6 +238,8 @@ def write_atomic(path: Path, data: bytes) -> Path:
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as f:
+                if os.name != "nt":
+                    os.fchmod(f.fileno(), 0o644)  # mkstemp makes 0600; a manifest is no secret
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
