@@ -68,7 +68,6 @@ class VectorIndex:
         self,
         folder: Path,
         space: str,
-        *,
         dimension: int,
         model_id: str,
         settings: HnswSettings,
@@ -80,17 +79,17 @@ class VectorIndex:
             raise LibraryError(f"invalid vector dimension {dimension}")
         self.folder, self.space = folder, space
         self.index_path, self.sidecar_path = folder / f"{space}.hnsw", folder / f"{space}.json"
-        self.dimension = dimension
-        self.model_id = model_id
-        self.settings = settings
+        self.dimension, self.model_id, self.settings = dimension, model_id, settings
         self.threads = max(1, threads)
         self.needs_rebuild = False
+        self._reset()
+
+    def _reset(self) -> None:
         self._index = self._new_index(_INITIAL_CAPACITY)
         self._live: set[int] = set()
-        # Labels still in the graph but marked deleted. hnswlib cannot list them cheaply
-        # (get_ids_list includes them; probing get_items per label costs ~20 us, 2 s at 100k),
-        # so we keep the set and persist it in the sidecar. The sidecar carries the sha256 of
-        # the exact index bytes it was written with, so the list can never describe another file.
+        # Labels still in the graph but marked deleted. get_ids_list includes them and probing
+        # get_items label by label costs ~20 us each (2 s at 100k), so we keep the set and persist
+        # it in the sidecar, which carries the sha256 of the very index bytes it describes.
         self._deleted: set[int] = set()
         self._dirty = False
 
@@ -110,22 +109,14 @@ class VectorIndex:
         Raises:
             LibraryError: the space name or dimension is invalid.
         """
-        self = cls(
-            folder,
-            space,
-            dimension=dimension,
-            model_id=model_id,
-            settings=settings,
-            threads=threads,
-        )
+        self = cls(folder, space, dimension, model_id, settings, threads)
         has_index, has_sidecar = self.index_path.exists(), self.sidecar_path.exists()
         if not has_index and not has_sidecar:
             return self
         problem = self._load() if has_index else "sidecar without an index file"
         if problem is not None:
             log.warning("vector index %s unusable (%s); starting empty", self.index_path, problem)
-            self._index = self._new_index(_INITIAL_CAPACITY)
-            self._live, self._deleted = set(), set()
+            self._reset()
             self.needs_rebuild = True
             self._dirty = True  # the next save replaces the bad pair
         return self
@@ -206,14 +197,12 @@ class VectorIndex:
         # Keep the last occurrence of a repeated id, as sequential adds would.
         last = len(labels) - 1 - np.unique(labels[::-1], return_index=True)[1]
         labels, data = labels[last], data[last]
-        known = np.fromiter((int(x) in self._live for x in labels), bool, len(labels))
-        revived = [int(x) for x in labels if int(x) in self._deleted]
-        for label in revived:
+        for label in [int(x) for x in labels if int(x) in self._deleted]:
             # With allow_replace_deleted hnswlib refuses to update a deleted label in place.
             self._index.unmark_deleted(label)
             self._deleted.discard(label)
             self._live.add(label)
-        known |= np.isin(labels, np.asarray(revived, dtype=np.int64))
+        known = np.fromiter((int(x) in self._live for x in labels), bool, len(labels))
         fresh = ~known
         # Updates must not go through replace_deleted: it would give the label a second slot.
         if known.any():
@@ -242,10 +231,8 @@ class VectorIndex:
         if data.ndim != ndim:
             raise LibraryError(f"expected a {ndim}-d vector array, got shape {data.shape}")
         if data.shape[-1] != self.dimension:
-            raise ModelMismatchError(
-                f"vectors have dimension {data.shape[-1]}, the {self.space!r} index "
-                f"holds {self.dimension} ({self.model_id})"
-            )
+            got = data.shape[-1]
+            raise ModelMismatchError(f"vectors of dimension {got}, index holds {self.dimension}")
         if not np.isfinite(data).all():
             raise LibraryError("vectors contain NaN or infinite values")
         return data
@@ -270,8 +257,8 @@ class VectorIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Return (ids int64, distances float32) of up to ``k`` nearest live vectors, nearest first.
 
-        ``allowed`` restricts results to ids for which it returns True; when fewer than ``k``
-        pass, all that the graph search reaches are returned.
+        ``allowed`` keeps only ids for which it returns True; if fewer than ``k`` pass, all are
+        returned (as far as the graph search reaches them).
 
         Raises:
             ModelMismatchError: the query has another dimension than the index.
@@ -285,14 +272,14 @@ class VectorIndex:
         self._index.set_ef(max(ef or self.settings.ef_search, k))
         seen: set[int] = set()
 
-        # The first attempt uses the caller's filter as is (or none) to keep the common path fast.
         def tracking(label: int) -> bool:
             ok = label in self._live and (allowed is None or bool(allowed(label)))
             if ok:
                 seen.add(label)
             return ok
 
-        use: Callable[[int], bool] | None = allowed
+        # Unfiltered queries skip the Python callback until a retry needs it.
+        use = None if allowed is None else tracking
         while True:
             try:
                 labels, distances = self._index.knn_query(vector, k=k, filter=use)
@@ -303,7 +290,8 @@ class VectorIndex:
                 # Fewer than k reachable: nothing was evicted from the candidate heap, so the
                 # allowed labels the filter saw are exactly what the search can return.
                 k = min(k - 1, len(seen)) if use is tracking else k
-                use, seen = tracking, set()
+                use = tracking
+                seen.clear()
                 if k <= 0:
                     return np.empty(0, np.int64), np.empty(0, np.float32)
         return labels[0].astype(np.int64), np.maximum(distances[0], 0).astype(np.float32)
@@ -333,7 +321,6 @@ class VectorIndex:
         compacted = tombstones > _COMPACT_RATIO * max(1, self._index.get_current_count())
         if compacted:
             self._live -= extra
-            self._dirty = self._dirty or bool(extra)
             self.compact()
         else:
             self.delete(extra)
@@ -372,7 +359,7 @@ class VectorIndex:
                 "index_sha256": digest,
                 "saved_at_ms": time.time_ns() // 1_000_000,
             }
-            text = json.dumps(meta, indent=1)
+            text = json.dumps(meta)
             _atomic_write(self.sidecar_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         except (OSError, RuntimeError) as e:
             raise LibraryError(f"cannot save vector index {self.index_path}: {e}") from e
