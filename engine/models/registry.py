@@ -275,15 +275,14 @@ class ModelRegistry:
 
     def verify(self, name: str) -> list[str]:
         """Problems of the installed ``name`` (missing files, sizes, sha256); empty if sound.
+        A model available from PyPI packages is assembled first (the copy is then checked).
 
         Raises:
             ModelError: the model is not installed.
         """
         directory = self.root / name
         if not directory.is_dir():
-            raise ModelError(
-                f"model {name} is not installed: run `coursedex models install {name}`"
-            )
+            directory = self.path(name)  # assembles a packaged model, else says how to install
         try:
             manifest = ModelManifest.load(directory)
         except ModelError as e:

@@ -209,8 +209,8 @@ def test_verify_detects_corruption(model_dir: Path, tmp_path: Path) -> None:
 
 def test_registry_verify(tmp_path: Path) -> None:
     registry = ModelRegistry(tmp_path)
+    assert registry.verify(DEFAULT_EMBEDDER) == []  # listed as installed: assembled to verify
     directory = registry.path(DEFAULT_EMBEDDER)
-    assert registry.verify(DEFAULT_EMBEDDER) == []
     with (directory / "tokenizer.json").open("r+b") as f:
         f.seek(100)
         f.write(b"#")
