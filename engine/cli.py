@@ -31,6 +31,7 @@ log = logging.getLogger("coursedex")
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEMO_DIR = REPO_ROOT / "resources" / "demo"
 DEMO_COURSE = "Algorithms 101 (demo)"
+DEMO_EXTRAS = frozenset({"README.md", "queries.txt"})
 
 
 def _default_library() -> Path:
@@ -155,7 +156,10 @@ def _print_results(query: str, results: Sequence[SearchResult], took: float) -> 
 def _print_report(report: IngestReport, stream: TextIO) -> None:
     counts = {o: report.count(o) for o in Outcome}
     parts = [f"{n} {o.value}" for o, n in counts.items() if n]
-    stream.write(f"{len(report.files)} files in {report.seconds:.1f} s: {', '.join(parts) or 'nothing to do'}\n")
+    stream.write(
+        f"{len(report.files)} files in {report.seconds:.1f} s: "
+        f"{', '.join(parts) or 'nothing to do'}\n"
+    )
     for f in report.errors:
         stream.write(f"  error: {f.path}: {f.detail}\n")
 
@@ -172,9 +176,11 @@ def cmd_ingest(ctx: Context) -> int:
     cancel = threading.Event()
     try:
         report = ctx.library().ingest(
-            [p for p in args.paths if p not in missing], course=args.course, progress=bar,
+            [p for p in args.paths if p not in missing],
+            course=args.course,
+            progress=bar,
             cancel=cancel,
-        )  # fmt: skip
+        )
     except KeyboardInterrupt:
         cancel.set()
         bar.finish()
@@ -182,7 +188,14 @@ def cmd_ingest(ctx: Context) -> int:
         return 130
     bar.finish()
     if args.json:
-        print(json.dumps({"seconds": round(report.seconds, 3), "files": [_file_json(f) for f in report.files]}))
+        print(
+            json.dumps(
+                {
+                    "seconds": round(report.seconds, 3),
+                    "files": [_file_json(f) for f in report.files],
+                }
+            )
+        )
     else:
         _print_report(report, sys.stdout)
     return 1 if missing or (report.errors and args.strict) else 0
@@ -215,11 +228,15 @@ def cmd_search(ctx: Context) -> int:
         return 2
     outcome = library.search(args.query, limit=args.limit, filters=filters, config=cfg)
     if args.json:
-        print(json.dumps({
-            "query": args.query,
-            "results": [r.to_json() for r in outcome.results],
-            "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
-        }))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "query": args.query,
+                    "results": [r.to_json() for r in outcome.results],
+                    "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+                }
+            )
+        )
     else:
         _print_results(args.query, outcome.results, outcome.took_ms.get("total", 0.0))
     return 0
@@ -237,14 +254,22 @@ def _search_batch(
                 item = json.loads(line)
                 qid, query = item["id"], str(item["query"])
             except (ValueError, KeyError, TypeError) as e:
-                print(f"coursedex: {path}:{number}: not a {{\"id\", \"query\"}} line ({e})", file=sys.stderr)
+                print(
+                    f'coursedex: {path}:{number}: not a {{"id", "query"}} line ({e})',
+                    file=sys.stderr,
+                )
                 return 2
             outcome = library.search(query, limit=limit, filters=filters, config=cfg)
-            print(json.dumps({
-                "id": qid,
-                "results": [r.to_json() for r in outcome.results],
-                "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
-            }), flush=True)  # fmt: skip
+            print(
+                json.dumps(
+                    {
+                        "id": qid,
+                        "results": [r.to_json() for r in outcome.results],
+                        "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+                    }
+                ),
+                flush=True,
+            )
     return 0
 
 
@@ -252,11 +277,22 @@ def cmd_list(ctx: Context) -> int:
     library = ctx.library()
     sources = library.sources(ctx.args.course)
     if ctx.args.json:
-        print(json.dumps([
-            {"course": s.course, "path": s.path, "kind": s.kind.value, "title": s.title,
-             "status": s.status.value, "error": s.error, "segments": s.segments}
-            for s in sources
-        ]))  # fmt: skip
+        print(
+            json.dumps(
+                [
+                    {
+                        "course": s.course,
+                        "path": s.path,
+                        "kind": s.kind.value,
+                        "title": s.title,
+                        "status": s.status.value,
+                        "error": s.error,
+                        "segments": s.segments,
+                    }
+                    for s in sources
+                ]
+            )
+        )
         return 0
     course = None
     for s in sources:
@@ -310,12 +346,21 @@ def cmd_models(ctx: Context) -> int:
     if args.models_command == "list":
         infos = registry.list()
         if args.json:
-            print(json.dumps([
-                {"name": m.name, "role": m.role, "installed": m.installed,
-                 "size_bytes": m.size_bytes, "path": str(m.path) if m.path else None,
-                 "description": m.description}
-                for m in infos
-            ]))  # fmt: skip
+            print(
+                json.dumps(
+                    [
+                        {
+                            "name": m.name,
+                            "role": m.role,
+                            "installed": m.installed,
+                            "size_bytes": m.size_bytes,
+                            "path": str(m.path) if m.path else None,
+                            "description": m.description,
+                        }
+                        for m in infos
+                    ]
+                )
+            )
             return 0
         for m in infos:
             size = f"{m.size_bytes / 1e6:.0f} MB" if m.size_bytes else ""
@@ -355,7 +400,9 @@ def cmd_eval(ctx: Context) -> int:
     work = Path(args.work) if args.work else None
     embedder = ctx.registry.load_embedder(ctx.args.model or ctx.config.embedder, ctx.config.threads)
     if args.benchmark == "tutorialvqa":
-        table = evaluate.tutorialvqa(data, args.split, ctx.config, embedder, work, args.limit_queries)
+        table = evaluate.tutorialvqa(
+            data, args.split, ctx.config, embedder, work, args.limit_queries
+        )
     else:
         table = evaluate.scifact(data, ctx.config, embedder, work, args.limit_queries)
     if args.json:
@@ -370,16 +417,20 @@ def cmd_demo(ctx: Context) -> int:
     if not any(c.name == DEMO_COURSE for c in library.courses()):
         print(f"indexing the demo course from {DEMO_DIR} ...", file=sys.stderr)
         bar = ProgressBar(sys.stderr)
-        report = library.ingest([DEMO_DIR], course=DEMO_COURSE, progress=bar)
+        # The course files only: the folder also holds its README and the example queries.
+        files = [p for p in sorted(DEMO_DIR.iterdir()) if p.name not in DEMO_EXTRAS]
+        report = library.ingest(files, course=DEMO_COURSE, progress=bar)
         bar.finish()
         _print_report(report, sys.stderr)
     queries_file = DEMO_DIR / "queries.txt"
-    queries = [q.strip() for q in queries_file.read_text(encoding="utf-8").splitlines() if q.strip()]
+    queries = [
+        q.strip() for q in queries_file.read_text(encoding="utf-8").splitlines() if q.strip()
+    ]
     for query in ctx.args.queries or queries:
         outcome = library.search(query, limit=3, filters=SearchFilters(course=DEMO_COURSE))
         _print_results(query, outcome.results, outcome.took_ms.get("total", 0.0))
         print()
-    print(f"library: {library.folder}  (try: coursedex search \"your question\")")
+    print(f'library: {library.folder}  (try: coursedex search "your question")')
     return 0
 
 
@@ -392,12 +443,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Search your own lecture videos, slides, code and notes, offline.",
     )
     p.add_argument("--version", action="version", version=f"coursedex {__version__}")
-    p.add_argument("--library", default=str(_default_library()),
-                   help="library folder (default: $COURSEDEX_LIBRARY or the user data folder)")  # fmt: skip
-    p.add_argument("--models", default=str(_default_models()),
-                   help="models folder (default: $COURSEDEX_MODELS or the user data folder)")  # fmt: skip
-    p.add_argument("--threads", type=int, default=min(4, os.cpu_count() or 2),
-                   help="CPU threads for models (default: up to 4)")  # fmt: skip
+    p.add_argument(
+        "--library",
+        default=str(_default_library()),
+        help="library folder (default: $COURSEDEX_LIBRARY or the user data folder)",
+    )
+    p.add_argument(
+        "--models",
+        default=str(_default_models()),
+        help="models folder (default: $COURSEDEX_MODELS or the user data folder)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=min(4, os.cpu_count() or 2),
+        help="CPU threads for models (default: up to 4)",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -412,12 +473,19 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("search", help="search the library")
     s.add_argument("query", nargs="?", help="any text")
     s.add_argument("--limit", type=int, default=10)
-    s.add_argument("--kind", action="append", choices=[k.value for k in SegmentKind],
-                   help="only this kind of result (repeatable)")  # fmt: skip
+    s.add_argument(
+        "--kind",
+        action="append",
+        choices=[k.value for k in SegmentKind],
+        help="only this kind of result (repeatable)",
+    )
     s.add_argument("--course", help="only this course")
     s.add_argument("--json", action="store_true", help="print results as JSON")
-    s.add_argument("--batch", metavar="FILE.jsonl",
-                   help='queries as {"id", "query"} lines ("-" for stdin); one JSON line each')  # fmt: skip
+    s.add_argument(
+        "--batch",
+        metavar="FILE.jsonl",
+        help='queries as {"id", "query"} lines ("-" for stdin); one JSON line each',
+    )
     s.add_argument("--mode", choices=["hybrid", "fulltext", "dense"], default="hybrid")
     s.add_argument("--model", help=argparse.SUPPRESS)
     s.set_defaults(func=cmd_search)

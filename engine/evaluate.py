@@ -43,7 +43,9 @@ def default_work_dir(name: str, model_id: str) -> Path:
     import platformdirs
 
     safe = model_id.replace("@", "-").replace("/", "-")
-    return Path(platformdirs.user_cache_dir("coursedex", appauthor=False)) / "eval" / f"{name}-{safe}"
+    return (
+        Path(platformdirs.user_cache_dir("coursedex", appauthor=False)) / "eval" / f"{name}-{safe}"
+    )
 
 
 def _read_jsonl(path: Path) -> list[dict[str, object]]:
@@ -53,9 +55,15 @@ def _read_jsonl(path: Path) -> list[dict[str, object]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _metrics(first_hit_ranks: Sequence[int | None], ndcgs: Sequence[float] | None = None) -> dict[str, float]:
+def _metrics(
+    first_hit_ranks: Sequence[int | None], ndcgs: Sequence[float] | None = None
+) -> dict[str, float]:
     n = max(len(first_hit_ranks), 1)
-    ndcg = ndcgs if ndcgs is not None else [1 / math.log2(r + 1) if r else 0.0 for r in first_hit_ranks]
+    ndcg = (
+        ndcgs
+        if ndcgs is not None
+        else [1 / math.log2(r + 1) if r else 0.0 for r in first_hit_ranks]
+    )
     return {
         "ndcg@10": sum(ndcg) / n,
         "mrr@10": sum(1 / r for r in first_hit_ranks if r) / n,
@@ -110,7 +118,8 @@ def tutorialvqa(
                 t0 = time.perf_counter()
                 results = library.search(str(q["query"]), limit=10, config=cfg).results
                 took.append((time.perf_counter() - t0) * 1000)
-                ranks.append(_first_moment_hit(results, str(g["video_id"]), float(g["begin"]), float(g["end"])))  # type: ignore[arg-type]
+                begin, end = float(str(g["begin"])), float(str(g["end"]))
+                ranks.append(_first_moment_hit(results, str(g["video_id"]), begin, end))
             rows[mode] = {**_metrics(ranks), **_latency(took)}
         stats = library.stats()
     return {
@@ -177,7 +186,9 @@ def scifact(
                 results = library.search(str(q["query"]), limit=40, config=cfg).results
                 took.append((time.perf_counter() - t0) * 1000)
                 ranked = _unique_docs(results)[:10]
-                ranks.append(next((i for i, d in enumerate(ranked, 1) if relevant.get(d, 0) > 0), None))
+                ranks.append(
+                    next((i for i, d in enumerate(ranked, 1) if relevant.get(d, 0) > 0), None)
+                )
                 ndcgs.append(_ndcg(ranked, relevant))
             rows[mode] = {**_metrics(ranks, ndcgs), **_latency(took)}
         stats = library.stats()
@@ -210,7 +221,10 @@ def format_table(table: dict[str, object]) -> str:
     lines = [
         f"{table['benchmark']}: {table['queries']} queries, {table['segments']} segments, "
         f"embedder {table['embedder']}, reranker {table['reranker']}, ingest {table['ingest_s']} s",
-        f"{'mode':10s} {'NDCG@10':>8s} {'MRR@10':>8s} {'Hit@1':>8s} {'Hit@10':>8s} {'p50 ms':>8s} {'p95 ms':>8s}",
+        f"{'mode':10s} "
+        + " ".join(
+            f"{h:>8s}" for h in ("NDCG@10", "MRR@10", "Hit@1", "Hit@10", "p50 ms", "p95 ms")
+        ),
     ]
     rows = table["rows"]
     assert isinstance(rows, dict)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -24,7 +23,7 @@ from engine import ingest
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import Cancelled, CoursedexError, ModelMismatchError, NotFoundError
 from engine.models import Embedder
-from engine.search import SearchFilters, SearchOutcome, Searcher
+from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Course, Source, Store, get_source
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind, SourceStatus
 from engine.vectors import VectorIndex
@@ -126,7 +125,9 @@ class Library:
         self._index: VectorIndex | None = None
         self._index_lock = threading.RLock()
         self._open_index()
-        self.searcher = Searcher(self.store, self._index_if_any, self._embedder_if_any, config.search)
+        self.searcher = Searcher(
+            self.store, self._index_if_any, self._embedder_if_any, config.search
+        )
 
     @classmethod
     def open(
@@ -184,19 +185,19 @@ class Library:
             index = VectorIndex.open(
                 self.folder / "vectors", SPACE, dimension=int(dimension), model_id=model_id
             )
-            expected = self.store.embedded_ids(SPACE)
-            report = index.reconcile(
-                expected, lambda ids: self.store.vectors(ids, int(dimension))
-            )
+            expected = self.store.segment_ids()
+            report = index.reconcile(expected, lambda ids: self.store.vectors(ids, int(dimension)))
             if report.added or report.deleted:
                 log.warning(
                     "vector index repaired: %d added, %d removed", report.added, report.deleted
                 )
                 index.save()
             self._index = index
-        missing = set(self.store.embedded_ids(SPACE)) ^ expected
-        if missing:
-            log.warning("%d segments changed during repair", len(missing))
+        if report.missing_vectors:
+            log.warning(
+                "%d segments have no stored vector; run `coursedex reindex` to embed them",
+                len(report.missing_vectors),
+            )
 
     def _ensure_index(self, embedder: Embedder) -> VectorIndex:
         with self._index_lock:
@@ -264,9 +265,12 @@ class Library:
             known = self.store.source_by_path(str(item.path))
             if known is None or known.status != SourceStatus.INDEXED:
                 self.store.upsert_source(
-                    course_id=course_id, path=str(item.path), kind=item.kind,
-                    title=item.path.name, status=SourceStatus.QUEUED,
-                )  # fmt: skip
+                    course_id=course_id,
+                    path=str(item.path),
+                    kind=item.kind,
+                    title=item.path.name,
+                    status=SourceStatus.QUEUED,
+                )
         report = self._run(plan, progress, cancel)
         report.seconds = time.monotonic() - started
         return report
@@ -303,9 +307,7 @@ class Library:
             fraction = min(1.0, done_bytes / total_bytes)
             elapsed = time.monotonic() - started
             eta = elapsed * (1 - fraction) / fraction if fraction > 0.02 else None
-            progress(
-                IngestProgress(str(plan[i].path), i, len(plan), stage, fraction, eta, result)
-            )
+            progress(IngestProgress(str(plan[i].path), i, len(plan), stage, fraction, eta, result))
 
         for i, item in enumerate(plan):
             if cancel is not None and cancel.is_set():
@@ -346,7 +348,9 @@ class Library:
         path = item.path
         if not path.is_file():
             raise CoursedexError("file not found")
-        sidecar = ingest.find_sidecar(path) if item.kind in (SourceKind.VIDEO, SourceKind.AUDIO) else None
+        sidecar = (
+            ingest.find_sidecar(path) if item.kind in (SourceKind.VIDEO, SourceKind.AUDIO) else None
+        )
         stat = path.stat()
         sha = _sha256(path, [sidecar] if sidecar else [])
         course_id = self.store.ensure_course(item.course, item.course_root)
@@ -364,32 +368,77 @@ class Library:
             self.store.move_source(twin.id, str(path), course_id)
             return FileResult(str(path), Outcome.MOVED, f"was {twin.path}", twin.segments)
 
-        source_id = self.store.upsert_source(
-            course_id=course_id, path=str(path), kind=item.kind, title=path.name,
+        self.store.upsert_source(
+            course_id=course_id,
+            path=str(path),
+            kind=item.kind,
+            title=path.name,
             status=SourceStatus.INDEXING,
-        )  # fmt: skip
+        )
         parsed = ingest.parse_file(path, self.config)
         if cancel is not None and cancel.is_set():
             raise Cancelled("cancelled")
+        n = self.index_parsed(
+            path,
+            parsed,
+            course=item.course,
+            sha256=sha,
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+            cancel=cancel,
+        )
+        return FileResult(str(path), Outcome.INDEXED, "; ".join(parsed.warnings), n)
+
+    def index_parsed(
+        self,
+        path: Path | str,
+        parsed: ParsedSource,
+        *,
+        course: str,
+        sha256: str,
+        size: int = 0,
+        mtime_ns: int = 0,
+        cancel: threading.Event | None = None,
+    ) -> int:
+        """Embed and store an already parsed source in one transaction; returns segments.
+
+        Raises:
+            CoursedexError: the source has no text.
+            Cancelled: ``cancel`` was set while embedding (nothing is written).
+        """
         segments = _with_context(parsed)
         if not segments:
             raise CoursedexError("no text found in this file")
         embedder = self.embedder()
         texts = [embed_text(parsed.title, s) for s in segments]
         vectors = self._embed(embedder, texts, cancel)
+        course_id = self.store.ensure_course(course)
+        source_id = self.store.upsert_source(
+            course_id=course_id,
+            path=str(path),
+            kind=parsed.kind,
+            title=parsed.title,
+            status=SourceStatus.INDEXING,
+        )
         old_ids = self.store.segment_ids_of_source(source_id)
         with self.store.transaction():
             ids = self.store.replace_source_content(
-                source_id, title=parsed.title, sha256=sha, size=stat.st_size,
-                mtime_ns=stat.st_mtime_ns, duration_ms=parsed.duration_ms,
-                embedder_id=embedder.model_id, segments=segments, vectors=vectors, space=SPACE,
-            )  # fmt: skip
+                source_id,
+                title=parsed.title,
+                sha256=sha256,
+                size=size,
+                mtime_ns=mtime_ns,
+                duration_ms=parsed.duration_ms,
+                embedder_id=embedder.model_id,
+                segments=segments,
+                vectors=vectors,
+                space=SPACE,
+            )
         index = self._ensure_index(embedder)
         with self._index_lock:
             index.delete(old_ids)
             index.add(np.asarray(ids, dtype=np.int64), vectors)
-        detail = "; ".join(parsed.warnings)
-        return FileResult(str(path), Outcome.INDEXED, detail, len(ids))
+        return len(ids)
 
     def _embed(
         self, embedder: Embedder, texts: Sequence[str], cancel: threading.Event | None
@@ -400,7 +449,9 @@ class Library:
             if cancel is not None and cancel.is_set():
                 raise Cancelled("cancelled")
             parts.append(
-                embedder.embed(texts[start : start + batch], batch_size=self.config.embed_batch_size)
+                embedder.embed(
+                    texts[start : start + batch], batch_size=self.config.embed_batch_size
+                )
             )
         return np.vstack(parts).astype(np.float32, copy=False)
 
@@ -411,7 +462,7 @@ class Library:
         query: str,
         *,
         limit: int = 10,
-        filters: SearchFilters = SearchFilters(),
+        filters: SearchFilters = NO_FILTERS,
         config: SearchConfig | None = None,
         typing: bool = False,
     ) -> SearchOutcome:
@@ -500,12 +551,12 @@ class Library:
             with self._embedder_lock:
                 self._embedder = embedder
             index = VectorIndex.open(
-                self.folder / "vectors", SPACE, dimension=embedder.dimension,
+                self.folder / "vectors",
+                SPACE,
+                dimension=embedder.dimension,
                 model_id=embedder.model_id,
-            )  # fmt: skip
-            index.reconcile(
-                set(new_ids), lambda ids: self.store.vectors(ids, embedder.dimension)
             )
+            index.reconcile(set(new_ids), lambda ids: self.store.vectors(ids, embedder.dimension))
             index.save()
             self._index = index
         for source in self.store.sources():
@@ -553,23 +604,12 @@ def _hidden(path: Path, root: Path) -> bool:
 def _is_sidecar(subtitle: Path) -> bool:
     """A subtitle file is a sidecar when a media file with the same stem sits beside it."""
     stem = subtitle.name.split(".")[0]
-    for sibling in subtitle.parent.glob(glob_escape(stem) + ".*"):
-        if sibling != subtitle and ingest.classify(sibling) in (SourceKind.VIDEO, SourceKind.AUDIO):
+    for sibling in subtitle.parent.glob(glob_escape(stem) + "*"):
+        media = ingest.classify(sibling) in (SourceKind.VIDEO, SourceKind.AUDIO)
+        if media and ingest.find_sidecar(sibling) == subtitle:
             return True
     return False
 
 
 def glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[]" else c for c in text)
-
-
-def default_library_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "library"
-
-
-def env_library_dir() -> Path:
-    """Where the CLI's library lives unless --library says otherwise (entry points only)."""
-    value = os.environ.get("COURSEDEX_LIBRARY")
-    return Path(value).expanduser() if value else default_library_dir()

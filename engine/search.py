@@ -30,14 +30,152 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _MAX_QUERY_TERMS = 48
 # Function words carry no topic; matching them makes bm25 walk most of the index.
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just let me more most my myself no nor not now of off on once only or other our
-    ours ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves
-    s t don isn aren wasn weren hasn haven doesn didn won wouldn shouldn couldn can't i'm""".split()
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "let",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "don",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "hasn",
+        "haven",
+        "doesn",
+        "didn",
+        "won",
+        "wouldn",
+        "shouldn",
+        "couldn",
+        "can't",
+        "i'm",
+    ]
 )
 _stemmer = snowballstemmer.stemmer("porter")
 
@@ -76,8 +214,15 @@ def fts_match(query: str, *, prefix_last: bool = False) -> str | None:
     if not terms:
         return None
     quoted = ['"' + t.replace('"', "") + '"' for t in terms]
-    if prefix_last and query and not query[-1].isspace() and len(terms[-1]) >= 2:
-        quoted[-1] += "*"
+    words = _WORD.findall(query)
+    if prefix_last and words and query[-1].isalnum():
+        # The word being typed may be the start of a longer one ("so" -> "sort"), even
+        # when it looks like a stopword on its own.
+        last = _fold(words[-1])
+        if len(last) >= 2:
+            if last in terms:
+                quoted.pop(terms.index(last))
+            quoted.append(f'"{last}"*')
     return " OR ".join(quoted)
 
 
@@ -94,9 +239,7 @@ def _weights(terms: Sequence[str], idf: Callable[[str], float]) -> dict[str, flo
     return {stem(t): idf(stem(t)) for t in terms}
 
 
-def best_timing(
-    timings: Sequence[Timing], weights: dict[str, float]
-) -> tuple[int, float] | None:
+def best_timing(timings: Sequence[Timing], weights: dict[str, float]) -> tuple[int, float] | None:
     """Index and score of the cue or word that best matches the weighted query stems.
 
     A span scores the idf sum of the distinct query stems it contains; ties go to the
@@ -164,6 +307,9 @@ def make_snippet(
 class SearchFilters:
     kinds: tuple[SegmentKind, ...] = ()
     course: str | None = None
+
+
+NO_FILTERS = SearchFilters()
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,14 +391,16 @@ class Searcher:
         if missing:
             self._df_cache.update(self._store.document_frequency(missing))
         n = max(total, 1)
-        return lambda s: math.log(1 + (n - self._df_cache.get(s, 0) + 0.5) / (self._df_cache.get(s, 0) + 0.5))
+        return lambda s: math.log(
+            1 + (n - self._df_cache.get(s, 0) + 0.5) / (self._df_cache.get(s, 0) + 0.5)
+        )
 
     def search(
         self,
         query: str,
         *,
         limit: int = 10,
-        filters: SearchFilters = SearchFilters(),
+        filters: SearchFilters = NO_FILTERS,
         config: SearchConfig | None = None,
         typing: bool = False,
     ) -> SearchOutcome:
@@ -332,9 +480,22 @@ class Searcher:
             line = row.line_start + (offset or 0)
         snippet, spans = make_snippet(row.text, weights, words=cfg.snippet_words, around=around)
         return SearchResult(
-            segment_id=row.id, source=row.source_path, kind=row.kind, course=row.course,
-            title=row.source_title, heading=row.heading, start_ms=start_ms, end_ms=end_ms,
-            page=row.page, path_in_archive=row.path_in_archive, line_start=row.line_start,
-            line_end=row.line_end, line=line, snippet=snippet, highlights=spans, score=score,
-            fulltext_rank=ft, dense_rank=dense,
-        )  # fmt: skip
+            segment_id=row.id,
+            source=row.source_path,
+            kind=row.kind,
+            course=row.course,
+            title=row.source_title,
+            heading=row.heading,
+            start_ms=start_ms,
+            end_ms=end_ms,
+            page=row.page,
+            path_in_archive=row.path_in_archive,
+            line_start=row.line_start,
+            line_end=row.line_end,
+            line=line,
+            snippet=snippet,
+            highlights=spans,
+            score=score,
+            fulltext_rank=ft,
+            dense_rank=dense,
+        )

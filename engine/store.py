@@ -173,10 +173,22 @@ _SEGMENT_COLUMNS = (
 
 def _segment_row(r: sqlite3.Row | tuple) -> SegmentRow:
     return SegmentRow(
-        id=r[0], source_id=r[1], kind=SegmentKind(r[2]), start_ms=r[3], end_ms=r[4], page=r[5],
-        path_in_archive=r[6], line_start=r[7], line_end=r[8], heading=r[9], text=r[10],
-        timings=_timings_from(r[11]), source_path=r[12], source_title=r[13], course=r[14],
-    )  # fmt: skip
+        id=r[0],
+        source_id=r[1],
+        kind=SegmentKind(r[2]),
+        start_ms=r[3],
+        end_ms=r[4],
+        page=r[5],
+        path_in_archive=r[6],
+        line_start=r[7],
+        line_end=r[8],
+        heading=r[9],
+        text=r[10],
+        timings=_timings_from(r[11]),
+        source_path=r[12],
+        source_title=r[13],
+        course=r[14],
+    )
 
 
 class Store:
@@ -304,10 +316,20 @@ class Store:
             ).fetchall()
         return [
             Source(
-                id=r[0], course_id=r[1], course=r[2], path=r[3], kind=SourceKind(r[4]),
-                title=r[5], sha256=r[6], size=r[7], duration_ms=r[8],
-                status=SourceStatus(r[9]), error=r[10], embedder_id=r[11], segments=r[12],
-            )  # fmt: skip
+                id=r[0],
+                course_id=r[1],
+                course=r[2],
+                path=r[3],
+                kind=SourceKind(r[4]),
+                title=r[5],
+                sha256=r[6],
+                size=r[7],
+                duration_ms=r[8],
+                status=SourceStatus(r[9]),
+                error=r[10],
+                embedder_id=r[11],
+                segments=r[12],
+            )
             for r in rows
         ]
 
@@ -389,11 +411,22 @@ class Store:
                 "path_in_archive, line_start, line_end, heading, text, extra, timings, needs_ocr)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    source_id, ord_, seg.kind.value, seg.start_ms, seg.end_ms, seg.page,
-                    seg.path_in_archive, seg.line_start, seg.line_end, seg.heading, seg.text,
-                    seg.extra, _timings_json(seg.timings), int(seg.needs_ocr),
+                    source_id,
+                    ord_,
+                    seg.kind.value,
+                    seg.start_ms,
+                    seg.end_ms,
+                    seg.page,
+                    seg.path_in_archive,
+                    seg.line_start,
+                    seg.line_end,
+                    seg.heading,
+                    seg.text,
+                    seg.extra,
+                    _timings_json(seg.timings),
+                    int(seg.needs_ocr),
                 ),
-            )  # fmt: skip
+            )
             ids.append(int(cur.lastrowid or 0))
         if vectors is not None:
             blobs = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -490,6 +523,10 @@ class Store:
                 ).fetchone()
                 out[term] = int(row[0]) if row else 0
         return out
+
+    def segment_ids(self) -> set[int]:
+        with self._lock:
+            return {r[0] for r in self.conn.execute("SELECT id FROM segments")}
 
     def segment_count(self) -> int:
         with self._lock:

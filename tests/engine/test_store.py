@@ -19,16 +19,27 @@ HOSTILE = ['"', "NOT", "a AND (", "*", "NEAR(", "-", "^x", "col:term", "'", ")",
 def _add(store: Store, path: str, texts: list[str], course: str = "c") -> list[int]:
     course_id = store.ensure_course(course)
     sid = store.upsert_source(
-        course_id=course_id, path=path, kind=SourceKind.NOTES, title=Path(path).name,
+        course_id=course_id,
+        path=path,
+        kind=SourceKind.NOTES,
+        title=Path(path).name,
         status=SourceStatus.INDEXING,
-    )  # fmt: skip
+    )
     segs = [SegmentDraft(kind=SegmentKind.NOTE, text=t, heading="Head") for t in texts]
     vectors = np.eye(len(texts), 4, dtype=np.float32)
     with store.transaction():
         return store.replace_source_content(
-            sid, title="t", sha256="x" * 64, size=1, mtime_ns=1, duration_ms=None,
-            embedder_id="m@1", segments=segs, vectors=vectors, space="text",
-        )  # fmt: skip
+            sid,
+            title="t",
+            sha256="x" * 64,
+            size=1,
+            mtime_ns=1,
+            duration_ms=None,
+            embedder_id="m@1",
+            segments=segs,
+            vectors=vectors,
+            space="text",
+        )
 
 
 def test_fresh_database_is_migrated_to_the_current_schema() -> None:
@@ -73,15 +84,25 @@ def test_heading_is_searchable_at_lower_weight() -> None:
     ids = _add(store, "/a.md", ["gradient descent in body", "other text"])
     course_id = store.ensure_course("c")
     sid = store.upsert_source(
-        course_id=course_id, path="/b.md", kind=SourceKind.NOTES, title="b",
+        course_id=course_id,
+        path="/b.md",
+        kind=SourceKind.NOTES,
+        title="b",
         status=SourceStatus.INDEXING,
-    )  # fmt: skip
+    )
     with store.transaction():
         (only_heading,) = store.replace_source_content(
-            sid, title="b", sha256="y" * 64, size=1, mtime_ns=1, duration_ms=None,
-            embedder_id=None, vectors=None, space="text",
+            sid,
+            title="b",
+            sha256="y" * 64,
+            size=1,
+            mtime_ns=1,
+            duration_ms=None,
+            embedder_id=None,
+            vectors=None,
+            space="text",
             segments=[SegmentDraft(kind=SegmentKind.NOTE, text="nothing here", heading="gradient")],
-        )  # fmt: skip
+        )
     ranked = [h[0] for h in store.fulltext('"gradient"', 10)]
     assert ranked == [ids[0], only_heading]
 
@@ -90,15 +111,26 @@ def test_failed_transaction_leaves_nothing_behind() -> None:
     store = Store(":memory:")
     course_id = store.ensure_course("c")
     sid = store.upsert_source(
-        course_id=course_id, path="/a.md", kind=SourceKind.NOTES, title="a",
+        course_id=course_id,
+        path="/a.md",
+        kind=SourceKind.NOTES,
+        title="a",
         status=SourceStatus.INDEXING,
-    )  # fmt: skip
+    )
     segs = [SegmentDraft(kind=SegmentKind.NOTE, text="alpha beta")]
     with pytest.raises(RuntimeError), store.transaction():
         store.replace_source_content(
-            sid, title="a", sha256="z" * 64, size=1, mtime_ns=1, duration_ms=None,
-            embedder_id=None, segments=segs, vectors=None, space="text",
-        )  # fmt: skip
+            sid,
+            title="a",
+            sha256="z" * 64,
+            size=1,
+            mtime_ns=1,
+            duration_ms=None,
+            embedder_id=None,
+            segments=segs,
+            vectors=None,
+            space="text",
+        )
         raise RuntimeError("crash mid-source")
     assert store.segment_count() == 0
     assert store.fulltext('"alpha"', 10) == []
@@ -138,19 +170,33 @@ def test_timings_round_trip() -> None:
     store = Store(":memory:")
     course_id = store.ensure_course("c")
     sid = store.upsert_source(
-        course_id=course_id, path="/v.srt", kind=SourceKind.SUBTITLES, title="v",
+        course_id=course_id,
+        path="/v.srt",
+        kind=SourceKind.SUBTITLES,
+        title="v",
         status=SourceStatus.INDEXING,
-    )  # fmt: skip
+    )
     timings = (Timing(0, 1500, "Hello there."), Timing(1500, 4000, 'She said "hi".'))
     seg = SegmentDraft(
-        kind=SegmentKind.TRANSCRIPT, text="Hello there. She said hi.", start_ms=0, end_ms=4000,
+        kind=SegmentKind.TRANSCRIPT,
+        text="Hello there. She said hi.",
+        start_ms=0,
+        end_ms=4000,
         timings=timings,
-    )  # fmt: skip
+    )
     with store.transaction():
         (gid,) = store.replace_source_content(
-            sid, title="v", sha256="v" * 64, size=1, mtime_ns=1, duration_ms=4000,
-            embedder_id=None, segments=[seg], vectors=None, space="text",
-        )  # fmt: skip
+            sid,
+            title="v",
+            sha256="v" * 64,
+            size=1,
+            mtime_ns=1,
+            duration_ms=4000,
+            embedder_id=None,
+            segments=[seg],
+            vectors=None,
+            space="text",
+        )
     assert store.segments([gid])[gid].timings == timings
 
 

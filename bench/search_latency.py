@@ -1,0 +1,192 @@
+"""Search latency per stage and peak memory on a library of >= 100,000 real-text segments.
+
+The library is built once from the shared evaluation text (SciFact abstracts and the
+TutorialVQA transcripts, cut into windows of 1-3 sentences) and cached in .bench-cache/.
+The search phase runs in a fresh process so its peak RSS is that of searching, not building.
+
+    uv run python bench/search_latency.py [--segments 100000] [--queries 400]
+
+Prints p50/p95/p99 per stage for hybrid, full-text-only and dense-only search. It never
+passes or fails on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.config import EngineConfig, SearchConfig  # noqa: E402
+from engine.evaluate import default_data_dir  # noqa: E402
+from engine.library import Library  # noqa: E402
+from engine.models.registry import ModelRegistry  # noqa: E402
+from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind  # noqa: E402
+
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def documents(data: Path) -> Iterator[tuple[str, str, list[str]]]:
+    """(doc id, title, sentences) from SciFact abstracts, then TutorialVQA transcripts."""
+    with (data / "scifact" / "corpus.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            doc = json.loads(line)
+            yield f"scifact-{doc['_id']}", doc["title"], SENTENCE.split(doc["text"])
+    for srt in sorted((data / "tutorialvqa" / "srt").glob("*.srt")):
+        blocks = srt.read_text(encoding="utf-8").split("\n\n")
+        sentences = [" ".join(b.splitlines()[2:]) for b in blocks if len(b.splitlines()) >= 3]
+        yield f"tvqa-{srt.stem.split(' ', 1)[0]}", srt.stem, sentences
+
+
+def windows(sentences: list[str], size: int) -> list[str]:
+    return [" ".join(sentences[i : i + size]) for i in range(0, max(1, len(sentences) - size + 1))]
+
+
+def build(folder: Path, target: int, threads: int, models: Path) -> None:
+    config = EngineConfig(threads=threads)
+    registry = ModelRegistry(models)
+    embedder = registry.load_embedder(config.embedder, threads)
+    with Library.open(folder, config, lambda: embedder) as library:
+        have = library.store.segment_count()
+        if have >= target:
+            return
+        started, added = time.perf_counter(), 0
+        data = default_data_dir()
+        for size in (2, 3, 1, 4):
+            for doc_id, title, sentences in documents(data):
+                path = f"/bench/{doc_id}-w{size}.txt"
+                if library.store.source_by_path(path) is not None:
+                    continue
+                segs = tuple(
+                    SegmentDraft(
+                        kind=SegmentKind.NOTE,
+                        text=w,
+                        heading=title,
+                        line_start=i + 1,
+                        line_end=i + size,
+                    )
+                    for i, w in enumerate(windows([s for s in sentences if s.strip()], size))
+                    if w.strip()
+                )
+                if not segs:
+                    continue
+                parsed = ParsedSource(kind=SourceKind.NOTES, title=title, segments=segs)
+                added += library.index_parsed(path, parsed, course=f"bench-w{size}", sha256=path)
+                if (have + added) // 5000 != (have + added - len(segs)) // 5000:
+                    rate = added / (time.perf_counter() - started)
+                    print(
+                        f"  built {have + added} segments ({rate:.0f} segments/s)", file=sys.stderr
+                    )
+                if have + added >= target:
+                    break
+            if have + added >= target:
+                break
+        library.save()
+        rate = added / max(time.perf_counter() - started, 1e-9)
+        print(
+            f"built {added} segments in {time.perf_counter() - started:.0f} s "
+            f"({rate:.0f} segments/s)"
+        )
+
+
+def queries(data: Path, n: int) -> list[str]:
+    out: list[str] = []
+    for path in (
+        data / "tutorialvqa" / "dev_queries.jsonl",
+        data / "scifact" / "test_queries.jsonl",
+    ):
+        with path.open(encoding="utf-8") as f:
+            out.extend(json.loads(line)["query"] for line in f if line.strip())
+    step = max(1, len(out) // n)
+    return out[::step][:n]
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def measure(folder: Path, n_queries: int, threads: int, models: Path) -> None:
+    config = EngineConfig(threads=threads)
+    registry = ModelRegistry(models)
+    t0 = time.perf_counter()
+    embedder = registry.load_embedder(config.embedder, threads)
+    library = Library.open(folder, config, lambda: embedder)
+    print(
+        f"library: {library.store.segment_count()} segments; "
+        f"open + model load {time.perf_counter() - t0:.2f} s"
+    )
+    qs = queries(default_data_dir(), n_queries)
+    modes = {
+        "hybrid": SearchConfig(),
+        "full-text": SearchConfig(dense=False),
+        "dense": SearchConfig(fulltext=False),
+    }
+    for q in qs[:20]:  # warm caches and the model
+        library.search(q)
+    for mode, cfg in modes.items():
+        stages: dict[str, list[float]] = {}
+        for q in qs:
+            wall = time.perf_counter()
+            outcome = library.search(q, limit=10, config=cfg)
+            stages.setdefault("wall", []).append((time.perf_counter() - wall) * 1000)
+            for stage, ms in outcome.took_ms.items():
+                stages.setdefault(stage, []).append(ms)
+        print(f"\n{mode}: {len(qs)} queries, limit 10")
+        print(f"  {'stage':10s} {'p50 ms':>8s} {'p95 ms':>8s} {'p99 ms':>8s} {'mean':>8s}")
+        for stage, values in stages.items():
+            print(
+                f"  {stage:10s} {statistics.median(values):8.2f} {pct(values, 95):8.2f} "
+                f"{pct(values, 99):8.2f} {statistics.mean(values):8.2f}"
+            )
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS while searching: {peak_mb:.0f} MB")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--segments", type=int, default=100_000)
+    p.add_argument("--queries", type=int, default=400)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--cache", default=str(ROOT / ".bench-cache"))
+    p.add_argument(
+        "--phase", choices=["all", "build", "search"], default="all", help=argparse.SUPPRESS
+    )
+    args = p.parse_args()
+    cache = Path(args.cache)
+    folder = cache / f"search-{args.segments}"
+    models = cache / "models"
+    if args.phase in ("all", "build"):
+        build(folder, args.segments, args.threads, models)
+    if args.phase == "all":
+        # search in a fresh process so peak RSS is the searcher's own
+        cmd = [
+            sys.executable,
+            __file__,
+            "--phase",
+            "search",
+            "--segments",
+            str(args.segments),
+            "--queries",
+            str(args.queries),
+            "--threads",
+            str(args.threads),
+            "--cache",
+            str(cache),
+        ]
+        sys.exit(subprocess.call(cmd))
+    if args.phase == "search":
+        measure(folder, args.queries, args.threads, models)
+
+
+if __name__ == "__main__":
+    main()

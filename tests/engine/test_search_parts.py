@@ -1,0 +1,77 @@
+"""The pure parts of retrieval: query building, fusion, seek refinement, snippets."""
+
+from __future__ import annotations
+
+from engine.search import (
+    best_line,
+    best_timing,
+    fts_match,
+    fuse_rrf,
+    make_snippet,
+    query_terms,
+    stem,
+)
+from engine.types import Timing
+
+
+def test_query_terms_drop_stopwords_but_never_everything() -> None:
+    assert query_terms("How do I use the clone stamp tool?") == ["use", "clone", "stamp", "tool"]
+    assert query_terms("to be or not to be") == ["to", "be", "or", "not"]
+    assert query_terms("Café CAFÉ cafe") == ["cafe"]
+    assert query_terms('" * ( ) -') == []
+
+
+def test_fts_match_quotes_every_term() -> None:
+    # only stopwords: all are kept, each quoted, so NOT/AND are words, not operators
+    assert fts_match("NOT a AND (") == '"not" OR "a" OR "and"'
+    assert fts_match("merge sort") == '"merge" OR "sort"'
+    assert fts_match("merge so", prefix_last=True) == '"merge" OR "so"*'
+    assert fts_match("merge so ", prefix_last=True) == '"merge"'  # a finished stopword
+    assert fts_match("") is None
+    assert fts_match("***") is None
+
+
+def test_fts_match_caps_a_pasted_page() -> None:
+    text = " ".join(f"word{i}" for i in range(500))
+    match = fts_match(text)
+    assert match is not None and match.count(" OR ") == 47
+
+
+def test_rrf_fuses_by_reciprocal_rank() -> None:
+    fused = fuse_rrf([[1, 2, 3], [3, 1, 4]], k=60)
+    ids = [i for i, _ in fused]
+    assert ids[:2] == [1, 3]  # in both lists near the top
+    assert set(ids) == {1, 2, 3, 4}
+    score = dict(fused)
+    assert abs(score[1] - (1 / 61 + 1 / 62)) < 1e-12
+    assert abs(score[4] - 1 / 63) < 1e-12
+    assert fuse_rrf([]) == []
+
+
+def test_best_timing_picks_the_rarest_matching_cue_and_the_earliest_on_ties() -> None:
+    timings = (
+        Timing(0, 3000, "Welcome back to the course."),
+        Timing(3000, 9000, "Today the healing brush removes blemishes."),
+        Timing(9000, 12000, "The brush has a size setting."),
+        Timing(12000, 15000, "The healing brush again."),
+    )
+    weights = {stem("healing"): 3.0, stem("brush"): 1.0}
+    assert best_timing(timings, weights) == (1, 4.0)
+    assert best_timing(timings, {stem("welcome"): 1.0}) == (0, 1.0)
+    assert best_timing(timings, {stem("absent"): 1.0}) is None
+
+
+def test_best_line_splits_identifiers() -> None:
+    code = "import os\n\ndef parse_srt_file(path):\n    return readSubtitles(path)\n"
+    assert best_line(code, {stem("subtitles"): 1.0}) == 3
+    assert best_line(code, {stem("parse"): 1.0, stem("srt"): 1.0}) == 2
+
+
+def test_snippet_centres_on_the_query_and_marks_terms() -> None:
+    text = " ".join(["filler"] * 100 + ["the", "quicksort", "pivot", "choice"] + ["tail"] * 100)
+    snippet, spans = make_snippet(text, {stem("pivot"): 1.0, stem("quicksort"): 2.0}, words=12)
+    assert "quicksort pivot" in snippet
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert [snippet[a:b] for a, b in spans] == ["quicksort", "pivot"]
+    short, none = make_snippet("just a short note", {}, words=12)
+    assert short == "just a short note" and none == ()
