@@ -1,11 +1,31 @@
-"""Shared fixtures. Every test fails if anything logs at ERROR (as in PySceneDetect)."""
+"""Shared fixtures. Every test fails if anything logs at ERROR (as in PySceneDetect).
+
+The real default embedder is assembled once per session from the PyPI model packages and
+shared: loading it is the slowest part of an engine test.
+"""
 
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+
+from engine.config import EngineConfig
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.factories import (
+    make_code_zip,
+    make_latin1_srt,
+    make_pdf,
+    make_srt,
+    make_zip_bomb,
+    make_zip_slip,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +35,160 @@ def no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     errors = [r for r in caplog.get_records("call") if r.levelno >= logging.ERROR]
     if errors:
         pytest.fail("logged at ERROR: " + "; ".join(r.getMessage() for r in errors))
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder holding the default embedder, assembled from the PyPI packages."""
+    root = tmp_path_factory.mktemp("models")
+    ModelRegistry(root).path(DEFAULT_EMBEDDER)
+    return root
+
+
+@pytest.fixture(scope="session")
+def embedder(models_dir: Path) -> OnnxEmbedder:
+    return ModelRegistry(models_dir).load_embedder(DEFAULT_EMBEDDER, 2)
+
+
+@pytest.fixture
+def library(tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
+    """An empty library in ``tmp_path / "lib"`` using the session's embedder."""
+    lib = Library.open(tmp_path / "lib", EngineConfig(), lambda: embedder)
+    yield lib
+    lib.close()
+
+
+# --- a course folder with good and bad files, and a library built from it ----------------
+
+HIPPO_MS = 31_500  # the cue that says "hippopotamus" in lecture.srt
+LECTURE_CUES = tuple(
+    (
+        1500 + 3000 * i,
+        1500 + 3000 * i + 2800,
+        "The hippopotamus enters the library."
+        if 1500 + 3000 * i == HIPPO_MS
+        else f"Part {i} of this lecture reviews chapter {i} of the textbook.",
+    )
+    for i in range(20)
+)  # 20 cues of 3 s from 1.5 s to 60.3 s
+SORTING_PY = '''"""Sorting algorithms for week two."""
+
+
+def insertion_sort(items):
+    for i in range(1, len(items)):
+        j = i
+        while j > 0 and items[j - 1] > items[j]:
+            items[j - 1], items[j] = items[j], items[j - 1]
+            j -= 1
+    return items
+
+
+def partition(items, low, high):
+    pivot = items[high]
+    i = low
+    # Lomuto scheme: the last element is the pivot.
+    for j in range(low, high):
+        if items[j] <= pivot:
+            items[i], items[j] = items[j], items[i]
+            i += 1
+    items[i], items[high] = items[high], items[i]
+    return i
+'''
+LOMUTO_LINE = 1 + SORTING_PY.splitlines().index(
+    "    # Lomuto scheme: the last element is the pivot."
+)
+
+
+@dataclass(frozen=True)
+class MixedCourse:
+    """``Biology 101``: five good files (one unique word each) and five bad ones.
+
+    slides.pdf: "chlorophyll" on page 1, "mitochondria" on page 2; notes.md: "axolotl";
+    code.zip: ``src/sorting.py`` with "Lomuto" on line LOMUTO_LINE; lecture.srt: ~60 s,
+    "hippopotamus" in the cue at HIPPO_MS; french.srt: Latin-1, "café", "élève".
+    """
+
+    folder: Path
+    slides: Path
+    notes: Path
+    code: Path
+    lecture: Path
+    latin1: Path
+    bad: dict[str, Path]  # what is wrong -> the file
+
+    @property
+    def good(self) -> tuple[Path, ...]:
+        return (self.slides, self.notes, self.code, self.lecture, self.latin1)
+
+
+def make_mixed_course(folder: Path) -> MixedCourse:
+    folder.mkdir(parents=True)
+    slides = make_pdf(
+        folder / "slides.pdf",
+        [
+            "Photosynthesis\nchlorophyll captures sunlight energy",
+            "Respiration\nmitochondria release stored energy",
+        ],
+    )
+    notes = folder / "notes.md"
+    notes.write_text("# Week one\n\nThe axolotl regenerates its limbs.\n", encoding="utf-8")
+    code = make_code_zip(folder / "code.zip", {"src/sorting.py": SORTING_PY})
+    lecture = make_srt(folder / "lecture.srt", LECTURE_CUES)
+    latin1 = make_latin1_srt(folder / "french.srt")
+    corrupt = folder / "corrupt.pdf"
+    corrupt.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >>\nthis is not a real pdf\n")
+    empty = folder / "empty.txt"
+    empty.write_bytes(b"")
+    binary = folder / "binary.srt"
+    binary.write_bytes(bytes(range(256)) * 16)
+    bad = {
+        "corrupt pdf": corrupt,
+        "zip slip": make_zip_slip(folder / "escape.zip"),
+        "zip bomb": make_zip_bomb(folder / "bomb.zip", megabytes=50),
+        "empty": empty,
+        "binary": binary,
+    }
+    return MixedCourse(folder, slides, notes, code, lecture, latin1, bad)
+
+
+@pytest.fixture(scope="session")
+def mixed_course(tmp_path_factory: pytest.TempPathFactory) -> MixedCourse:
+    """Read-only: tests that change files build their own with :func:`make_mixed_course`."""
+    return make_mixed_course(tmp_path_factory.mktemp("courses") / "Biology 101")
+
+
+@pytest.fixture(scope="session")
+def chemistry_notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second course, ``Chemistry``, of one note about a "burette"."""
+    folder = tmp_path_factory.mktemp("courses2") / "Chemistry"
+    folder.mkdir()
+    note = folder / "titration.md"
+    note.write_text("# Titration\n\nA burette delivers the titrant drop by drop.\n")
+    return note
+
+
+@pytest.fixture(scope="session")
+def built_library_template(
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: OnnxEmbedder,
+    mixed_course: MixedCourse,
+    chemistry_notes: Path,
+) -> Path:
+    """A closed library holding ``Biology 101`` and ``Chemistry``; copy it, never open it."""
+    folder = tmp_path_factory.mktemp("template") / "lib"
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([mixed_course.folder, chemistry_notes.parent])
+    return folder
+
+
+@pytest.fixture
+def built_library_dir(tmp_path: Path, built_library_template: Path) -> Path:
+    """A private copy of the built library's folder (for the CLI)."""
+    return Path(shutil.copytree(built_library_template, tmp_path / "built"))
+
+
+@pytest.fixture
+def built_library(built_library_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
+    lib = Library.open(built_library_dir, EngineConfig(), lambda: embedder)
+    yield lib
+    lib.close()

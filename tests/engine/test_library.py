@@ -1,0 +1,531 @@
+"""End-to-end tests of the engine facade: real files, real SQLite, the real embedder."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine.config import EngineConfig, SearchConfig
+from engine.errors import ModelMismatchError, NotFoundError
+from engine.library import Library, Outcome
+from engine.models.embedder import OnnxEmbedder
+from engine.models.manifest import MANIFEST_NAME
+from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from engine.search import SearchFilters
+from engine.types import SegmentKind, SourceStatus
+from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse, make_mixed_course
+
+REPO = Path(__file__).resolve().parents[2]
+FULLTEXT_ONLY = SearchConfig(dense=False)
+DENSE_ONLY = SearchConfig(fulltext=False)
+WEIRD_QUERIES = (
+    '"',
+    "NOT",
+    "a AND (",
+    "*",
+    "lecture " * 250,  # 2,000 characters
+    "\N{GRINNING FACE}",
+    "?!.,;:-()[]{}",
+    "",
+    "'; DROP TABLE segments; --",
+    "NEAR(hippopotamus axolotl)",
+    "title:axolotl",
+    "hippo*",
+    "^chlorophyll",
+    "\x00",
+)
+
+
+def _sources_found(library: Library, query: str, config: SearchConfig | None = None) -> list[str]:
+    return [r.source for r in library.search(query, limit=50, config=config).results]
+
+
+def _ids_by_path(library: Library) -> dict[str, list[int]]:
+    return {
+        s.path: sorted(library.store.segment_ids_of_source(s.id))
+        for s in library.sources()
+        if s.status == SourceStatus.INDEXED
+    }
+
+
+def _pending(library: Library) -> list[tuple[str, str]]:
+    waiting = (SourceStatus.QUEUED, SourceStatus.INDEXING)
+    return [(Path(s.path).name, s.status.value) for s in library.sources() if s.status in waiting]
+
+
+def _counts(library: Library) -> tuple[int, int, int]:
+    stats = library.stats()
+    return int(stats["sources"]), int(stats["segments"]), int(stats["vectors"])  # type: ignore[call-overload]
+
+
+def _write_notes(folder: Path, texts: dict[str, str]) -> dict[str, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, text in texts.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        paths[name] = path
+    return paths
+
+
+# --- 1. one ingest of good and bad files ------------------------------------------------------
+
+
+def test_mixed_folder_indexes_good_files_and_reports_bad_ones(
+    library: Library, mixed_course: MixedCourse
+) -> None:
+    report = library.ingest([mixed_course.folder])
+
+    outcomes = {Path(f.path).name: f.outcome for f in report.files}
+    assert outcomes == {
+        **{p.name: Outcome.INDEXED for p in mixed_course.good},
+        **{p.name: Outcome.ERROR for p in mixed_course.bad.values()},
+    }
+    details = {Path(f.path).name: f.detail for f in report.errors}
+    expected_words = {
+        "corrupt pdf": "pdf",
+        "zip slip": "escapes its folder",
+        "zip bomb": "zip bomb",
+        "empty": "empty",
+        "binary": "binary",
+    }
+    for problem, path in mixed_course.bad.items():
+        reason = details[path.name]
+        assert expected_words[problem] in reason.lower(), (problem, reason)
+        assert "\n" not in reason and "\r" not in reason, (problem, reason)
+        assert "Traceback" not in reason and len(reason) <= 200, (problem, reason)
+    stored = {Path(s.path).name: (s.status, s.error) for s in library.sources()}
+    for path in mixed_course.bad.values():
+        assert stored[path.name] == (SourceStatus.ERROR, details[path.name])
+    for path in mixed_course.good:
+        assert stored[path.name] == (SourceStatus.INDEXED, None)
+    assert library.courses()[0].name == "Biology 101"
+    assert _pending(library) == []
+
+    for word, path in [
+        ("chlorophyll", mixed_course.slides),
+        ("mitochondria", mixed_course.slides),
+        ("axolotl", mixed_course.notes),
+        ("Lomuto", mixed_course.code),
+        ("hippopotamus", mixed_course.lecture),
+    ]:
+        top = library.search(word).results[0]
+        assert (top.source, top.fulltext_rank) == (str(path), 1), word
+        assert _sources_found(library, word, FULLTEXT_ONLY) == [str(path)], word
+
+
+def test_latin1_subtitles_are_decoded_and_found_with_or_without_accents(
+    library: Library, mixed_course: MixedCourse
+) -> None:
+    library.ingest([mixed_course.latin1])
+    library.ingest([mixed_course.notes])  # something else that must not match
+    for query in ("café", "cafe", "CAFÉ", "élève", "eleve", "senor"):
+        assert _sources_found(library, query, FULLTEXT_ONLY) == [str(mixed_course.latin1)], query
+    top = library.search("café").results[0]
+    assert top.source == str(mixed_course.latin1)
+    assert "café est très chaud" in top.snippet
+    assert "Ã" not in top.snippet  # no mojibake from a wrong code page
+
+
+# --- 2. any text is a query ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("typing", [False, True])
+def test_any_text_is_a_valid_query(
+    built_library: Library, mixed_course: MixedCourse, typing: bool
+) -> None:
+    before = _counts(built_library)
+    known = {s.path for s in built_library.sources()}
+    for query in WEIRD_QUERIES:
+        for config in (None, FULLTEXT_ONLY, DENSE_ONLY):
+            results = built_library.search(query, config=config, typing=typing).results
+            assert all(r.source in known for r in results), query
+            assert all(math.isfinite(r.score) for r in results), query
+            assert len({r.segment_id for r in results}) == len(results), query
+    assert built_library.search("", typing=typing).results == []
+    assert built_library.search("   \t\n", typing=typing).results == []
+    assert _counts(built_library) == before
+    top = built_library.search("hippopotamus", typing=typing).results[0]
+    assert top.source == str(mixed_course.lecture)
+
+
+# --- 3. content addressing: unchanged, changed, moved, duplicate, remove --------------------
+
+
+def test_reingest_unchanged_files_is_a_no_op(library: Library, tmp_path: Path) -> None:
+    course = make_mixed_course(tmp_path / "Biology")
+    library.ingest([course.folder])
+    ids = _ids_by_path(library)
+    counts = _counts(library)
+
+    report = library.ingest([course.folder])
+
+    good = {str(p) for p in course.good}
+    assert {f.path: f.outcome for f in report.files if f.path in good} == dict.fromkeys(
+        good, Outcome.UNCHANGED
+    )
+    assert _ids_by_path(library) == ids
+    assert _counts(library) == counts
+    assert _pending(library) == []
+
+
+def test_changed_file_is_reindexed(library: Library, tmp_path: Path) -> None:
+    notes = _write_notes(
+        tmp_path / "Zoology",
+        {"a.md": "# Amphibians\n\nThe axolotl regenerates.\n", "b.md": "# Birds\n\nKiwi.\n"},
+    )
+    library.ingest([tmp_path / "Zoology"])
+    old_ids = _ids_by_path(library)[str(notes["a.md"])]
+
+    notes["a.md"].write_text(
+        "# Cats\n\nThe ocelot hunts at night.\n\n## More\n\nA caracal jumps high.\n"
+    )
+    report = library.ingest([tmp_path / "Zoology"])
+
+    outcomes = {Path(f.path).name: f.outcome for f in report.files}
+    assert outcomes == {"a.md": Outcome.INDEXED, "b.md": Outcome.UNCHANGED}
+    assert _sources_found(library, "axolotl", FULLTEXT_ONLY) == []
+    assert _sources_found(library, "ocelot", FULLTEXT_ONLY) == [str(notes["a.md"])]
+    assert _sources_found(library, "caracal", FULLTEXT_ONLY) == [str(notes["a.md"])]
+    new_ids = _ids_by_path(library)[str(notes["a.md"])]
+    assert set(new_ids).isdisjoint(old_ids)
+    _sources, segments, vectors = _counts(library)
+    assert vectors == segments == len(library.store.segment_ids())
+    top = library.search("wild cat hunting in the dark", config=DENSE_ONLY).results[0]
+    assert top.source == str(notes["a.md"])
+
+
+def test_moved_file_keeps_its_index(library: Library, tmp_path: Path) -> None:
+    notes = _write_notes(
+        tmp_path / "Zoology",
+        {"a.md": "# Amphibians\n\nThe axolotl regenerates.\n", "b.md": "# Birds\n\nKiwi.\n"},
+    )
+    library.ingest([tmp_path / "Zoology"])
+    old_ids = _ids_by_path(library)[str(notes["a.md"])]
+    counts = _counts(library)
+
+    moved = notes["a.md"].rename(tmp_path / "Zoology" / "amphibians.md")
+    report = library.ingest([moved])
+
+    assert [(Path(f.path).name, f.outcome) for f in report.files] == [
+        ("amphibians.md", Outcome.MOVED)
+    ]
+    assert _ids_by_path(library)[str(moved)] == old_ids
+    assert str(notes["a.md"]) not in _ids_by_path(library)
+    assert _counts(library) == counts
+    hits = library.search("axolotl", config=FULLTEXT_ONLY).results
+    assert [h.source for h in hits] == [str(moved)]
+    assert hits[0].title == "Amphibians"
+    assert _pending(library) == []
+
+
+def test_copy_with_same_content_is_a_duplicate(library: Library, tmp_path: Path) -> None:
+    notes = _write_notes(tmp_path / "Zoology", {"a.md": "# Amphibians\n\nThe axolotl.\n"})
+    library.ingest([tmp_path / "Zoology"])
+    counts = _counts(library)
+    copy = Path(shutil.copy(notes["a.md"], tmp_path / "Zoology" / "copy.md"))
+
+    report = library.ingest([tmp_path / "Zoology"])
+
+    results = {Path(f.path).name: (f.outcome, f.detail) for f in report.files}
+    assert results["a.md"] == (Outcome.UNCHANGED, "")
+    assert results["copy.md"][0] == Outcome.DUPLICATE
+    assert str(notes["a.md"]) in results["copy.md"][1]
+    _, segments, vectors = _counts(library)
+    assert (segments, vectors) == counts[1:]
+    assert _sources_found(library, "axolotl", FULLTEXT_ONLY) == [str(notes["a.md"])]
+    # A duplicate is settled: nothing is left waiting for a resume, and resume has no work.
+    assert _pending(library) == []
+    assert [f.path for f in library.resume().files] == []
+    assert copy.exists()
+
+
+def test_remove_file_and_course_deletes_rows_and_vectors(
+    library: Library, mixed_course: MixedCourse, chemistry_notes: Path
+) -> None:
+    library.ingest([mixed_course.folder, chemistry_notes.parent])
+    sources, segments, vectors = _counts(library)
+    assert vectors == segments
+    lecture_segments = len(_ids_by_path(library)[str(mixed_course.lecture)])
+    assert lecture_segments >= 2
+
+    assert library.remove(str(mixed_course.lecture)) == 1
+    assert _counts(library) == (
+        sources - 1,
+        segments - lecture_segments,
+        vectors - lecture_segments,
+    )
+    assert str(mixed_course.lecture) not in _sources_found(library, "hippopotamus")
+    assert _sources_found(library, "hippopotamus", FULLTEXT_ONLY) == []
+
+    chem_segments = len(_ids_by_path(library)[str(chemistry_notes)])
+    assert library.remove("Chemistry") == 1
+    assert [c.name for c in library.courses()] == ["Biology 101"]
+    assert _counts(library) == (
+        sources - 2,
+        segments - lecture_segments - chem_segments,
+        vectors - lecture_segments - chem_segments,
+    )
+    assert str(chemistry_notes) not in _sources_found(library, "burette titration")
+
+    biology_files = len(library.sources("Biology 101"))
+    assert library.remove("Biology 101") == biology_files
+    assert _counts(library) == (0, 0, 0)
+    assert library.search("axolotl").results == []
+    with pytest.raises(NotFoundError, match="Chemistry"):
+        library.remove("Chemistry")
+
+
+# --- 4. model mismatch ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def other_embedder(models_dir: Path, tmp_path: Path) -> OnnxEmbedder:
+    """The same network under another name, so its model id differs."""
+    other = Path(shutil.copytree(ModelRegistry(models_dir).path(DEFAULT_EMBEDDER), tmp_path / "o"))
+    manifest = json.loads((other / MANIFEST_NAME).read_text(encoding="utf-8"))
+    manifest["name"] = "other-minilm"
+    (other / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+    return OnnxEmbedder(other, threads=2)
+
+
+def test_model_mismatch_is_refused_until_reindex(
+    tmp_path: Path,
+    embedder: OnnxEmbedder,
+    other_embedder: OnnxEmbedder,
+    mixed_course: MixedCourse,
+) -> None:
+    assert other_embedder.model_id != embedder.model_id
+    folder = tmp_path / "lib"
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([mixed_course.folder])
+        segments = _counts(lib)[1]
+
+    with Library.open(folder, EngineConfig(), lambda: other_embedder) as lib:
+        with pytest.raises(ModelMismatchError, match="coursedex reindex") as caught:
+            lib.search("hippopotamus")
+        assert embedder.model_id in str(caught.value)
+        assert other_embedder.model_id in str(caught.value)
+        new_note = tmp_path / "new.md"
+        new_note.write_text("# New\n\nA note the library has not seen.\n", encoding="utf-8")
+        with pytest.raises(ModelMismatchError, match="coursedex reindex"):
+            lib.ingest([new_note])
+
+        assert lib.reindex(other_embedder) == segments
+        assert lib.embedder_id == other_embedder.model_id
+        top = lib.search("a river horse walks into the book room", config=DENSE_ONLY)
+        assert top.results[0].source == str(mixed_course.lecture)
+        assert _counts(lib)[1:] == (segments, segments)
+
+    with Library.open(folder, EngineConfig(), lambda: other_embedder) as lib:
+        assert lib.search("hippopotamus").results[0].source == str(mixed_course.lecture)
+    with (
+        Library.open(folder, EngineConfig(), lambda: embedder) as lib,
+        pytest.raises(ModelMismatchError),
+    ):
+        lib.search("hippopotamus")
+
+
+# --- 5. vector index repair at open ---------------------------------------------------------
+
+DENSE_PROBES = {
+    "a river horse walks into the book room": "lecture.srt",
+    "plants turn light into sugar with a green pigment": "slides.pdf",
+    "a salamander that grows back its legs": "notes.md",
+    "quick sort pivot partition function": "code.zip",
+}
+
+
+def _dense_tops(library: Library) -> dict[str, tuple[str, int]]:
+    out = {}
+    for query in DENSE_PROBES:
+        top = library.search(query, config=DENSE_ONLY).results[0]
+        out[query] = (Path(top.source).name, top.segment_id)
+    return out
+
+
+def test_deleted_vector_file_is_rebuilt_at_open(
+    tmp_path: Path, embedder: OnnxEmbedder, mixed_course: MixedCourse
+) -> None:
+    folder = tmp_path / "lib"
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([mixed_course.folder])
+        before = _dense_tops(lib)
+        segments = _counts(lib)[1]
+    assert {q: name for q, (name, _) in before.items()} == DENSE_PROBES
+    (folder / "vectors" / "text.hnsw").unlink()
+
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        assert _dense_tops(lib) == before
+        assert _counts(lib)[1:] == (segments, segments)
+    assert (folder / "vectors" / "text.hnsw").is_file()
+
+
+def test_stale_sidecar_is_repaired_at_open(
+    tmp_path: Path, embedder: OnnxEmbedder, mixed_course: MixedCourse
+) -> None:
+    folder = tmp_path / "lib"
+    sidecar = folder / "vectors" / "text.json"
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([mixed_course.notes, mixed_course.slides])
+        lib.save()
+        old_sidecar = sidecar.read_bytes()
+        lib.ingest([mixed_course.lecture, mixed_course.code])
+        segments = _counts(lib)[1]
+    assert sidecar.read_bytes() != old_sidecar
+    sidecar.write_bytes(old_sidecar)
+
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        assert _counts(lib)[1:] == (segments, segments)
+        assert {q: name for q, (name, _) in _dense_tops(lib).items()} == DENSE_PROBES
+
+
+def test_killed_ingest_loses_nothing_and_resumes(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+) -> None:
+    n = 40
+    # Small notes (one segment each) keep the re-embedding in resume() short.
+    paragraph = " ".join(f"Sentence {j} is about topic {j}." for j in range(12))
+    notes = _write_notes(
+        tmp_path / "Many",
+        {
+            f"note{i:02d}.md": f"# Note {i}\n\nfirstword{i:02d} opens it. {paragraph} "
+            f"lastword{i:02d} closes it.\n"
+            for i in range(n)
+        },
+    )
+    folder = tmp_path / "lib"
+    cmd = [sys.executable, "-m", "engine.cli", "--library", str(folder), "--models"]
+    cmd += [str(models_dir), "--threads", "2", "ingest", str(tmp_path / "Many")]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    indexed_at_kill = 0
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            indexed_at_kill = _indexed_rows(folder / "library.db")
+            if indexed_at_kill >= 3:
+                os.kill(proc.pid, signal.SIGKILL)
+                break
+            time.sleep(0.005)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert 3 <= indexed_at_kill < n
+
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        indexed = [s for s in lib.sources() if s.status == SourceStatus.INDEXED]
+        assert len(indexed) >= indexed_at_kill
+        assert len(indexed) < n
+        for source in indexed:
+            i = Path(source.path).stem[-2:]
+            for word in (f"firstword{i}", f"lastword{i}"):
+                assert _sources_found(lib, word, FULLTEXT_ONLY) == [source.path], word
+        _, segments, vectors = _counts(lib)
+        assert vectors == segments == len(lib.store.segment_ids()) > 0
+
+        report = lib.resume()
+        assert report.count(Outcome.INDEXED) == n - len(indexed)
+        assert report.count(Outcome.ERROR) == 0
+        assert _pending(lib) == []
+        assert len(lib.sources("Many")) == n
+        for name, path in notes.items():
+            i = name[4:6]
+            assert _sources_found(lib, f"lastword{i}", FULLTEXT_ONLY) == [str(path)], name
+        _, segments, vectors = _counts(lib)
+        assert vectors == segments == len(lib.store.segment_ids())
+
+
+def _indexed_rows(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1)
+        try:
+            row = conn.execute("SELECT count(*) FROM sources WHERE status = 'indexed'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0  # not created yet, or busy
+    return int(row[0])
+
+
+# --- 6. seek refinement and code lines ------------------------------------------------------
+
+
+def test_transcript_hit_seeks_to_the_matching_cue(
+    built_library: Library, mixed_course: MixedCourse
+) -> None:
+    hit = built_library.search("hippopotamus").results[0]
+    assert (hit.source, hit.kind) == (str(mixed_course.lecture), SegmentKind.TRANSCRIPT)
+    assert hit.start_ms == HIPPO_MS
+    assert hit.to_json()["start"] == 31.5
+    assert "hippopotamus" in hit.snippet
+
+    window = built_library.store.segments([hit.segment_id])[hit.segment_id]
+    assert window.start_ms is not None and window.start_ms < HIPPO_MS
+    assert hit.end_ms == window.end_ms
+    plain = built_library.search("hippopotamus", config=SearchConfig(seek_refinement=False))
+    assert plain.results[0].segment_id == hit.segment_id
+    assert plain.results[0].start_ms == window.start_ms
+
+
+def test_code_hit_points_at_the_matching_line(
+    built_library: Library, mixed_course: MixedCourse
+) -> None:
+    hit = built_library.search("Lomuto").results[0]
+    assert (hit.source, hit.kind) == (str(mixed_course.code), SegmentKind.CODE)
+    assert hit.path_in_archive == "src/sorting.py"
+    assert hit.line == LOMUTO_LINE
+    assert hit.line_start is not None and hit.line_end is not None
+    assert hit.line_start < LOMUTO_LINE <= hit.line_end
+
+
+# --- 7. filters -----------------------------------------------------------------------------
+
+
+def test_filters_by_kind_and_course(
+    built_library: Library, mixed_course: MixedCourse, chemistry_notes: Path
+) -> None:
+    slides = built_library.search("energy", limit=50, filters=SearchFilters((SegmentKind.SLIDE,)))
+    assert sorted((r.page or 0) for r in slides.results) == [1, 2]
+    assert {r.source for r in slides.results} == {str(mixed_course.slides)}
+
+    chem = built_library.search("hippopotamus", limit=50, filters=SearchFilters(course="Chemistry"))
+    assert [r.source for r in chem.results] == [str(chemistry_notes)]
+    biology = built_library.search("burette", limit=50, filters=SearchFilters(course="Biology 101"))
+    assert biology.results and all(r.course == "Biology 101" for r in biology.results)
+    with pytest.raises(NotFoundError, match="Astronomy"):
+        built_library.search("stars", filters=SearchFilters(course="Astronomy"))
+
+
+def test_rename_course(built_library: Library, chemistry_notes: Path) -> None:
+    built_library.rename_course("Chemistry", "Analytical Chemistry")
+    assert [c.name for c in built_library.courses()] == ["Analytical Chemistry", "Biology 101"]
+    hit = built_library.search("burette").results[0]
+    assert (hit.source, hit.course) == (str(chemistry_notes), "Analytical Chemistry")
+    with pytest.raises(NotFoundError):
+        built_library.rename_course("Chemistry", "Other")
+
+
+def test_search_config_switches(built_library: Library, mixed_course: MixedCourse) -> None:
+    fulltext = built_library.search("axolotl", limit=50, config=FULLTEXT_ONLY).results
+    assert [(r.source, r.fulltext_rank, r.dense_rank) for r in fulltext] == [
+        (str(mixed_course.notes), 1, None)
+    ]
+    dense = built_library.search("axolotl", limit=50, config=DENSE_ONLY).results
+    assert len(dense) == _counts(built_library)[1]
+    assert all(r.fulltext_rank is None and r.dense_rank is not None for r in dense)
+    off = replace(FULLTEXT_ONLY, fulltext=False)
+    assert built_library.search("axolotl", config=off).results == []
