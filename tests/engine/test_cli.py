@@ -307,6 +307,14 @@ def test_batch_with_a_malformed_line_exits_2(cli: Cli, tmp_path: Path, bad_line:
     assert "Traceback" not in run.err
 
 
+def test_batch_file_that_does_not_exist(cli: Cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    run = cli("search", "--batch", str(missing), "--json")
+    assert run.code in (1, 2)
+    assert (run.out, run.err.count("\n")) == ("", 1)
+    assert run.err.startswith("coursedex: ") and str(missing) in run.err
+
+
 # --- 9. management commands -----------------------------------------------------------------
 
 
@@ -362,6 +370,15 @@ def test_rename_and_remove(cli: Cli, chemistry_notes: Path) -> None:
     assert str(chemistry_notes) not in [h["source"] for h in _search(cli, "burette")]
     missing = cli("remove", "Analytical Chemistry")
     assert missing.code == 1 and missing.err.startswith("coursedex: ")
+
+
+def test_rename_to_a_taken_name_is_a_clear_error(cli: Cli) -> None:
+    taken = cli("rename", "Chemistry", "Biology 101")
+    assert taken.code == 1 and taken.err.startswith("coursedex: ")
+    assert "Biology 101" in taken.err and taken.err.count("\n") == 1
+    listed = cli("list", "--json").json()
+    assert isinstance(listed, list)
+    assert {s["course"] for s in listed} == {"Biology 101", "Chemistry"}
 
 
 def test_reindex(cli: Cli) -> None:

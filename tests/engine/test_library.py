@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import EngineConfig, SearchConfig
-from engine.errors import ModelMismatchError, NotFoundError
+from engine.errors import CoursedexError, ModelMismatchError, NotFoundError
 from engine.library import Library, Outcome
 from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import MANIFEST_NAME
@@ -204,6 +204,30 @@ def test_changed_file_is_reindexed(library: Library, tmp_path: Path) -> None:
     assert vectors == segments == len(library.store.segment_ids())
     top = library.search("wild cat hunting in the dark", config=DENSE_ONLY).results[0]
     assert top.source == str(notes["a.md"])
+
+
+def test_changed_file_that_became_unreadable_is_not_searchable(
+    library: Library, tmp_path: Path
+) -> None:
+    notes = _write_notes(
+        tmp_path / "Zoology",
+        {"a.md": "# Amphibians\n\nThe axolotl regenerates.\n", "b.md": "# Birds\n\nKiwi.\n"},
+    )
+    library.ingest([tmp_path / "Zoology"])
+    notes["a.md"].write_bytes(b"\x00\x01\x02 the file is now binary")
+
+    report = library.ingest([tmp_path / "Zoology"])
+
+    assert [(Path(f.path).name, f.outcome) for f in report.files] == [
+        ("a.md", Outcome.ERROR),
+        ("b.md", Outcome.UNCHANGED),
+    ]
+    assert "binary" in report.errors[0].detail
+    # The old text is no longer in the file: a hit on it would open a file without it.
+    assert _sources_found(library, "axolotl", FULLTEXT_ONLY) == []
+    assert str(notes["a.md"]) not in _sources_found(library, "axolotl regenerates")
+    _, segments, vectors = _counts(library)
+    assert segments == vectors == len(_ids_by_path(library)[str(notes["b.md"])])
 
 
 def test_moved_file_keeps_its_index(library: Library, tmp_path: Path) -> None:
@@ -517,6 +541,9 @@ def test_rename_course(built_library: Library, chemistry_notes: Path) -> None:
     assert (hit.source, hit.course) == (str(chemistry_notes), "Analytical Chemistry")
     with pytest.raises(NotFoundError):
         built_library.rename_course("Chemistry", "Other")
+    with pytest.raises(CoursedexError, match="Biology 101"):
+        built_library.rename_course("Analytical Chemistry", "Biology 101")
+    assert [c.name for c in built_library.courses()] == ["Analytical Chemistry", "Biology 101"]
 
 
 def test_search_config_switches(built_library: Library, mixed_course: MixedCourse) -> None:
