@@ -245,7 +245,11 @@ def cmd_search(ctx: Context) -> int:
 def _search_batch(
     library: Library, path: Path, limit: int, filters: SearchFilters, cfg: SearchConfig
 ) -> int:
-    source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+    try:
+        source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+    except OSError as e:
+        print(f"coursedex: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+        return 2
     with source:
         for number, line in enumerate(source, start=1):
             if not line.strip():

@@ -30,6 +30,7 @@ from engine.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
+UNSORTED = "Unsorted"  # the course of loose files dropped without a course name
 SPACE = "text"  # one embedding space for now: every segment's text, by the text embedder
 _SAVE_EVERY_S = 30.0
 
@@ -231,7 +232,7 @@ class Library:
                 files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
                 root: str | None = str(path)
             else:
-                name, files, root = course or "Unsorted", [path], None
+                name, files, root = course or UNSORTED, [path], None
             for f in files:
                 kind = ingest.classify(f)
                 if kind is None:
@@ -340,9 +341,21 @@ class Library:
         return report
 
     def _mark_error(self, item: PlannedFile, reason: str) -> None:
+        """Record why a file failed. Its earlier index goes: a hit must never open a file
+        that no longer holds the text that matched."""
         source = self.store.source_by_path(str(item.path))
         if source is not None:
+            self._drop_segments(source.id)
             self.store.set_source_status(source.id, SourceStatus.ERROR, reason)
+
+    def _drop_segments(self, source_id: int) -> None:
+        ids = self.store.segment_ids_of_source(source_id)
+        if not ids:
+            return
+        self.store.delete_segments(source_id)
+        with self._index_lock:
+            if self._index is not None:
+                self._index.delete(ids)
 
     def _ingest_one(self, item: PlannedFile, cancel: threading.Event | None) -> FileResult:
         path = item.path
@@ -361,11 +374,16 @@ class Library:
             if twin.path == str(path):
                 continue
             if Path(twin.path).exists():
+                # A copy is not a second source: forget the row queued for it.
+                if known is not None:
+                    self._remove_source(known)
                 return FileResult(str(path), Outcome.DUPLICATE, f"same content as {twin.path}")
-            # The file was moved or renamed: keep its index, follow the new path.
+            # The file was moved or renamed: keep its index, follow the new path. A loose
+            # file with no course named keeps the course it had.
             if known is not None:
                 self._remove_source(known)
-            self.store.move_source(twin.id, str(path), course_id)
+            keep_course = item.course_root is None and item.course == UNSORTED
+            self.store.move_source(twin.id, str(path), twin.course_id if keep_course else course_id)
             return FileResult(str(path), Outcome.MOVED, f"was {twin.path}", twin.segments)
 
         self.store.upsert_source(

@@ -425,7 +425,7 @@ class Searcher:
 
         index = self._index() if cfg.dense else None
         embedder = self._embedder() if cfg.dense and index is not None and len(index) else None
-        if index is not None and embedder is not None and query.strip():
+        if index is not None and embedder is not None and query_terms(query):
             t0 = time.perf_counter()
             vector = embedder.embed([query], query=True)[0]
             took["embed"] = (time.perf_counter() - t0) * 1000

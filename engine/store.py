@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
-from engine.errors import LibraryError, NotFoundError
+from engine.errors import CoursedexError, LibraryError, NotFoundError
 from engine.types import SegmentDraft, SegmentKind, SourceKind, SourceStatus, Timing
 
 log = logging.getLogger(__name__)
@@ -292,9 +292,13 @@ class Store:
         return int(row[0])
 
     def rename_course(self, old: str, new: str) -> None:
+        """Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken)."""
         course = self.course_id(old)
-        with self.transaction():
-            self.conn.execute("UPDATE courses SET name = ? WHERE id = ?", (new, course))
+        try:
+            with self.transaction():
+                self.conn.execute("UPDATE courses SET name = ? WHERE id = ?", (new, course))
+        except sqlite3.IntegrityError as e:
+            raise CoursedexError(f"there is already a course named {new!r}") from e
 
     def delete_course(self, course_id: int) -> None:
         with self.transaction():
@@ -379,6 +383,10 @@ class Store:
                 "SELECT id FROM segments WHERE source_id = ?", (source_id,)
             ).fetchall()
         return [r[0] for r in rows]
+
+    def delete_segments(self, source_id: int) -> None:
+        with self.transaction():
+            self.conn.execute("DELETE FROM segments WHERE source_id = ?", (source_id,))
 
     def delete_source(self, source_id: int) -> None:
         with self.transaction():
