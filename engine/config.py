@@ -41,6 +41,8 @@ class SearchConfig:
     rrf_k: int = 60
     candidate_factor: int = 10
     seek_refinement: bool = True
+    passage_rank: bool = True  # a third fused list: candidates by their best sentence
+    dedup: bool = True  # overlapping windows that seek to the same moment are one hit
     snippet_words: int = 32
     hnsw_ef: int = 128
 

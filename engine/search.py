@@ -6,10 +6,12 @@ can be tested and reused alone; :class:`Searcher` wires them to a store and a ve
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -27,7 +29,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _MAX_QUERY_TERMS = 48
+HEAD = 10
 # Function words carry no topic; matching them makes bm25 walk most of the index.
 STOPWORDS = frozenset(
     [
@@ -181,8 +186,6 @@ _stemmer = snowballstemmer.stemmer("porter")
 
 
 def _fold(word: str) -> str:
-    import unicodedata
-
     decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -199,7 +202,9 @@ def query_terms(query: str) -> list[str]:
     return list(seen)[:_MAX_QUERY_TERMS]
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
+    """Porter stem of a folded word: the same stems FTS5's porter tokenizer indexes."""
     return _stemmer.stemWord(_fold(word))
 
 
@@ -239,6 +244,27 @@ def _weights(terms: Sequence[str], idf: Callable[[str], float]) -> dict[str, flo
     return {stem(t): idf(stem(t)) for t in terms}
 
 
+def _candidate_words(weights: dict[str, float]) -> re.Pattern[str]:
+    """Words that may stem to a query stem. Porter only rewrites a word's tail, so a word
+    shares all but the last letter of its stem; matching on that prefix in the regex
+    engine leaves only a handful of words per sentence to stem in Python."""
+    keys = sorted({s[: max(1, min(len(s) - 1, 3))] for s in weights}, key=len, reverse=True)
+    if not keys:
+        return re.compile(r"(?!x)x")
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, keys)) + r")\w*", re.IGNORECASE)
+
+
+def _scorer(weights: dict[str, float]) -> Callable[[str], float]:
+    """Scores a text by the idf sum of the distinct query stems it contains."""
+    candidates = _candidate_words(weights)
+
+    def score(text: str) -> float:
+        found = {stem(w) for w in candidates.findall(text)}
+        return sum(weights[s] for s in found if s in weights)
+
+    return score
+
+
 def best_timing(timings: Sequence[Timing], weights: dict[str, float]) -> tuple[int, float] | None:
     """Index and score of the cue or word that best matches the weighted query stems.
 
@@ -246,25 +272,50 @@ def best_timing(timings: Sequence[Timing], weights: dict[str, float]) -> tuple[i
     earliest, so playback starts where the matching passage begins. None when no span
     shares a word with the query.
     """
+    score = _scorer(weights)
     best: tuple[int, float] | None = None
     for i, t in enumerate(timings):
-        stems = {stem(w) for w in _WORD.findall(t.text)}
-        score = sum(w for s, w in weights.items() if s in stems)
-        if score > 0 and (best is None or score > best[1] + 1e-9):
-            best = (i, score)
+        value = score(t.text)
+        if value > 0 and (best is None or value > best[1] + 1e-9):
+            best = (i, value)
     return best
+
+
+def best_passage(row: SegmentRow, weights: dict[str, float]) -> tuple[int, float] | None:
+    """The best-matching cue of a timed segment, or sentence of any other, with its score."""
+    if not weights:
+        return None
+    if row.timings:
+        return best_timing(row.timings, weights)
+    sentences = [Timing(0, 0, part) for part in _SENTENCE.split(row.text) if part.strip()]
+    return best_timing(sentences, weights)
+
+
+def _same_moment(a: SearchResult, b: SearchResult) -> bool:
+    """Overlapping transcript windows that seek to the same moment are one hit."""
+    if a.source != b.source or a.start_ms is None or b.start_ms is None:
+        return False
+    return a.path_in_archive == b.path_in_archive and abs(a.start_ms - b.start_ms) < 2000
 
 
 def best_line(text: str, weights: dict[str, float]) -> int | None:
     """0-based line of ``text`` that best matches the query stems (for code hits)."""
+    score = _scorer(weights)
     best: tuple[int, float] | None = None
     for i, line in enumerate(text.splitlines()):
-        words = _WORD.findall(re.sub(r"([a-z])([A-Z])", r"\1 \2", line).replace("_", " "))
-        stems = {stem(w) for w in words}
-        score = sum(w for s, w in weights.items() if s in stems)
-        if score > 0 and (best is None or score > best[1] + 1e-9):
-            best = (i, score)
+        value = score(_CAMEL.sub(r"\1 \2", line).replace("_", " "))
+        if value > 0 and (best is None or value > best[1] + 1e-9):
+            best = (i, value)
     return None if best is None else best[0]
+
+
+def _is_query_word(weights: dict[str, float]) -> Callable[[str], bool]:
+    candidates = _candidate_words(weights)
+
+    def check(word: str) -> bool:
+        return candidates.fullmatch(word) is not None and stem(word) in weights
+
+    return check
 
 
 def make_snippet(
@@ -275,15 +326,17 @@ def make_snippet(
     tokens = list(_WORD.finditer(text))
     if not tokens:
         return text[:200], ()
-    hits = [i for i, m in enumerate(tokens) if stem(m.group()) in weights]
+    is_query_word = _is_query_word(weights)
+    hits = [i for i, m in enumerate(tokens) if is_query_word(m.group())]
     if around is not None:
         start_tok = next((i for i, m in enumerate(tokens) if m.start() >= around), 0)
         start_tok = max(0, start_tok - 3)
     elif hits:
         # slide a window over token positions and keep the one covering the most weight
+        hit_weight = {i: weights[stem(_fold(tokens[i].group()))] for i in hits}
         best_i, best_w = hits[0], -1.0
         for i in hits:
-            w = sum(weights[stem(tokens[j].group())] for j in hits if i <= j < i + words)
+            w = sum(v for j, v in hit_weight.items() if i <= j < i + words)
             if w > best_w:
                 best_i, best_w = i, w
         start_tok = max(0, best_i - words // 4)
@@ -295,11 +348,8 @@ def make_snippet(
     hi = len(text) if end_tok == len(tokens) else tokens[end_tok - 1].end()
     prefix = "" if lo == 0 else "…"
     suffix = "" if hi == len(text) else "…"
-    body = " ".join(text[lo:hi].split())
-    snippet = prefix + body + suffix
-    spans = tuple(
-        (m.start(), m.end()) for m in _WORD.finditer(snippet) if stem(m.group()) in weights
-    )
+    snippet = prefix + " ".join(text[lo:hi].split()) + suffix
+    spans = tuple((m.start(), m.end()) for m in _WORD.finditer(snippet) if is_query_word(m.group()))
     return snippet, spans
 
 
@@ -441,26 +491,48 @@ class Searcher:
             took["dense"] = (time.perf_counter() - t0) * 1000
 
         t0 = time.perf_counter()
-        fused = fuse_rrf(lists, cfg.rrf_k)[:limit]
-        took["fuse"] = (time.perf_counter() - t0) * 1000
+        terms = query_terms(query)
+        weights = _weights(terms, self._idf([stem(t) for t in terms])) if terms else {}
+        # Only the head of the fused lists can reach the results: read and score just that.
+        head = [sid for sid, _ in fuse_rrf(lists, cfg.rrf_k)[: limit * HEAD]]
+        rows = self._store.segments(head)
+        passages = {sid: best_passage(rows[sid], weights) for sid in head if sid in rows}
+        if cfg.passage_rank and weights:
+            # Multi-granularity on the lexical side: rank candidates by their single best
+            # sentence (or cue), so a window that answers in one sentence beats one that
+            # spreads the same words thinly.
+            scored = [(sid, p[1]) for sid, p in passages.items() if p is not None]
+            lists.append([sid for sid, _ in sorted(scored, key=lambda kv: (-kv[1], kv[0]))])
+        took["passages"] = (time.perf_counter() - t0) * 1000
 
         t0 = time.perf_counter()
-        rows = self._store.segments([sid for sid, _ in fused])
-        terms = query_terms(query)
-        stems = [stem(t) for t in terms]
-        weights = _weights(terms, self._idf(stems)) if terms else {}
-        results = [
-            self._result(rows[sid], score, weights, cfg, ft_rank.get(sid), dense_rank.get(sid))
-            for sid, score in fused
-            if sid in rows
-        ]
-        took["refine"] = (time.perf_counter() - t0) * 1000
+        fused = fuse_rrf(lists, cfg.rrf_k)
+        results: list[SearchResult] = []
+        for sid, score in fused:
+            if sid not in rows:
+                continue
+            result = self._result(
+                rows[sid],
+                passages.get(sid),
+                score,
+                weights,
+                cfg,
+                ft_rank.get(sid),
+                dense_rank.get(sid),
+            )
+            if cfg.dedup and any(_same_moment(result, kept) for kept in results):
+                continue
+            results.append(result)
+            if len(results) == limit:
+                break
+        took["fuse"] = (time.perf_counter() - t0) * 1000
         took["total"] = sum(took.values())
         return SearchOutcome(results, took)
 
     def _result(
         self,
         row: SegmentRow,
+        passage: tuple[int, float] | None,
         score: float,
         weights: dict[str, float],
         cfg: SearchConfig,
@@ -469,12 +541,11 @@ class Searcher:
     ) -> SearchResult:
         start_ms, end_ms, line = row.start_ms, row.end_ms, None
         around: int | None = None
-        if cfg.seek_refinement and row.timings and weights:
-            best = best_timing(row.timings, weights)
-            if best is not None:
-                start_ms = row.timings[best[0]].start_ms
-                around = row.text.find(row.timings[best[0]].text[:40])
-                around = None if around < 0 else around
+        if cfg.seek_refinement and row.timings and passage is not None:
+            best = row.timings[passage[0]]
+            start_ms = best.start_ms
+            found = row.text.find(best.text[:40])
+            around = None if found < 0 else found
         if row.line_start is not None:
             offset = best_line(row.text, weights) if weights else None
             line = row.line_start + (offset or 0)

@@ -75,3 +75,27 @@ def test_snippet_centres_on_the_query_and_marks_terms() -> None:
     assert [snippet[a:b] for a, b in spans] == ["quicksort", "pivot"]
     short, none = make_snippet("just a short note", {}, words=12)
     assert short == "just a short note" and none == ()
+
+
+def test_best_passage_scores_sentences_of_untimed_text() -> None:
+    from engine.search import best_passage
+    from engine.store import SegmentRow
+    from engine.types import SegmentKind
+
+    row = SegmentRow(
+        id=1, source_id=1, kind=SegmentKind.NOTE, start_ms=None, end_ms=None, page=None,
+        path_in_archive=None, line_start=1, line_end=3, heading="", timings=(),
+        text="Sorting is old. Timsort merges runs found in the data! Binary search halves.",
+        source_path="/n.md", source_title="n", course="c",
+    )  # fmt: skip
+    assert best_passage(row, {stem("runs"): 1.0, stem("merging"): 2.0}) == (1, 3.0)
+    assert best_passage(row, {stem("absent"): 1.0}) is None
+    assert best_passage(row, {}) is None
+
+
+def test_candidate_prefix_filter_keeps_every_word_that_stems_to_a_query_stem() -> None:
+    from engine.search import _scorer
+
+    words = ["happy", "happiness", "caresses", "ponies", "running", "generalization", "go", "us"]
+    for word in words:
+        assert _scorer({stem(word): 1.0})(f"Some text with {word.upper()} inside.") == 1.0, word
