@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import re
 import resource
 import statistics
@@ -23,12 +24,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.config import EngineConfig, SearchConfig  # noqa: E402
 from engine.evaluate import default_data_dir  # noqa: E402
-from engine.library import Library  # noqa: E402
+from engine.library import Library, embed_text  # noqa: E402
+from engine.models import Embedder  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind  # noqa: E402
 
@@ -51,51 +55,80 @@ def windows(sentences: list[str], size: int) -> list[str]:
     return [" ".join(sentences[i : i + size]) for i in range(0, max(1, len(sentences) - size + 1))]
 
 
+_worker_embedder: Embedder | None = None
+
+
+def _init_worker(models: str) -> None:
+    global _worker_embedder
+    _worker_embedder = ModelRegistry(Path(models)).load_embedder(EngineConfig().embedder, 1)
+
+
+def _embed_chunk(texts: list[str]) -> np.ndarray:
+    if _worker_embedder is None:
+        raise RuntimeError("worker not initialised")
+    return _worker_embedder.embed(texts, batch_size=8)
+
+
+def plan(data: Path, target: int) -> list[tuple[str, str, tuple[SegmentDraft, ...]]]:
+    """(path, title, segments) of the bench's pseudo-sources, up to ``target`` segments."""
+    out: list[tuple[str, str, tuple[SegmentDraft, ...]]] = []
+    total = 0
+    for size in (2, 3, 1, 4):
+        for doc_id, title, sentences in documents(data):
+            texts = windows([s for s in sentences if s.strip()], size)
+            segs = tuple(
+                SegmentDraft(
+                    kind=SegmentKind.NOTE,
+                    text=w,
+                    heading=title,
+                    line_start=i + 1,
+                    line_end=i + size,
+                )
+                for i, w in enumerate(texts)
+                if w.strip()
+            )
+            if segs:
+                out.append((f"/bench/{doc_id}-w{size}.txt", title, segs))
+                total += len(segs)
+            if total >= target:
+                return out
+    return out
+
+
 def build(folder: Path, target: int, threads: int, models: Path) -> None:
+    """Embeds in bulk with one single-thread model per core (two small sessions use two
+    cores better than one session with two threads), then indexes source by source."""
     config = EngineConfig(threads=threads)
-    registry = ModelRegistry(models)
-    embedder = registry.load_embedder(config.embedder, threads)
+    embedder = ModelRegistry(models).load_embedder(config.embedder, threads)
     with Library.open(folder, config, lambda: embedder) as library:
-        have = library.store.segment_count()
-        if have >= target:
+        todo = [p for p in plan(default_data_dir(), target)
+                if library.store.source_by_path(p[0]) is None]  # fmt: skip
+        if not todo:
             return
         started, added = time.perf_counter(), 0
-        data = default_data_dir()
-        for size in (2, 3, 1, 4):
-            for doc_id, title, sentences in documents(data):
-                path = f"/bench/{doc_id}-w{size}.txt"
-                if library.store.source_by_path(path) is not None:
-                    continue
-                segs = tuple(
-                    SegmentDraft(
-                        kind=SegmentKind.NOTE,
-                        text=w,
-                        heading=title,
-                        line_start=i + 1,
-                        line_end=i + size,
+        batch: list[tuple[str, str, tuple[SegmentDraft, ...]]] = []
+        with multiprocessing.get_context("spawn").Pool(
+            max(1, threads), initializer=_init_worker, initargs=(str(models),)
+        ) as pool:
+            for i in range(0, len(todo), 200):
+                batch = todo[i : i + 200]
+                texts = [embed_text(title, seg) for _, title, segs in batch for seg in segs]
+                chunks = [texts[j : j + 64] for j in range(0, len(texts), 64)]
+                vectors = np.vstack(pool.map(_embed_chunk, chunks))
+                offset = 0
+                for path, title, segs in batch:
+                    parsed = ParsedSource(kind=SourceKind.NOTES, title=title, segments=segs)
+                    part = vectors[offset : offset + len(segs)]
+                    offset += len(segs)
+                    course = f"bench-{Path(path).stem.rsplit('-', 1)[1]}"
+                    added += library.index_parsed(
+                        path, parsed, course=course, sha256=path, vectors=part
                     )
-                    for i, w in enumerate(windows([s for s in sentences if s.strip()], size))
-                    if w.strip()
-                )
-                if not segs:
-                    continue
-                parsed = ParsedSource(kind=SourceKind.NOTES, title=title, segments=segs)
-                added += library.index_parsed(path, parsed, course=f"bench-w{size}", sha256=path)
-                if (have + added) // 5000 != (have + added - len(segs)) // 5000:
-                    rate = added / (time.perf_counter() - started)
-                    print(
-                        f"  built {have + added} segments ({rate:.0f} segments/s)", file=sys.stderr
-                    )
-                if have + added >= target:
-                    break
-            if have + added >= target:
-                break
+                rate = added / (time.perf_counter() - started)
+                print(f"  {added} segments added ({rate:.0f} segments/s)", file=sys.stderr)
         library.save()
-        rate = added / max(time.perf_counter() - started, 1e-9)
-        print(
-            f"built {added} segments in {time.perf_counter() - started:.0f} s "
-            f"({rate:.0f} segments/s)"
-        )
+        took = time.perf_counter() - started
+        print(f"built {added} segments in {took:.0f} s ({added / took:.0f} segments/s)")
 
 
 def queries(data: Path, n: int) -> list[str]:

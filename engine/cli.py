@@ -208,9 +208,9 @@ def _file_json(f: FileResult) -> dict[str, object]:
 def _search_config(args: argparse.Namespace) -> SearchConfig:
     cfg = SearchConfig()
     if args.mode == "fulltext":
-        cfg = replace(cfg, dense=False)
+        cfg = replace(cfg, dense=False, passage_rank=False)
     elif args.mode == "dense":
-        cfg = replace(cfg, fulltext=False)
+        cfg = replace(cfg, fulltext=False, passage_rank=False)
     return cfg
 
 

@@ -27,9 +27,11 @@ from engine.search import SearchResult
 
 log = logging.getLogger(__name__)
 
+# The single-retriever rows are pure: the passage list (a lexical re-ranking of the fused
+# head) belongs to hybrid.
 MODES: dict[str, Callable[[SearchConfig], SearchConfig]] = {
-    "full-text": lambda c: replace(c, dense=False),
-    "dense": lambda c: replace(c, fulltext=False),
+    "full-text": lambda c: replace(c, dense=False, passage_rank=False),
+    "dense": lambda c: replace(c, fulltext=False, passage_rank=False),
     "hybrid": lambda c: c,
 }
 

@@ -417,8 +417,13 @@ class Library:
         size: int = 0,
         mtime_ns: int = 0,
         cancel: threading.Event | None = None,
+        vectors: np.ndarray | None = None,
     ) -> int:
         """Embed and store an already parsed source in one transaction; returns segments.
+
+        ``vectors``, when given, must be this library's embedder's vectors of
+        ``embed_text(parsed.title, segment)`` for every non-empty segment, in order (bulk
+        loaders embed many sources at once that way).
 
         Raises:
             CoursedexError: the source has no text.
@@ -428,8 +433,13 @@ class Library:
         if not segments:
             raise CoursedexError("no text found in this file")
         embedder = self.embedder()
-        texts = [embed_text(parsed.title, s) for s in segments]
-        vectors = self._embed(embedder, texts, cancel)
+        if vectors is None:
+            texts = [embed_text(parsed.title, s) for s in segments]
+            vectors = self._embed(embedder, texts, cancel)
+        elif vectors.shape != (len(segments), embedder.dimension):
+            raise CoursedexError(
+                f"{len(segments)} segments but vectors of shape {vectors.shape}"
+            )
         course_id = self.store.ensure_course(course)
         source_id = self.store.upsert_source(
             course_id=course_id,
