@@ -437,9 +437,7 @@ class Library:
             texts = [embed_text(parsed.title, s) for s in segments]
             vectors = self._embed(embedder, texts, cancel)
         elif vectors.shape != (len(segments), embedder.dimension):
-            raise CoursedexError(
-                f"{len(segments)} segments but vectors of shape {vectors.shape}"
-            )
+            raise CoursedexError(f"{len(segments)} segments but vectors of shape {vectors.shape}")
         course_id = self.store.ensure_course(course)
         source_id = self.store.upsert_source(
             course_id=course_id,
