@@ -160,8 +160,11 @@ def _print_report(report: IngestReport, stream: TextIO) -> None:
         f"{len(report.files)} files in {report.seconds:.1f} s: "
         f"{', '.join(parts) or 'nothing to do'}\n"
     )
-    for f in report.errors:
-        stream.write(f"  error: {f.path}: {f.detail}\n")
+    for f in report.files:
+        if f.outcome == Outcome.ERROR:
+            stream.write(f"  error: {f.path}: {f.detail}\n")
+        elif f.outcome == Outcome.INDEXED and f.detail:
+            stream.write(f"  note: {f.path}: {f.detail}\n")
 
 
 # --- commands -------------------------------------------------------------------------------

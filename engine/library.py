@@ -125,6 +125,7 @@ class Library:
         self._embedder_lock = threading.Lock()
         self._index: VectorIndex | None = None
         self._index_lock = threading.RLock()
+        self._missing_vectors: set[int] = set()
         self._open_index()
         self.searcher = Searcher(
             self.store, self._index_if_any, self._embedder_if_any, config.search
@@ -168,7 +169,24 @@ class Library:
                         f"run `coursedex reindex` to switch models"
                     )
                 self._embedder = model
+                if self._missing_vectors:
+                    self._embed_missing(model)
             return self._embedder
+
+    def _embed_missing(self, model: Embedder) -> None:
+        """Re-embed segments whose stored vector was lost (found by the check at open)."""
+        rows = self.store.texts(sorted(self._missing_vectors))
+        if rows:
+            texts = [embed_text(title, (heading, text)) for _, heading, text, title in rows]
+            vectors = self._embed(model, texts, None)
+            ids = [sid for sid, _, _, _ in rows]
+            self.store.put_vectors(ids, vectors, SPACE)
+            index = self._ensure_index(model)
+            with self._index_lock:
+                index.add(np.asarray(ids, dtype=np.int64), vectors)
+                index.save()
+            log.warning("re-embedded %d segments that had lost their vectors", len(ids))
+        self._missing_vectors = set()
 
     def _embedder_if_any(self) -> Embedder | None:
         return self.embedder() if self._index is not None else None
@@ -194,11 +212,8 @@ class Library:
                 )
                 index.save()
             self._index = index
-        if report.missing_vectors:
-            log.warning(
-                "%d segments have no stored vector; run `coursedex reindex` to embed them",
-                len(report.missing_vectors),
-            )
+        # Segments with no stored vector are re-embedded when the model is first loaded.
+        self._missing_vectors = set(report.missing_vectors)
 
     def _ensure_index(self, embedder: Embedder) -> VectorIndex:
         with self._index_lock:
@@ -405,7 +420,13 @@ class Library:
             mtime_ns=stat.st_mtime_ns,
             cancel=cancel,
         )
-        return FileResult(str(path), Outcome.INDEXED, "; ".join(parsed.warnings), n)
+        notes = list(parsed.warnings)
+        waiting = sum(1 for s in parsed.segments if s.needs_ocr)
+        if waiting:
+            notes.append(
+                f"{waiting} page{'s' if waiting > 1 else ''} without a text layer wait for OCR"
+            )
+        return FileResult(str(path), Outcome.INDEXED, "; ".join(notes), n)
 
     def index_parsed(
         self,
@@ -430,14 +451,15 @@ class Library:
             Cancelled: ``cancel`` was set while embedding (nothing is written).
         """
         segments = _with_context(parsed)
-        if not segments:
+        if not any(s.text.strip() or s.needs_ocr for s in segments):
             raise CoursedexError("no text found in this file")
         embedder = self.embedder()
+        with_text = [s for s in segments if s.text.strip()]
         if vectors is None:
-            texts = [embed_text(parsed.title, s) for s in segments]
+            texts = [embed_text(parsed.title, s) for s in with_text]
             vectors = self._embed(embedder, texts, cancel)
-        elif vectors.shape != (len(segments), embedder.dimension):
-            raise CoursedexError(f"{len(segments)} segments but vectors of shape {vectors.shape}")
+        elif vectors.shape != (len(with_text), embedder.dimension):
+            raise CoursedexError(f"{len(with_text)} segments but vectors of shape {vectors.shape}")
         course_id = self.store.ensure_course(course)
         source_id = self.store.upsert_source(
             course_id=course_id,
@@ -461,9 +483,10 @@ class Library:
                 space=SPACE,
             )
         index = self._ensure_index(embedder)
+        embedded = [sid for sid, seg in zip(ids, segments, strict=True) if seg.text.strip()]
         with self._index_lock:
             index.delete(old_ids)
-            index.add(np.asarray(ids, dtype=np.int64), vectors)
+            index.add(np.asarray(embedded, dtype=np.int64), vectors)
         return len(ids)
 
     def _embed(
@@ -479,6 +502,8 @@ class Library:
                     texts[start : start + batch], batch_size=self.config.embed_batch_size
                 )
             )
+        if not parts:
+            return np.zeros((0, embedder.dimension), dtype=np.float32)
         return np.vstack(parts).astype(np.float32, copy=False)
 
     # --- search -------------------------------------------------------------------------
@@ -608,7 +633,7 @@ def _with_context(parsed: ParsedSource) -> list[SegmentDraft]:
     searchable (at the heading's lower weight) and part of what is embedded."""
     out: list[SegmentDraft] = []
     for seg in parsed.segments:
-        if not seg.text.strip():
+        if not seg.text.strip() and not seg.needs_ocr:
             continue
         if seg.kind == SegmentKind.TRANSCRIPT and not seg.heading:
             seg = replace(seg, heading=parsed.title)

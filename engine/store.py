@@ -437,10 +437,12 @@ class Store:
             )
             ids.append(int(cur.lastrowid or 0))
         if vectors is not None:
+            # Segments without text (pages waiting for OCR) have no vector.
+            with_text = [sid for sid, seg in zip(ids, segments, strict=True) if seg.text.strip()]
             blobs = np.ascontiguousarray(vectors, dtype=np.float32)
             self.conn.executemany(
                 "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?)",
-                ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(ids)),
+                ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(with_text)),
             )
         self.conn.execute(
             "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
@@ -469,7 +471,8 @@ class Store:
         while True:
             with self._lock:
                 rows = self.conn.execute(
-                    "SELECT id, heading, text FROM segments WHERE id > ? ORDER BY id LIMIT ?",
+                    "SELECT id, heading, text FROM segments WHERE id > ? AND text != '' "
+                    "ORDER BY id LIMIT ?",
                     (last, batch),
                 ).fetchall()
             if not rows:
@@ -533,8 +536,25 @@ class Store:
         return out
 
     def segment_ids(self) -> set[int]:
+        """Segments that should have a vector: all that have text."""
         with self._lock:
-            return {r[0] for r in self.conn.execute("SELECT id FROM segments")}
+            return {r[0] for r in self.conn.execute("SELECT id FROM segments WHERE text != ''")}
+
+    def texts(self, ids: Sequence[int]) -> list[tuple[int, str, str, str]]:
+        """(id, heading, text, source title) of the given segments."""
+        out: list[tuple[int, str, str, str]] = []
+        for start in range(0, len(ids), 900):
+            part = ids[start : start + 900]
+            with self._lock:
+                out.extend(
+                    self.conn.execute(
+                        "SELECT g.id, g.heading, g.text, s.title FROM segments g "
+                        "JOIN sources s ON s.id = g.source_id WHERE g.id IN "
+                        f"({','.join('?' * len(part))})",
+                        tuple(part),
+                    ).fetchall()
+                )
+        return out
 
     def segment_count(self) -> int:
         with self._lock:
@@ -590,6 +610,7 @@ class Store:
                 self.conn.execute("SELECT status, count(*) FROM sources GROUP BY status").fetchall()
             )
             courses = self.conn.execute("SELECT count(*) FROM courses").fetchone()[0]
+            ocr = self.conn.execute("SELECT count(*) FROM segments WHERE needs_ocr").fetchone()[0]
             timed = self.conn.execute(
                 "SELECT coalesce(sum(duration_ms), 0) FROM sources WHERE status = 'indexed'"
             ).fetchone()[0]
@@ -600,6 +621,7 @@ class Store:
             "segments": int(sum(kinds.values())),
             "segments_by_kind": kinds,
             "media_hours": round(int(timed) / 3_600_000, 2),
+            "pages_waiting_for_ocr": int(ocr),
         }
 
 

@@ -23,6 +23,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import MANIFEST_NAME
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.search import SearchFilters
+from engine.store import Store
 from engine.types import SegmentKind, SourceStatus
 from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse, make_mixed_course
 
@@ -556,3 +557,45 @@ def test_search_config_switches(built_library: Library, mixed_course: MixedCours
     assert all(r.fulltext_rank is None and r.dense_rank is not None for r in dense)
     off = replace(FULLTEXT_ONLY, fulltext=False)
     assert built_library.search("axolotl", config=off).results == []
+
+
+def test_pages_without_text_layer_are_kept_for_ocr_and_not_embedded(
+    library: Library, tmp_path: Path
+) -> None:
+    from tests.factories import make_image_only_pdf, make_pdf
+
+    folder = tmp_path / "Scans"
+    folder.mkdir()
+    make_image_only_pdf(folder / "scan.pdf", ["Photosynthesis", "Chlorophyll"])
+    make_pdf(folder / "text.pdf", ["Mitochondria\nThe powerhouse of the cell"])
+    report = library.ingest([folder])
+    by_name = {Path(f.path).name: f for f in report.files}
+    assert by_name["scan.pdf"].outcome == Outcome.INDEXED
+    assert "2 pages without a text layer wait for OCR" in by_name["scan.pdf"].detail
+    stats = library.stats()
+    assert stats["pages_waiting_for_ocr"] == 2
+    assert stats["vectors"] == int(str(stats["segments"])) - 2
+    assert library.search("powerhouse").results[0].source.endswith("text.pdf")
+
+
+def test_lost_vectors_are_re_embedded_when_the_model_loads(
+    tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    folder = tmp_path / "Notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Axolotl\n\nThe axolotl regrows its limbs.\n")
+    (folder / "b.md").write_text("# Platypus\n\nThe platypus lays eggs.\n")
+    lib_dir = tmp_path / "lib"
+    with Library.open(lib_dir, EngineConfig(), lambda: embedder) as library:
+        library.ingest([folder])
+        total = library.stats()["segments"]
+    store = Store(lib_dir / "library.db")
+    store.conn.execute("DELETE FROM embeddings WHERE segment_id = (SELECT min(id) FROM segments)")
+    store.close()
+    (lib_dir / "vectors" / "text.hnsw").unlink()
+    with Library.open(lib_dir, EngineConfig(), lambda: embedder) as library:
+        dense = SearchConfig(fulltext=False, passage_rank=False)
+        top = library.search("regrowing limbs", config=dense).results[0]
+        assert top.source.endswith("a.md")
+        assert library.stats()["vectors"] == total
+        assert len(library.store.embedded_ids("text")) == total
