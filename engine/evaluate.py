@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import CoursedexError
@@ -57,17 +58,10 @@ def _read_jsonl(path: Path) -> list[dict[str, object]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _metrics(
-    first_hit_ranks: Sequence[int | None], ndcgs: Sequence[float] | None = None
-) -> dict[str, float]:
+def _metrics(first_hit_ranks: Sequence[int | None], ndcgs: Sequence[float]) -> dict[str, float]:
     n = max(len(first_hit_ranks), 1)
-    ndcg = (
-        ndcgs
-        if ndcgs is not None
-        else [1 / math.log2(r + 1) if r else 0.0 for r in first_hit_ranks]
-    )
     return {
-        "ndcg@10": sum(ndcg) / n,
+        "ndcg@10": sum(ndcgs) / n,
         "mrr@10": sum(1 / r for r in first_hit_ranks if r) / n,
         "hit@1": sum(1 for r in first_hit_ranks if r == 1) / n,
         "hit@10": sum(1 for r in first_hit_ranks if r) / n,
@@ -88,6 +82,52 @@ def _open(work: Path, config: EngineConfig, embedder: Embedder) -> Library:
     return Library.open(work, config, lambda: embedder)
 
 
+# A scorer turns one query's results into (rank of the first hit or None, NDCG@10).
+Scorer = Callable[[Sequence[SearchResult]], tuple[int | None, float]]
+
+
+def _run(
+    name: str,
+    folder: Path,
+    work: Path,
+    config: EngineConfig,
+    embedder: Embedder,
+    queries: Sequence[tuple[str, Scorer]],
+    limit: int,
+) -> dict[str, object]:
+    """Ingest ``folder`` end to end (skipped when unchanged), then score every mode."""
+    rows: dict[str, dict[str, float]] = {}
+    with _open(work, config, embedder) as library:
+        started = time.monotonic()
+        report = library.ingest([folder], course=name)
+        ingest_s = time.monotonic() - started
+        if report.errors:
+            raise CoursedexError(f"{len(report.errors)} {name} files failed to ingest")
+        for mode, adjust in MODES.items():
+            cfg = adjust(config.search)
+            ranks: list[int | None] = []
+            ndcgs: list[float] = []
+            took: list[float] = []
+            for query, score in queries:
+                t0 = time.perf_counter()
+                results = library.search(query, limit=limit, config=cfg).results
+                took.append((time.perf_counter() - t0) * 1000)
+                rank, ndcg = score(results)
+                ranks.append(rank)
+                ndcgs.append(ndcg)
+            rows[mode] = {**_metrics(ranks, ndcgs), **_latency(took)}
+        stats = library.stats()
+    return {
+        "benchmark": name,
+        "queries": len(queries),
+        "segments": stats["segments"],
+        "ingest_s": round(ingest_s, 2),
+        "embedder": embedder.model_id,
+        "reranker": "off",
+        "rows": rows,
+    }
+
+
 def tutorialvqa(
     data: Path,
     split: str,
@@ -101,38 +141,23 @@ def tutorialvqa(
     srt = root / "srt"
     if not srt.is_dir():
         raise CoursedexError(f"TutorialVQA subtitles not found in {srt}")
-    queries = _read_jsonl(root / f"{split}_queries.jsonl")[:limit_queries]
     gold = {str(g["id"]): g for g in _read_jsonl(root / f"{split}_gold.jsonl")}
+
+    def scorer(g: dict[str, object]) -> Scorer:
+        video, begin, end = str(g["video_id"]), float(str(g["begin"])), float(str(g["end"]))
+
+        def score(results: Sequence[SearchResult]) -> tuple[int | None, float]:
+            rank = _first_moment_hit(results, video, begin, end)
+            return rank, 1 / math.log2(rank + 1) if rank else 0.0
+
+        return score
+
+    queries = [
+        (str(q["query"]), scorer(gold[str(q["id"])]))
+        for q in _read_jsonl(root / f"{split}_queries.jsonl")[:limit_queries]
+    ]
     work = work or default_work_dir("tutorialvqa", embedder.model_id)
-    rows: dict[str, dict[str, float]] = {}
-    with _open(work, config, embedder) as library:
-        started = time.monotonic()
-        report = library.ingest([srt], course="tutorialvqa")
-        ingest_s = time.monotonic() - started
-        if report.errors:
-            raise CoursedexError(f"{len(report.errors)} TutorialVQA files failed to ingest")
-        for mode, adjust in MODES.items():
-            cfg = adjust(config.search)
-            ranks: list[int | None] = []
-            took: list[float] = []
-            for q in queries:
-                g = gold[str(q["id"])]
-                t0 = time.perf_counter()
-                results = library.search(str(q["query"]), limit=10, config=cfg).results
-                took.append((time.perf_counter() - t0) * 1000)
-                begin, end = float(str(g["begin"])), float(str(g["end"]))
-                ranks.append(_first_moment_hit(results, str(g["video_id"]), begin, end))
-            rows[mode] = {**_metrics(ranks), **_latency(took)}
-        stats = library.stats()
-    return {
-        "benchmark": f"tutorialvqa-{split}",
-        "queries": len(queries),
-        "segments": stats["segments"],
-        "ingest_s": round(ingest_s, 2),
-        "embedder": embedder.model_id,
-        "reranker": "off",
-        "rows": rows,
-    }
+    return _run(f"tutorialvqa-{split}", srt, work, config, embedder, queries, limit=10)
 
 
 def _first_moment_hit(
@@ -155,7 +180,6 @@ def scifact(
 ) -> dict[str, object]:
     """Ingest the 5,183 abstracts as text documents and score document retrieval per mode."""
     root = data / "scifact"
-    queries = _read_jsonl(root / "test_queries.jsonl")[:limit_queries]
     qrels: dict[str, dict[str, int]] = {}
     with (root / "test_qrels.tsv").open(encoding="utf-8") as f:
         for line in f:
@@ -170,39 +194,21 @@ def scifact(
             text = f"{doc['title']}\n\n{doc['text']}\n"
             (docs / f"{doc['_id']}.txt").write_text(text, encoding="utf-8")
         (docs / ".complete").touch()
-    rows: dict[str, dict[str, float]] = {}
-    with _open(work / "library", config, embedder) as library:
-        started = time.monotonic()
-        report = library.ingest([docs], course="scifact")
-        ingest_s = time.monotonic() - started
-        if report.errors:
-            raise CoursedexError(f"{len(report.errors)} SciFact documents failed to ingest")
-        for mode, adjust in MODES.items():
-            cfg = adjust(config.search)
-            ranks: list[int | None] = []
-            ndcgs: list[float] = []
-            took: list[float] = []
-            for q in queries:
-                relevant = qrels.get(str(q["id"]), {})
-                t0 = time.perf_counter()
-                results = library.search(str(q["query"]), limit=40, config=cfg).results
-                took.append((time.perf_counter() - t0) * 1000)
-                ranked = _unique_docs(results)[:10]
-                ranks.append(
-                    next((i for i, d in enumerate(ranked, 1) if relevant.get(d, 0) > 0), None)
-                )
-                ndcgs.append(_ndcg(ranked, relevant))
-            rows[mode] = {**_metrics(ranks, ndcgs), **_latency(took)}
-        stats = library.stats()
-    return {
-        "benchmark": "scifact-test",
-        "queries": len(queries),
-        "segments": stats["segments"],
-        "ingest_s": round(ingest_s, 2),
-        "embedder": embedder.model_id,
-        "reranker": "off",
-        "rows": rows,
-    }
+
+    def scorer(relevant: dict[str, int]) -> Scorer:
+        def score(results: Sequence[SearchResult]) -> tuple[int | None, float]:
+            ranked = _unique_docs(results)[:10]
+            rank = next((i for i, d in enumerate(ranked, 1) if relevant.get(d, 0) > 0), None)
+            return rank, _ndcg(ranked, relevant)
+
+        return score
+
+    queries = [
+        (str(q["query"]), scorer(qrels.get(str(q["id"]), {})))
+        for q in _read_jsonl(root / "test_queries.jsonl")[:limit_queries]
+    ]
+    # Forty segments leave at least ten distinct abstracts after collapsing.
+    return _run("scifact-test", docs, work / "library", config, embedder, queries, limit=40)
 
 
 def _unique_docs(results: Sequence[SearchResult]) -> list[str]:
@@ -228,8 +234,7 @@ def format_table(table: dict[str, object]) -> str:
             f"{h:>8s}" for h in ("NDCG@10", "MRR@10", "Hit@1", "Hit@10", "p50 ms", "p95 ms")
         ),
     ]
-    rows = table["rows"]
-    assert isinstance(rows, dict)
+    rows = cast(dict[str, dict[str, float]], table["rows"])
     for mode, m in rows.items():
         lines.append(
             f"{mode:10s} {m['ndcg@10']:8.3f} {m['mrr@10']:8.3f} {m['hit@1']:8.3f} "
