@@ -380,11 +380,19 @@ class Library:
             ingest.find_sidecar(path) if item.kind in (SourceKind.VIDEO, SourceKind.AUDIO) else None
         )
         stat = path.stat()
-        sha = _sha256(path, [sidecar] if sidecar else [])
         course_id = self.store.ensure_course(item.course, item.course_root)
         known = self.store.source_by_path(str(path))
-        if known is not None and known.sha256 == sha and known.status == SourceStatus.INDEXED:
-            return FileResult(str(path), Outcome.UNCHANGED, segments=known.segments)
+        indexed = known if known is not None and known.status == SourceStatus.INDEXED else None
+        if (
+            indexed is not None
+            and sidecar is None
+            and (indexed.size, indexed.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+        ):
+            # Same size and modification time: unchanged, without reading a large file again.
+            return FileResult(str(path), Outcome.UNCHANGED, segments=indexed.segments)
+        sha = _sha256(path, [sidecar] if sidecar else [])
+        if indexed is not None and indexed.sha256 == sha:
+            return FileResult(str(path), Outcome.UNCHANGED, segments=indexed.segments)
         for twin in self.store.sources_by_sha256(sha):
             if twin.path == str(path):
                 continue

@@ -130,6 +130,7 @@ class Source:
     error: str | None
     embedder_id: str | None
     segments: int = 0
+    mtime_ns: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +310,7 @@ class Store:
     _SOURCE_SELECT = (
         "SELECT s.id, s.course_id, c.name, s.path, s.kind, s.title, s.sha256, s.size, "
         "s.duration_ms, s.status, s.error, s.embedder_id, "
-        "(SELECT count(*) FROM segments g WHERE g.source_id = s.id) "
+        "(SELECT count(*) FROM segments g WHERE g.source_id = s.id), s.mtime_ns "
         "FROM sources s JOIN courses c ON c.id = s.course_id "
     )
 
@@ -333,6 +334,7 @@ class Store:
                 error=r[10],
                 embedder_id=r[11],
                 segments=r[12],
+                mtime_ns=r[13],
             )
             for r in rows
         ]
