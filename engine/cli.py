@@ -406,12 +406,14 @@ def cmd_eval(ctx: Context) -> int:
     data = Path(args.data) if args.data else evaluate.default_data_dir()
     work = Path(args.work) if args.work else None
     embedder = ctx.registry.load_embedder(ctx.args.model or ctx.config.embedder, ctx.config.threads)
+    bar = ProgressBar(sys.stderr)
     if args.benchmark == "tutorialvqa":
         table = evaluate.tutorialvqa(
-            data, args.split, ctx.config, embedder, work, args.limit_queries
+            data, args.split, ctx.config, embedder, work, args.limit_queries, bar
         )
     else:
-        table = evaluate.scifact(data, ctx.config, embedder, work, args.limit_queries)
+        table = evaluate.scifact(data, ctx.config, embedder, work, args.limit_queries, bar)
+    bar.finish()
     if args.json:
         print(json.dumps(table))
     else:

@@ -22,7 +22,7 @@ from typing import cast
 
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import CoursedexError
-from engine.library import Library
+from engine.library import IngestProgress, Library
 from engine.models import Embedder
 from engine.search import SearchResult
 
@@ -94,12 +94,13 @@ def _run(
     embedder: Embedder,
     queries: Sequence[tuple[str, Scorer]],
     limit: int,
+    progress: Callable[[IngestProgress], None] | None,
 ) -> dict[str, object]:
     """Ingest ``folder`` end to end (skipped when unchanged), then score every mode."""
     rows: dict[str, dict[str, float]] = {}
     with _open(work, config, embedder) as library:
         started = time.monotonic()
-        report = library.ingest([folder], course=name)
+        report = library.ingest([folder], course=name, progress=progress)
         ingest_s = time.monotonic() - started
         if report.errors:
             raise CoursedexError(f"{len(report.errors)} {name} files failed to ingest")
@@ -135,6 +136,7 @@ def tutorialvqa(
     embedder: Embedder,
     work: Path | None = None,
     limit_queries: int | None = None,
+    progress: Callable[[IngestProgress], None] | None = None,
 ) -> dict[str, object]:
     """Ingest the 76 subtitle files end to end and score moment retrieval per mode."""
     root = data / "tutorialvqa"
@@ -157,7 +159,7 @@ def tutorialvqa(
         for q in _read_jsonl(root / f"{split}_queries.jsonl")[:limit_queries]
     ]
     work = work or default_work_dir("tutorialvqa", embedder.model_id)
-    return _run(f"tutorialvqa-{split}", srt, work, config, embedder, queries, limit=10)
+    return _run(f"tutorialvqa-{split}", srt, work, config, embedder, queries, 10, progress)
 
 
 def _first_moment_hit(
@@ -177,6 +179,7 @@ def scifact(
     embedder: Embedder,
     work: Path | None = None,
     limit_queries: int | None = None,
+    progress: Callable[[IngestProgress], None] | None = None,
 ) -> dict[str, object]:
     """Ingest the 5,183 abstracts as text documents and score document retrieval per mode."""
     root = data / "scifact"
@@ -208,7 +211,7 @@ def scifact(
         for q in _read_jsonl(root / "test_queries.jsonl")[:limit_queries]
     ]
     # Forty segments leave at least ten distinct abstracts after collapsing.
-    return _run("scifact-test", docs, work / "library", config, embedder, queries, limit=40)
+    return _run("scifact-test", docs, work / "library", config, embedder, queries, 40, progress)
 
 
 def _unique_docs(results: Sequence[SearchResult]) -> list[str]:
