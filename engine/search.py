@@ -33,6 +33,7 @@ _CAMEL = re.compile(r"([a-z])([A-Z])")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _MAX_QUERY_TERMS = 48
 HEAD = 10
+_MAX_FULLTEXT_TERMS = 24
 # Function words carry no topic; matching them makes bm25 walk most of the index.
 STOPWORDS = frozenset(
     [
@@ -208,14 +209,17 @@ def stem(word: str) -> str:
     return _stemmer.stemWord(_fold(word))
 
 
-def fts_match(query: str, *, prefix_last: bool = False) -> str | None:
+def fts_match(
+    query: str, *, prefix_last: bool = False, terms: Sequence[str] | None = None
+) -> str | None:
     """An FTS5 MATCH expression for any user text, or None when it has no words.
 
     Every term is double-quoted, so operators (NOT, AND, NEAR), a lone quote, ``*`` or
     parentheses typed by the user are just text. Terms are OR-ed and bm25 ranks documents
-    that contain more and rarer terms first.
+    that contain more and rarer terms first. ``terms`` replaces the query's own terms
+    (the caller may have dropped some).
     """
-    terms = query_terms(query)
+    terms = list(query_terms(query) if terms is None else terms)
     if not terms:
         return None
     quoted = ['"' + t.replace('"', "") + '"' for t in terms]
@@ -229,6 +233,20 @@ def fts_match(query: str, *, prefix_last: bool = False) -> str | None:
                 quoted.pop(terms.index(last))
             quoted.append(f'"{last}"*')
     return " OR ".join(quoted)
+
+
+def informative_terms(terms: Sequence[str], df: Callable[[str], int], total: int) -> list[str]:
+    """The terms worth a full-text lookup, rarest first.
+
+    A term found in thousands of segments and in over 5% of the library adds little to
+    bm25 but makes FTS5 walk a long posting list, and a pasted page has dozens of terms:
+    keep the rarer ones (at most ``_MAX_FULLTEXT_TERMS``), and the rarest term if every one
+    is common. Small libraries keep every term: there a common word is cheap and can still
+    separate one lecture from another.
+    """
+    ranked = sorted(terms, key=lambda t: df(stem(t)))
+    kept = [t for t in ranked if df(stem(t)) <= max(2000, total // 20)]
+    return (kept or ranked[:1])[:_MAX_FULLTEXT_TERMS]
 
 
 def fuse_rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]:
@@ -430,20 +448,23 @@ class Searcher:
         self._embedder = embedder
         self.config = config
         self._df_cache: dict[str, int] = {}
-        self._df_total = -1
+        self._df_total = 0
+        self._df_generation = -1
 
-    def _idf(self, stems: Sequence[str]) -> Callable[[str], float]:
-        total = self._store.segment_count()
-        if total != self._df_total:
+    def _df(self, stems: Sequence[str]) -> Callable[[str], int]:
+        """Document frequency of stems, cached until the library changes."""
+        if self._store.generation != self._df_generation:
             self._df_cache.clear()
-            self._df_total = total
+            self._df_total = self._store.segment_count()
+            self._df_generation = self._store.generation
         missing = [s for s in stems if s not in self._df_cache]
         if missing:
             self._df_cache.update(self._store.document_frequency(missing))
-        n = max(total, 1)
-        return lambda s: math.log(
-            1 + (n - self._df_cache.get(s, 0) + 0.5) / (self._df_cache.get(s, 0) + 0.5)
-        )
+        return lambda s: self._df_cache.get(s, 0)
+
+    def _idf(self, df: Callable[[str], int]) -> Callable[[str], float]:
+        n = max(self._df_total, 1)
+        return lambda s: math.log(1 + (n - df(s) + 0.5) / (df(s) + 0.5))
 
     def search(
         self,
@@ -465,7 +486,16 @@ class Searcher:
         dense_rank: dict[int, int] = {}
 
         t0 = time.perf_counter()
-        match = fts_match(query, prefix_last=typing) if cfg.fulltext else None
+        terms = query_terms(query)
+        df = self._df([stem(t) for t in terms])
+        weights = _weights(terms, self._idf(df)) if terms else {}
+        took["analyse"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        match = None
+        if cfg.fulltext:
+            kept = informative_terms(terms, df, self._df_total)
+            match = fts_match(query, prefix_last=typing, terms=kept)
         if match:
             hits = self._store.fulltext(match, pool, kinds=kinds, course_id=course_id)
             ranking = [sid for sid, _ in hits]
@@ -491,8 +521,6 @@ class Searcher:
             took["dense"] = (time.perf_counter() - t0) * 1000
 
         t0 = time.perf_counter()
-        terms = query_terms(query)
-        weights = _weights(terms, self._idf([stem(t) for t in terms])) if terms else {}
         # Only the head of the fused lists can reach the results: read and score just that.
         head = [sid for sid, _ in fuse_rrf(lists, cfg.rrf_k)[: limit * HEAD]]
         rows = self._store.segments(head)

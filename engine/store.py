@@ -207,6 +207,7 @@ class Store:
             )
             self.db = sqlite_utils.Database(conn)
             self._lock = threading.RLock()
+            self.generation = 0
             if self.path is not None:
                 self.db.enable_wal()
             conn.execute("PRAGMA foreign_keys = ON")
@@ -244,8 +245,13 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Store]:
         """All writes inside commit together or roll back together (and re-raise)."""
-        with self._lock, self.db.atomic():
-            yield self
+        with self._lock:
+            try:
+                with self.db.atomic():
+                    yield self
+            finally:
+                # Readers cache statistics per generation (search's document frequencies).
+                self.generation += 1
 
     # --- meta ---------------------------------------------------------------------------
 
