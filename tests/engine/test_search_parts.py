@@ -99,3 +99,21 @@ def test_candidate_prefix_filter_keeps_every_word_that_stems_to_a_query_stem() -
     words = ["happy", "happiness", "caresses", "ponies", "running", "generalization", "go", "us"]
     for word in words:
         assert _scorer({stem(word): 1.0})(f"Some text with {word.upper()} inside.") == 1.0, word
+
+
+def test_informative_terms_drop_very_common_words_only_in_large_libraries() -> None:
+    from engine.search import informative_terms
+
+    counts = {stem("layer"): 30_000, stem("vibrance"): 40, stem("mask"): 1_500}
+    df = lambda s: counts.get(s, 0)  # noqa: E731
+    assert informative_terms(["layer", "mask", "vibrance"], df, 100_000) == ["vibrance", "mask"]
+    # a small library keeps every term, rarest first
+    assert informative_terms(["layer", "mask", "vibrance"], df, 1_000) == [
+        "vibrance",
+        "mask",
+        "layer",
+    ]
+    # every term common: keep the rarest
+    assert informative_terms(["layer"], df, 100_000) == ["layer"]
+    many = [f"term{i}" for i in range(40)]
+    assert len(informative_terms(many, df, 100_000)) == 24
