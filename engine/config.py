@@ -42,6 +42,7 @@ class SearchConfig:
     candidate_factor: int = 10
     seek_refinement: bool = True
     passage_rank: bool = True  # a third fused list: candidates by their best sentence
+    passage_follow: float = 0.25  # share of the next sentence's score a sentence gets
     dedup: bool = True  # overlapping windows that seek to the same moment are one hit
     snippet_words: int = 32
     hnsw_ef: int = 128

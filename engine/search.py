@@ -283,30 +283,38 @@ def _scorer(weights: dict[str, float]) -> Callable[[str], float]:
     return score
 
 
-def best_timing(timings: Sequence[Timing], weights: dict[str, float]) -> tuple[int, float] | None:
-    """Index and score of the cue or word that best matches the weighted query stems.
+def best_timing(
+    timings: Sequence[Timing], weights: dict[str, float], follow: float = 0.0
+) -> tuple[int, float] | None:
+    """Index and score of the cue or sentence that best matches the weighted query stems.
 
-    A span scores the idf sum of the distinct query stems it contains; ties go to the
-    earliest, so playback starts where the matching passage begins. None when no span
-    shares a word with the query.
+    A span scores the idf sum of the distinct query stems it contains, plus ``follow``
+    times the next span's score (an answer often goes on in the next sentence); only spans
+    that match themselves can win. Ties go to the earliest, so playback starts where the
+    matching passage begins. None when no span shares a word with the query.
     """
     score = _scorer(weights)
+    values = [score(t.text) for t in timings]
     best: tuple[int, float] | None = None
-    for i, t in enumerate(timings):
-        value = score(t.text)
-        if value > 0 and (best is None or value > best[1] + 1e-9):
-            best = (i, value)
+    for i, value in enumerate(values):
+        if value <= 0:
+            continue
+        total = value + (follow * values[i + 1] if i + 1 < len(values) else 0.0)
+        if best is None or total > best[1] + 1e-9:
+            best = (i, total)
     return best
 
 
-def best_passage(row: SegmentRow, weights: dict[str, float]) -> tuple[int, float] | None:
+def best_passage(
+    row: SegmentRow, weights: dict[str, float], follow: float = 0.0
+) -> tuple[int, float] | None:
     """The best-matching cue of a timed segment, or sentence of any other, with its score."""
     if not weights:
         return None
     if row.timings:
-        return best_timing(row.timings, weights)
+        return best_timing(row.timings, weights, follow)
     sentences = [Timing(0, 0, part) for part in _SENTENCE.split(row.text) if part.strip()]
-    return best_timing(sentences, weights)
+    return best_timing(sentences, weights, follow)
 
 
 def _same_moment(a: SearchResult, b: SearchResult) -> bool:
@@ -524,7 +532,9 @@ class Searcher:
         # Only the head of the fused lists can reach the results: read and score just that.
         head = [sid for sid, _ in fuse_rrf(lists, cfg.rrf_k)[: limit * HEAD]]
         rows = self._store.segments(head)
-        passages = {sid: best_passage(rows[sid], weights) for sid in head if sid in rows}
+        passages = {
+            sid: best_passage(rows[sid], weights, cfg.passage_follow) for sid in head if sid in rows
+        }
         if cfg.passage_rank and weights:
             # Multi-granularity on the lexical side: rank candidates by their single best
             # sentence (or cue), so a window that answers in one sentence beats one that

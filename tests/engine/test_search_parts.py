@@ -118,3 +118,19 @@ def test_informative_terms_drop_very_common_words_only_in_large_libraries() -> N
     assert informative_terms(["layer"], df, 100_000) == ["layer"]
     many = [f"term{i}" for i in range(40)]
     assert len(informative_terms(many, df, 100_000)) == 24
+
+
+def test_best_timing_follow_prefers_a_match_that_the_next_sentence_continues() -> None:
+    timings = (
+        Timing(0, 1000, "The clone stamp copies pixels."),
+        Timing(1000, 2000, "Nothing here."),
+        Timing(2000, 3000, "The clone stamp samples a source."),
+        Timing(3000, 4000, "Then paint over the blemish with the sampled source."),
+    )
+    weights = {stem("clone"): 1.0, stem("stamp"): 1.0, stem("source"): 0.5}
+    assert best_timing(timings, weights) == (2, 2.5)
+    assert best_timing(timings, {stem("clone"): 1.0, stem("source"): 1.0}) == (2, 2.0)
+    # the next sentence's words lift the third sentence above the first
+    picked = best_timing(timings, {stem("clone"): 1.0, stem("blemish"): 1.0}, follow=0.25)
+    assert picked == (2, 1.25)
+    assert best_timing(timings, {stem("blemish"): 1.0}, follow=0.25) == (3, 1.0)
