@@ -161,8 +161,8 @@ def measure(folder: Path, n_queries: int, threads: int, models: Path) -> None:
     qs = queries(default_data_dir(), n_queries)
     modes = {
         "hybrid": SearchConfig(),
-        "full-text": SearchConfig(dense=False),
-        "dense": SearchConfig(fulltext=False),
+        "full-text only": SearchConfig(dense=False, passage_rank=False),
+        "dense only": SearchConfig(fulltext=False, passage_rank=False),
     }
     for q in qs[:20]:  # warm caches and the model
         library.search(q)
