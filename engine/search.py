@@ -458,6 +458,8 @@ class Searcher:
         self._df_cache: dict[str, int] = {}
         self._df_total = 0
         self._df_generation = -1
+        self._allowed_cache: dict[tuple[tuple[str, ...], int | None], frozenset[int]] = {}
+        self._allowed_generation = -1
 
     def _df(self, stems: Sequence[str]) -> Callable[[str], int]:
         """Document frequency of stems, cached until the library changes."""
@@ -469,6 +471,18 @@ class Searcher:
         if missing:
             self._df_cache.update(self._store.document_frequency(missing))
         return lambda s: self._df_cache.get(s, 0)
+
+    def _allowed(self, kinds: tuple[str, ...], course_id: int | None) -> frozenset[int]:
+        """Segment ids a filter lets through, cached until the library changes (reading
+        them is O(library); typing in a filtered search repeats the same filter)."""
+        if self._store.generation != self._allowed_generation:
+            self._allowed_cache.clear()
+            self._allowed_generation = self._store.generation
+        key = (kinds, course_id)
+        if key not in self._allowed_cache:
+            ids = frozenset(self._store.allowed_segment_ids(kinds, course_id))
+            self._allowed_cache[key] = ids
+        return self._allowed_cache[key]
 
     def _idf(self, df: Callable[[str], int]) -> Callable[[str], float]:
         n = max(self._df_total, 1)
@@ -520,8 +534,7 @@ class Searcher:
             t0 = time.perf_counter()
             allowed = None
             if kinds or course_id is not None:
-                allowed_ids = self._store.allowed_segment_ids(kinds, course_id)
-                allowed = allowed_ids.__contains__
+                allowed = self._allowed(tuple(kinds), course_id).__contains__
             ids, _distances = index.search(vector, pool, ef=max(cfg.hnsw_ef, pool), allowed=allowed)
             ranking = [int(i) for i in ids]
             dense_rank = {sid: i for i, sid in enumerate(ranking, start=1)}

@@ -379,7 +379,7 @@ class Store:
             )
 
     def move_source(self, source_id: int, new_path: str, course_id: int) -> None:
-        with self._lock:
+        with self.transaction():  # a new generation: the source may change course
             self.conn.execute(
                 "UPDATE sources SET path = ?, course_id = ? WHERE id = ?",
                 (new_path, course_id, source_id),

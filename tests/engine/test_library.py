@@ -599,3 +599,25 @@ def test_lost_vectors_are_re_embedded_when_the_model_loads(
         assert top.source.endswith("a.md")
         assert library.stats()["vectors"] == total
         assert len(library.store.embedded_ids("text")) == total
+
+
+def test_course_filter_follows_a_file_moved_to_another_course(
+    library: Library, tmp_path: Path
+) -> None:
+    first = tmp_path / "Botany"
+    first.mkdir()
+    note = first / "fern.md"
+    note.write_text("# Ferns\n\nFerns reproduce with spores, not seeds.\n")
+    library.ingest([first])
+    in_botany = SearchFilters(course="Botany")
+    assert [r.source for r in library.search("spores", filters=in_botany).results] == [str(note)]
+    second = tmp_path / "Mycology"
+    second.mkdir()
+    moved = second / "fern.md"
+    note.rename(moved)
+    report = library.ingest([second])
+    assert report.files[0].outcome == Outcome.MOVED
+    dense = SearchConfig(fulltext=False, passage_rank=False)
+    assert library.search("spores", filters=in_botany, config=dense).results == []
+    found = library.search("spores", filters=SearchFilters(course="Mycology"), config=dense)
+    assert [r.source for r in found.results] == [str(moved)]
