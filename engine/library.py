@@ -24,7 +24,7 @@ from engine.config import EngineConfig, SearchConfig
 from engine.errors import Cancelled, CoursedexError, ModelMismatchError, NotFoundError
 from engine.models import Embedder
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
-from engine.store import Course, Source, Store, get_source
+from engine.store import Course, Source, Store
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind, SourceStatus
 from engine.vectors import VectorIndex
 
@@ -177,8 +177,7 @@ class Library:
         """Re-embed segments whose stored vector was lost (found by the check at open)."""
         rows = self.store.texts(sorted(self._missing_vectors))
         if rows:
-            texts = [embed_text(title, (heading, text)) for _, heading, text, title in rows]
-            vectors = self._embed(model, texts, None)
+            vectors = self._embed(model, _stored_texts(rows), None)
             ids = [sid for sid, _, _, _ in rows]
             self.store.put_vectors(ids, vectors, SPACE)
             index = self._ensure_index(model)
@@ -238,7 +237,7 @@ class Library:
     def plan(self, paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
         """The files an ingest of ``paths`` would read. A folder becomes a course of its
         name; loose files go to ``course`` or "Unsorted". Subtitles beside a media file of
-        the same name are read as that file's transcript, not as sources of their own."""
+        the same name in the same ingest are that file's transcript, not sources of their own."""
         planned: list[PlannedFile] = []
         for raw in paths:
             path = Path(raw).expanduser().resolve()
@@ -254,10 +253,10 @@ class Library:
                     if not path.is_dir():
                         planned.append(PlannedFile(f, name, root, SourceKind.NOTES))
                     continue
-                if kind == SourceKind.SUBTITLES and _is_sidecar(f):
-                    continue
                 planned.append(PlannedFile(f, name, root, kind))
-        unique: dict[Path, PlannedFile] = {p.path: p for p in planned}
+        media = (p.path for p in planned if p.kind in (SourceKind.VIDEO, SourceKind.AUDIO))
+        sidecars = {found for m in media if (found := ingest.find_sidecar(m)) is not None}
+        unique: dict[Path, PlannedFile] = {p.path: p for p in planned if p.path not in sidecars}
         return list(unique.values())
 
     def ingest(
@@ -583,21 +582,17 @@ class Library:
         The old vectors stay until the new ones are complete, so a cancelled re-index
         leaves the library as it was.
         """
-        total = self.store.segment_count()
+        total = len(self.store.segment_ids())
         new_ids: list[int] = []
         new_vectors: list[np.ndarray] = []
-        titles = {s.id: s.title for s in self.store.sources()}
         done = 0
         for batch in self.store.iter_segment_texts():
             if cancel is not None and cancel.is_set():
                 raise Cancelled("re-index cancelled; the library is unchanged")
-            rows = self.store.segments([sid for sid, _, _ in batch])
-            texts = [
-                embed_text(titles.get(rows[sid].source_id, ""), (heading, text))
-                for sid, heading, text in batch
-            ]
-            new_vectors.append(embedder.embed(texts, batch_size=self.config.embed_batch_size))
-            new_ids.extend(sid for sid, _, _ in batch)
+            new_vectors.append(
+                embedder.embed(_stored_texts(batch), batch_size=self.config.embed_batch_size)
+            )
+            new_ids.extend(sid for sid, _, _, _ in batch)
             done += len(batch)
             if progress is not None:
                 progress(done, total)
@@ -618,9 +613,7 @@ class Library:
             index.reconcile(set(new_ids), lambda ids: self.store.vectors(ids, embedder.dimension))
             index.save()
             self._index = index
-        for source in self.store.sources():
-            if source.status == SourceStatus.INDEXED:
-                self.store.set_source_status(source.id, SourceStatus.INDEXED, None)
+        self.store.set_embedder_id(embedder.model_id)
         return len(new_ids)
 
     def stats(self) -> dict[str, object]:
@@ -632,8 +625,10 @@ class Library:
         out["database_bytes"] = db.stat().st_size if db.exists() else 0
         return out
 
-    def source(self, source_id: int) -> Source:
-        return get_source(self.store, source_id)
+
+def _stored_texts(rows: Sequence[tuple[int, str, str, str]]) -> list[str]:
+    """What the embedder sees for stored (id, heading, text, source title) rows."""
+    return [embed_text(title, (heading, text)) for _, heading, text, title in rows]
 
 
 def _with_context(parsed: ParsedSource) -> list[SegmentDraft]:
@@ -658,17 +653,3 @@ def _size(path: Path) -> int:
 
 def _hidden(path: Path, root: Path) -> bool:
     return any(part.startswith(".") for part in path.relative_to(root).parts)
-
-
-def _is_sidecar(subtitle: Path) -> bool:
-    """A subtitle file is a sidecar when a media file with the same stem sits beside it."""
-    stem = subtitle.name.split(".")[0]
-    for sibling in subtitle.parent.glob(glob_escape(stem) + "*"):
-        media = ingest.classify(sibling) in (SourceKind.VIDEO, SourceKind.AUDIO)
-        if media and ingest.find_sidecar(sibling) == subtitle:
-            return True
-    return False
-
-
-def glob_escape(text: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[]" else c for c in text)

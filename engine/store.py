@@ -371,6 +371,13 @@ class Store:
             row = self.conn.execute("SELECT id FROM sources WHERE path = ?", (path,)).fetchone()
         return int(row[0])
 
+    def set_embedder_id(self, embedder_id: str) -> None:
+        """Record that every indexed source's vectors now come from ``embedder_id``."""
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE sources SET embedder_id = ? WHERE status = 'indexed'", (embedder_id,)
+            )
+
     def set_source_status(self, source_id: int, status: SourceStatus, error: str | None) -> None:
         with self._lock:
             self.conn.execute(
@@ -473,20 +480,21 @@ class Store:
             ).fetchall()
         return {r[0]: _segment_row(r) for r in rows}
 
-    def iter_segment_texts(self, batch: int = 512) -> Iterator[list[tuple[int, str, str]]]:
-        """(id, heading, text) of every segment, in batches, for re-embedding."""
+    def iter_segment_texts(self, batch: int = 512) -> Iterator[list[tuple[int, str, str, str]]]:
+        """(id, heading, text, source title) of every segment with text, in batches."""
         last = 0
         while True:
             with self._lock:
                 rows = self.conn.execute(
-                    "SELECT id, heading, text FROM segments WHERE id > ? AND text != '' "
-                    "ORDER BY id LIMIT ?",
+                    "SELECT g.id, g.heading, g.text, s.title FROM segments g "
+                    "JOIN sources s ON s.id = g.source_id WHERE g.id > ? AND g.text != '' "
+                    "ORDER BY g.id LIMIT ?",
                     (last, batch),
                 ).fetchall()
             if not rows:
                 return
             last = rows[-1][0]
-            yield [(int(a), str(b), str(c)) for a, b, c in rows]
+            yield [(int(a), str(b), str(c), str(d)) for a, b, c, d in rows]
 
     def fulltext(
         self,
@@ -631,10 +639,3 @@ class Store:
             "media_hours": round(int(timed) / 3_600_000, 2),
             "pages_waiting_for_ocr": int(ocr),
         }
-
-
-def get_source(store: Store, source_id: int) -> Source:
-    found = store._sources("WHERE s.id = ?", (source_id,))
-    if not found:
-        raise NotFoundError(f"no source with id {source_id}")
-    return found[0]

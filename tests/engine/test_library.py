@@ -621,3 +621,30 @@ def test_course_filter_follows_a_file_moved_to_another_course(
     assert library.search("spores", filters=in_botany, config=dense).results == []
     found = library.search("spores", filters=SearchFilters(course="Mycology"), config=dense)
     assert [r.source for r in found.results] == [str(moved)]
+
+
+def test_subtitles_beside_a_video_are_its_transcript_and_alone_are_a_source(
+    library: Library, tmp_path: Path
+) -> None:
+    from tests.factories import make_srt
+
+    folder = tmp_path / "Physics"
+    folder.mkdir()
+    video = folder / "lecture.mp4"
+    video.write_bytes(b"not decoded until speech recognition arrives")
+    make_srt(folder / "lecture.srt", [(0, 4000, "The pendulum swings with a fixed period.")])
+    report = library.ingest([folder])
+    assert [(Path(f.path).name, f.outcome) for f in report.files] == [
+        ("lecture.mp4", Outcome.INDEXED)
+    ]
+    hit = library.search("pendulum").results[0]
+    assert (hit.source, hit.kind, hit.start_ms) == (str(video), SegmentKind.TRANSCRIPT, 0)
+
+    # dropped on its own, the subtitle file is a source of its own
+    other = tmp_path / "other"
+    other.mkdir()
+    make_srt(other / "talk.srt", [(1000, 5000, "Entropy never decreases in a closed system.")])
+    (other / "talk.mp4").write_bytes(b"x")
+    loose = library.ingest([other / "talk.srt"])
+    assert [f.outcome for f in loose.files] == [Outcome.INDEXED]
+    assert library.search("entropy").results[0].source == str(other / "talk.srt")
