@@ -59,7 +59,7 @@ class IngestProgress:
     path: str
     index: int  # 0-based position of this file in the job
     total: int
-    stage: str  # "hashing", "reading", "embedding", "writing", "done"
+    stage: str  # "reading" when a file starts, "done" when it has an outcome
     fraction: float  # whole job, 0..1, weighted by file size
     eta_s: float | None
     result: FileResult | None = None
