@@ -1,0 +1,194 @@
+"""Generate real lecture media for tests, benchmarks and the demo course.
+
+Slides are drawn as still pictures (Pillow, or PDF pages rendered with pypdfium2), narration is
+spoken by espeak-ng, and ffmpeg joins them into an H.264/AAC .mp4. Needs the ``ffmpeg`` and
+``espeak-ng`` programs (installed by ``.ci/run``). Nothing here is used by the app.
+
+    clips = [Clip(slide_image(["Merge sort", "split, sort, merge"], tmp / "1.png"), "Merge ...")]
+    cuts = make_lecture_video(tmp / "lecture.mp4", clips)   # start of each clip, in ms
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import wave
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SIZE = (1280, 720)
+SAMPLE_RATE = 16_000
+
+
+@dataclass(frozen=True, slots=True)
+class Clip:
+    """One slide on screen: its picture, what is said over it, and how long it stays.
+
+    With narration the clip lasts the speech plus ``pad_s``; ``seconds`` sets a minimum.
+    """
+
+    image: Path
+    narration: str = ""
+    seconds: float = 0.0
+    pad_s: float = 0.6
+
+
+def require_tools() -> None:
+    """Raise RuntimeError naming the missing program (ffmpeg, espeak-ng)."""
+    for tool in ("ffmpeg", "espeak-ng"):
+        if shutil.which(tool) is None:
+            raise RuntimeError(f"{tool} is not installed (run .ci/run or apt-get install {tool})")
+
+
+def _run(args: Sequence[str]) -> None:
+    done = subprocess.run(list(args), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{args[0]} failed: {done.stderr.strip()[-800:]}")
+
+
+def speak(text: str, path: Path, *, voice: str = "en-us", words_per_minute: int = 160) -> int:
+    """Speak ``text`` into a 16 kHz mono WAV file; returns its duration in ms."""
+    raw = path.with_suffix(".raw.wav")
+    _run(["espeak-ng", "-v", voice, "-s", str(words_per_minute), "-w", str(raw), text])
+    _run(["ffmpeg", "-v", "error", "-y", "-i", str(raw), "-ac", "1", "-ar", str(SAMPLE_RATE),
+          str(path)])  # fmt: skip
+    raw.unlink()
+    return wav_duration_ms(path)
+
+
+def wav_duration_ms(path: Path) -> int:
+    with wave.open(str(path), "rb") as w:
+        return round(w.getnframes() * 1000 / w.getframerate())
+
+
+def silence(path: Path, ms: int) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SAMPLE_RATE)
+        w.writeframes(b"\0\0" * (SAMPLE_RATE * ms // 1000))
+    return path
+
+
+def slide_image(
+    lines: Sequence[str],
+    path: Path,
+    *,
+    size: tuple[int, int] = SIZE,
+    background: str = "white",
+    foreground: str = "black",
+) -> Path:
+    """A slide picture: the first line as a large title, the rest as body lines."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("RGB", size, background)
+    draw = ImageDraw.Draw(image)
+    scale = size[1] / 720
+    title = ImageFont.load_default(size=round(56 * scale))
+    body = ImageFont.load_default(size=round(38 * scale))
+    x, y = round(70 * scale), round(60 * scale)
+    for i, line in enumerate(lines):
+        draw.text((x, y), line, fill=foreground, font=title if i == 0 else body)
+        y += round((100 if i == 0 else 60) * scale)
+    image.save(path)
+    return path
+
+
+def pdf_page_images(pdf: Path, folder: Path, *, size: tuple[int, int] = SIZE) -> list[Path]:
+    """Render every page of ``pdf`` into a PNG of ``size`` (letterboxed on white)."""
+    import pypdfium2 as pdfium
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+    document = pdfium.PdfDocument(str(pdf))
+    try:
+        for i in range(len(document)):
+            page = document[i]
+            width, height = page.get_size()
+            scale = min(size[0] / width, size[1] / height)
+            rendered = page.render(scale=scale).to_pil().convert("RGB")
+            canvas = Image.new("RGB", size, "white")
+            canvas.paste(rendered, ((size[0] - rendered.width) // 2, 0))
+            path = folder / f"page-{i + 1:03d}.png"
+            canvas.save(path)
+            out.append(path)
+    finally:
+        document.close()
+    return out
+
+
+def make_lecture_video(
+    path: Path,
+    clips: Sequence[Clip],
+    *,
+    fps: int = 10,
+    audio: bool = True,
+    voice: str = "en-us",
+    crf: int = 30,
+) -> list[int]:
+    """Write an .mp4 showing each clip's picture while its narration plays.
+
+    Returns the start time (ms) of every clip: the cuts a scene detector should find.
+    ``audio=False`` writes a video with no audio track at all.
+    """
+    require_tools()
+    starts: list[int] = []
+    with tempfile.TemporaryDirectory(prefix="lecture-") as tmp_name:
+        tmp = Path(tmp_name)
+        wavs: list[Path] = []
+        durations: list[int] = []
+        for i, clip in enumerate(clips):
+            ms = 0
+            if clip.narration and audio:
+                speech = tmp / f"speech-{i:03d}.wav"
+                ms = speak(clip.narration, speech, voice=voice)
+                wavs.append(speech)
+            pad = round(clip.pad_s * 1000)
+            total = max(round(clip.seconds * 1000), ms + pad)
+            # Round each clip to whole frames so the cuts land exactly where we say.
+            frame_ms = 1000 / fps
+            total = round(round(total / frame_ms) * frame_ms)
+            if audio:
+                wavs.append(silence(tmp / f"pad-{i:03d}.wav", total - ms))
+            starts.append(sum(durations))
+            durations.append(total)
+        concat = tmp / "images.txt"
+        entries = []
+        for clip, ms in zip(clips, durations, strict=True):
+            entries.append(f"file '{clip.image.resolve()}'\nduration {ms / 1000:.3f}\n")
+        entries.append(f"file '{clips[-1].image.resolve()}'\n")  # concat needs the last twice
+        concat.write_text("".join(entries))
+        video_args = [
+            "-f", "concat", "-safe", "0", "-i", str(concat),
+        ]  # fmt: skip
+        audio_args: list[str] = []
+        if audio:
+            audio_list = tmp / "audio.txt"
+            audio_list.write_text("".join(f"file '{w}'\n" for w in wavs))
+            audio_args = ["-f", "concat", "-safe", "0", "-i", str(audio_list)]
+        encode = [
+            "-vf", f"fps={fps},format=yuv420p", "-c:v", "libx264", "-preset", "veryfast",
+            "-crf", str(crf), "-tune", "stillimage", "-g", str(fps * 10),
+            "-bitexact", "-map_metadata", "-1",
+        ]  # fmt: skip
+        if audio:
+            encode += ["-c:a", "aac", "-b:a", "48k", "-ac", "1", "-shortest"]
+        _run(["ffmpeg", "-v", "error", "-y", *video_args, *audio_args, *encode, str(path)])
+    return starts
+
+
+def make_audio(path: Path, text: str, *, voice: str = "en-us") -> int:
+    """Speak ``text`` into an audio file whose format follows the suffix (.wav .mp3 .m4a
+    .flac .ogg); returns the duration in ms."""
+    require_tools()
+    with tempfile.TemporaryDirectory(prefix="speech-") as tmp_name:
+        wav = Path(tmp_name) / "speech.wav"
+        ms = speak(text, wav, voice=voice)
+        if path.suffix.lower() == ".wav":
+            shutil.copyfile(wav, path)
+        else:
+            _run(["ffmpeg", "-v", "error", "-y", "-i", str(wav), "-ac", "1", str(path)])
+    return ms
