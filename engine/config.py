@@ -49,9 +49,23 @@ class SearchConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class MediaConfig:
+    """Video and audio: speech recognition, scene cuts, on-screen text, slide links."""
+
+    speech_model: str = "faster-whisper-tiny.en"  # a registry name (``coursedex models list``)
+    language: str | None = None  # None: English for ``.en`` models, else detected
+    screen_text: bool = True  # read text off video frames (and PDF pages without text)
+    scene_threshold: float = 20.0  # PySceneDetect ContentDetector, tuned for slides
+    min_scene_ms: int = 2_000
+    thumbnail_width: int = 320
+    link_slides: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class EngineConfig:
     threads: int = 2
     embedder: str = "all-minilm-l6-v2-int8"
+    media: MediaConfig = field(default_factory=MediaConfig)
     limits: IngestLimits = field(default_factory=IngestLimits)
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     search: SearchConfig = field(default_factory=SearchConfig)

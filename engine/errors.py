@@ -31,3 +31,7 @@ class NotFoundError(CoursedexError):
 
 class Cancelled(CoursedexError):
     """Work stopped because the caller set its cancel event."""
+
+
+class WorkerCrashed(CoursedexError):
+    """A child process doing heavy native work (speech recognition) died or misbehaved."""

