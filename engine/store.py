@@ -98,6 +98,49 @@ MIGRATIONS: tuple[str, ...] = (
         VALUES (new.id, new.text, new.heading, new.extra);
     END;
     """,
+    # 2: video and audio. Word times of recognised speech; scenes with their thumbnails;
+    # slide pages linked to the video moments that show them; the finished part of a
+    # transcription (kept per content and model, so a killed import resumes there).
+    """
+    ALTER TABLE segments ADD COLUMN words TEXT;
+    CREATE TABLE scenes (
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL,
+        keyframe_ms INTEGER NOT NULL,
+        thumbnail TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (source_id, ord)
+    );
+    CREATE TABLE slide_links (
+        id INTEGER PRIMARY KEY,
+        video_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL,
+        slides_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        page INTEGER NOT NULL,
+        score REAL NOT NULL
+    );
+    CREATE INDEX slide_links_video ON slide_links(video_id, start_ms);
+    CREATE INDEX slide_links_slides ON slide_links(slides_id, page);
+    CREATE TABLE transcript_parts (
+        sha256 TEXT NOT NULL,
+        model TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        words TEXT,
+        PRIMARY KEY (sha256, model, ord)
+    );
+    CREATE TABLE transcripts (
+        sha256 TEXT NOT NULL,
+        model TEXT NOT NULL,
+        language TEXT NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        PRIMARY KEY (sha256, model)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -152,6 +195,8 @@ class SegmentRow:
     source_path: str
     source_title: str
     course: str
+    words: tuple[Timing, ...] = ()
+    source_kind: SourceKind | None = None
 
 
 def _timings_json(timings: Sequence[Timing]) -> str | None:
@@ -168,7 +213,7 @@ def _timings_from(raw: str | None) -> tuple[Timing, ...]:
 
 _SEGMENT_COLUMNS = (
     "g.id, g.source_id, g.kind, g.start_ms, g.end_ms, g.page, g.path_in_archive, g.line_start, "
-    "g.line_end, g.heading, g.text, g.timings, s.path, s.title, c.name"
+    "g.line_end, g.heading, g.text, g.timings, s.path, s.title, c.name, g.words, s.kind"
 )
 
 
@@ -189,6 +234,8 @@ def _segment_row(r: sqlite3.Row | tuple) -> SegmentRow:
         source_path=r[12],
         source_title=r[13],
         course=r[14],
+        words=_timings_from(r[15]),
+        source_kind=SourceKind(r[16]),
     )
 
 
@@ -420,19 +467,66 @@ class Store:
         segments: Sequence[SegmentDraft],
         vectors: np.ndarray | None,
         space: str,
+        status: SourceStatus = SourceStatus.INDEXED,
     ) -> list[int]:
         """Swap a source's segments for new ones and mark it indexed, in one transaction.
+
+        ``status`` INDEXING keeps it marked unfinished (a later stage still has to run) while
+        its segments are already searchable.
 
         Returns the new segment ids in the order of ``segments``. Must be called inside
         :meth:`transaction` by a caller that also updates the vector index after commit.
         """
         self.conn.execute("DELETE FROM segments WHERE source_id = ?", (source_id,))
+        self.conn.execute("DELETE FROM scenes WHERE source_id = ?", (source_id,))
+        ids = self._insert_segments(source_id, 0, segments, vectors, space)
+        self.conn.execute(
+            "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
+            "embedder_id = ?, status = ?, error = NULL, indexed_at = ? WHERE id = ?",
+            (
+                title,
+                sha256,
+                size,
+                mtime_ns,
+                duration_ms,
+                embedder_id,
+                status.value,
+                now_iso(),
+                source_id,
+            ),
+        )
+        return ids
+
+    def append_segments(
+        self,
+        source_id: int,
+        segments: Sequence[SegmentDraft],
+        vectors: np.ndarray | None,
+        space: str,
+    ) -> list[int]:
+        """Add segments after a source's existing ones (a later stage: on-screen text).
+
+        Must be called inside :meth:`transaction`; returns the new ids in order.
+        """
+        row = self.conn.execute(
+            "SELECT coalesce(max(ord) + 1, 0) FROM segments WHERE source_id = ?", (source_id,)
+        ).fetchone()
+        return self._insert_segments(source_id, int(row[0]), segments, vectors, space)
+
+    def _insert_segments(
+        self,
+        source_id: int,
+        first_ord: int,
+        segments: Sequence[SegmentDraft],
+        vectors: np.ndarray | None,
+        space: str,
+    ) -> list[int]:
         ids: list[int] = []
-        for ord_, seg in enumerate(segments):
+        for ord_, seg in enumerate(segments, start=first_ord):
             cur = self.conn.execute(
                 "INSERT INTO segments(source_id, ord, kind, start_ms, end_ms, page, "
-                "path_in_archive, line_start, line_end, heading, text, extra, timings, needs_ocr)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "path_in_archive, line_start, line_end, heading, text, extra, timings, "
+                "needs_ocr, words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     source_id,
                     ord_,
@@ -448,6 +542,7 @@ class Store:
                     seg.extra,
                     _timings_json(seg.timings),
                     int(seg.needs_ocr),
+                    _timings_json(seg.words),
                 ),
             )
             ids.append(int(cur.lastrowid or 0))
@@ -459,11 +554,6 @@ class Store:
                 "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?)",
                 ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(with_text)),
             )
-        self.conn.execute(
-            "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
-            "embedder_id = ?, status = 'indexed', error = NULL, indexed_at = ? WHERE id = ?",
-            (title, sha256, size, mtime_ns, duration_ms, embedder_id, now_iso(), source_id),
-        )
         return ids
 
     # --- segments -----------------------------------------------------------------------
@@ -616,6 +706,143 @@ class Store:
     def clear_vectors(self) -> None:
         with self.transaction():
             self.conn.execute("DELETE FROM embeddings")
+
+    # --- video: transcription parts, scenes, slide links ---------------------------------
+
+    def transcript_parts(self, sha256: str, model: str) -> list[tuple[int, int, str, str | None]]:
+        """The finished part of a transcription: (start_ms, end_ms, text, words JSON)."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT start_ms, end_ms, text, words FROM transcript_parts "
+                "WHERE sha256 = ? AND model = ? ORDER BY ord",
+                (sha256, model),
+            ).fetchall()
+        return [(int(a), int(b), str(c), d) for a, b, c, d in rows]
+
+    def add_transcript_part(
+        self, sha256: str, model: str, start_ms: int, end_ms: int, text: str, words: str | None
+    ) -> None:
+        """Keep one recognised segment at once (committed: a kill loses nothing before it)."""
+        with self._lock:
+            self.conn.execute(
+                "INSERT INTO transcript_parts(sha256, model, ord, start_ms, end_ms, text, words) "
+                "SELECT ?, ?, coalesce(max(ord) + 1, 0), ?, ?, ?, ? FROM transcript_parts "
+                "WHERE sha256 = ? AND model = ?",
+                (sha256, model, start_ms, end_ms, text, words, sha256, model),
+            )
+
+    def finish_transcript(self, sha256: str, model: str, language: str, duration_ms: int) -> None:
+        with self._lock:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO transcripts(sha256, model, language, duration_ms) "
+                "VALUES (?, ?, ?, ?)",
+                (sha256, model, language, duration_ms),
+            )
+
+    def transcript_finished(self, sha256: str, model: str) -> tuple[str, int] | None:
+        """(language, duration_ms) when the whole file was transcribed with ``model``."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT language, duration_ms FROM transcripts WHERE sha256 = ? AND model = ?",
+                (sha256, model),
+            ).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def forget_transcript(self, sha256: str) -> None:
+        """Drop the kept transcription of a file once its source is fully indexed."""
+        with self._lock:
+            self.conn.execute("DELETE FROM transcript_parts WHERE sha256 = ?", (sha256,))
+            self.conn.execute("DELETE FROM transcripts WHERE sha256 = ?", (sha256,))
+
+    def put_scenes(self, source_id: int, scenes: Sequence[tuple[int, int, int, str]]) -> None:
+        """Replace a video's scenes: (start_ms, end_ms, keyframe_ms, thumbnail file name).
+
+        Must be called inside :meth:`transaction`."""
+        self.conn.execute("DELETE FROM scenes WHERE source_id = ?", (source_id,))
+        self.conn.executemany(
+            "INSERT INTO scenes(source_id, ord, start_ms, end_ms, keyframe_ms, thumbnail) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            ((source_id, i, *scene) for i, scene in enumerate(scenes)),
+        )
+
+    def scenes(self, source_id: int) -> list[tuple[int, int, int, str]]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT start_ms, end_ms, keyframe_ms, thumbnail FROM scenes "
+                "WHERE source_id = ? ORDER BY ord",
+                (source_id,),
+            ).fetchall()
+        return [(int(a), int(b), int(c), str(d)) for a, b, c, d in rows]
+
+    def thumbnail_at(self, source_id: int, ms: int) -> str | None:
+        """The thumbnail of the scene on screen at ``ms`` (None without scenes)."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT thumbnail FROM scenes WHERE source_id = ? AND start_ms <= ? "
+                "ORDER BY start_ms DESC LIMIT 1",
+                (source_id, ms),
+            ).fetchone()
+        return str(row[0]) if row is not None and row[0] else None
+
+    def thumbnails_of_source(self, source_id: int) -> list[str]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT thumbnail FROM scenes WHERE source_id = ? AND thumbnail != ''",
+                (source_id,),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def segments_of_source(self, source_id: int) -> list[SegmentRow]:
+        with self._lock:
+            rows = self.conn.execute(
+                f"SELECT {_SEGMENT_COLUMNS} FROM segments g JOIN sources s ON s.id = g.source_id "
+                "JOIN courses c ON c.id = s.course_id WHERE g.source_id = ? ORDER BY g.ord",
+                (source_id,),
+            ).fetchall()
+        return [_segment_row(r) for r in rows]
+
+    def replace_slide_links(
+        self, video_id: int, links: Sequence[tuple[int, int, int, int, float]]
+    ) -> None:
+        """A video's slide links: (start_ms, end_ms, slides source id, page, score)."""
+        with self.transaction():
+            self.conn.execute("DELETE FROM slide_links WHERE video_id = ?", (video_id,))
+            self.conn.executemany(
+                "INSERT INTO slide_links(video_id, start_ms, end_ms, slides_id, page, score) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                ((video_id, *link) for link in links),
+            )
+
+    def slide_at(self, video_id: int, ms: int) -> tuple[str, int] | None:
+        """(slides path, page) linked to the video moment ``ms``."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT s.path, l.page FROM slide_links l JOIN sources s ON s.id = l.slides_id "
+                "WHERE l.video_id = ? AND l.start_ms <= ? AND l.end_ms > ? "
+                "ORDER BY l.start_ms DESC LIMIT 1",
+                (video_id, ms, ms),
+            ).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def shown_at(self, slides_id: int, page: int) -> list[tuple[str, int, int]]:
+        """Where a slide page is shown: (video path, start_ms, end_ms), earliest first."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT s.path, l.start_ms, l.end_ms FROM slide_links l "
+                "JOIN sources s ON s.id = l.video_id WHERE l.slides_id = ? AND l.page = ? "
+                "ORDER BY s.path, l.start_ms",
+                (slides_id, page),
+            ).fetchall()
+        return [(str(a), int(b), int(c)) for a, b, c in rows]
+
+    def slide_links(self, video_id: int) -> list[tuple[int, int, int, int, float]]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT start_ms, end_ms, slides_id, page, score FROM slide_links "
+                "WHERE video_id = ? ORDER BY start_ms",
+                (video_id,),
+            ).fetchall()
+        return [(int(a), int(b), int(c), int(d), float(e)) for a, b, c, d, e in rows]
 
     def stats(self) -> dict[str, object]:
         with self._lock:

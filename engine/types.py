@@ -46,7 +46,8 @@ class SegmentDraft:
     Exactly one locator family is set, by kind: times (transcript, screen), ``page``
     (slide, 1-based), or ``path_in_archive`` + lines (code; lines are 1-based, inclusive).
     ``extra`` is additional text for full-text search only (e.g. split identifiers);
-    it is never shown. ``timings`` keeps cue or word times so a hit can seek inside.
+    it is never shown. ``timings`` keeps cue or sentence times so a hit can seek inside;
+    ``words`` keeps recognised words' times so it can seek to the very word.
     """
 
     kind: SegmentKind
@@ -61,6 +62,7 @@ class SegmentDraft:
     extra: str = ""
     timings: tuple[Timing, ...] = ()
     needs_ocr: bool = False
+    words: tuple[Timing, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
