@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import __version__
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig, MediaConfig, SearchConfig
 from engine.errors import CoursedexError
 from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
 from engine.models import Embedder
@@ -53,7 +53,15 @@ class Context:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self.config = EngineConfig(threads=args.threads)
+        media = MediaConfig()
+        speech = getattr(args, "speech_model", None)
+        media = replace(
+            media,
+            speech_model=speech or media.speech_model,
+            language=getattr(args, "language", None) or media.language,
+            screen_text=not getattr(args, "no_screen_text", False),
+        )
+        self.config = EngineConfig(threads=args.threads, media=media)
         self.registry = ModelRegistry(Path(args.models))
         self._library: Library | None = None
 
@@ -75,7 +83,9 @@ class Context:
                 name = self.embedder_name(holder[0] if holder else None)
                 return self.registry.load_embedder(name, self.config.threads)
 
-            self._library = Library.open(Path(self.args.library), self.config, load)
+            self._library = Library.open(
+                Path(self.args.library), self.config, load, models=self.registry
+            )
             holder.append(self._library)
         return self._library
 
@@ -107,9 +117,14 @@ class ProgressBar:
             width = 24
             filled = int(p.fraction * width)
             eta = f" {_clock(p.eta_s)} left" if p.eta_s is not None else ""
+            stage = p.stage
+            if p.file_fraction is not None and p.result is None:
+                stage += f" {p.file_fraction:.0%}"
+            if p.detail:
+                stage += f" ({p.detail})"
             line = (
                 f"\r[{'#' * filled}{'.' * (width - filled)}] {p.index + 1}/{p.total} "
-                f"{p.fraction:4.0%}{eta}  {p.stage}: {name[:40]}"
+                f"{p.fraction:4.0%}{eta}  {stage}: {name[:40]}"
             )
             self.stream.write(line.ljust(100)[:100])
             self.stream.flush()
@@ -151,6 +166,10 @@ def _print_results(query: str, results: Sequence[SearchResult], took: float) -> 
     for i, r in enumerate(results, start=1):
         print(f"{i:2d}. [{r.kind.value}] {r.course} / {r.title}  {_location(r)}")
         print(f"    {_highlight(r.snippet, r.highlights, tty)}")
+        if r.slide is not None:
+            print(f"    on screen: {Path(r.slide[0]).name} page {r.slide[1]}")
+        for path, ms in r.shown_in[:3]:
+            print(f"    shown in {Path(path).name} at {_clock(ms / 1000)}")
 
 
 def _print_report(report: IngestReport, stream: TextIO) -> None:
@@ -477,6 +496,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the outcome per file as JSON")
     s.add_argument("--strict", action="store_true", help="exit 1 when any file failed")
     s.add_argument("--model", help="embedder for a new library (default: all-minilm-l6-v2-int8)")
+    s.add_argument(
+        "--speech-model",
+        help=f"speech recognition model (default: {MediaConfig().speech_model}; "
+        "see `coursedex models list`)",
+    )
+    s.add_argument("--language", help="spoken language code for multilingual speech models")
+    s.add_argument(
+        "--no-screen-text",
+        action="store_true",
+        help="do not read text off video frames and scanned pages",
+    )
     s.set_defaults(func=cmd_ingest)
 
     s = sub.add_parser("search", help="search the library")

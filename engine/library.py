@@ -16,17 +16,35 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine import ingest
 from engine.config import EngineConfig, SearchConfig
-from engine.errors import Cancelled, CoursedexError, ModelMismatchError, NotFoundError
+from engine.errors import (
+    Cancelled,
+    CoursedexError,
+    ModelMismatchError,
+    NotFoundError,
+    UnreadableFileError,
+)
+from engine.media.transcript import (
+    SpeechPart,
+    transcript_windows,
+    words_from_json,
+    words_to_json,
+)
 from engine.models import Embedder
+from engine.models.registry import ModelRegistry, default_models_dir
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
-from engine.store import Course, Source, Store
+from engine.store import Course, SegmentRow, Source, Store
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind, SourceStatus
 from engine.vectors import VectorIndex
+
+if TYPE_CHECKING:
+    from engine.media.transcribe import SpeechSegment, TranscriptionProgress
+    from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +77,12 @@ class IngestProgress:
     path: str
     index: int  # 0-based position of this file in the job
     total: int
-    stage: str  # "reading" when a file starts, "done" when it has an outcome
+    stage: str  # "reading", "transcribing", "scenes", "screen text", "embedding", "done"
     fraction: float  # whole job, 0..1, weighted by file size
     eta_s: float | None
     result: FileResult | None = None
+    file_fraction: float | None = None  # this file, 0..1, when the stage knows it
+    detail: str = ""  # e.g. "0.09x real time" while transcribing
 
 
 @dataclass(slots=True)
@@ -76,6 +96,9 @@ class IngestReport:
     @property
     def errors(self) -> list[FileResult]:
         return [f for f in self.files if f.outcome == Outcome.ERROR]
+
+
+StageReport = Callable[..., None]  # (stage name, file fraction or None, detail="")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +137,14 @@ class Library:
         folder: Path,
         config: EngineConfig,
         embedder: Callable[[], Embedder],
+        *,
+        models: ModelRegistry | None = None,
     ) -> None:
         self.folder = folder
         self.config = config
+        self.models = models or ModelRegistry(default_models_dir())
+        self.thumbs = folder / "thumbs"
+        self._recognizer: TextRecognizer | None = None
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "thumbs").mkdir(exist_ok=True)
         self.store = Store(folder / "library.db")
@@ -128,14 +156,21 @@ class Library:
         self._missing_vectors: set[int] = set()
         self._open_index()
         self.searcher = Searcher(
-            self.store, self._index_if_any, self._embedder_if_any, config.search
+            self.store, self._index_if_any, self._embedder_if_any, config.search, self.thumbs
         )
 
     @classmethod
     def open(
-        cls, folder: Path | str, config: EngineConfig, embedder: Callable[[], Embedder]
+        cls,
+        folder: Path | str,
+        config: EngineConfig,
+        embedder: Callable[[], Embedder],
+        *,
+        models: ModelRegistry | None = None,
     ) -> Library:
-        return cls(Path(folder), config, embedder)
+        """Open (or create) a library. ``models`` finds the speech model (default: the
+        user's model folder)."""
+        return cls(Path(folder), config, embedder, models=models)
 
     def close(self) -> None:
         self.save()
@@ -315,22 +350,46 @@ class Library:
         done_bytes = 0
         started = time.monotonic()
         last_save = started
+        touched: set[str] = set()
 
-        def emit(i: int, stage: str, result: FileResult | None = None) -> None:
+        def emit(
+            i: int,
+            stage: str,
+            result: FileResult | None = None,
+            file_fraction: float | None = None,
+            detail: str = "",
+        ) -> None:
             if progress is None:
                 return
-            fraction = min(1.0, done_bytes / total_bytes)
+            within = sizes[i] * file_fraction if file_fraction is not None and not result else 0
+            fraction = min(1.0, (done_bytes + within) / total_bytes)
             elapsed = time.monotonic() - started
             eta = elapsed * (1 - fraction) / fraction if fraction > 0.02 else None
-            progress(IngestProgress(str(plan[i].path), i, len(plan), stage, fraction, eta, result))
+            progress(
+                IngestProgress(
+                    str(plan[i].path),
+                    i,
+                    len(plan),
+                    stage,
+                    fraction,
+                    eta,
+                    result,
+                    file_fraction,
+                    detail,
+                )
+            )
 
         for i, item in enumerate(plan):
             if cancel is not None and cancel.is_set():
                 report.files.append(FileResult(str(item.path), Outcome.CANCELLED))
                 continue
             emit(i, "reading")
+
+            def stage(name: str, file_fraction: float | None = None, detail: str = "") -> None:
+                emit(i, name, None, file_fraction, detail)  # noqa: B023 (called in this turn)
+
             try:
-                result = self._ingest_one(item, cancel)
+                result = self._ingest_one(item, cancel, stage)
             except Cancelled:
                 result = FileResult(str(item.path), Outcome.CANCELLED)
             except ModelMismatchError:
@@ -346,11 +405,18 @@ class Library:
                 result = FileResult(str(item.path), Outcome.ERROR, reason)
                 self._mark_error(item, reason)
             report.files.append(result)
+            if result.outcome in (Outcome.INDEXED, Outcome.MOVED):
+                touched.add(item.course)
             done_bytes += sizes[i]
             emit(i, "done", result)
             if time.monotonic() - last_save > _SAVE_EVERY_S:
                 self.save()
                 last_save = time.monotonic()
+        if touched and self.config.media.link_slides:
+            try:
+                self.link_slides(touched)
+            except CoursedexError as e:
+                log.warning("slides not linked to lectures: %s", e)
         self.save()
         return report
 
@@ -363,6 +429,11 @@ class Library:
             self.store.set_source_status(source.id, SourceStatus.ERROR, reason)
 
     def _drop_segments(self, source_id: int) -> None:
+        thumbnails = self.store.thumbnails_of_source(source_id)
+        if thumbnails:
+            with self.store.transaction():
+                self.store.put_scenes(source_id, [])
+            self._delete_thumbnails(thumbnails)
         ids = self.store.segment_ids_of_source(source_id)
         if not ids:
             return
@@ -371,7 +442,9 @@ class Library:
             if self._index is not None:
                 self._index.delete(ids)
 
-    def _ingest_one(self, item: PlannedFile, cancel: threading.Event | None) -> FileResult:
+    def _ingest_one(
+        self, item: PlannedFile, cancel: threading.Event | None, stage: StageReport | None = None
+    ) -> FileResult:
         path = item.path
         if not path.is_file():
             raise CoursedexError("file not found")
@@ -415,9 +488,18 @@ class Library:
             title=path.name,
             status=SourceStatus.INDEXING,
         )
-        parsed = ingest.parse_file(path, self.config)
+        stage = stage or _no_stage
+        media = self.config.media
+        if item.kind in (SourceKind.VIDEO, SourceKind.AUDIO) and sidecar is None:
+            parsed = self._transcribe(path, sha, stage, cancel)
+        else:
+            parsed = ingest.parse_file(path, self.config)
+        if media.screen_text and any(s.needs_ocr for s in parsed.segments):
+            parsed = self._read_pages(path, parsed, stage, cancel)
         if cancel is not None and cancel.is_set():
             raise Cancelled("cancelled")
+        scan = item.kind is SourceKind.VIDEO and media.screen_text
+        stage("embedding")
         n = self.index_parsed(
             path,
             parsed,
@@ -426,14 +508,211 @@ class Library:
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
             cancel=cancel,
+            finished=not scan,
         )
         notes = list(parsed.warnings)
+        if scan:
+            # Speech is searchable now; the frames are read after it.
+            n += self._scan_frames(path, sha, parsed.title, notes, stage, cancel)
+        self.store.forget_transcript(sha)
         waiting = sum(1 for s in parsed.segments if s.needs_ocr)
         if waiting:
             notes.append(
                 f"{waiting} page{'s' if waiting > 1 else ''} without a text layer wait for OCR"
             )
         return FileResult(str(path), Outcome.INDEXED, "; ".join(notes), n)
+
+    # --- video and audio ----------------------------------------------------------------
+
+    def _transcribe(
+        self, path: Path, sha: str, stage: StageReport, cancel: threading.Event | None
+    ) -> ParsedSource:
+        """Speech recognition in a child process, kept part by part in the library so a
+        killed or cancelled import resumes where it stopped.
+
+        Raises:
+            UnreadableFileError: not media, truncated, or no audio track.
+            ModelError: the speech model is not installed.
+            Cancelled, WorkerCrashed.
+        """
+        from engine.media.probe import probe
+        from engine.media.transcribe import Transcriber
+
+        info = probe(path)
+        if not info.has_audio:
+            raise UnreadableFileError("no audio track: nothing to transcribe")
+        media = self.config.media
+        model = media.speech_model
+        finished = self.store.transcript_finished(sha, model)
+        parts = [
+            SpeechPart(a, b, text, words_from_json(words))
+            for a, b, text, words in self.store.transcript_parts(sha, model)
+        ]
+        if finished is None:
+            resume_ms = parts[-1].end_ms if parts else 0
+            if resume_ms:
+                log.info("%s: resuming transcription at %s", path.name, _clock(resume_ms))
+            transcriber = Transcriber(
+                self.models.path(model),
+                threads=self.config.threads,
+                language=media.language,
+            )
+
+            def keep(seg: SpeechSegment) -> None:
+                self.store.add_transcript_part(
+                    sha, model, seg.start_ms, seg.end_ms, seg.text, words_to_json(seg.words)
+                )
+                parts.append(SpeechPart(seg.start_ms, seg.end_ms, seg.text, seg.words))
+
+            def report(p: TranscriptionProgress) -> None:
+                rtf = f"{p.rtf:.2f}x real time" if p.rtf is not None else ""
+                stage("transcribing", p.fraction, rtf)
+
+            stage("transcribing", resume_ms / info.duration_ms if info.duration_ms else 0.0)
+            result = transcriber.transcribe(
+                path, start_ms=resume_ms, on_segment=keep, progress=report, cancel=cancel
+            )
+            self.store.finish_transcript(sha, model, result.language, info.duration_ms)
+        if not any(p.text.strip() for p in parts):
+            raise UnreadableFileError("no speech found")
+        kind = SourceKind.VIDEO if info.has_video else SourceKind.AUDIO
+        windows = transcript_windows(parts, self.config.chunking)
+        return ParsedSource(kind, path.stem, tuple(windows), duration_ms=info.duration_ms)
+
+    def _scan_frames(
+        self,
+        path: Path,
+        sha: str,
+        title: str,
+        notes: list[str],
+        stage: StageReport,
+        cancel: threading.Event | None,
+    ) -> int:
+        """Scenes, thumbnails and on-screen text of an already searchable video; marks the
+        source indexed. A video whose frames cannot be read keeps its speech, with a note."""
+        from engine.media.scenes import scan_video
+        from engine.media.screen import screen_segments
+
+        source = self.store.source_by_path(str(path))
+        if source is None:
+            raise CoursedexError("the video disappeared from the library while indexing")
+        media = self.config.media
+        try:
+            scanned = scan_video(
+                path,
+                self.thumbs,
+                sha[:16],
+                media,
+                self.recognizer() if media.screen_text else None,
+                progress=lambda f: stage("reading the screen", f),
+                cancel=cancel,
+            )
+        except UnreadableFileError as e:
+            notes.append(f"frames not read: {e}")
+            self.store.set_source_status(source.id, SourceStatus.INDEXED, None)
+            return 0
+        drafts = [d for d, _ in screen_segments(scanned)]
+        embedder = self.embedder()
+        with_text = [d for d in drafts if d.text.strip()]
+        vectors = self._embed(embedder, [embed_text(title, d) for d in with_text], cancel)
+        old = set(self.store.thumbnails_of_source(source.id))
+        scenes = [
+            (s.scene.start_ms, s.scene.end_ms, s.scene.keyframe_ms, s.scene.thumbnail)
+            for s in scanned
+        ]
+        with self.store.transaction():
+            self.store.put_scenes(source.id, scenes)
+            ids = self.store.append_segments(source.id, drafts, vectors, SPACE)
+            self.store.set_source_status(source.id, SourceStatus.INDEXED, None)
+        embedded = [sid for sid, d in zip(ids, drafts, strict=True) if d.text.strip()]
+        index = self._ensure_index(embedder)
+        with self._index_lock:
+            index.add(np.asarray(embedded, dtype=np.int64), vectors)
+        self._delete_thumbnails(old - {s[3] for s in scenes})
+        return len(ids)
+
+    def _delete_thumbnails(self, names: Iterable[str]) -> None:
+        for name in names:
+            if name and "/" not in name and "\\" not in name:
+                (self.thumbs / name).unlink(missing_ok=True)
+
+    def link_slides(self, courses: Iterable[str] | None = None) -> int:
+        """Match the slide decks of each course to its videos and transcripts (both ways).
+
+        Each lecture is aligned to every deck of its course and keeps the deck that fits
+        best. Returns how many lectures got links.
+        """
+        from engine.align import Moment, align_slides
+
+        linked = 0
+        wanted = None if courses is None else set(courses)
+        for course in self.store.courses():
+            if wanted is not None and course.name not in wanted:
+                continue
+            sources = [s for s in self.store.sources(course.id) if s.status == SourceStatus.INDEXED]
+            decks = [s for s in sources if s.kind == SourceKind.SLIDES]
+            lectures = [s for s in sources if s.kind in _TIMED_KINDS]
+            pages = {d.id: _page_texts(self.store.segments_of_source(d.id)) for d in decks}
+            for lecture in lectures:
+                moments = [
+                    Moment(a, b, screen, speech)
+                    for a, b, screen, speech in _moments(
+                        self.store.segments_of_source(lecture.id), self.store.scenes(lecture.id)
+                    )
+                ]
+                best: tuple[float, int, object] | None = None
+                for deck in decks:
+                    numbers, texts = pages[deck.id]
+                    if not texts or not moments:
+                        continue
+                    alignment = align_slides(texts, moments)
+                    if best is None or alignment.score > best[0]:
+                        best = (alignment.score, deck.id, (numbers, alignment))
+                links: list[tuple[int, int, int, int, float]] = []
+                if best is not None:
+                    numbers, alignment = best[2]  # type: ignore[misc]
+                    for moment, page, score in zip(
+                        moments, alignment.pages, alignment.scores, strict=True
+                    ):
+                        if page is None:
+                            continue
+                        number = numbers[page - 1]
+                        if links and links[-1][3] == number and links[-1][1] >= moment.start_ms:
+                            a, _, deck_id, p, s = links[-1]
+                            links[-1] = (a, moment.end_ms, deck_id, p, max(s, score))
+                        else:
+                            links.append((moment.start_ms, moment.end_ms, best[1], number, score))
+                self.store.replace_slide_links(lecture.id, links)
+                linked += bool(links)
+        return linked
+
+    def recognizer(self) -> TextRecognizer:
+        """The on-screen text reader, loaded on first use."""
+        from engine.models.ocr import RapidTextRecognizer
+
+        if self._recognizer is None:
+            self._recognizer = RapidTextRecognizer(threads=self.config.threads)
+        return self._recognizer
+
+    def _read_pages(
+        self, path: Path, parsed: ParsedSource, stage: StageReport, cancel: threading.Event | None
+    ) -> ParsedSource:
+        """Read pages that have no text layer with OCR before the deck is indexed."""
+        from engine.models.ocr import ocr_pdf_pages
+
+        if path.suffix.lower() != ".pdf":
+            return parsed
+        pages = [s.page for s in parsed.segments if s.needs_ocr and s.page is not None]
+        stage("reading pages", 0.0, f"{len(pages)} pages without text")
+        texts = ocr_pdf_pages(path, pages, self.recognizer(), cancel=cancel)
+        segments = []
+        for seg in parsed.segments:
+            text = texts.get(seg.page or 0, "").strip() if seg.needs_ocr else ""
+            if text:
+                heading = seg.heading or text.splitlines()[0][:120]
+                seg = replace(seg, text=text, heading=heading, needs_ocr=False)
+            segments.append(seg)
+        return replace(parsed, segments=tuple(segments))
 
     def index_parsed(
         self,
@@ -446,6 +725,7 @@ class Library:
         mtime_ns: int = 0,
         cancel: threading.Event | None = None,
         vectors: np.ndarray | None = None,
+        finished: bool = True,
     ) -> int:
         """Embed and store an already parsed source in one transaction; returns segments.
 
@@ -488,6 +768,7 @@ class Library:
                 segments=segments,
                 vectors=vectors,
                 space=SPACE,
+                status=SourceStatus.INDEXED if finished else SourceStatus.INDEXING,
             )
         index = self._ensure_index(embedder)
         embedded = [sid for sid, seg in zip(ids, segments, strict=True) if seg.text.strip()]
@@ -562,6 +843,7 @@ class Library:
         return len(doomed)
 
     def _remove_source(self, source: Source) -> None:
+        self._delete_thumbnails(self.store.thumbnails_of_source(source.id))
         ids = self.store.segment_ids_of_source(source.id)
         self.store.delete_source(source.id)
         with self._index_lock:
@@ -642,6 +924,57 @@ def _with_context(parsed: ParsedSource) -> list[SegmentDraft]:
             seg = replace(seg, heading=parsed.title)
         out.append(seg)
     return out
+
+
+_TIMED_KINDS = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
+_MOMENT_MS = 20_000  # transcript-only lectures are aligned in steps of about this long
+
+
+def _page_texts(rows: Sequence[SegmentRow]) -> tuple[list[int], list[str]]:
+    """(page numbers, page texts) of a deck, in page order."""
+    pages: dict[int, list[str]] = {}
+    for row in rows:
+        if row.page is not None:
+            pages.setdefault(row.page, []).append(f"{row.heading}\n{row.text}".strip())
+    numbers = sorted(pages)
+    return numbers, ["\n".join(pages[n]) for n in numbers]
+
+
+def _moments(
+    rows: Sequence[SegmentRow], scenes: Sequence[tuple[int, int, int, str]]
+) -> list[tuple[int, int, str, str]]:
+    """(start, end, screen text, speech text) stretches of a lecture to align with slides:
+    its scenes when the frames were read, else steps of about 20 s of its transcript."""
+    sentences = sorted(
+        {t for row in rows if row.kind == SegmentKind.TRANSCRIPT for t in row.timings},
+        key=lambda t: (t.start_ms, t.end_ms),
+    )
+    screens = [r for r in rows if r.kind == SegmentKind.SCREEN]
+    spans: list[tuple[int, int]]
+    if scenes:
+        spans = [(a, b) for a, b, _, _ in scenes]
+    else:
+        spans = []
+        for t in sentences:
+            if spans and t.start_ms - spans[-1][0] < _MOMENT_MS:
+                spans[-1] = (spans[-1][0], max(spans[-1][1], t.end_ms))
+            else:
+                spans.append((t.start_ms, t.end_ms))
+    out: list[tuple[int, int, str, str]] = []
+    for a, b in spans:
+        speech = " ".join(t.text for t in sentences if a <= t.start_ms < b)
+        screen = " ".join(r.text for r in screens if (r.start_ms or 0) < b and (r.end_ms or 0) > a)
+        out.append((a, b, screen, speech))
+    return out
+
+
+def _clock(ms: int) -> str:
+    m, s = divmod(ms // 1000, 60)
+    return f"{m // 60}:{m % 60:02d}:{s:02d}" if m >= 60 else f"{m:02d}:{s:02d}"
+
+
+def _no_stage(name: str, file_fraction: float | None = None, detail: str = "") -> None:
+    pass
 
 
 def _size(path: Path) -> int:

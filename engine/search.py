@@ -14,13 +14,14 @@ import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import snowballstemmer
 
 from engine.config import SearchConfig
 from engine.store import SegmentRow, Store
-from engine.types import SegmentKind, Timing
+from engine.types import SegmentKind, SourceKind, Timing
 
 if TYPE_CHECKING:
     from engine.models import Embedder
@@ -305,6 +306,20 @@ def best_timing(
     return best
 
 
+def first_matching_word(
+    words: Sequence[Timing], span: Timing, weights: dict[str, float]
+) -> Timing | None:
+    """The first recognised word inside ``span`` that is one of the query's stems."""
+    for word in words:
+        if word.start_ms < span.start_ms - 50:
+            continue
+        if word.start_ms >= span.end_ms:
+            break
+        if any(stem(w) in weights for w in _WORD.findall(word.text)):
+            return word
+    return None
+
+
 def best_passage(
     row: SegmentRow, weights: dict[str, float], follow: float = 0.0
 ) -> tuple[int, float] | None:
@@ -408,6 +423,9 @@ class SearchResult:
     score: float
     fulltext_rank: int | None
     dense_rank: int | None
+    thumbnail: str | None = None  # the scene on screen at ``start_ms`` (a JPEG path)
+    slide: tuple[str, int] | None = None  # (slides path, page) shown at ``start_ms``
+    shown_in: tuple[tuple[str, int], ...] = ()  # a slide hit: (video path, start_ms) shown
 
     def to_json(self) -> dict[str, object]:
         """The CLI's JSON shape: seconds for times, 1-based pages and lines."""
@@ -432,6 +450,11 @@ class SearchResult:
             "highlights": [list(h) for h in self.highlights],
             "score": round(self.score, 6),
             "segment_id": self.segment_id,
+            "thumbnail": self.thumbnail,
+            "slide": (
+                None if self.slide is None else {"source": self.slide[0], "page": self.slide[1]}
+            ),
+            "shown_in": [{"source": p, "start": sec(ms)} for p, ms in self.shown_in],
         }
 
 
@@ -450,8 +473,10 @@ class Searcher:
         index: Callable[[], VectorIndex | None],
         embedder: Callable[[], Embedder | None],
         config: SearchConfig,
+        thumbs: Path | None = None,
     ) -> None:
         self._store = store
+        self._thumbs = thumbs
         self._index = index
         self._embedder = embedder
         self.config = config
@@ -597,10 +622,15 @@ class Searcher:
             start_ms = best.start_ms
             found = row.text.find(best.text[:40])
             around = None if found < 0 else found
+            if row.words:
+                word = first_matching_word(row.words, best, weights)
+                if word is not None:
+                    start_ms = word.start_ms
         if row.line_start is not None:
             offset = best_line(row.text, weights) if weights else None
             line = row.line_start + (offset or 0)
         snippet, spans = make_snippet(row.text, weights, words=cfg.snippet_words, around=around)
+        thumbnail, slide, shown_in = self._media_links(row, start_ms)
         return SearchResult(
             segment_id=row.id,
             source=row.source_path,
@@ -620,4 +650,21 @@ class Searcher:
             score=score,
             fulltext_rank=ft,
             dense_rank=dense,
+            thumbnail=thumbnail,
+            slide=slide,
+            shown_in=shown_in,
         )
+
+    def _media_links(
+        self, row: SegmentRow, start_ms: int | None
+    ) -> tuple[str | None, tuple[str, int] | None, tuple[tuple[str, int], ...]]:
+        """The scene thumbnail and the slide on screen at a video moment, or the video
+        moments that show a slide page."""
+        if row.page is not None and row.kind == SegmentKind.SLIDE:
+            shown = self._store.shown_at(row.source_id, row.page)
+            return None, None, tuple((path, a) for path, a, _ in shown[:5])
+        if start_ms is None or row.source_kind not in (SourceKind.VIDEO, SourceKind.AUDIO):
+            return None, None, ()
+        name = self._store.thumbnail_at(row.source_id, start_ms)
+        thumbnail = str(self._thumbs / name) if name and self._thumbs is not None else None
+        return thumbnail, self._store.slide_at(row.source_id, start_ms), ()

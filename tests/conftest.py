@@ -51,9 +51,11 @@ def embedder(models_dir: Path) -> OnnxEmbedder:
 
 
 @pytest.fixture
-def library(tmp_path: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
+def library(tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
     """An empty library in ``tmp_path / "lib"`` using the session's embedder."""
-    lib = Library.open(tmp_path / "lib", EngineConfig(), lambda: embedder)
+    lib = Library.open(
+        tmp_path / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
     yield lib
     lib.close()
 
