@@ -45,7 +45,9 @@ TUNE = (
     "numerics",
     "sensory_systems",
 )
-_WORD_LINE = re.compile(r"\[(\d+):(\d\d):(\d\d)[.,](\d{3}) --> (\d+):(\d\d):(\d\d)[.,](\d{3})\]\s*(.*)")
+_WORD_LINE = re.compile(
+    r"\[(\d+):(\d\d):(\d\d)[.,](\d{3}) --> (\d+):(\d\d):(\d\d)[.,](\d{3})\]\s*(.*)"
+)
 
 
 @dataclass(frozen=True)
@@ -118,9 +120,7 @@ class Score:
         return self.none_right / max(1, self.unlabelled)
 
 
-def evaluate(
-    lecture: Lecture, moments: Sequence[Moment], pages: Sequence[int | None]
-) -> Score:
+def evaluate(lecture: Lecture, moments: Sequence[Moment], pages: Sequence[int | None]) -> Score:
     starts = np.array([m.start_ms for m in moments], dtype=np.int64)
     right = labelled = none_right = unlabelled = 0
     for t, slide in lecture.labels:
@@ -170,7 +170,9 @@ def run_system(
 
 
 def overall(scores: dict[str, Score]) -> Score:
-    return Score(*(sum(getattr(s, f.name) for s in scores.values()) for f in dataclasses.fields(Score)))
+    return Score(
+        *(sum(getattr(s, f.name) for s in scores.values()) for f in dataclasses.fields(Score))
+    )
 
 
 def sweep(lectures: Sequence[Lecture], embed: Callable[[list[str]], np.ndarray] | None) -> None:
@@ -183,7 +185,9 @@ def sweep(lectures: Sequence[Lecture], embed: Callable[[list[str]], np.ndarray] 
                 tune, hop_s * 1000, context_s * 1000, embed=emb, ordered=True, config=base
             )
             tag = "tfidf+embed" if emb else "tfidf"
-            print(f"  hop {hop_s:2d} s context {context_s:2d} s {tag:12s} {overall(s).accuracy:.3f}")
+            print(
+                f"  hop {hop_s:2d} s context {context_s:2d} s {tag:12s} {overall(s).accuracy:.3f}"
+            )
     for field, values in (
         ("next_cost", (0.02, 0.05, 0.1, 0.2)),
         ("skip_cost", (0.05, 0.1, 0.2, 0.4)),
@@ -253,9 +257,7 @@ def main() -> None:
         ("held out (6)", [lec.name for lec in lectures if lec.name not in TUNE]),
     ):
         line = f"{title:26s} {'':5s} {sum(results[0][1][n].labelled for n in names):5d}"
-        line += "".join(
-            f" {overall({n: r[1][n] for n in names}).accuracy:18.3f}" for r in results
-        )
+        line += "".join(f" {overall({n: r[1][n] for n in names}).accuracy:18.3f}" for r in results)
         print(line)
     line = f"{'no-slide rows marked None':38s}" + "".join(
         f" {overall(r[1]).none_share:18.3f}" for r in results

@@ -25,7 +25,8 @@ from engine.types import Timing
 log = logging.getLogger(__name__)
 
 _TOKEN = re.compile(r"[^\W\d_]{2,}", re.UNICODE)  # letters only: page numbers say nothing
-_MIN_SCREEN_TERMS = 3  # fewer words read off a frame are noise, not a slide
+_MIN_SCREEN_TERMS = 3
+_MIN_MOMENT_MS = 1_000  # fewer words read off a frame are noise, not a slide
 
 Matrix = npt.NDArray[np.float64]
 Embed = Callable[[list[str]], np.ndarray]
@@ -58,7 +59,8 @@ class Alignment:
 class AlignConfig:
     """Weights and costs, in units of cosine similarity. Tuned on MaViLS (bench/slide_alignment)."""
 
-    screen_weight: float = 1.0  # OCR of the very slide: strong evidence
+    unit_ms: int = 5_000  # similarity x (moment length / unit) is the evidence a moment gives
+    screen_weight: float = 2.0  # OCR of the very slide: strong evidence
     speech_weight: float = 1.0  # what the lecturer says about it: weaker, scaled by the costs
     embed_weight: float = 0.5  # share of the speech similarity taken from the embedder
     next_cost: float = 0.05  # moving on to the next page
@@ -220,6 +222,10 @@ def align_slides(
         speech_evidence = np.maximum(speech - speech.mean(axis=0, keepdims=True), 0.0)
     evidence = cfg.screen_weight * screen + cfg.speech_weight * speech_evidence
     evidence[blank] = 0.0
+    # Evidence piles up with time: a long scene outweighs a flicker, and the costs mean the same
+    # whether moments are 5-s steps or minute-long scenes.
+    lengths = np.array([max(m.end_ms - m.start_ms, _MIN_MOMENT_MS) for m in moments], dtype=float)
+    evidence *= (lengths / cfg.unit_ms)[:, None]
     if ordered:
         costs = transition_costs(n_pages, cfg)
         path = viterbi(evidence, costs, costs[0])
