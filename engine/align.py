@@ -62,7 +62,7 @@ class AlignConfig:
     unit_ms: int = 5_000  # similarity x (moment length / unit) is the evidence a moment gives
     screen_weight: float = 2.0  # OCR of the very slide: strong evidence
     speech_weight: float = 1.0  # what the lecturer says about it: weaker, scaled by the costs
-    embed_weight: float = 0.5  # share of the speech similarity taken from the embedder
+    embed_weight: float = 0.1  # share of the speech similarity taken from the embedder
     next_cost: float = 0.05  # moving on to the next page
     skip_cost: float = 1.0  # skipping ahead (plus ``per_page_cost`` per page skipped)
     back_cost: float = 4.0  # going back (plus ``per_page_cost`` per page)
@@ -244,7 +244,7 @@ def align_slides(
 
 
 def speech_moments(
-    words: Sequence[Timing], *, hop_ms: int = 5_000, context_ms: int = 20_000
+    words: Sequence[Timing], *, hop_ms: int = 10_000, context_ms: int = 30_000
 ) -> list[Moment]:
     """Moments of ``hop_ms`` tiling the speech, each with the words said in the ``context_ms``
     centred on it (a window longer than the moment gives steadier evidence)."""
