@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine import ingest
+from engine.align import Moment, align_slides, speech_moments
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import (
     Cancelled,
@@ -642,8 +643,6 @@ class Library:
         Each lecture is aligned to every deck of its course and keeps the deck that fits
         best. Returns how many lectures got links.
         """
-        from engine.align import Moment, align_slides
-
         linked = 0
         wanted = None if courses is None else set(courses)
         for course in self.store.courses():
@@ -654,12 +653,9 @@ class Library:
             lectures = [s for s in sources if s.kind in _TIMED_KINDS]
             pages = {d.id: _page_texts(self.store.segments_of_source(d.id)) for d in decks}
             for lecture in lectures:
-                moments = [
-                    Moment(a, b, screen, speech)
-                    for a, b, screen, speech in _moments(
-                        self.store.segments_of_source(lecture.id), self.store.scenes(lecture.id)
-                    )
-                ]
+                moments = _moments(
+                    self.store.segments_of_source(lecture.id), self.store.scenes(lecture.id)
+                )
                 best: tuple[float, int, object] | None = None
                 for deck in decks:
                     numbers, texts = pages[deck.id]
@@ -927,7 +923,6 @@ def _with_context(parsed: ParsedSource) -> list[SegmentDraft]:
 
 
 _TIMED_KINDS = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
-_MOMENT_MS = 20_000  # transcript-only lectures are aligned in steps of about this long
 
 
 def _page_texts(rows: Sequence[SegmentRow]) -> tuple[list[int], list[str]]:
@@ -942,29 +937,22 @@ def _page_texts(rows: Sequence[SegmentRow]) -> tuple[list[int], list[str]]:
 
 def _moments(
     rows: Sequence[SegmentRow], scenes: Sequence[tuple[int, int, int, str]]
-) -> list[tuple[int, int, str, str]]:
-    """(start, end, screen text, speech text) stretches of a lecture to align with slides:
-    its scenes when the frames were read, else steps of about 20 s of its transcript."""
-    sentences = sorted(
-        {t for row in rows if row.kind == SegmentKind.TRANSCRIPT for t in row.timings},
-        key=lambda t: (t.start_ms, t.end_ms),
-    )
+) -> list[Moment]:
+    """Stretches of a lecture to line up with slides: its scenes (screen text + what is said
+    during each) when its frames were read, else 10-s steps of its speech."""
+    spoken = [
+        t for row in rows if row.kind == SegmentKind.TRANSCRIPT for t in (row.words or row.timings)
+    ]
+    # Overlapping windows repeat their shared sentence: keep each timed span once.
+    spoken = sorted(set(spoken), key=lambda t: (t.start_ms, t.end_ms))
+    if not scenes:
+        return speech_moments(spoken)
     screens = [r for r in rows if r.kind == SegmentKind.SCREEN]
-    spans: list[tuple[int, int]]
-    if scenes:
-        spans = [(a, b) for a, b, _, _ in scenes]
-    else:
-        spans = []
-        for t in sentences:
-            if spans and t.start_ms - spans[-1][0] < _MOMENT_MS:
-                spans[-1] = (spans[-1][0], max(spans[-1][1], t.end_ms))
-            else:
-                spans.append((t.start_ms, t.end_ms))
-    out: list[tuple[int, int, str, str]] = []
-    for a, b in spans:
-        speech = " ".join(t.text for t in sentences if a <= t.start_ms < b)
+    out: list[Moment] = []
+    for a, b, _, _ in scenes:
+        speech = " ".join(t.text for t in spoken if a <= t.start_ms < b)
         screen = " ".join(r.text for r in screens if (r.start_ms or 0) < b and (r.end_ms or 0) > a)
-        out.append((a, b, screen, speech))
+        out.append(Moment(a, b, screen, speech))
     return out
 
 
