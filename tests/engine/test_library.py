@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig, MediaConfig, SearchConfig
 from engine.errors import CoursedexError, ModelMismatchError, NotFoundError
 from engine.library import Library, Outcome
 from engine.models.embedder import OnnxEmbedder
@@ -559,8 +559,8 @@ def test_search_config_switches(built_library: Library, mixed_course: MixedCours
     assert built_library.search("axolotl", config=off).results == []
 
 
-def test_pages_without_text_layer_are_kept_for_ocr_and_not_embedded(
-    library: Library, tmp_path: Path
+def test_pages_without_text_layer_wait_when_screen_text_is_off(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
 ) -> None:
     from tests.factories import make_image_only_pdf, make_pdf
 
@@ -568,14 +568,34 @@ def test_pages_without_text_layer_are_kept_for_ocr_and_not_embedded(
     folder.mkdir()
     make_image_only_pdf(folder / "scan.pdf", ["Photosynthesis", "Chlorophyll"])
     make_pdf(folder / "text.pdf", ["Mitochondria\nThe powerhouse of the cell"])
-    report = library.ingest([folder])
-    by_name = {Path(f.path).name: f for f in report.files}
-    assert by_name["scan.pdf"].outcome == Outcome.INDEXED
-    assert "2 pages without a text layer wait for OCR" in by_name["scan.pdf"].detail
-    stats = library.stats()
-    assert stats["pages_waiting_for_ocr"] == 2
-    assert stats["vectors"] == int(str(stats["segments"])) - 2
-    assert library.search("powerhouse").results[0].source.endswith("text.pdf")
+    config = EngineConfig(media=MediaConfig(screen_text=False))
+    with Library.open(
+        tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir)
+    ) as library:
+        report = library.ingest([folder])
+        by_name = {Path(f.path).name: f for f in report.files}
+        assert by_name["scan.pdf"].outcome == Outcome.INDEXED
+        assert "2 pages without a text layer wait for OCR" in by_name["scan.pdf"].detail
+        stats = library.stats()
+        assert stats["pages_waiting_for_ocr"] == 2
+        assert stats["vectors"] == int(str(stats["segments"])) - 2
+        assert library.search("powerhouse").results[0].source.endswith("text.pdf")
+        hits = library.search("chlorophyll").results
+        assert all(not r.source.endswith("scan.pdf") for r in hits)
+
+
+def test_pages_without_text_layer_are_read_by_ocr(library: Library, tmp_path: Path) -> None:
+    from tests.factories import make_image_only_pdf
+
+    scan = make_image_only_pdf(
+        tmp_path / "scan.pdf", ["Photosynthesis in leaves", "Chlorophyll absorbs light"]
+    )
+    report = library.ingest([scan])
+    assert report.files[0].outcome == Outcome.INDEXED
+    assert "wait for OCR" not in report.files[0].detail
+    assert library.stats()["pages_waiting_for_ocr"] == 0
+    hit = library.search("chlorophyll").results[0]
+    assert (hit.source, hit.kind, hit.page) == (str(scan), SegmentKind.SLIDE, 2)
 
 
 def test_lost_vectors_are_re_embedded_when_the_model_loads(
