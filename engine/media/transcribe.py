@@ -1,0 +1,273 @@
+"""Speech recognition (faster-whisper) in a child process that streams what it hears.
+
+The child loads the model, decodes the audio from ``start_ms`` on and sends each recognised
+segment with its words through a pipe as soon as it has it. The caller keeps what arrives,
+so a crash, kill or cancel loses only the segment in progress, and ``start_ms`` resumes.
+A native crash in CTranslate2 or a decoder ends the child, never the caller; a cancel
+terminates the child. The child exits on its own if its parent dies.
+
+The child is a ``multiprocessing`` "spawn" process: it works the same in a PyInstaller build
+as long as the program's entry point calls ``multiprocessing.freeze_support()``.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from engine.errors import Cancelled, UnreadableFileError, WorkerCrashed
+from engine.types import Timing
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16_000
+BEAM_SIZE = 1  # greedy: 1.6x faster than beam 5 on 2 cores at the same WER (bench/speech_wer.py)
+_POLL_S = 0.2
+_START_TIMEOUT_S = 120.0  # model load + decode before the first message
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechSegment:
+    """One recognised segment (about a sentence) with its words, times absolute."""
+
+    start_ms: int
+    end_ms: int
+    text: str
+    words: tuple[Timing, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptionProgress:
+    done_ms: int
+    duration_ms: int
+    fraction: float
+    rtf: float | None  # wall time / audio time recognised so far
+    eta_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptionResult:
+    language: str
+    duration_ms: int
+    segments: int
+    seconds: float
+
+
+class Transcriber:
+    """One speech model directory (CTranslate2 faster-whisper) and how to run it."""
+
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        threads: int = 2,
+        language: str | None = None,
+        vad: bool = True,
+        beam_size: int = BEAM_SIZE,
+    ) -> None:
+        self.model_dir = model_dir
+        self.threads = max(1, threads)
+        self.language = language
+        self.vad = vad
+        self.beam_size = beam_size
+
+    def transcribe(
+        self,
+        media: Path,
+        *,
+        start_ms: int = 0,
+        on_segment: Callable[[SpeechSegment], None],
+        progress: Callable[[TranscriptionProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> TranscriptionResult:
+        """Recognise the speech of ``media`` from ``start_ms`` on; ``on_segment`` gets each
+        segment in order, in this thread.
+
+        Raises:
+            UnreadableFileError: the audio cannot be decoded.
+            Cancelled: ``cancel`` was set (the child is stopped).
+            WorkerCrashed: the child died or stopped answering.
+        """
+        ctx = multiprocessing.get_context("spawn")
+        receiver, sender = ctx.Pipe(duplex=False)
+        job = _Job(
+            str(self.model_dir),
+            str(media),
+            start_ms,
+            self.threads,
+            self.language,
+            self.vad,
+            self.beam_size,
+        )
+        child = ctx.Process(target=_child_main, args=(sender, job), daemon=True)
+        started = time.monotonic()
+        child.start()
+        sender.close()
+        language = self.language or ""
+        duration_ms = 0
+        count = 0
+        last_message = time.monotonic()
+        try:
+            while True:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled("cancelled")
+                if not receiver.poll(_POLL_S):
+                    if not child.is_alive() and not receiver.poll(0):
+                        raise WorkerCrashed(_died(child.exitcode))
+                    if duration_ms == 0 and time.monotonic() - last_message > _START_TIMEOUT_S:
+                        raise WorkerCrashed("speech recognition did not start in time")
+                    continue
+                try:
+                    message = receiver.recv()
+                except (EOFError, OSError) as e:
+                    child.join(5)
+                    raise WorkerCrashed(_died(child.exitcode)) from e
+                last_message = time.monotonic()
+                tag = message[0]
+                if tag == "info":
+                    language, duration_ms = str(message[1]), int(message[2])
+                elif tag == "segment":
+                    segment = SpeechSegment(
+                        message[1],
+                        message[2],
+                        message[3],
+                        tuple(Timing(a, b, w) for a, b, w in message[4]),
+                    )
+                    count += 1
+                    on_segment(segment)
+                    if progress is not None:
+                        progress(_progress(segment.end_ms, start_ms, duration_ms, started))
+                elif tag == "done":
+                    break
+                elif tag == "unreadable":
+                    raise UnreadableFileError(str(message[1]))
+                else:  # "error"
+                    raise WorkerCrashed(f"speech recognition failed: {message[1]}")
+        finally:
+            _stop(child)
+            receiver.close()
+        if progress is not None:
+            progress(_progress(duration_ms, start_ms, duration_ms, started))
+        return TranscriptionResult(language, duration_ms, count, time.monotonic() - started)
+
+
+def _progress(
+    done_ms: int, start_ms: int, duration_ms: int, started: float
+) -> TranscriptionProgress:
+    elapsed = time.monotonic() - started
+    heard = max(0, done_ms - start_ms)
+    rtf = elapsed / (heard / 1000) if heard > 0 else None
+    left = max(0, duration_ms - done_ms)
+    eta = rtf * left / 1000 if rtf is not None else None
+    fraction = min(1.0, done_ms / duration_ms) if duration_ms > 0 else 0.0
+    return TranscriptionProgress(done_ms, duration_ms, fraction, rtf, eta)
+
+
+def _died(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        return f"speech recognition crashed (signal {-exitcode})"
+    return f"speech recognition stopped unexpectedly (exit code {exitcode})"
+
+
+def _stop(child: multiprocessing.process.BaseProcess) -> None:
+    """End the child: at once if it is still working, and never leave a zombie."""
+    if child.is_alive():
+        child.terminate()
+        child.join(3)
+    if child.is_alive():
+        child.kill()
+    child.join(3)
+    try:
+        child.close()
+    except ValueError:
+        log.warning("speech recognition process %s did not exit", child.pid)
+
+
+# --- the child process ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    model_dir: str
+    media: str
+    start_ms: int
+    threads: int
+    language: str | None
+    vad: bool
+    beam_size: int
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit when the parent is gone (killed), instead of recognising for no one."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(3)
+
+
+def _child_main(conn: Connection, job: _Job) -> None:
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    try:
+        _recognise(conn, job)
+    except (BrokenPipeError, EOFError):
+        os._exit(3)  # the parent stopped listening
+    except Exception as e:  # report any failure of the native libraries as one line
+        try:
+            conn.send(("error", f"{type(e).__name__}: {e}".splitlines()[0][:300]))
+        finally:
+            os._exit(1)
+    conn.close()
+
+
+def _recognise(conn: Connection, job: _Job) -> None:
+    import av.error
+    from faster_whisper import WhisperModel, decode_audio
+
+    try:
+        audio = decode_audio(job.media, sampling_rate=SAMPLE_RATE)
+    except (av.error.FFmpegError, OSError, ValueError, IndexError) as e:
+        conn.send(("unreadable", f"cannot decode the audio: {e}".splitlines()[0][:300]))
+        return
+    total_ms = len(audio) * 1000 // SAMPLE_RATE
+    offset = min(len(audio), job.start_ms * SAMPLE_RATE // 1000)
+    audio = audio[offset:]
+    model = WhisperModel(
+        job.model_dir, device="cpu", compute_type="int8", cpu_threads=job.threads, num_workers=1
+    )
+    language = job.language
+    if not model.model.is_multilingual:
+        language = "en"
+    if len(audio) < SAMPLE_RATE // 10:
+        conn.send(("info", language or "", total_ms))
+        conn.send(("done",))
+        return
+    segments, info = model.transcribe(
+        audio,
+        language=language,
+        beam_size=job.beam_size,
+        word_timestamps=True,
+        vad_filter=job.vad,
+        condition_on_previous_text=False,
+    )
+    conn.send(("info", info.language, total_ms))
+    base = job.start_ms
+    for seg in segments:
+        words = [
+            (base + round(w.start * 1000), base + round(w.end * 1000), w.word.strip())
+            for w in seg.words or ()
+            if w.word.strip()
+        ]
+        text = seg.text.strip()
+        if not text:
+            continue
+        start = base + round(seg.start * 1000)
+        end = max(start, base + round(seg.end * 1000))
+        conn.send(("segment", start, end, text, words))
+    conn.send(("done",))
