@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from engine.errors import Cancelled, UnreadableFileError, WorkerCrashed
@@ -176,7 +177,7 @@ def _died(exitcode: int | None) -> str:
     return f"speech recognition stopped unexpectedly (exit code {exitcode})"
 
 
-def _stop(child: multiprocessing.process.BaseProcess) -> None:
+def _stop(child: BaseProcess) -> None:
     """End the child: at once if it is still working, and never leave a zombie."""
     if child.is_alive():
         child.terminate()
@@ -231,10 +232,11 @@ def _recognise(conn: Connection, job: _Job) -> None:
     from faster_whisper import WhisperModel, decode_audio
 
     try:
-        audio = decode_audio(job.media, sampling_rate=SAMPLE_RATE)
+        decoded = decode_audio(job.media, sampling_rate=SAMPLE_RATE)
     except (av.error.FFmpegError, OSError, ValueError, IndexError) as e:
         conn.send(("unreadable", f"cannot decode the audio: {e}".splitlines()[0][:300]))
         return
+    audio = decoded[0] if isinstance(decoded, tuple) else decoded  # tuple only for split_stereo
     total_ms = len(audio) * 1000 // SAMPLE_RATE
     offset = min(len(audio), job.start_ms * SAMPLE_RATE // 1000)
     audio = audio[offset:]
