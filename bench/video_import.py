@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +80,7 @@ def main() -> None:
     p.add_argument("--minutes", type=float, default=10.5)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--speech-model", default=MediaConfig().speech_model)
+    p.add_argument("--beam", type=int, default=None, help="beam size (default: the app's)")
     p.add_argument("--cache", default=str(ROOT / ".bench-cache"))
     args = p.parse_args()
     cache = Path(args.cache)
@@ -86,7 +88,10 @@ def main() -> None:
     video = folder / "lecture.mp4"
     registry = ModelRegistry(cache / "models")
     embedder = registry.load_embedder(threads=args.threads)
-    config = EngineConfig(threads=args.threads, media=MediaConfig(speech_model=args.speech_model))
+    media = MediaConfig(speech_model=args.speech_model)
+    if args.beam is not None:
+        media = replace(media, beam_size=args.beam)
+    config = EngineConfig(threads=args.threads, media=media)
 
     events: list[tuple[float, IngestProgress]] = []
     with (

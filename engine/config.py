@@ -54,6 +54,7 @@ class MediaConfig:
 
     speech_model: str = "faster-whisper-tiny.en"  # a registry name (``coursedex models list``)
     language: str | None = None  # None: English for ``.en`` models, else detected
+    beam_size: int = 1  # 1 = greedy decoding (bench/speech_wer.py compares 5)
     screen_text: bool = True  # read text off video frames (and PDF pages without text)
     scene_threshold: float = 20.0  # PySceneDetect ContentDetector, tuned for slides
     min_scene_ms: int = 2_000

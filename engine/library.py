@@ -557,6 +557,7 @@ class Library:
                 self.models.path(model),
                 threads=self.config.threads,
                 language=media.language,
+                beam_size=media.beam_size,
             )
 
             def keep(seg: SpeechSegment) -> None:

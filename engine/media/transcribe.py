@@ -29,7 +29,7 @@ from engine.types import Timing
 log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16_000
-BEAM_SIZE = 1  # greedy: 1.6x faster than beam 5 on 2 cores at the same WER (bench/speech_wer.py)
+BEAM_SIZE = 1  # greedy decoding; bench/speech_wer.py and bench/video_import.py measure beam 5
 _POLL_S = 0.2
 _START_TIMEOUT_S = 120.0  # model load + decode before the first message
 
@@ -115,6 +115,7 @@ class Transcriber:
         duration_ms = 0
         count = 0
         last_message = time.monotonic()
+        finished = False
         try:
             while True:
                 if cancel is not None and cancel.is_set():
@@ -146,13 +147,14 @@ class Transcriber:
                     if progress is not None:
                         progress(_progress(segment.end_ms, start_ms, duration_ms, started))
                 elif tag == "done":
+                    finished = True
                     break
                 elif tag == "unreadable":
                     raise UnreadableFileError(str(message[1]))
                 else:  # "error"
                     raise WorkerCrashed(f"speech recognition failed: {message[1]}")
         finally:
-            _stop(child)
+            _stop(child, wait_s=10.0 if finished else 0.0)
             receiver.close()
         if progress is not None:
             progress(_progress(duration_ms, start_ms, duration_ms, started))
@@ -177,8 +179,11 @@ def _died(exitcode: int | None) -> str:
     return f"speech recognition stopped unexpectedly (exit code {exitcode})"
 
 
-def _stop(child: BaseProcess) -> None:
-    """End the child: at once if it is still working, and never leave a zombie."""
+def _stop(child: BaseProcess, wait_s: float) -> None:
+    """End the child: let a finished one exit by itself, stop a working one at once, and
+    never leave a zombie."""
+    if wait_s:
+        child.join(wait_s)
     if child.is_alive():
         child.terminate()
         child.join(3)
