@@ -352,6 +352,7 @@ class Library:
         started = time.monotonic()
         last_save = started
         touched: set[str] = set()
+        within_file = [0.0]  # share of the current file done, as last reported
 
         def emit(
             i: int,
@@ -362,7 +363,11 @@ class Library:
         ) -> None:
             if progress is None:
                 return
-            within = sizes[i] * file_fraction if file_fraction is not None and not result else 0
+            if result is not None or stage == "reading":
+                within_file[0] = 0.0
+            elif file_fraction is not None:
+                within_file[0] = file_fraction
+            within = sizes[i] * within_file[0]
             fraction = min(1.0, (done_bytes + within) / total_bytes)
             elapsed = time.monotonic() - started
             eta = elapsed * (1 - fraction) / fraction if fraction > 0.02 else None

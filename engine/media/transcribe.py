@@ -262,6 +262,9 @@ def _recognise(conn: Connection, job: _Job) -> None:
         word_timestamps=True,
         vad_filter=job.vad,
         condition_on_previous_text=False,
+        # Voice activity detection already removed the silence: never drop a 30-s window
+        # as "no speech" (that drop happens after a low-confidence retry, so at random).
+        no_speech_threshold=None if job.vad else 0.6,
     )
     conn.send(("info", info.language, total_ms))
     base = job.start_ms
