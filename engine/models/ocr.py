@@ -1,0 +1,156 @@
+"""Reading text off pictures: video keyframes and PDF pages without a text layer.
+
+RapidOCR (PP-OCRv4 detection + recognition on onnxruntime; the models ship inside the
+``rapidocr-onnxruntime`` wheel) behind a one-method interface, loaded on first use.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine.errors import Cancelled, ModelError, UnreadableFileError
+
+log = logging.getLogger(__name__)
+
+MAX_SIDE = 1280  # larger pictures are scaled down first: slide text stays readable
+
+
+@dataclass(frozen=True, slots=True)
+class TextLine:
+    text: str
+    score: float
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in the picture's pixels
+
+
+class TextRecognizer(Protocol):
+    def read(self, image: np.ndarray) -> list[TextLine]:
+        """Lines of text in an RGB uint8 picture (H x W x 3), in reading order."""
+        ...
+
+
+class RapidTextRecognizer:
+    """RapidOCR with its onnxruntime sessions limited to ``threads``. Thread-safe."""
+
+    def __init__(self, threads: int = 2, min_score: float = 0.5) -> None:
+        self.threads = max(1, threads)
+        self.min_score = min_score
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            for name in ("RapidOCR", "rapidocr_onnxruntime"):
+                logging.getLogger(name).setLevel(logging.WARNING)
+            try:
+                from rapidocr_onnxruntime import RapidOCR
+
+                self._engine = RapidOCR(
+                    intra_op_num_threads=self.threads,
+                    inter_op_num_threads=1,
+                    use_cls=False,  # slides and screens are upright
+                    text_score=self.min_score,
+                    print_verbose=False,
+                )
+            except (ImportError, OSError, RuntimeError, ValueError) as e:
+                raise ModelError(f"the text recognizer cannot be loaded: {e}") from e
+        return self._engine
+
+    def read(self, image: np.ndarray) -> list[TextLine]:
+        if image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+            raise UnreadableFileError("not an RGB picture")
+        scale = 1.0
+        height, width = image.shape[:2]
+        if max(height, width) > MAX_SIDE:
+            import cv2
+
+            scale = MAX_SIDE / max(height, width)
+            image = cv2.resize(
+                image, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA
+            )
+        bgr = np.ascontiguousarray(image[:, :, ::-1])
+        with self._lock:
+            result, _ = self._load()(bgr, use_cls=False)
+        lines: list[TextLine] = []
+        for box, text, score in result or ():
+            xs = [float(p[0]) / scale for p in box]
+            ys = [float(p[1]) / scale for p in box]
+            text = str(text).strip()
+            if text and float(score) >= self.min_score:
+                lines.append(TextLine(text, float(score), (min(xs), min(ys), max(xs), max(ys))))
+        return reading_order(lines)
+
+
+def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
+    """Rows top to bottom (a line joins a row when it overlaps it vertically by half its
+    height), left to right inside a row."""
+    rows: list[list[TextLine]] = []
+    for line in sorted(lines, key=lambda t: (t.box[1] + t.box[3]) / 2):
+        middle = (line.box[1] + line.box[3]) / 2
+        if rows:
+            last = rows[-1][0]
+            if abs(middle - (last.box[1] + last.box[3]) / 2) < (last.box[3] - last.box[1]) / 2:
+                rows[-1].append(line)
+                continue
+        rows.append([line])
+    return [t for row in rows for t in sorted(row, key=lambda t: t.box[0])]
+
+
+def lines_to_text(lines: Sequence[TextLine]) -> str:
+    """One text line per row of the picture, in reading order."""
+    out: list[str] = []
+    last_middle: float | None = None
+    for line in reading_order(lines):
+        middle = (line.box[1] + line.box[3]) / 2
+        height = line.box[3] - line.box[1]
+        if out and last_middle is not None and abs(middle - last_middle) < height / 2:
+            out[-1] += " " + line.text
+        else:
+            out.append(line.text)
+            last_middle = middle
+    return "\n".join(out)
+
+
+def ocr_pdf_pages(
+    pdf: Path,
+    pages: Sequence[int],
+    recognizer: TextRecognizer,
+    *,
+    dpi: int = 150,
+    cancel: threading.Event | None = None,
+) -> dict[int, str]:
+    """Text of the given 1-based pages of ``pdf``, rendered at ``dpi`` and read by OCR.
+
+    Raises:
+        UnreadableFileError: the PDF cannot be opened.
+        Cancelled: ``cancel`` was set.
+    """
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(str(pdf))
+    except pdfium.PdfiumError as e:
+        raise UnreadableFileError(f"not a PDF file: {e}") from e
+    out: dict[int, str] = {}
+    try:
+        for number in pages:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled")
+            if not 1 <= number <= len(document):
+                continue
+            page = document[number - 1]
+            image = page.render(scale=dpi / 72).to_numpy()  # pyright: ignore[reportArgumentType]
+            if image.ndim == 3 and image.shape[2] == 4:
+                image = image[:, :, :3]
+            # pypdfium2 renders BGR(A) by default.
+            rgb = np.ascontiguousarray(image[:, :, ::-1])
+            out[number] = lines_to_text(recognizer.read(rgb))
+    finally:
+        document.close()
+    return out
