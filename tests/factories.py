@@ -81,22 +81,24 @@ def make_latin1_srt(path: Path, cues: Sequence[Cue] = LATIN1_CUES) -> Path:
     return make_srt(path, cues, encoding="latin-1")
 
 
-def make_pdf(path: Path, pages: Sequence[str]) -> Path:
+def make_pdf(path: Path, pages: Sequence[str], *, slides: bool = False) -> Path:
     """A text PDF: one page per string; its first line is drawn as the title, the rest
-    as body lines. Core font: Latin-1 characters only."""
+    as body lines. ``slides`` makes 16:9 pages with large type, like a slide deck.
+    Core font: Latin-1 characters only."""
     from fpdf import FPDF
 
-    pdf = FPDF(format="A4")
+    pdf = FPDF(format=(254, 142.875) if slides else "A4")
+    title, body, step = (36, 26, 14) if slides else (24, 14, 10)
     pdf.set_auto_page_break(False)
     for page in pages:
         pdf.add_page()
         lines = page.split("\n")
-        pdf.set_font("Helvetica", "B", 24)
+        pdf.set_font("Helvetica", "B", title)
         pdf.set_xy(20, 20)
         pdf.cell(text=lines[0])
-        pdf.set_font("Helvetica", size=14)
+        pdf.set_font("Helvetica", size=body)
         for i, line in enumerate(lines[1:]):
-            pdf.set_xy(20, 45 + 10 * i)
+            pdf.set_xy(20, 45 + step * i)
             pdf.cell(text=line)
     pdf.output(str(path))
     return path

@@ -72,7 +72,7 @@ def detect_cuts(
     if fps <= 0 or stream.frame_size[0] <= 0:
         raise UnreadableFileError("no video stream")
     duration = stream.duration
-    total_s = duration.get_seconds() if duration is not None else 0.0
+    total_s = float(duration.seconds) if duration is not None else 0.0
     skip = max(0, round(fps / ANALYSIS_FPS) - 1)
     min_frames = max(1, round(min_scene_ms / 1000 * fps / (skip + 1)))
     detector = ContentDetector(
@@ -100,14 +100,11 @@ def detect_cuts(
             progress(min(1.0, position / total_s))
         if read == 0 or (total_s > 0 and position >= total_s + _CHUNK_S):
             break
-    seen_ms = round(stream.position.get_seconds() * 1000) if stream.position else 0
+    seen_ms = round(float(stream.position.seconds) * 1000) if stream.position else 0
     duration_ms = max(round(total_s * 1000), seen_ms)
     if seen_ms == 0:
         raise UnreadableFileError("cannot read video frames")
-    cuts = sorted(
-        round(c.get_seconds() * 1000) if hasattr(c, "get_seconds") else round(float(c) * 1000)
-        for c in manager.get_cut_list()
-    )
+    cuts = sorted(round(float(start.seconds) * 1000) for start, _ in manager.get_scene_list())
     starts = [0, *[c for c in cuts if 0 < c < duration_ms]]
     ends = [*starts[1:], duration_ms]
     return list(zip(starts, ends, strict=True)), duration_ms

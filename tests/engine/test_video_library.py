@@ -84,7 +84,7 @@ class Course:
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Course:
     folder = tmp_path_factory.mktemp("algorithms")
-    deck = make_pdf(folder / "week3-slides.pdf", [text for text, _ in SLIDES])
+    deck = make_pdf(folder / "week3-slides.pdf", [text for text, _ in SLIDES], slides=True)
     frames = pdf_page_images(deck, tmp_path_factory.mktemp("frames"))
     clips = [Clip(frame, narration) for frame, (_, narration) in zip(frames, SLIDES, strict=True)]
     video = folder / "week3-lecture.mp4"
@@ -132,7 +132,7 @@ def test_spoken_words_are_found_at_the_word(built: Library, course: Course) -> N
 def test_words_only_on_screen_are_found_at_their_scene(built: Library, course: Course) -> None:
     found = 0
     for i, word in enumerate(SCREEN_ONLY):
-        results = built.search(word, limit=5, filters=SearchFilters(kinds=("screen",))).results
+        results = built.search(word, limit=5, filters=SearchFilters(kinds=(SegmentKind.SCREEN,))).results
         on_video = [r for r in results if r.source == str(course.video)]
         if on_video and on_video[0].start_ms is not None:
             scene = _scene_of(on_video[0].start_ms + 200, course.cuts)
@@ -180,7 +180,7 @@ def test_every_scene_links_to_its_page(built: Library, course: Course) -> None:
 def test_progress_reports_transcription_then_frames(built: Library) -> None:
     stages = [p.stage for p in built.stages]  # type: ignore[attr-defined]
     assert "transcribing" in stages
-    assert stages.index("transcribing") < len(stages) - 1 - stages[::-1].index("scenes")
+    assert stages.index("transcribing") < stages.index("reading the screen")
     fractions = [p.file_fraction for p in built.stages if p.stage == "transcribing"]  # type: ignore[attr-defined]
     assert any(f is not None and 0 < f < 1 for f in fractions)
 
