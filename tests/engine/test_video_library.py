@@ -132,7 +132,8 @@ def test_spoken_words_are_found_at_the_word(built: Library, course: Course) -> N
 def test_words_only_on_screen_are_found_at_their_scene(built: Library, course: Course) -> None:
     found = 0
     for i, word in enumerate(SCREEN_ONLY):
-        results = built.search(word, limit=5, filters=SearchFilters(kinds=(SegmentKind.SCREEN,))).results
+        screen_only = SearchFilters(kinds=(SegmentKind.SCREEN,))
+        results = built.search(word, limit=5, filters=screen_only).results
         on_video = [r for r in results if r.source == str(course.video)]
         if on_video and on_video[0].start_ms is not None:
             scene = _scene_of(on_video[0].start_ms + 200, course.cuts)
