@@ -1,0 +1,136 @@
+"""Scene cuts, keyframes, thumbnails and on-screen text of real generated slide videos."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.config import MediaConfig
+from engine.errors import Cancelled, UnreadableFileError
+from engine.media.scenes import Scene, ScreenScene, detect_cuts, keyframes, scan_video
+from engine.media.screen import screen_segments
+from engine.models.ocr import RapidTextRecognizer, lines_to_text, ocr_pdf_pages
+from engine.types import SegmentKind
+from tests.factories import make_image_only_pdf
+from tools.lecture_media import Clip, make_lecture_video, slide_image
+
+# Pairs 1-2 and 4-5 differ by one added line only: a slide build must still be a cut.
+SLIDES = (
+    ["Sorting algorithms", "Bubble sort swaps neighbours"],
+    ["Sorting algorithms", "Bubble sort swaps neighbours", "Insertion sort grows a prefix"],
+    ["Graph search", "Breadth first uses a queue"],
+    ["Hash tables", "Buckets are picked by hashing"],
+    ["Hash tables", "Buckets are picked by hashing", "Chaining handles collisions"],
+    ["Dynamic programming", "Memoization stores answers"],
+)
+UNIQUE = ("Bubble", "Insertion", "Breadth", "Buckets", "Chaining", "Memoization")
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> RapidTextRecognizer:
+    return RapidTextRecognizer(threads=2)
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[int]]:
+    folder = tmp_path_factory.mktemp("scenes")
+    clips = [
+        Clip(slide_image(lines, folder / f"{i}.png"), seconds=3 + i % 2)
+        for i, lines in enumerate(SLIDES)
+    ]
+    path = folder / "slides.mp4"
+    return path, make_lecture_video(path, clips, audio=False)
+
+
+def test_every_cut_is_found_within_a_second(video: tuple[Path, list[int]]) -> None:
+    path, cuts = video
+    spans, duration = detect_cuts(path, threshold=MediaConfig().scene_threshold, min_scene_ms=2000)
+    found = [a for a, _ in spans]
+    assert len(found) == len(cuts), (found, cuts)
+    assert all(abs(a - b) <= 1000 for a, b in zip(found, cuts, strict=True)), (found, cuts)
+    assert spans[-1][1] == duration and spans[0][0] == 0
+
+
+def test_scan_reads_each_slide_and_writes_thumbnails(
+    video: tuple[Path, list[int]], recognizer: RapidTextRecognizer, tmp_path: Path
+) -> None:
+    path, _ = video
+    reports: list[float] = []
+    scanned = scan_video(path, tmp_path, "key", MediaConfig(), recognizer, progress=reports.append)
+    assert len(scanned) == len(SLIDES)
+    for item, word, lines in zip(scanned, UNIQUE, SLIDES, strict=True):
+        assert word.lower() in item.text.lower(), item.text
+        assert item.heading.lower() == lines[0].lower()
+        thumb = tmp_path / item.scene.thumbnail
+        assert thumb.read_bytes()[:3] == b"\xff\xd8\xff"
+        import cv2
+
+        assert cv2.imread(str(thumb)).shape[1] == 320
+    assert reports[-1] == pytest.approx(1.0) and reports == sorted(reports)
+
+
+def test_keyframes_come_from_inside_their_scene(video: tuple[Path, list[int]]) -> None:
+    path, cuts = video
+    frames = list(keyframes(path, [c + 1000 for c in cuts], max_width=640))
+    assert all(f is not None and f.shape == (360, 640, 3) for f in frames)
+    # Slides 1 and 2 differ (one more line): their keyframes must differ too.
+    assert frames[0] is not None and frames[1] is not None
+    assert np.abs(frames[0].astype(int) - frames[1].astype(int)).sum() > 0
+
+
+def test_cancel_and_unreadable_video(
+    video: tuple[Path, list[int]], recognizer: RapidTextRecognizer, tmp_path: Path
+) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        scan_video(video[0], tmp_path, "k", MediaConfig(), recognizer, cancel=cancel)
+    fake = tmp_path / "fake.mp4"
+    fake.write_text("not a video at all\n" * 50)
+    with pytest.raises(UnreadableFileError):
+        scan_video(fake, tmp_path, "k", MediaConfig(), recognizer)
+
+
+def _scene(i: int, text: str) -> ScreenScene:
+    return ScreenScene(Scene(i, i * 1000, i * 1000 + 1000, i * 1000 + 500, f"t{i}.jpg"), text, "")
+
+
+def test_screen_segments_merge_repeats_and_skip_empty_screens() -> None:
+    scanned = [
+        _scene(0, "Hash tables\nBuckets are picked by hashing"),
+        _scene(1, "Hash tables\nBuckets are picked by hashing"),  # the same slide again
+        _scene(2, ""),  # a camera shot of the lecturer
+        _scene(3, "x"),
+        _scene(4, "Graph search\nBreadth first uses a queue"),
+        _scene(5, "Hash tables\nBuckets are picked by hashing"),  # back after a detour
+    ]
+    out = screen_segments(scanned)
+    spans = [(d.start_ms, d.end_ms, thumb) for d, thumb in out]
+    assert spans == [(0, 2000, "t0.jpg"), (4000, 5000, "t4.jpg"), (5000, 6000, "t5.jpg")]
+    assert all(d.kind == SegmentKind.SCREEN for d, _ in out)
+
+
+def test_ocr_reads_pdf_pages_without_a_text_layer(
+    tmp_path: Path, recognizer: RapidTextRecognizer
+) -> None:
+    pdf = make_image_only_pdf(tmp_path / "scan.pdf", ["Photosynthesis in leaves", "Mitosis"])
+    texts = ocr_pdf_pages(pdf, [2, 1, 9], recognizer)
+    assert texts[1].lower() == "photosynthesis in leaves"
+    assert texts[2].lower() == "mitosis"
+    assert 9 not in texts
+
+
+def test_reading_order_is_rows_then_columns(recognizer: RapidTextRecognizer) -> None:
+    from PIL import Image, ImageDraw, ImageFont
+
+    picture = Image.new("RGB", (900, 300), "white")
+    draw = ImageDraw.Draw(picture)
+    font = ImageFont.load_default(size=40)
+    draw.text((500, 40), "second", fill="black", font=font)
+    draw.text((40, 40), "first", fill="black", font=font)
+    draw.text((40, 180), "third line", fill="black", font=font)
+    text = lines_to_text(recognizer.read(np.asarray(picture)))
+    assert text.split("\n") == ["first second", "third line"]
