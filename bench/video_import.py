@@ -118,7 +118,7 @@ def main() -> None:
     for (t, e), (t_next, _) in itertools.pairwise(video_events):
         spans[e.stage] += t_next - t
     searchable = next(
-        (t for t, e in video_events if e.stage in ("scenes", "reading the screen")), None
+        (t for t, e in video_events if e.stage in ("finding scenes", "reading the screen")), None
     )
     print(f"video: {video.name}, {duration_s / 60:.1f} min, {len(schedule)} slide changes")
     print(f"{'stage':22s} {'seconds':>9s} {'x real time':>12s}")

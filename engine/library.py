@@ -611,7 +611,7 @@ class Library:
                 sha[:16],
                 media,
                 self.recognizer() if media.screen_text else None,
-                progress=lambda f: stage("reading the screen", f),
+                progress=lambda f: stage("finding scenes" if f < 0.3 else "reading the screen", f),
                 cancel=cancel,
             )
         except UnreadableFileError as e:

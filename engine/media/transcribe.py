@@ -23,6 +23,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+import numpy as np
+
 from engine.errors import Cancelled, UnreadableFileError, WorkerCrashed
 from engine.types import Timing
 
@@ -32,6 +34,8 @@ SAMPLE_RATE = 16_000
 BEAM_SIZE = 1  # greedy decoding; bench/speech_wer.py and bench/video_import.py measure beam 5
 _POLL_S = 0.2
 _START_TIMEOUT_S = 120.0  # model load + decode before the first message
+PIECE_S = 300  # audio is recognised in pieces of about this many seconds (bounded memory)
+_SEARCH_S = 10  # a piece ends at the quietest moment this close to its nominal end
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +236,26 @@ def _child_main(conn: Connection, job: _Job) -> None:
     conn.close()
 
 
+def _pieces(audio: np.ndarray) -> list[tuple[int, int]]:
+    """Sample ranges of about ``PIECE_S`` each, cut at the quietest half second within
+    ``_SEARCH_S`` of each nominal boundary."""
+    n = len(audio)
+    out: list[tuple[int, int]] = []
+    begin = 0
+    step = PIECE_S * SAMPLE_RATE
+    frame = SAMPLE_RATE // 2
+    while n - begin > step + _SEARCH_S * SAMPLE_RATE:
+        lo = begin + step - _SEARCH_S * SAMPLE_RATE
+        window = audio[lo : lo + 2 * _SEARCH_S * SAMPLE_RATE]
+        frames = len(window) // frame
+        energy = np.square(window[: frames * frame].reshape(frames, frame)).mean(axis=1)
+        cut = lo + int(np.argmin(energy)) * frame + frame // 2
+        out.append((begin, cut))
+        begin = cut
+    out.append((begin, n))
+    return out
+
+
 def _recognise(conn: Connection, job: _Job) -> None:
     import av.error
     from faster_whisper import WhisperModel, decode_audio
@@ -248,36 +272,43 @@ def _recognise(conn: Connection, job: _Job) -> None:
     model = WhisperModel(
         job.model_dir, device="cpu", compute_type="int8", cpu_threads=job.threads, num_workers=1
     )
-    language = job.language
-    if not model.model.is_multilingual:
-        language = "en"
-    if len(audio) < SAMPLE_RATE // 10:
-        conn.send(("info", language or "", total_ms))
-        conn.send(("done",))
-        return
-    segments, info = model.transcribe(
-        audio,
-        language=language,
-        beam_size=job.beam_size,
-        word_timestamps=True,
-        vad_filter=job.vad,
-        condition_on_previous_text=False,
-        # Voice activity detection already removed the silence: never drop a 30-s window
-        # as "no speech" (that drop happens after a low-confidence retry, so at random).
-        no_speech_threshold=None if job.vad else 0.6,
-    )
-    conn.send(("info", info.language, total_ms))
-    base = job.start_ms
-    for seg in segments:
-        words = [
-            (base + round(w.start * 1000), base + round(w.end * 1000), w.word.strip())
-            for w in seg.words or ()
-            if w.word.strip()
-        ]
-        text = seg.text.strip()
-        if not text:
+    language = "en" if not model.model.is_multilingual else job.language
+    told = False
+    # Whisper computes features for all the audio it is given at once: feed it pieces of
+    # about five minutes, cut in the quietest half second near each boundary, so memory
+    # stays flat however long the lecture is.
+    for begin, end in _pieces(audio):
+        piece = audio[begin:end]
+        if len(piece) < SAMPLE_RATE // 10:
             continue
-        start = base + round(seg.start * 1000)
-        end = max(start, base + round(seg.end * 1000))
-        conn.send(("segment", start, end, text, words))
+        segments, info = model.transcribe(
+            piece,
+            language=language,  # None: detected on the first piece, then kept
+            beam_size=job.beam_size,
+            word_timestamps=True,
+            vad_filter=job.vad,
+            condition_on_previous_text=False,
+            # Voice activity detection already removed the silence: never drop a 30-s
+            # window as "no speech" (that follows a random low-confidence retry).
+            no_speech_threshold=None if job.vad else 0.6,
+        )
+        if not told:
+            language = language or info.language
+            conn.send(("info", language, total_ms))
+            told = True
+        base = job.start_ms + begin * 1000 // SAMPLE_RATE
+        for seg in segments:
+            words = [
+                (base + round(w.start * 1000), base + round(w.end * 1000), w.word.strip())
+                for w in seg.words or ()
+                if w.word.strip()
+            ]
+            text = seg.text.strip()
+            if not text:
+                continue
+            start = base + round(seg.start * 1000)
+            stop = max(start, base + round(seg.end * 1000))
+            conn.send(("segment", start, stop, text, words))
+    if not told:
+        conn.send(("info", language or "", total_ms))
     conn.send(("done",))

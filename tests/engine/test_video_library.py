@@ -181,7 +181,8 @@ def test_every_scene_links_to_its_page(built: Library, course: Course) -> None:
 def test_progress_reports_transcription_then_frames(built: Library) -> None:
     stages = [p.stage for p in built.stages]  # type: ignore[attr-defined]
     assert "transcribing" in stages
-    assert stages.index("transcribing") < stages.index("reading the screen")
+    assert stages.index("transcribing") < stages.index("finding scenes")
+    assert stages.index("finding scenes") < stages.index("reading the screen")
     fractions = [p.file_fraction for p in built.stages if p.stage == "transcribing"]  # type: ignore[attr-defined]
     assert any(f is not None and 0 < f < 1 for f in fractions)
 
