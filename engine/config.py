@@ -56,7 +56,7 @@ class MediaConfig:
     language: str | None = None  # None: English for ``.en`` models, else detected
     beam_size: int = 1  # 1 = greedy decoding (bench/speech_wer.py compares 5)
     screen_text: bool = True  # read text off video frames (and PDF pages without text)
-    scene_threshold: float = 0.35  # luma + edges ContentDetector: slide change 0.5-5, noise < 0.1
+    scene_threshold: float = 0.8  # luma + edges ContentDetector: slide change 1-20, noise <= 0.4
     min_scene_ms: int = 2_000
     thumbnail_width: int = 320
     link_slides: bool = True
