@@ -1,0 +1,166 @@
+"""Scene cuts and on-screen text of a >= 10-minute slide video: speed, accuracy, memory.
+
+    uv run python bench/scenes_ocr.py [--slides 60] [--seconds 10] [--widths 640,960,1280]
+
+A deck of generated slides (white background, black text; every third slide is the one
+before with a single line added, a slide build) is shown 10 s each with no audio, encoded
+once into ``.bench-cache/`` (git-ignored). Prints the scene-detection time and real-time
+factor, cuts found / missed / extra (a cut counts when found within 1 s), and for each OCR
+input width the seconds per keyframe (p50 / p95), the total, and the share of the slide's
+words read. Peak RSS last. Never pass/fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.config import MediaConfig  # noqa: E402
+from engine.media.scenes import detect_cuts, keyframe_time, keyframes  # noqa: E402
+from engine.models.ocr import RapidTextRecognizer, lines_to_text  # noqa: E402
+from tools.lecture_media import Clip, make_lecture_video, slide_image  # noqa: E402
+
+_VOCABULARY = (
+    "array list queue stack heap tree graph node edge path cycle search sort merge split "
+    "insert delete update index table hash bucket chain probe load factor order binary "
+    "linear constant time space memory cache page block disk file stream buffer lock "
+    "thread process signal network packet router switch server client request response "
+    "header body token parser grammar syntax compiler runtime object class method field "
+    "value type check proof theorem lemma induction recursion iteration loop branch "
+    "return call frame pointer string matrix vector scalar product gradient descent model "
+    "layer weight bias error loss sample random prior estimate variance mean median mode "
+    "range limit bound greedy dynamic"
+)
+WORDS = tuple(_VOCABULARY.split())
+_WORD = re.compile(r"\w+")
+
+
+def make_deck(slides: int, seed: int = 7) -> list[list[str]]:
+    rng = random.Random(seed)
+    deck: list[list[str]] = []
+    for i in range(slides):
+        line = " ".join(rng.sample(WORDS, 4)).capitalize()
+        if i % 3 == 2:
+            deck.append([*deck[-1], line])  # a slide build: one more line
+        else:
+            title = f"Lecture part {i + 1}: " + " ".join(rng.sample(WORDS, 2))
+            deck.append([title, *(" ".join(rng.sample(WORDS, 5)) for _ in range(2)), line])
+    return deck
+
+
+def build_video(
+    slides: int, seconds: float, cache: Path
+) -> tuple[Path, list[int], list[list[str]]]:
+    """The video, its true cuts (ms) and each slide's lines; generated once and cached."""
+    video = cache / f"scenes-{slides}x{seconds:g}s.mp4"
+    meta = video.with_suffix(".json")
+    if video.exists() and meta.exists():
+        data = json.loads(meta.read_text())
+        return video, data["cuts"], data["deck"]
+    cache.mkdir(parents=True, exist_ok=True)
+    deck = make_deck(slides)
+    with tempfile.TemporaryDirectory() as tmp:
+        clips = [
+            Clip(slide_image(lines, Path(tmp) / f"{i:03d}.png"), seconds=seconds)
+            for i, lines in enumerate(deck)
+        ]
+        cuts = make_lecture_video(video, clips, audio=False)
+    meta.write_text(json.dumps({"cuts": cuts, "deck": deck}))
+    return video, cuts, deck
+
+
+def match_cuts(truth: list[int], found: list[int], tolerance: int = 1000) -> tuple[int, int, int]:
+    """(found, missed, extra): each true cut pairs with at most one found cut within 1 s."""
+    left = list(found)
+    hit = 0
+    for cut in truth:
+        near = [f for f in left if abs(f - cut) <= tolerance]
+        if near:
+            left.remove(min(near, key=lambda f: abs(f - cut)))
+            hit += 1
+    return hit, len(truth) - hit, len(left)
+
+
+def words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--slides", type=int, default=60)
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--widths", default="640,960,1280", help="OCR input widths to compare")
+    p.add_argument("--threshold", type=float, default=MediaConfig().scene_threshold)
+    p.add_argument("--cache", default=str(ROOT / ".bench-cache"))
+    args = p.parse_args()
+    config = MediaConfig()
+
+    t0 = time.perf_counter()
+    video, truth, deck = build_video(args.slides, args.seconds, Path(args.cache))
+    print(f"video: {video.name} ({time.perf_counter() - t0:.1f} s to build or load)")
+
+    t0 = time.perf_counter()
+    spans, duration_ms = detect_cuts(
+        video, threshold=args.threshold, min_scene_ms=config.min_scene_ms
+    )
+    detect_s = time.perf_counter() - t0
+    duration_s = duration_ms / 1000
+    hit, missed, extra = match_cuts(truth[1:], [a for a, _ in spans[1:]])
+    print(f"duration: {duration_s / 60:.1f} min, {len(truth)} slides, threshold {args.threshold}")
+    print(
+        f"scene detection: {detect_s:.1f} s, {detect_s / duration_s:.4f}x real time "
+        f"({duration_s / detect_s:.0f}x faster than playback)"
+    )
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS after scene detection: {rss:.0f} MB")
+    print(f"cuts: {hit} found, {missed} missed, {extra} extra (of {len(truth) - 1}, within 1 s)")
+
+    times = [keyframe_time(a, b) for a, b in spans]
+    starts = [*truth[1:], duration_ms]
+    recognizer = RapidTextRecognizer(threads=args.threads)
+    recognizer.read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models
+    header = ("OCR width", "p50 s", "p95 s", "total s", "words read", "seek s")
+    print("{:>9s} {:>7s} {:>7s} {:>8s} {:>11s} {:>7s}".format(*header))
+    for width in (int(w) for w in args.widths.split(",")):
+        seconds: list[float] = []
+        read = total = 0
+        seek_s = 0.0
+        frames = keyframes(video, times, max_width=width)
+        for ms in times:
+            t0 = time.perf_counter()
+            frame = next(frames)
+            seek_s += time.perf_counter() - t0
+            if frame is None:
+                continue
+            t0 = time.perf_counter()
+            text = lines_to_text(recognizer.read(frame))
+            seconds.append(time.perf_counter() - t0)
+            slide = next(i for i, end in enumerate(starts) if ms < end)
+            expected = words(" ".join(deck[slide]))
+            read += len(expected & words(text))
+            total += len(expected)
+        p95 = statistics.quantiles(seconds, n=20)[-1] if len(seconds) > 1 else seconds[0]
+        print(
+            f"{width:9d} {statistics.median(seconds):7.3f} {p95:7.3f} {sum(seconds):8.1f} "
+            f"{read / max(total, 1):11.1%} {seek_s:7.1f}"
+        )
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS (with OCR): {rss:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
