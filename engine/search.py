@@ -306,6 +306,9 @@ def best_timing(
     return best
 
 
+_TIMED_SOURCES = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
+
+
 def first_matching_word(
     words: Sequence[Timing], span: Timing, weights: dict[str, float]
 ) -> Timing | None:
@@ -663,7 +666,7 @@ class Searcher:
         if row.page is not None and row.kind == SegmentKind.SLIDE:
             shown = self._store.shown_at(row.source_id, row.page)
             return None, None, tuple((path, a) for path, a, _ in shown[:5])
-        if start_ms is None or row.source_kind not in (SourceKind.VIDEO, SourceKind.AUDIO):
+        if start_ms is None or row.source_kind not in _TIMED_SOURCES:
             return None, None, ()
         name = self._store.thumbnail_at(row.source_id, start_ms)
         thumbnail = str(self._thumbs / name) if name and self._thumbs is not None else None

@@ -27,7 +27,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
 from engine.types import SegmentKind, SourceKind, SourceStatus
-from tests.factories import make_pdf
+from tests.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -318,3 +318,34 @@ def test_killed_import_resumes_and_loses_nothing(
         }
         hits = {r.source for r in lib.search("priority queue heap", limit=20).results}
         assert str(video) in hits and str(folder / "part1.mp4") in hits
+
+
+def test_subtitles_alone_are_lined_up_with_the_course_slides(
+    library: Library, tmp_path: Path
+) -> None:
+    """No frames: the transcript's words are matched to the pages, in order."""
+    folder = tmp_path / "Algorithms"
+    folder.mkdir()
+    deck = make_pdf(folder / "deck.pdf", [text for text, _ in SLIDES], slides=True)
+    cues: list[tuple[int, int, str]] = []
+    for i, (_, narration) in enumerate(SLIDES):
+        for j in range(4):  # forty seconds of talk per slide
+            start = i * 40_000 + j * 10_000
+            cues.append((start, start + 9_000, narration))
+    make_srt(folder / "lecture.srt", cues)
+    report = library.ingest([folder])
+    assert all(f.outcome == Outcome.INDEXED for f in report.files)
+    slide = next(
+        r
+        for r in library.search("memoization overlapping subproblems", limit=10).results
+        if r.kind == SegmentKind.SLIDE
+    )
+    assert slide.source == str(deck) and slide.page == 5
+    assert slide.shown_in and slide.shown_in[0][0] == str(folder / "lecture.srt")
+    assert 150_000 <= slide.shown_in[0][1] <= 170_000
+    spoken = next(
+        r
+        for r in library.search("breadth first search queue", limit=10).results
+        if r.kind == SegmentKind.TRANSCRIPT
+    )
+    assert spoken.slide == (str(deck), 3)
