@@ -76,6 +76,21 @@ def test_boxes_are_in_the_callers_pixels_even_when_scaled_down(
     assert 1700 < x0 < 1900 and 350 < y0 < 450 and x1 > x0 and y1 > y0
 
 
+def test_small_type_keeps_its_spaces(recognizer: RapidTextRecognizer) -> None:
+    # Body text of a 720p slide shown in a 640-px video: about 19 px high.
+    from PIL import Image, ImageDraw, ImageFont
+
+    picture = Image.new("RGB", (640, 360), "white")
+    ImageDraw.Draw(picture).text(
+        (35, 100),
+        "node iteration insert linear matrix",
+        fill="black",
+        font=ImageFont.load_default(size=19),
+    )
+    text = lines_to_text(recognizer.read(np.asarray(picture)))
+    assert text.lower() == "node iteration insert linear matrix"
+
+
 def test_blank_picture_reads_nothing_and_bad_shapes_are_refused(
     recognizer: RapidTextRecognizer,
 ) -> None:
