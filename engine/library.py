@@ -30,12 +30,7 @@ from engine.errors import (
     NotFoundError,
     UnreadableFileError,
 )
-from engine.media.transcript import (
-    SpeechPart,
-    transcript_windows,
-    words_from_json,
-    words_to_json,
-)
+from engine.media.transcript import SpeechPart, transcript_windows
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
@@ -551,7 +546,7 @@ class Library:
         model = media.speech_model
         finished = self.store.transcript_finished(sha, model)
         parts = [
-            SpeechPart(a, b, text, words_from_json(words))
+            SpeechPart(a, b, text, words)
             for a, b, text, words in self.store.transcript_parts(sha, model)
         ]
         if finished is None:
@@ -567,7 +562,7 @@ class Library:
 
             def keep(seg: SpeechSegment) -> None:
                 self.store.add_transcript_part(
-                    sha, model, seg.start_ms, seg.end_ms, seg.text, words_to_json(seg.words)
+                    sha, model, seg.start_ms, seg.end_ms, seg.text, seg.words
                 )
                 parts.append(SpeechPart(seg.start_ms, seg.end_ms, seg.text, seg.words))
 

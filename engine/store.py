@@ -709,18 +709,26 @@ class Store:
 
     # --- video: transcription parts, scenes, slide links ---------------------------------
 
-    def transcript_parts(self, sha256: str, model: str) -> list[tuple[int, int, str, str | None]]:
-        """The finished part of a transcription: (start_ms, end_ms, text, words JSON)."""
+    def transcript_parts(
+        self, sha256: str, model: str
+    ) -> list[tuple[int, int, str, tuple[Timing, ...]]]:
+        """The finished part of a transcription: (start_ms, end_ms, text, words)."""
         with self._lock:
             rows = self.conn.execute(
                 "SELECT start_ms, end_ms, text, words FROM transcript_parts "
                 "WHERE sha256 = ? AND model = ? ORDER BY ord",
                 (sha256, model),
             ).fetchall()
-        return [(int(a), int(b), str(c), d) for a, b, c, d in rows]
+        return [(int(a), int(b), str(c), _timings_from(d)) for a, b, c, d in rows]
 
     def add_transcript_part(
-        self, sha256: str, model: str, start_ms: int, end_ms: int, text: str, words: str | None
+        self,
+        sha256: str,
+        model: str,
+        start_ms: int,
+        end_ms: int,
+        text: str,
+        words: Sequence[Timing],
     ) -> None:
         """Keep one recognised segment at once (committed: a kill loses nothing before it)."""
         with self._lock:
@@ -728,7 +736,7 @@ class Store:
                 "INSERT INTO transcript_parts(sha256, model, ord, start_ms, end_ms, text, words) "
                 "SELECT ?, ?, coalesce(max(ord) + 1, 0), ?, ?, ?, ? FROM transcript_parts "
                 "WHERE sha256 = ? AND model = ?",
-                (sha256, model, start_ms, end_ms, text, words, sha256, model),
+                (sha256, model, start_ms, end_ms, text, _timings_json(words), sha256, model),
             )
 
     def finish_transcript(self, sha256: str, model: str, language: str, duration_ms: int) -> None:

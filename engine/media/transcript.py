@@ -7,7 +7,6 @@ window ride along, so a hit can seek to the first word that matches the query.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -24,18 +23,6 @@ class SpeechPart:
     end_ms: int
     text: str
     words: tuple[Timing, ...] = ()
-
-
-def words_to_json(words: Sequence[Timing]) -> str | None:
-    if not words:
-        return None
-    return json.dumps([[w.start_ms, w.end_ms, w.text] for w in words], separators=(",", ":"))
-
-
-def words_from_json(raw: str | None) -> tuple[Timing, ...]:
-    if not raw:
-        return ()
-    return tuple(Timing(int(a), int(b), str(c)) for a, b, c in json.loads(raw))
 
 
 def transcript_windows(parts: Sequence[SpeechPart], cfg: ChunkingConfig) -> list[SegmentDraft]:
