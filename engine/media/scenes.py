@@ -53,8 +53,12 @@ def detect_cuts(
     min_scene_ms: int,
     progress: Callable[[float], None] | None = None,
     cancel: threading.Event | None = None,
+    scores: list[tuple[int, float]] | None = None,
 ) -> tuple[list[tuple[int, int]], int]:
     """(start_ms, end_ms) of every scene, and the video's duration in ms.
+
+    ``scores``, when given, receives (ms, content score) of every frame looked at, to tune
+    the threshold (bench/scenes_ocr.py).
 
     Raises:
         UnreadableFileError: no video stream, or its frames cannot be decoded.
@@ -75,7 +79,15 @@ def detect_cuts(
     total_s = float(duration.seconds) if duration is not None else 0.0
     skip = max(0, round(fps / ANALYSIS_FPS) - 1)
     min_frames = max(1, round(min_scene_ms / 1000 * fps / (skip + 1)))
-    detector = ContentDetector(
+
+    class _Detector(ContentDetector):
+        def _calculate_frame_score(self, timecode: Any, frame_img: np.ndarray) -> float:
+            score = super()._calculate_frame_score(timecode, frame_img)
+            if scores is not None:
+                scores.append((round(float(timecode.seconds) * 1000), float(score)))
+            return score
+
+    detector = _Detector(
         threshold=threshold,
         min_scene_len=min_frames,
         weights=ContentDetector.Components(

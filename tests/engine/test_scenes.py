@@ -46,11 +46,16 @@ def video(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[int]]:
 
 def test_every_cut_is_found_within_a_second(video: tuple[Path, list[int]]) -> None:
     path, cuts = video
-    spans, duration = detect_cuts(path, threshold=MediaConfig().scene_threshold, min_scene_ms=2000)
+    threshold = MediaConfig().scene_threshold
+    scores: list[tuple[int, float]] = []
+    spans, duration = detect_cuts(path, threshold=threshold, min_scene_ms=2000, scores=scores)
     found = [a for a, _ in spans]
     assert len(found) == len(cuts), (found, cuts)
     assert all(abs(a - b) <= 1000 for a, b in zip(found, cuts, strict=True)), (found, cuts)
     assert spans[-1][1] == duration and spans[0][0] == 0
+    # About 5 frames a second are scored; frames away from cuts stay under the threshold.
+    assert abs(len(scores) - duration / 200) <= 3
+    assert all(v < threshold for ms, v in scores if all(abs(ms - c) > 1000 for c in cuts))
 
 
 def test_scan_reads_each_slide_and_writes_thumbnails(
