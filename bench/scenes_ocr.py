@@ -1,15 +1,15 @@
 """Scene cuts and on-screen text of a >= 10-minute slide video: speed, accuracy, memory.
 
     uv run python bench/scenes_ocr.py [--slides 60] [--seconds 10] [--crf 30]
-                                      [--widths 640,960,1280] [--threshold 0.8]
+                                      [--widths 960,1280,1600] [--threshold 0.8]
 
 A deck of generated slides (white background, black text; every third slide is the one
 before with a single line added, a slide build) is shown 7-13 s each with no audio, encoded
 once into ``.bench-cache/`` (git-ignored). Prints the scene-detection time and real-time
 factor, the detector's frame scores at slide changes and elsewhere (to set
 ``MediaConfig.scene_threshold``), cuts found / missed / extra (a cut counts when found within
-1 s), and for each keyframe width (the recognizer then scales it to its reading width) the
-OCR seconds per keyframe (p50 / p95), the total, and the share of the slide's words read.
+1 s), and for each OCR reading width (keyframes are scaled to it) the seconds per keyframe
+(p50 / p95), the total, and the share of the slide's words read.
 Peak RSS last. Never pass/fail.
 """
 
@@ -112,7 +112,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--crf", type=int, default=30, help="x264 quality: higher is noisier")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--widths", default="640,960,1280", help="OCR input widths to compare")
+    p.add_argument("--widths", default="960,1280,1600", help="OCR reading widths to compare")
     p.add_argument("--threshold", type=float, default=MediaConfig().scene_threshold)
     p.add_argument("--cache", default=str(ROOT / ".bench-cache"))
     args = p.parse_args()
@@ -149,15 +149,15 @@ def main() -> None:
 
     times = [keyframe_time(a, b) for a, b in spans]
     starts = [*truth[1:], duration_ms]
-    recognizer = RapidTextRecognizer(threads=args.threads)
-    recognizer.read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models
     header = ("OCR width", "p50 s", "p95 s", "total s", "words read", "seek s")
     print("{:>9s} {:>7s} {:>7s} {:>8s} {:>11s} {:>7s}".format(*header))
     for width in (int(w) for w in args.widths.split(",")):
         seconds: list[float] = []
         read = total = 0
         seek_s = 0.0
-        frames = keyframes(video, times, max_width=width)
+        recognizer = RapidTextRecognizer(threads=args.threads, read_width=width)
+        recognizer.read(np.full((64, 64, 3), 255, dtype=np.uint8))  # load the models
+        frames = keyframes(video, times)
         for ms in times:
             t0 = time.perf_counter()
             frame = next(frames)

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 ANALYSIS_WIDTH = 320  # frames are scaled down to about this width to find cuts
 ANALYSIS_FPS = 5.0  # frames looked at per second
-OCR_WIDTH = 1280  # keyframes are read at up to this width
+OCR_WIDTH = 1600  # keyframes are decoded at up to this width (the OCR reading width)
 _CHUNK_S = 30.0  # cuts are searched this many seconds at a time (progress, cancel)
 
 

@@ -20,10 +20,11 @@ from engine.errors import Cancelled, ModelError, UnreadableFileError
 log = logging.getLogger(__name__)
 
 # Pictures are read at this width: scaled down when larger (speed), up when smaller, since
-# PP-OCR drops the spaces between words when type is small (bench/scenes_ocr.py: a 720p
-# slide read at 640 px gives 10% of its words, at 960 px 69%, at 1280 px 96%; a 640-px
-# frame scaled up to 1280 px reads like the 1280-px one).
-READ_WIDTH = 1280
+# PP-OCR drops the spaces between words when type is small (bench/scenes_ocr.py, 720p
+# slides with 38-px body type: read at 640 px 10% of the words come out, 960 px 69%,
+# 1280 px 93-96%, 1600 px 99-100% at about 1.5x the time of 1280; a small frame scaled up
+# reads like a large one).
+READ_WIDTH = 1600
 MAX_UPSCALE = 2.5
 MAX_HEIGHT = 4096  # tall pictures (long pages) are scaled to fit this height instead
 
@@ -44,9 +45,12 @@ class TextRecognizer(Protocol):
 class RapidTextRecognizer:
     """RapidOCR with its onnxruntime sessions limited to ``threads``. Thread-safe."""
 
-    def __init__(self, threads: int = 2, min_score: float = 0.5) -> None:
+    def __init__(
+        self, threads: int = 2, min_score: float = 0.5, read_width: int = READ_WIDTH
+    ) -> None:
         self.threads = max(1, threads)
         self.min_score = min_score
+        self.read_width = max(32, read_width)
         self._engine: Any = None
         self._lock = threading.Lock()
 
@@ -72,7 +76,7 @@ class RapidTextRecognizer:
         if image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
             raise UnreadableFileError("not an RGB picture")
         height, width = image.shape[:2]
-        scale = min(READ_WIDTH / width, MAX_UPSCALE, MAX_HEIGHT / height)
+        scale = min(self.read_width / width, MAX_UPSCALE, MAX_HEIGHT / height)
         if abs(scale - 1.0) < 0.05:
             scale = 1.0
         else:
