@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import os
 import sys
 import threading
@@ -581,6 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A frozen build (PyInstaller) runs its speech-recognition child through this entry point.
+    multiprocessing.freeze_support()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
