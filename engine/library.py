@@ -654,6 +654,10 @@ class Library:
             lectures = [s for s in sources if s.kind in _TIMED_KINDS]
             pages = {d.id: _page_texts(self.store.segments_of_source(d.id)) for d in decks}
             for lecture in lectures:
+                if not decks:  # nothing to line up with: only drop links to removed decks
+                    if self.store.slide_links(lecture.id):
+                        self.store.replace_slide_links(lecture.id, [])
+                    continue
                 moments = _moments(
                     self.store.segments_of_source(lecture.id), self.store.scenes(lecture.id)
                 )
