@@ -840,6 +840,8 @@ class Library:
             self._remove_source(source)
         if course_id is not None:
             self.store.delete_course(course_id)
+        elif doomed[0].kind == SourceKind.SLIDES and self.config.media.link_slides:
+            self.link_slides([doomed[0].course])  # its lectures may fit another deck
         self.save()
         return len(doomed)
 

@@ -349,3 +349,29 @@ def test_subtitles_alone_are_lined_up_with_the_course_slides(
         if r.kind == SegmentKind.TRANSCRIPT
     )
     assert spoken.slide == (str(deck), 3)
+
+
+def test_removing_a_deck_moves_its_lecture_to_the_deck_that_is_left(
+    library: Library, tmp_path: Path
+) -> None:
+    folder = tmp_path / "Algorithms"
+    folder.mkdir()
+    texts = [text for text, _ in SLIDES]
+    good = make_pdf(folder / "good.pdf", texts, slides=True)
+    # A second deck with the same pages in another order: a worse fit, but a fit.
+    make_pdf(folder / "shuffled.pdf", texts[::-1], slides=True)
+    cues = [
+        (i * 40_000 + j * 10_000, i * 40_000 + j * 10_000 + 9_000, narration)
+        for i, (_, narration) in enumerate(SLIDES)
+        for j in range(4)
+    ]
+    make_srt(folder / "lecture.srt", cues)
+    library.ingest([folder])
+    lecture = library.store.source_by_path(str(folder / "lecture.srt"))
+    deck = library.store.source_by_path(str(good))
+    assert lecture is not None and deck is not None
+    assert {link[2] for link in library.store.slide_links(lecture.id)} == {deck.id}
+    library.remove(str(good))
+    other = library.store.source_by_path(str(folder / "shuffled.pdf"))
+    assert other is not None
+    assert {link[2] for link in library.store.slide_links(lecture.id)} == {other.id}
