@@ -320,6 +320,15 @@ def test_killed_import_resumes_and_loses_nothing(
         assert str(video) in hits and str(folder / "part1.mp4") in hits
 
 
+def _talk_about_each_slide() -> list[tuple[int, int, str]]:
+    """Subtitles: forty seconds of talk per slide, in slide order."""
+    return [
+        (i * 40_000 + j * 10_000, i * 40_000 + j * 10_000 + 9_000, narration)
+        for i, (_, narration) in enumerate(SLIDES)
+        for j in range(4)
+    ]
+
+
 def test_subtitles_alone_are_lined_up_with_the_course_slides(
     library: Library, tmp_path: Path
 ) -> None:
@@ -327,12 +336,7 @@ def test_subtitles_alone_are_lined_up_with_the_course_slides(
     folder = tmp_path / "Algorithms"
     folder.mkdir()
     deck = make_pdf(folder / "deck.pdf", [text for text, _ in SLIDES], slides=True)
-    cues: list[tuple[int, int, str]] = []
-    for i, (_, narration) in enumerate(SLIDES):
-        for j in range(4):  # forty seconds of talk per slide
-            start = i * 40_000 + j * 10_000
-            cues.append((start, start + 9_000, narration))
-    make_srt(folder / "lecture.srt", cues)
+    make_srt(folder / "lecture.srt", _talk_about_each_slide())
     report = library.ingest([folder])
     assert all(f.outcome == Outcome.INDEXED for f in report.files)
     slide = next(
@@ -360,12 +364,7 @@ def test_removing_a_deck_moves_its_lecture_to_the_deck_that_is_left(
     good = make_pdf(folder / "good.pdf", texts, slides=True)
     # A second deck with the same pages in another order: a worse fit, but a fit.
     make_pdf(folder / "shuffled.pdf", texts[::-1], slides=True)
-    cues = [
-        (i * 40_000 + j * 10_000, i * 40_000 + j * 10_000 + 9_000, narration)
-        for i, (_, narration) in enumerate(SLIDES)
-        for j in range(4)
-    ]
-    make_srt(folder / "lecture.srt", cues)
+    make_srt(folder / "lecture.srt", _talk_about_each_slide())
     library.ingest([folder])
     lecture = library.store.source_by_path(str(folder / "lecture.srt"))
     deck = library.store.source_by_path(str(good))
