@@ -35,7 +35,7 @@ DEMO_COURSE = "Algorithms 101 (demo)"
 DEMO_EXTRAS = frozenset({"README.md", "queries.txt"})
 
 
-def _default_library() -> Path:
+def default_library() -> Path:
     value = os.environ.get("COURSEDEX_LIBRARY")
     if value:
         return Path(value).expanduser()
@@ -44,7 +44,7 @@ def _default_library() -> Path:
     return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "library"
 
 
-def _default_models() -> Path:
+def default_models() -> Path:
     value = os.environ.get("COURSEDEX_MODELS")
     return Path(value).expanduser() if value else default_models_dir()
 
@@ -474,12 +474,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"coursedex {__version__}")
     p.add_argument(
         "--library",
-        default=str(_default_library()),
+        default=str(default_library()),
         help="library folder (default: $COURSEDEX_LIBRARY or the user data folder)",
     )
     p.add_argument(
         "--models",
-        default=str(_default_models()),
+        default=str(default_models()),
         help="models folder (default: $COURSEDEX_MODELS or the user data folder)",
     )
     p.add_argument(
