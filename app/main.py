@@ -33,6 +33,7 @@ def run(argv: Sequence[str] = ()) -> int:
     )
     window = SearchWindow(library)
     window.show()
+    window.resume_pending()  # files a quit or crash left half-imported
     try:
         return app.exec()
     finally:

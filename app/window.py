@@ -9,26 +9,35 @@ from __future__ import annotations
 
 import html
 import logging
+import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.errors import CoursedexError
-from engine.library import Library
+from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.search import SearchResult
+from engine.types import SourceStatus
 
 log = logging.getLogger(__name__)
 
+_UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
 EMPTY_LIBRARY = (
@@ -81,10 +90,67 @@ class _SearchJob(QRunnable):
             self.signals.done.emit(self.generation, outcome.results)
         except CoursedexError as e:
             self.signals.done.emit(self.generation, str(e))
+        except Exception as e:  # a worker reports every failure; it never dies silently
+            log.warning("search failed", exc_info=True)
+            self.signals.done.emit(self.generation, f"Search failed: {e}")
+
+
+class _ImportSignals(QObject):
+    progress = Signal(object)  # IngestProgress
+    finished = Signal(object)  # IngestReport, or an error message
+
+
+class _ImportJob(QRunnable):
+    """One ingest run on a worker thread (``paths`` None: finish what an earlier run left);
+    ``cancel`` stops it between files or stages."""
+
+    def __init__(self, library: Library, paths: list[Path] | None, signals: _ImportSignals) -> None:
+        super().__init__()
+        self.library = library
+        self.paths = paths
+        self.signals = signals
+        self.cancel = threading.Event()
+
+    def run(self) -> None:
+        try:
+            progress = self.signals.progress.emit
+            if self.paths is None:
+                report = self.library.resume(progress=progress, cancel=self.cancel)
+            else:
+                report = self.library.ingest(self.paths, progress=progress, cancel=self.cancel)
+            self.signals.finished.emit(report)
+        except CoursedexError as e:
+            self.signals.finished.emit(str(e))
+        except Exception as e:  # a worker reports every failure; it never dies silently
+            log.warning("import failed", exc_info=True)
+            self.signals.finished.emit(f"Import failed: {e}")
+
+
+def progress_text(p: IngestProgress) -> str:
+    """One line: which file of how many, its stage and share, and the time left."""
+    stage = p.stage
+    if p.file_fraction is not None and p.result is None:
+        stage += f" {p.file_fraction:.0%}"
+    if p.detail:
+        stage += f" ({p.detail})"
+    left = ""
+    if p.eta_s is not None:
+        minutes, seconds = divmod(int(p.eta_s), 60)
+        left = f", {minutes}:{seconds:02d} left"
+    return f"Importing {p.index + 1}/{p.total} {Path(p.path).name}: {stage}{left}"
+
+
+def report_text(report: IngestReport) -> str:
+    counts = [f"{report.count(o)} {o.value}" for o in Outcome if report.count(o)]
+    lines = [f"Import finished: {', '.join(counts) or 'nothing to do'}"]
+    lines += [f"{Path(f.path).name}: {f.detail}" for f in report.errors[:5]]
+    return "\n".join(lines)
 
 
 class SearchWindow(QMainWindow):
-    """Search box, result list, status line."""
+    """Search box, result list, status line; files dropped anywhere on it are imported."""
+
+    imported = Signal(object)  # IngestReport (or an error message) when an import ends
 
     def __init__(self, library: Library) -> None:
         super().__init__()
@@ -103,7 +169,30 @@ class SearchWindow(QMainWindow):
         layout.addWidget(self.search)
         layout.addWidget(self.results, 1)
         layout.addWidget(self.status)
+        self.import_status = QLabel()  # the import's line; the search keeps ``status``
+        self.import_status.setWordWrap(True)
+        layout.addWidget(self.import_status)
+        self.progress = QProgressBar(maximum=1000, textVisible=False)
+        self.cancel_button = QPushButton("Cancel import")
+        row = QHBoxLayout()
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.cancel_button)
+        layout.addLayout(row)
+        self.progress.hide()
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self.cancel_import)
         self.setCentralWidget(body)
+        self.setAcceptDrops(True)
+        menu = self.menuBar().addMenu("&File")
+        menu.addAction("Add &files…", self._add_files)
+        menu.addAction("Add f&older…", self._add_folder)
+        self._import_pool = QThreadPool(self)
+        self._import_pool.setMaxThreadCount(1)
+        self._import_signals = _ImportSignals(self)
+        self._import_signals.progress.connect(self._import_progress)
+        self._import_signals.finished.connect(self._import_finished)
+        self._job: _ImportJob | None = None
+        self._queued: list[Path] = []
 
         self._generation = 0
         self._pool = QThreadPool(self)
@@ -163,6 +252,94 @@ class SearchWindow(QMainWindow):
         if results:
             self.results.setCurrentRow(0)
         self.status.setText(f"{len(results)} results" if results else "No results")
+
+    # --- import ----------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.import_paths(paths)
+
+    def _add_files(self) -> None:
+        names, _ = QFileDialog.getOpenFileNames(self, "Add files to the library")
+        if names:
+            self.import_paths([Path(n) for n in names])
+
+    def _add_folder(self) -> None:
+        name = QFileDialog.getExistingDirectory(self, "Add a course folder")
+        if name:
+            self.import_paths([Path(name)])
+
+    @property
+    def importing(self) -> bool:
+        return self._job is not None
+
+    def import_paths(self, paths: Sequence[Path]) -> None:
+        """Import in the background; paths dropped during a run wait for the next one."""
+        if self._job is not None:
+            self._queued.extend(paths)
+            return
+        self._start_job(_ImportJob(self.library, list(paths), self._import_signals))
+        self.import_status.setText(f"Importing {len(paths)} item{'s' if len(paths) > 1 else ''}…")
+
+    def resume_pending(self) -> bool:
+        """Finish the files an earlier run queued but did not index; False if none."""
+        pending = [s for s in self.library.sources() if s.status in _UNFINISHED]
+        if not pending or self._job is not None:
+            return False
+        self._start_job(_ImportJob(self.library, None, self._import_signals))
+        self.import_status.setText(f"Resuming the import of {len(pending)} files…")
+        return True
+
+    def _start_job(self, job: _ImportJob) -> None:
+        self._job = job
+        self.progress.setValue(0)
+        self.progress.show()
+        self.cancel_button.show()
+        self._import_pool.start(job)
+
+    def cancel_import(self) -> None:
+        if self._job is not None:
+            self._job.cancel.set()
+            self._queued.clear()
+            self.import_status.setText("Cancelling the import…")
+
+    def _import_progress(self, p: IngestProgress) -> None:
+        self.progress.setValue(round(p.fraction * 1000))
+        self.import_status.setText(progress_text(p))
+
+    def _import_finished(self, payload: object) -> None:
+        self._job = None
+        self.progress.hide()
+        self.cancel_button.hide()
+        self.import_status.setText(payload if isinstance(payload, str) else report_text(payload))  # type: ignore[arg-type]
+        self.imported.emit(payload)
+        if self._queued:
+            queued, self._queued = self._queued, []
+            self.import_paths(queued)
+        elif self.search.text().strip():
+            self._start_search()  # show what the import added
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Ask only when an import is running; what it did not finish resumes next time."""
+        if self._job is not None:
+            answer = QMessageBox.question(
+                self,
+                "Import running",
+                "An import is still running. Quit anyway? It resumes at the next start.",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+            self._job.cancel.set()
+            self._import_pool.waitForDone(30_000)
+        self._pool.waitForDone(5_000)
+        event.accept()
 
     def result_at(self, row: int) -> SearchResult | None:
         item = self.results.item(row)

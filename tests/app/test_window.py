@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.window import EMPTY_LIBRARY, SearchWindow, location
-from engine.library import Library
+from app.window import EMPTY_LIBRARY, SearchWindow, location, progress_text
+from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.types import SegmentKind
 from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tests.factories import make_srt
@@ -47,3 +49,62 @@ def test_typing_shows_results_without_blocking(
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == str(notes))
     qtbot.keyClick(window.search, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: window.search.text() == "" and window.results.count() == 0)
+
+
+def _drop(window: SearchWindow, paths: list[Path]) -> None:
+    """A real drop event carrying file URLs, delivered to the window."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    position = QPointF(window.width() / 2, window.height() / 2)
+    enter = QDragEnterEvent(
+        position,
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(
+        position,
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, drop)
+
+
+def test_dropping_a_folder_imports_it_while_search_keeps_working(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Zoology"
+    course.mkdir()
+    make_srt(course / "lecture.srt", LECTURE_CUES)
+    (course / "notes.md").write_text("# Giraffes\n\nThe giraffe has a long neck.\n")
+    (course / "broken.pdf").write_bytes(b"%PDF-1.4 nothing else")
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    reports: list[IngestProgress] = []
+    window._import_signals.progress.connect(reports.append)
+    with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
+        _drop(window, [course])
+        assert window.importing and window.progress.isVisible()
+        qtbot.keyClicks(window.search, "giraffe")  # typing during the import is fine
+    assert blocker.args is not None
+    report = blocker.args[0]
+    assert isinstance(report, IngestReport)
+    assert report.count(Outcome.INDEXED) == 2 and report.count(Outcome.ERROR) == 1
+    assert not window.importing and not window.progress.isVisible()
+    assert "2 indexed, 1 error" in window.import_status.text()
+    assert "broken.pdf: not a PDF file" in window.import_status.text()
+    assert reports and reports[-1].fraction == 1.0
+    assert reports[-1].result is not None
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.title != "")
+    assert library.search("hippopotamus").results[0].source == str(course / "lecture.srt")
+
+
+def test_progress_line_names_file_stage_and_time_left() -> None:
+    p = IngestProgress("/x/lecture.mp4", 1, 3, "transcribing", 0.4, 95.0, None, 0.43, "0.04x")
+    assert progress_text(p) == "Importing 2/3 lecture.mp4: transcribing 43% (0.04x), 1:35 left"
