@@ -30,12 +30,21 @@ from engine.errors import (
     NotFoundError,
     UnreadableFileError,
 )
+from engine.ingest.safezip import open_zip, read_member
+from engine.ingest.text import decode_text, read_text
 from engine.media.transcript import SpeechPart, transcript_windows
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Course, SegmentRow, Source, Store
-from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind, SourceStatus
+from engine.types import (
+    ParsedSource,
+    SegmentDraft,
+    SegmentKind,
+    SourceKind,
+    SourceStatus,
+    Timing,
+)
 from engine.vectors import VectorIndex
 
 if TYPE_CHECKING:
@@ -818,6 +827,55 @@ class Library:
 
     def sources(self, course: str | None = None) -> list[Source]:
         return self.store.sources(self.store.course_id(course) if course else None)
+
+    def source(self, path: str) -> Source | None:
+        """The library's record of a file (by the path search results carry)."""
+        return self.store.source_by_path(path)
+
+    def transcript(self, path: str) -> list[Timing]:
+        """The spoken sentences (or subtitle cues) of a lecture in time order, once each.
+
+        Transcript windows overlap by a sentence or two; the overlap is dropped here.
+
+        Raises:
+            NotFoundError: no such file in the library.
+        """
+        source = self._source_or_raise(path)
+        lines: list[Timing] = []
+        for row in self.store.segments_of_source(source.id):
+            if row.kind != SegmentKind.TRANSCRIPT:
+                continue
+            units = row.timings or (
+                (Timing(row.start_ms or 0, row.end_ms or 0, row.text),) if row.text else ()
+            )
+            lines += [u for u in units if not lines or u.start_ms >= lines[-1].end_ms]
+        return lines
+
+    def source_text(self, path: str, member: str | None = None) -> str:
+        """The text of a code or notes file, or of a file inside an imported archive,
+        decoded the way the import decoded it (for showing it at the matched line).
+
+        Raises:
+            NotFoundError: the file is not in the library, or the archive has no such member.
+            UnreadableFileError: the file is gone or changed so it cannot be read as text.
+        """
+        source = self._source_or_raise(path)
+        limits = self.config.limits
+        if member is None:
+            return read_text(Path(source.path), limits.max_file_bytes, "a text file")
+        with open_zip(Path(source.path)) as zf:
+            try:
+                info = zf.getinfo(member)
+            except KeyError:
+                raise NotFoundError(f"{member} is not in {Path(path).name}") from None
+            data = read_member(zf, info, limits.max_archive_member_bytes)
+        return decode_text(data, "a text file")
+
+    def _source_or_raise(self, path: str) -> Source:
+        source = self.store.source_by_path(path)
+        if source is None:
+            raise NotFoundError(f"{path} is not in the library")
+        return source
 
     def remove(self, target: str) -> int:
         """Remove a course (by name) or a source (by path); returns sources removed.

@@ -25,7 +25,14 @@ from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.search import SearchFilters
 from engine.store import Store
 from engine.types import SegmentKind, SourceStatus
-from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse, make_mixed_course
+from tests.conftest import (
+    HIPPO_MS,
+    LECTURE_CUES,
+    LOMUTO_LINE,
+    SORTING_PY,
+    MixedCourse,
+    make_mixed_course,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 FULLTEXT_ONLY = SearchConfig(dense=False)
@@ -515,6 +522,26 @@ def test_code_hit_points_at_the_matching_line(
     assert hit.line == LOMUTO_LINE
     assert hit.line_start is not None and hit.line_end is not None
     assert hit.line_start < LOMUTO_LINE <= hit.line_end
+
+
+def test_transcript_lists_each_cue_once_in_time_order(
+    built_library: Library, mixed_course: MixedCourse
+) -> None:
+    lines = built_library.transcript(str(mixed_course.lecture))
+    assert [(t.start_ms, t.end_ms, t.text) for t in lines] == list(LECTURE_CUES)
+    with pytest.raises(NotFoundError):
+        built_library.transcript(str(mixed_course.folder / "nowhere.srt"))
+
+
+def test_source_text_reads_an_archive_member_and_a_notes_file(
+    built_library: Library, mixed_course: MixedCourse
+) -> None:
+    code = built_library.source_text(str(mixed_course.code), "src/sorting.py")
+    assert code == SORTING_PY
+    assert "Lomuto" in code.splitlines()[LOMUTO_LINE - 1]
+    assert "axolotl" in built_library.source_text(str(mixed_course.notes))
+    with pytest.raises(NotFoundError, match=r"src/missing\.py"):
+        built_library.source_text(str(mixed_course.code), "src/missing.py")
 
 
 # --- 7. filters -----------------------------------------------------------------------------
