@@ -441,13 +441,17 @@ def cmd_eval(ctx: Context) -> int:
     return 0
 
 
+def demo_files() -> list[Path]:
+    """The demo course's files; its folder also holds its README and the example queries."""
+    return [p for p in sorted(DEMO_DIR.iterdir()) if p.name not in DEMO_EXTRAS]
+
+
 def cmd_demo(ctx: Context) -> int:
     library = ctx.library()
     if not any(c.name == DEMO_COURSE for c in library.courses()):
         print(f"indexing the demo course from {DEMO_DIR} ...", file=sys.stderr)
         bar = ProgressBar(sys.stderr)
-        # The course files only: the folder also holds its README and the example queries.
-        files = [p for p in sorted(DEMO_DIR.iterdir()) if p.name not in DEMO_EXTRAS]
+        files = demo_files()
         report = library.ingest(files, course=DEMO_COURSE, progress=bar)
         bar.finish()
         _print_report(report, sys.stderr)

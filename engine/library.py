@@ -828,6 +828,13 @@ class Library:
     def sources(self, course: str | None = None) -> list[Source]:
         return self.store.sources(self.store.course_id(course) if course else None)
 
+    def flag(self, name: str) -> bool:
+        """A one-time fact stored with the library, e.g. that the demo course was offered."""
+        return self.store.get_meta(f"flag:{name}") == "1"
+
+    def set_flag(self, name: str) -> None:
+        self.store.set_meta(f"flag:{name}", "1")
+
     def source(self, path: str) -> Source | None:
         """The library's record of a file (by the path search results carry)."""
         return self.store.source_by_path(path)
