@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 UNSORTED = "Unsorted"  # the course of loose files dropped without a course name
 SPACE = "text"  # one embedding space for now: every segment's text, by the text embedder
 _SAVE_EVERY_S = 30.0
+_MEDIA = (SourceKind.VIDEO, SourceKind.AUDIO)
 
 
 class Outcome(StrEnum):
@@ -277,7 +278,8 @@ class Library:
     def plan(self, paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
         """The files an ingest of ``paths`` would read. A folder becomes a course of its
         name; loose files go to ``course`` or "Unsorted". Subtitles beside a media file of
-        the same name in the same ingest are that file's transcript, not sources of their own."""
+        the same name in the same ingest are that file's transcript, not sources of their own.
+        Videos and audio come last, so everything else is searchable while they transcribe."""
         planned: list[PlannedFile] = []
         for raw in paths:
             path = Path(raw).expanduser().resolve()
@@ -297,7 +299,9 @@ class Library:
         media = (p.path for p in planned if p.kind in (SourceKind.VIDEO, SourceKind.AUDIO))
         sidecars = {found for m in media if (found := ingest.find_sidecar(m)) is not None}
         unique: dict[Path, PlannedFile] = {p.path: p for p in planned if p.path not in sidecars}
-        return list(unique.values())
+        # Quick files first: notes, slides and code are searchable in seconds, while a video
+        # can take minutes to transcribe.
+        return sorted(unique.values(), key=lambda p: p.kind in _MEDIA)
 
     def ingest(
         self,
