@@ -11,11 +11,24 @@ import html
 import logging
 import threading
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QObject, QRunnable, QSize, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QIcon,
+    QImage,
+    QKeySequence,
+    QPixmap,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDialog,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -26,20 +39,40 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
 
+from app.library_panel import LibraryPanel
+from app.player import PlayerUnavailable, PlayerView
+from app.tasks import Failure, Tasks
+from app.viewers import CodeView, SlideView
 from engine.errors import CoursedexError
+from engine.ingest.kinds import classify
 from engine.library import IngestProgress, IngestReport, Library, Outcome
-from engine.search import SearchResult
-from engine.types import SourceStatus
+from engine.models.registry import ModelRegistry
+from engine.search import SearchFilters, SearchResult, query_terms
+from engine.types import SegmentKind, SourceKind, SourceStatus
+
+if TYPE_CHECKING:
+    from app.settings import Settings
 
 log = logging.getLogger(__name__)
 
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
+THUMB_W, THUMB_H = 112, 63
+KIND_NAMES = {
+    SegmentKind.TRANSCRIPT: "Speech",
+    SegmentKind.SCREEN: "On screen",
+    SegmentKind.SLIDE: "Slides",
+    SegmentKind.CODE: "Code",
+    SegmentKind.NOTE: "Notes",
+}
 EMPTY_LIBRARY = (
     "Nothing indexed yet. Drop lecture videos, slide decks, code archives or notes here."
 )
@@ -72,29 +105,6 @@ def snippet_html(result: SearchResult) -> str:
     return "".join(out)
 
 
-class _Signals(QObject):
-    done = Signal(int, object)  # generation, list[SearchResult] or an error message
-
-
-class _SearchJob(QRunnable):
-    def __init__(self, library: Library, query: str, generation: int, signals: _Signals) -> None:
-        super().__init__()
-        self.library = library
-        self.query = query
-        self.generation = generation
-        self.signals = signals
-
-    def run(self) -> None:
-        try:
-            outcome = self.library.search(self.query, limit=RESULT_LIMIT, typing=True)
-            self.signals.done.emit(self.generation, outcome.results)
-        except CoursedexError as e:
-            self.signals.done.emit(self.generation, str(e))
-        except Exception as e:  # a worker reports every failure; it never dies silently
-            log.warning("search failed", exc_info=True)
-            self.signals.done.emit(self.generation, f"Search failed: {e}")
-
-
 class _ImportSignals(QObject):
     progress = Signal(object)  # IngestProgress
     finished = Signal(object)  # IngestReport, or an error message
@@ -104,10 +114,17 @@ class _ImportJob(QRunnable):
     """One ingest run on a worker thread (``paths`` None: finish what an earlier run left);
     ``cancel`` stops it between files or stages."""
 
-    def __init__(self, library: Library, paths: list[Path] | None, signals: _ImportSignals) -> None:
+    def __init__(
+        self,
+        library: Library,
+        paths: list[Path] | None,
+        signals: _ImportSignals,
+        course: str | None = None,
+    ) -> None:
         super().__init__()
         self.library = library
         self.paths = paths
+        self.course = course
         self.signals = signals
         self.cancel = threading.Event()
 
@@ -117,13 +134,28 @@ class _ImportJob(QRunnable):
             if self.paths is None:
                 report = self.library.resume(progress=progress, cancel=self.cancel)
             else:
-                report = self.library.ingest(self.paths, progress=progress, cancel=self.cancel)
+                report = self.library.ingest(
+                    self.paths, course=self.course, progress=progress, cancel=self.cancel
+                )
             self.signals.finished.emit(report)
         except CoursedexError as e:
             self.signals.finished.emit(str(e))
         except Exception as e:  # a worker reports every failure; it never dies silently
             log.warning("import failed", exc_info=True)
             self.signals.finished.emit(f"Import failed: {e}")
+
+
+def file_state(p: IngestProgress) -> str:
+    """A file's live state in the library panel: "transcribing 43%", then its outcome."""
+    if p.result is not None:
+        return (
+            p.result.outcome.value
+            if p.result.outcome != Outcome.ERROR
+            else (f"error: {p.result.detail}")
+        )
+    if p.file_fraction is not None:
+        return f"{p.stage} {p.file_fraction:.0%}"
+    return p.stage
 
 
 def progress_text(p: IngestProgress) -> str:
@@ -147,111 +179,466 @@ def report_text(report: IngestReport) -> str:
     return "\n".join(lines)
 
 
+class ResultRow(QWidget):
+    """One result: kind icon, thumbnail, "kind · course", title, where, snippet."""
+
+    def __init__(self, result: SearchResult, icon: QIcon, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result = result
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.icon = QLabel()
+        self.icon.setPixmap(icon.pixmap(20, 20))
+        self.icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.icon.setToolTip(KIND_NAMES[result.kind])
+        self.thumb = QLabel()
+        self.thumb.setFixedSize(THUMB_W, THUMB_H)
+        self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.thumb.hide()
+        self.text = QLabel(
+            f"<small>{html.escape(KIND_NAMES[result.kind])} · {html.escape(result.course)}"
+            f"</small><br><b>{html.escape(result.title)}</b>&nbsp;&nbsp;"
+            f"{html.escape(location(result))}<br>{snippet_html(result)}"
+        )
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.RichText)
+        self.text.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        layout.addWidget(self.icon)
+        layout.addWidget(self.thumb)
+        layout.addWidget(self.text, 1)
+
+    def set_thumbnail(self, image: QImage | None) -> None:
+        if image is None or image.isNull():
+            return
+        pixmap = QPixmap.fromImage(image).scaled(
+            THUMB_W,
+            THUMB_H,
+            Qt.AspectRatioMode.KeepAspectRatio,
+            Qt.TransformationMode.SmoothTransformation,
+        )
+        self.thumb.setPixmap(pixmap)
+        self.thumb.show()
+
+    def height_for(self, width: int) -> int:
+        text_width = width - THUMB_W - 48
+        return max(THUMB_H, self.text.heightForWidth(max(120, text_width))) + 10
+
+
+def _thumbnail(result: SearchResult) -> QImage | None:
+    """The scene on screen at a video hit, or the slide page of a slide hit (worker thread)."""
+    from app.viewers import ViewerError, render_page
+
+    if result.thumbnail:
+        image = QImage(result.thumbnail)
+        return None if image.isNull() else image
+    page = result.page if result.kind == SegmentKind.SLIDE else None
+    deck = result.source
+    if page is None and result.slide is not None:
+        deck, page = result.slide
+    if page is None:
+        return None
+    try:
+        return render_page(deck, page, THUMB_W * 2)
+    except ViewerError:
+        return None
+
+
 class SearchWindow(QMainWindow):
-    """Search box, result list, status line; files dropped anywhere on it are imported."""
+    """Library panel, search with filters and results, and a preview that plays the hit."""
 
     imported = Signal(object)  # IngestReport (or an error message) when an import ends
+    opened = Signal(object)  # the SearchResult shown in the preview
 
-    def __init__(self, library: Library) -> None:
+    def __init__(
+        self,
+        library: Library,
+        *,
+        player_backend: str = "auto",
+        vlc_args: Sequence[str] = (),
+        registry: ModelRegistry | None = None,
+        settings: Settings | None = None,
+        settings_path: Path | None = None,
+    ) -> None:
         super().__init__()
         self.library = library
+        self.registry = registry
+        self.settings = settings
+        self.settings_path = settings_path
+        self.player_backend = settings.player if settings is not None else player_backend
+        self.vlc_args = tuple(vlc_args)
         self.setWindowTitle("Coursedex")
-        self.resize(960, 640)
+        self.resize(1280, 800)
+        self.tasks = Tasks(self)  # searches, panel refreshes, file texts
+        self._icons = self._kind_icons()
+
+        # --- the library panel (left) ---
+        self.panel = LibraryPanel()
+        self.panel.course_selected.connect(self._course_picked)
+        self.panel.remove_requested.connect(self._remove)
+
+        # --- search, filters, results (middle) ---
         self.search = QLineEdit(placeholderText="Search your courses")
         self.search.setClearButtonEnabled(True)
+        self.search.installEventFilter(self)
+        self.course_box = QComboBox()
+        self.course_box.addItem("All courses", None)
+        self.kind_box = QComboBox()
+        self.kind_box.addItem("All kinds", None)
+        for kind in SegmentKind:
+            self.kind_box.addItem(KIND_NAMES[kind], kind)
         self.results = QListWidget()
         self.results.setWordWrap(True)
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.results.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
+        self.results.itemActivated.connect(self._activated)
+        self.results.itemClicked.connect(self._activated)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.addWidget(self.search)
-        layout.addWidget(self.results, 1)
-        layout.addWidget(self.status)
+        middle = QWidget()
+        column = QVBoxLayout(middle)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.search)
+        filters = QHBoxLayout()
+        filters.addWidget(self.course_box, 1)
+        filters.addWidget(self.kind_box, 1)
+        column.addLayout(filters)
+        column.addWidget(self.results, 1)
+        column.addWidget(self.status)
+
+        # --- the preview (right): placeholder, player, slide, code ---
+        self.preview = QStackedWidget()
+        self.placeholder = QLabel("Open a result to play it, or see its slide or code here.")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.preview.addWidget(self.placeholder)
+        self.slide_view = SlideView()
+        self.slide_view.play_requested.connect(self.play)
+        self.preview.addWidget(self.slide_view)
+        self.code_view = CodeView()
+        self.preview.addWidget(self.code_view)
+        self._player: PlayerView | None = None
+        self.preview_error = QLabel()
+        self.preview_error.setWordWrap(True)
+        self.preview_error.hide()
+        right = QWidget()
+        right_column = QVBoxLayout(right)
+        right_column.setContentsMargins(0, 0, 0, 0)
+        right_column.addWidget(self.preview, 1)
+        right_column.addWidget(self.preview_error)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.panel)
+        self.splitter.addWidget(middle)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setSizes([240, 440, 600])
+
+        # --- the import bar (bottom) ---
         self.import_status = QLabel()  # the import's line; the search keeps ``status``
         self.import_status.setWordWrap(True)
-        layout.addWidget(self.import_status)
         self.progress = QProgressBar(maximum=1000, textVisible=False)
         self.cancel_button = QPushButton("Cancel import")
-        row = QHBoxLayout()
-        row.addWidget(self.progress, 1)
-        row.addWidget(self.cancel_button)
-        layout.addLayout(row)
+        self.cancel_button.clicked.connect(self.cancel_import)
+        bar = QHBoxLayout()
+        bar.addWidget(self.import_status, 1)
+        bar.addWidget(self.progress, 1)
+        bar.addWidget(self.cancel_button)
         self.progress.hide()
         self.cancel_button.hide()
-        self.cancel_button.clicked.connect(self.cancel_import)
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.addWidget(self.splitter, 1)
+        layout.addLayout(bar)
         self.setCentralWidget(body)
         self.setAcceptDrops(True)
-        menu = self.menuBar().addMenu("&File")
-        menu.addAction("Add &files…", self._add_files)
-        menu.addAction("Add f&older…", self._add_folder)
+        self._menus()
+
         self._import_pool = QThreadPool(self)
         self._import_pool.setMaxThreadCount(1)
         self._import_signals = _ImportSignals(self)
         self._import_signals.progress.connect(self._import_progress)
         self._import_signals.finished.connect(self._import_finished)
         self._job: _ImportJob | None = None
-        self._queued: list[Path] = []
+        self._queued: list[tuple[list[Path], str | None]] = []
+        self._seen_in_panel: set[str] = set()  # files of this run the panel already lists
 
         self._generation = 0
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._signals = _Signals(self)
-        self._signals.done.connect(self._show)
+        self._query = ""
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self._start_search)
         self.search.textChanged.connect(self._debounce.start)
+        self.course_box.currentIndexChanged.connect(self._filters_changed)
+        self.kind_box.currentIndexChanged.connect(self._filters_changed)
         for keys in ("Ctrl+F", "Ctrl+L"):
             QShortcut(QKeySequence(keys), self).activated.connect(self.focus_search)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self).activated.connect(self.search.clear)
-        self._show_idle()
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self).activated.connect(self._escape)
+        self._sources = 0
+        self.refresh_library()
+        self.status.setText("")
         self.search.setFocus()
+
+    def _menus(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        menu.addAction("Add &files…", QKeySequence.StandardKey.Open, self._add_files)
+        menu.addAction("Add f&older…", self._add_folder)
+        menu.addSeparator()
+        settings = menu.addAction("&Settings…", self.open_settings)
+        settings.setShortcut(QKeySequence.StandardKey.Preferences)
+        settings.setEnabled(self.registry is not None)
+        menu.addSeparator()
+        menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
+
+    def _kind_icons(self) -> dict[SegmentKind, QIcon]:
+        style = self.style()
+        pick = QStyle.StandardPixmap
+        return {
+            SegmentKind.TRANSCRIPT: style.standardIcon(pick.SP_MediaPlay),
+            SegmentKind.SCREEN: style.standardIcon(pick.SP_DesktopIcon),
+            SegmentKind.SLIDE: style.standardIcon(pick.SP_FileDialogDetailedView),
+            SegmentKind.CODE: style.standardIcon(pick.SP_FileDialogContentsView),
+            SegmentKind.NOTE: style.standardIcon(pick.SP_FileIcon),
+        }
+
+    # --- the library panel -----------------------------------------------------------------
+
+    def refresh_library(self) -> None:
+        """Re-read courses and files on a worker; the panel and course filter follow."""
+        library = self.library
+        self.tasks.run(lambda: (library.courses(), library.sources()), self._library_read)
+
+    def _library_read(self, payload: object) -> None:
+        if isinstance(payload, Failure):
+            self.status.setText(payload.message)
+            return
+        courses, sources = payload  # type: ignore[misc]
+        self.panel.refresh(courses, sources)
+        current = self.course_box.currentData()
+        self.course_box.blockSignals(True)
+        self.course_box.clear()
+        self.course_box.addItem("All courses", None)
+        for course in sorted(courses, key=lambda c: c.name.casefold()):
+            self.course_box.addItem(course.name, course.name)
+        index = self.course_box.findData(current)
+        self.course_box.setCurrentIndex(max(0, index))
+        self.course_box.blockSignals(False)
+        self._sources = len(sources)
+        if not self._query:
+            self._show_idle()
+
+    def _course_picked(self, name: object) -> None:
+        index = self.course_box.findData(name)
+        self.course_box.setCurrentIndex(max(0, index))
+
+    def _remove(self, target: str, is_course: bool) -> None:
+        if self._job is not None:
+            self.import_status.setText("Wait for the import to finish before removing files.")
+            return
+        what = f"the course “{target}” and its files" if is_course else f"“{Path(target).name}”"
+        answer = QMessageBox.question(
+            self,
+            "Remove from the library",
+            f"Remove {what} from the library? The files on disk are not touched.",
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        library = self.library
+        self.tasks.run(lambda: library.remove(target), self._removed)
+
+    def _removed(self, payload: object) -> None:
+        if isinstance(payload, Failure):
+            self.import_status.setText(payload.message)
+        else:
+            self.import_status.setText(f"Removed {payload} file(s) from the library")
+        self.refresh_library()
+        if self._query:
+            self._start_search()
+
+    # --- search ------------------------------------------------------------------------------
 
     def focus_search(self) -> None:
         self.search.setFocus()
         self.search.selectAll()
 
+    def _escape(self) -> None:
+        self.search.clear()
+        self.search.setFocus()
+
     def _show_idle(self) -> None:
-        sources = self.library.sources()
         self.status.setText(
-            EMPTY_LIBRARY if not sources else f"{len(sources)} files in the library"
+            EMPTY_LIBRARY if not self._sources else f"{self._sources} files in the library"
         )
+
+    def filters(self) -> SearchFilters:
+        kind = self.kind_box.currentData()
+        return SearchFilters(
+            kinds=(kind,) if kind is not None else (), course=self.course_box.currentData()
+        )
+
+    def _filters_changed(self) -> None:
+        if self.search.text().strip():
+            self._start_search()
 
     def _start_search(self) -> None:
         self._generation += 1
-        query = self.search.text().strip()
+        generation = self._generation
+        query = self._query = self.search.text().strip()
         if not query:
             self.results.clear()
             self._show_idle()
             return
         self.status.setText("Searching…")
-        self._pool.start(_SearchJob(self.library, query, self._generation, self._signals))
+        library, filters = self.library, self.filters()
+
+        def job() -> tuple[list[SearchResult], dict[int, QImage | None], float]:
+            outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
+            thumbs = {r.segment_id: _thumbnail(r) for r in outcome.results}
+            return outcome.results, thumbs, outcome.took_ms.get("total", 0.0)
+
+        self.tasks.run(job, lambda payload: self._show(generation, payload))
 
     def _show(self, generation: int, payload: object) -> None:
         if generation != self._generation:
             return  # an older query finished after a newer one started
-        if isinstance(payload, str):
-            self.status.setText(payload)
+        if isinstance(payload, Failure):
+            self.status.setText(payload.message)
             return
-        results: Sequence[SearchResult] = payload  # type: ignore[assignment]
+        results, thumbs, took = payload  # type: ignore[misc]
         self.results.clear()
+        width = max(240, self.results.viewport().width() - 4)
         for result in results:
             item = QListWidgetItem(self.results)
             item.setData(Qt.ItemDataRole.UserRole, result)
-            label = QLabel(
-                f"<small>{html.escape(result.kind.value)} · {html.escape(result.course)}</small> "
-                f"<b>{html.escape(result.title)}</b> {html.escape(location(result))}<br>"
-                f"{snippet_html(result)}"
-            )
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-            width = max(200, self.results.viewport().width() - 12)
-            item.setSizeHint(QSize(width, label.heightForWidth(width) + 10))
-            self.results.setItemWidget(item, label)
+            row = ResultRow(result, self._icons[result.kind])
+            row.set_thumbnail(thumbs.get(result.segment_id))
+            item.setSizeHint(QSize(width, row.height_for(width)))
+            self.results.setItemWidget(item, row)
         if results:
             self.results.setCurrentRow(0)
-        self.status.setText(f"{len(results)} results" if results else "No results")
+        count = len(results)
+        self.status.setText(
+            f"{count} result{'s' if count != 1 else ''} ({took:.0f} ms)"
+            if results
+            else "No results"
+        )
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Up/Down in the search box move through the results; Enter opens the current one."""
+        if watched is self.search and event.type() == QEvent.Type.KeyPress:
+            key = event.key()  # type: ignore[attr-defined]
+            step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(key)
+            if step is not None and self.results.count():
+                row = min(max(0, self.results.currentRow() + step), self.results.count() - 1)
+                self.results.setCurrentRow(row)
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.open_current()
+                return True
+        return super().eventFilter(watched, event)
+
+    def result_at(self, row: int) -> SearchResult | None:
+        item = self.results.item(row)
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+
+    def row_widget(self, row: int) -> ResultRow | None:
+        item = self.results.item(row)
+        widget = None if item is None else self.results.itemWidget(item)
+        return widget if isinstance(widget, ResultRow) else None
+
+    # --- opening a result --------------------------------------------------------------------
+
+    def open_current(self) -> None:
+        result = self.result_at(self.results.currentRow())
+        if result is not None:
+            self.open_result(result)
+
+    def _activated(self, item: QListWidgetItem) -> None:
+        result = item.data(Qt.ItemDataRole.UserRole)
+        if result is not None:
+            self.open_result(result)
+
+    def open_result(self, result: SearchResult) -> None:
+        """Play a video hit from its time, show a slide page, or a file at the line."""
+        self.preview_error.hide()
+        terms = query_terms(self._query)
+        source_kind = classify(PurePath(result.source))
+        playable = source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
+        if result.kind == SegmentKind.SLIDE and result.page is not None:
+            self.slide_view.show_page(result.source, result.page, result.shown_in, terms)
+            self.preview.setCurrentWidget(self.slide_view)
+        elif playable and result.start_ms is not None:
+            self.play(result.source, result.start_ms)
+        else:
+            library, member = self.library, result.path_in_archive
+            line = result.line or result.line_start
+            name = member or Path(result.source).name
+
+            def shown(text: object) -> None:
+                if isinstance(text, Failure):
+                    self.code_view.show_error(text.message)
+                else:
+                    self.code_view.show_code(str(text), name, line, terms)
+                self.preview.setCurrentWidget(self.code_view)
+
+            self.tasks.run(lambda: library.source_text(result.source, member), shown)
+        self.opened.emit(result)
+
+    @property
+    def player(self) -> PlayerView:
+        """The player, made on first use (loading libVLC takes a moment)."""
+        if self._player is None:
+            try:
+                self._player = PlayerView(backend=self.player_backend, vlc_args=self.vlc_args)
+            except PlayerUnavailable as e:
+                log.warning("%s; using Qt Multimedia", e)
+                self._player = PlayerView(backend="qt")
+            self._player.error.connect(self._player_error)
+            self.preview.addWidget(self._player)
+        return self._player
+
+    def play(self, path: str, start_ms: int) -> None:
+        """Open a lecture at a time, with its transcript beside it."""
+        player = self.player
+        self.preview.setCurrentWidget(player)
+        library = self.library
+
+        def with_lines(lines: object) -> None:
+            transcript = [] if isinstance(lines, Failure) else lines
+            player.open(path, start_ms, transcript)  # type: ignore[arg-type]
+
+        self.tasks.run(lambda: library.transcript(path), with_lines)
+
+    def _player_error(self, message: str) -> None:
+        self.preview_error.setText(message)
+        self.preview_error.show()
+
+    # --- settings ------------------------------------------------------------------------------
+
+    def open_settings(self) -> None:
+        from app.settings import SettingsDialog, apply_theme, engine_config, save_settings
+
+        if self.registry is None or self.settings is None:
+            return
+        dialog = SettingsDialog(self.settings, self.registry, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            apply_theme(QApplication.instance(), self.settings.theme)  # type: ignore[arg-type]
+            return
+        new = dialog.settings()
+        apply_theme(QApplication.instance(), new.theme)  # type: ignore[arg-type]
+        if self.settings_path is not None:
+            save_settings(self.settings_path, new)
+        self.library.config = engine_config(new, self.library.config)  # the next import
+        if new.player != self.settings.player and self._player is not None:
+            self._player.shutdown()
+            self.preview.removeWidget(self._player)
+            self._player.deleteLater()
+            self._player = None
+        self.player_backend = new.player
+        if new.library_dir != self.settings.library_dir:
+            self.import_status.setText("The new library folder is used from the next start.")
+        self.settings = new
 
     # --- import ----------------------------------------------------------------------------
 
@@ -279,12 +666,15 @@ class SearchWindow(QMainWindow):
     def importing(self) -> bool:
         return self._job is not None
 
-    def import_paths(self, paths: Sequence[Path]) -> None:
+    def import_paths(self, paths: Sequence[Path], course: str | None = None) -> None:
         """Import in the background; paths dropped during a run wait for the next one."""
         if self._job is not None:
-            self._queued.extend(paths)
+            self._queued.append((list(paths), course))
+            self.import_status.setText(
+                f"{self.import_status.text()}\n{len(paths)} more item(s) wait their turn"
+            )
             return
-        self._start_job(_ImportJob(self.library, list(paths), self._import_signals))
+        self._start_job(_ImportJob(self.library, list(paths), self._import_signals, course))
         self.import_status.setText(f"Importing {len(paths)} item{'s' if len(paths) > 1 else ''}…")
 
     def resume_pending(self) -> bool:
@@ -312,16 +702,23 @@ class SearchWindow(QMainWindow):
     def _import_progress(self, p: IngestProgress) -> None:
         self.progress.setValue(round(p.fraction * 1000))
         self.import_status.setText(progress_text(p))
+        if p.path not in self._seen_in_panel or p.result is not None:
+            self._seen_in_panel.add(p.path)
+            self.refresh_library()  # a new file in the panel, or a file done
+        self.panel.set_file_state(p.path, file_state(p))
 
     def _import_finished(self, payload: object) -> None:
         self._job = None
+        self._seen_in_panel = set()
         self.progress.hide()
         self.cancel_button.hide()
         self.import_status.setText(payload if isinstance(payload, str) else report_text(payload))  # type: ignore[arg-type]
+        self.panel.clear_live()
+        self.refresh_library()
         self.imported.emit(payload)
         if self._queued:
-            queued, self._queued = self._queued, []
-            self.import_paths(queued)
+            (paths, course), *self._queued = self._queued
+            self.import_paths(paths, course)
         elif self.search.text().strip():
             self._start_search()  # show what the import added
 
@@ -338,9 +735,7 @@ class SearchWindow(QMainWindow):
                 return
             self._job.cancel.set()
             self._import_pool.waitForDone(30_000)
-        self._pool.waitForDone(5_000)
+        if self._player is not None:
+            self._player.shutdown()
+        self.tasks.wait(5_000)
         event.accept()
-
-    def result_at(self, row: int) -> SearchResult | None:
-        item = self.results.item(row)
-        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
