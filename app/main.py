@@ -13,18 +13,45 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.cli import DEMO_COURSE, demo_files
 from engine.library import Library
 from engine.models.registry import ModelRegistry
 
+if TYPE_CHECKING:
+    from app.window import SearchWindow
+
 log = logging.getLogger(__name__)
 DEMO_FLAG = "demo-offered"
-# The launch bench sets this to a file: the time the window was first shown goes there.
+# The launch bench sets this to a file: "shown <epoch s>" when the window is up, "model
+# <epoch s>" when the search model has loaded.
 STARTUP_REPORT_ENV = "COURSEDEX_STARTUP_REPORT"
 
 
+def _report(event: str) -> None:
+    path = os.environ.get(STARTUP_REPORT_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{event} {time.time():.3f}\n")
+
+
 def run(argv: Sequence[str] = ()) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Coursedex")
+    app.setOrganizationName("Coursedex")
+    window = start(argv)
+    try:
+        return app.exec()
+    finally:
+        window.library.close()
+
+
+def start(argv: Sequence[str] = ()) -> SearchWindow:
+    """Open the library the settings name and show its window (a QApplication exists)."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -36,14 +63,17 @@ def run(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--library", help="library folder (default: the one in Settings)")
     parser.add_argument("--models", help="models folder (default: the one in Settings)")
     parser.add_argument("--settings", help="settings file (default: the user's config folder)")
-    parser.add_argument(
+    demo = parser.add_mutually_exclusive_group()
+    demo.add_argument(
+        "--demo", action="store_true", help="import the demo course if it is not in the library"
+    )
+    demo.add_argument(
         "--no-demo", action="store_true", help="do not import the demo course on a first start"
     )
     args = parser.parse_args(list(argv))
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Coursedex")
-    app.setOrganizationName("Coursedex")
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        raise RuntimeError("start() needs a QApplication")
     settings_path = Path(args.settings) if args.settings else default_settings_path()
     settings = load_settings(settings_path)
     apply_theme(app, settings.theme)  # type: ignore[arg-type]
@@ -60,23 +90,18 @@ def run(argv: Sequence[str] = ()) -> int:
     )
     window.show()
 
-    def shown() -> None:
-        report = os.environ.get(STARTUP_REPORT_ENV)
-        if report:
-            Path(report).write_text(f"{time.time():.3f}\n")
-
     def model_loaded(payload: object) -> None:
+        _report("model")
         if isinstance(payload, Failure):
             window.status.setText(f"The search model could not load: {payload.message}")
 
-    QTimer.singleShot(0, shown)  # runs once the event loop has shown the window
+    QTimer.singleShot(0, lambda: _report("shown"))  # once the event loop has shown the window
     window.tasks.run(library.embedder, model_loaded)  # models load in the background
-    if not args.no_demo and not library.flag(DEMO_FLAG) and not library.sources():
+    first_start = not library.flag(DEMO_FLAG) and not library.sources()
+    has_demo = any(c.name == DEMO_COURSE for c in library.courses())
+    if not window.resume_pending() and (  # files a quit or crash left half-imported
+        (args.demo and not has_demo) or (first_start and not args.no_demo)
+    ):
         library.set_flag(DEMO_FLAG)  # offered once: removing the demo course is final
         window.import_paths(demo_files(), course=DEMO_COURSE)
-    else:
-        window.resume_pending()  # files a quit or crash left half-imported
-    try:
-        return app.exec()
-    finally:
-        library.close()
+    return window

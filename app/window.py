@@ -683,7 +683,8 @@ class SearchWindow(QMainWindow):
         if not pending or self._job is not None:
             return False
         self._start_job(_ImportJob(self.library, None, self._import_signals))
-        self.import_status.setText(f"Resuming the import of {len(pending)} files…")
+        n = len(pending)
+        self.import_status.setText(f"Resuming the import of {n} file{'s' if n != 1 else ''}…")
         return True
 
     def _start_job(self, job: _ImportJob) -> None:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.window import EMPTY_LIBRARY, SearchWindow, location, progress_text
 from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.types import SegmentKind
+from tests.app.ui import drop
 from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tests.factories import make_srt
 
@@ -51,30 +50,6 @@ def test_typing_shows_results_without_blocking(
     qtbot.waitUntil(lambda: window.search.text() == "" and window.results.count() == 0)
 
 
-def _drop(window: SearchWindow, paths: list[Path]) -> None:
-    """A real drop event carrying file URLs, delivered to the window."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    position = QPointF(window.width() / 2, window.height() / 2)
-    enter = QDragEnterEvent(
-        position,
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(window, enter)
-    assert enter.isAccepted()
-    drop = QDropEvent(
-        position,
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(window, drop)
-
-
 def test_dropping_a_folder_imports_it_while_search_keeps_working(
     qtbot: QtBot, library: Library, tmp_path: Path
 ) -> None:
@@ -89,7 +64,7 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
     reports: list[IngestProgress] = []
     window._import_signals.progress.connect(reports.append)
     with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
-        _drop(window, [course])
+        drop(window, [course])
         assert window.importing and window.progress.isVisible()
         qtbot.keyClicks(window.search, "giraffe")  # typing during the import is fine
     assert blocker.args is not None

@@ -1,0 +1,203 @@
+"""The whole window as a user drives it: drop a course, search, press Enter, watch it play;
+and the event loop never stalls while a long lecture imports."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from app.window import SearchWindow
+from engine.config import EngineConfig
+from engine.library import IngestReport, Library, Outcome
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from engine.types import SegmentKind
+from tests.app.ui import StallMeter, drop, make_test_video
+from tests.conftest import HIPPO_MS, LECTURE_CUES, SORTING_PY
+from tests.factories import make_code_zip, make_pdf, make_srt
+from tools.lecture_media import Clip, make_lecture_video, slide_image
+
+VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
+
+
+@pytest.fixture(autouse=True)
+def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
+
+
+@pytest.fixture(scope="module")
+def zoology(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A course: a 64-s lecture video with its subtitles beside it, a deck, notes, code."""
+    folder = tmp_path_factory.mktemp("flow") / "Zoology"
+    folder.mkdir()
+    make_test_video(folder / "lecture.mp4", 64)
+    make_srt(folder / "lecture.srt", LECTURE_CUES)
+    make_pdf(folder / "slides.pdf", ["Okapi anatomy and habitat", "The pangolin eats ants"])
+    (folder / "notes.md").write_text("# Giraffes\n\nThe giraffe has a long neck.\n")
+    make_code_zip(folder / "code.zip", {"src/sorting.py": SORTING_PY})
+    return folder
+
+
+@pytest.fixture
+def quick_library(tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
+    """A library that does not read text off video frames (the test video has none)."""
+    base = EngineConfig()
+    config = replace(base, media=replace(base.media, screen_text=False))
+    lib = Library.open(tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir))
+    yield lib
+    lib.close()
+
+
+@pytest.mark.parametrize("backend", ["vlc", "qt"])
+def test_drop_search_enter_plays_from_the_hit(
+    qtbot: QtBot, quick_library: Library, zoology: Path, backend: str
+) -> None:
+    window = SearchWindow(
+        quick_library, player_backend=backend, vlc_args=VLC_DUMMY if backend == "vlc" else ()
+    )
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.imported, timeout=120_000) as blocker:
+        drop(window, [zoology])
+    report = blocker.args[0] if blocker.args else None
+    assert isinstance(report, IngestReport), report
+    assert report.count(Outcome.INDEXED) == 4, [(f.path, f.detail) for f in report.files]
+    # The panel lists the course and its files as indexed.
+    qtbot.waitUntil(lambda: window.panel.state_of(str(zoology / "lecture.mp4")) == "indexed")
+
+    qtbot.keyClicks(window.search, "hippopotamus")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.start_ms == HIPPO_MS)
+    hit = window.result_at(0)
+    assert hit is not None and hit.kind == SegmentKind.TRANSCRIPT
+    assert hit.source == str(zoology / "lecture.mp4")
+    assert window.focusWidget() is window.search
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: window._player is not None and window.player.is_playing(), timeout=15_000
+    )
+    assert window.player.backend_name == backend
+    assert window.preview.currentWidget() is window.player
+    position = window.player.position_ms()
+    assert abs(position - HIPPO_MS) <= 500, position
+    # The transcript beside the video holds every cue, the spoken one current.
+    assert window.player.transcript_list.count() == len(LECTURE_CUES)
+    window.player.shutdown()
+
+
+def test_slide_and_code_hits_open_their_page_and_line(
+    qtbot: QtBot, quick_library: Library, zoology: Path
+) -> None:
+    quick_library.ingest([zoology])
+    window = SearchWindow(quick_library)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.keyClicks(window.search, "pangolin")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.kind == SegmentKind.SLIDE)
+    row = window.row_widget(0)
+    assert row is not None and row.thumb.isVisible()  # the page's thumbnail
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.preview.currentWidget() is window.slide_view)
+    assert window.slide_view.current_page == 2
+
+    window.search.clear()
+    qtbot.keyClicks(window.search, "Lomuto scheme pivot")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.kind == SegmentKind.CODE)
+    code_hit = window.result_at(0)
+    assert code_hit is not None and code_hit.line is not None
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.preview.currentWidget() is window.code_view)
+    qtbot.waitUntil(lambda: window.code_view.current_line == code_hit.line)
+    assert "Lomuto" in window.code_view.editor.textCursor().block().text()
+
+
+def test_filters_narrow_results_to_a_course_and_a_kind(
+    qtbot: QtBot, quick_library: Library, zoology: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "Botany"
+    other.mkdir()
+    (other / "giraffe-food.md").write_text("# Acacia\n\nThe giraffe eats acacia leaves.\n")
+    quick_library.ingest([zoology, other])
+    window = SearchWindow(quick_library)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.course_box.count() == 3)  # all, Botany, Zoology
+    qtbot.keyClicks(window.search, "giraffe")
+    qtbot.waitUntil(lambda: window.results.count() == 2)
+    window.course_box.setCurrentIndex(window.course_box.findData("Botany"))
+    qtbot.waitUntil(
+        lambda: (
+            window.results.count() == 1
+            and (r := window.result_at(0)) is not None
+            and r.course == "Botany"
+        )
+    )
+    window.course_box.setCurrentIndex(0)
+    window.kind_box.setCurrentIndex(window.kind_box.findData(SegmentKind.SLIDE))
+    qtbot.waitUntil(lambda: window.status.text() == "No results")
+    # Picking a course in the library panel picks it in the filter too.
+    window.panel.select_course("Zoology")
+    assert window.course_box.currentData() == "Zoology"
+
+
+@pytest.fixture(scope="module")
+def ten_minute_lecture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 10-minute narrated lecture of ten slides (espeak-ng speech, real words)."""
+    folder = tmp_path_factory.mktemp("long") / "Long lecture"
+    folder.mkdir()
+    topics = [
+        "sorting", "searching", "hashing", "graphs", "trees",
+        "heaps", "recursion", "dynamic programming", "greedy choices", "complexity",
+    ]  # fmt: skip
+    clips = []
+    for i, topic in enumerate(topics):
+        sentences = [
+            f"This part of the lecture is about {topic}.",
+            f"We look at how {topic} works on a small example and then on a large one.",
+            "Write down each step, check it against the slide, and ask why it is correct.",
+            f"The running time of {topic} depends on the input and on the data structure.",
+        ]
+        narration = " ".join(sentences * 4)  # about a minute of speech
+        image = slide_image(
+            [topic.title(), f"Part {i + 1}"], folder.parent / f"{i}.png", size=(640, 360)
+        )
+        clips.append(Clip(image, narration, seconds=60.0))
+    make_lecture_video(folder / "lecture.mp4", clips, fps=5)
+    return folder
+
+
+def test_ui_never_stalls_while_a_ten_minute_video_imports(
+    qtbot: QtBot, library: Library, zoology: Path, ten_minute_lecture: Path
+) -> None:
+    library.ingest([zoology])  # something to search and scroll while the import runs
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    meter = StallMeter()
+    meter.start()
+    queries = ["giraffe", "hippopotamus", "lecture", "pivot", "textbook chapter"]
+    searches = 0
+    with qtbot.waitSignal(window.imported, timeout=600_000) as blocker:
+        drop(window, [ten_minute_lecture])
+        while window.importing:
+            window.search.clear()
+            qtbot.keyClicks(window.search, queries[searches % len(queries)])
+            searches += 1
+            qtbot.wait(300)
+            bar = window.results.verticalScrollBar()
+            for value in range(0, bar.maximum() + 1, 20):
+                bar.setValue(value)
+                qtbot.wait(10)
+            qtbot.wait(200)
+    meter.stop()
+    report = blocker.args[0] if blocker.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.INDEXED) == 1, report
+    assert searches >= 20 and meter.ticks > 1000
+    assert meter.worst_ms <= 100, f"event loop stalls (ms): {sorted(meter.stalls_ms)[-10:]}"
+    # What was said in the lecture is searchable once the import ends.
+    assert library.search("dynamic programming").results[0].source.endswith("lecture.mp4")

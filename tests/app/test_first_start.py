@@ -1,0 +1,46 @@
+"""The first start of the app: the demo course imports by itself, text files first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.main import DEMO_FLAG, start
+from engine.cli import DEMO_COURSE, DEMO_DIR
+from engine.library import IngestReport, Outcome
+
+
+def test_first_start_imports_the_demo_course_searchable_before_its_video(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    argv = ["--library", str(tmp_path / "lib"), "--models", str(models_dir)]
+    window = start(argv)
+    qtbot.addWidget(window)
+    assert window.importing and window.library.flag(DEMO_FLAG)
+    notes, video = str(DEMO_DIR / "notes.md"), str(DEMO_DIR / "lecture-01-sorting.mp4")
+    # Notes, slides and code are imported before the lecture video, so they are searchable
+    # while it transcribes.
+    qtbot.waitUntil(lambda: window.panel.state_of(notes) == "indexed", timeout=60_000)
+    qtbot.keyClicks(window.search, "binary search published 1946")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == notes)
+    assert window.result_at(0).course == DEMO_COURSE  # type: ignore[union-attr]
+    assert window.importing and window.panel.state_of(video) != "indexed"
+    with qtbot.waitSignal(window.imported, timeout=30_000) as blocker:
+        window.cancel_import()
+    report = blocker.args[0] if blocker.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.CANCELLED) >= 1
+    window.close()
+    window.library.close()
+
+    # The next start finishes the video instead of importing the course again.
+    again = start(argv)
+    qtbot.addWidget(again)
+    assert again.importing and "Resuming the import of 1 file…" in again.import_status.text()
+    with qtbot.waitSignal(again.imported, timeout=30_000):
+        again.cancel_import()
+    again.close()
+    again.library.close()

@@ -1,0 +1,84 @@
+"""What app tests do to the window as a user would, and a meter of event-loop stalls."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QWidget
+
+
+def drop(window: QWidget, paths: list[Path]) -> None:
+    """A real drag-enter and drop of file URLs, delivered to the window."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    position = QPointF(window.width() / 2, window.height() / 2)
+    enter = QDragEnterEvent(
+        position.toPoint(),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    event = QDropEvent(
+        position,
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, event)
+
+
+class StallMeter(QObject):
+    """Ticks every 5 ms on the UI thread; a late tick is a stall of the event loop."""
+
+    INTERVAL_MS = 5
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._clock = QElapsedTimer()
+        self._timer = QTimer(self)
+        self._timer.setInterval(self.INTERVAL_MS)
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.timeout.connect(self._tick)
+        self._last = 0
+        self.ticks = 0
+        self.stalls_ms: list[int] = []  # every gap longer than 50 ms, minus the interval
+
+    def start(self) -> None:
+        self._clock.start()
+        self._last = 0
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _tick(self) -> None:
+        now = self._clock.elapsed()
+        late = now - self._last - self.INTERVAL_MS
+        if late > 50:
+            self.stalls_ms.append(late)
+        self._last = now
+        self.ticks += 1
+
+    @property
+    def worst_ms(self) -> int:
+        return max(self.stalls_ms, default=0)
+
+
+def make_test_video(path: Path, seconds: int) -> Path:
+    """A small H.264/AAC test-pattern video with a tone (ffmpeg's lavfi sources)."""
+    command = [
+        "ffmpeg", "-v", "error", "-y",
+        "-f", "lavfi", "-i", f"testsrc2=size=320x180:rate=10:duration={seconds}",
+        "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=16000:duration={seconds}",
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+        "-c:a", "aac", "-b:a", "32k", "-shortest", str(path),
+    ]  # fmt: skip
+    subprocess.run(command, check=True)
+    return path

@@ -1,0 +1,167 @@
+"""Screenshots of the app's main states, for a person to look at.
+
+    uv run python tools/app_screenshots.py [OUT_DIR]        (default: build/screenshots)
+
+Runs the real window on a real X server: the one in DISPLAY, or an Xvfb it starts. Builds a
+fresh library from the demo course in a temporary folder (about a minute: the lecture is
+transcribed), then saves one PNG per state: empty, importing, results, playing (VLC's own
+video output, grabbed from the screen, because QWidget.grab() cannot see it), slide, code,
+and results + code in dark mode. Prints each file it wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _ensure_display() -> subprocess.Popen[bytes] | None:
+    """Use DISPLAY if set; else start Xvfb on :98 and point Qt at it."""
+    os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="xdg-"))
+    if os.environ.get("DISPLAY"):
+        return None
+    server = subprocess.Popen(
+        ["Xvfb", ":98", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.0)
+    os.environ["DISPLAY"] = ":98"
+    os.environ["QT_QPA_PLATFORM"] = "xcb"
+    return server
+
+
+def main() -> int:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    server = _ensure_display()
+    work = Path(tempfile.mkdtemp(prefix="coursedex-shots-"))
+    try:
+        return _shoot(out, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if server is not None:
+            server.terminate()
+
+
+def _shoot(out: Path, work: Path) -> int:
+    from app.settings import Settings, apply_theme
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.window import SearchWindow
+    from engine.cli import DEMO_COURSE, default_models, demo_files
+    from engine.config import EngineConfig
+    from engine.library import Library
+    from engine.models.registry import ModelRegistry
+    from engine.search import SearchFilters
+    from engine.types import SegmentKind
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    apply_theme(app, "light")  # type: ignore[arg-type]
+    registry = ModelRegistry(default_models())
+    config = EngineConfig()
+    library = Library.open(
+        work / "library", config, lambda: registry.load_embedder(), models=registry
+    )
+    settings = Settings(library_dir=str(work / "library"), theme="light")
+    window = SearchWindow(library, registry=registry, settings=settings)
+    window.resize(1440, 860)
+    window.move(40, 40)
+    window.show()
+
+    def wait_until(check: Callable[[], bool], timeout_s: float, what: str) -> None:
+        clock = QElapsedTimer()
+        clock.start()
+        while not check():
+            if clock.elapsed() > timeout_s * 1000:
+                raise SystemExit(f"timed out waiting for {what}")
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            time.sleep(0.02)
+
+    def settle(ms: int = 400) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
+    def save(name: str, *, from_screen: bool = False) -> None:
+        settle()
+        path = out / f"{name}.png"
+        if from_screen:  # VLC draws into the native window; only the screen has its pixels
+            geometry = window.frameGeometry()
+            screen = window.screen()
+            pixmap = screen.grabWindow(
+                0, geometry.x(), geometry.y(), geometry.width(), geometry.height()
+            )
+        else:
+            pixmap = window.grab()
+        pixmap.save(str(path))
+        print(f"wrote {path}")
+
+    def search(query: str, kind: SegmentKind | None = None) -> None:
+        window.kind_box.setCurrentIndex(max(0, window.kind_box.findData(kind)))
+        window.search.setText(query)
+        wait_until(lambda: window.results.count() > 0, 30, f"results for {query!r}")
+        settle(600)
+
+    wait_until(lambda: window.status.text() != "", 10, "the window to fill")
+    save("1-empty")
+
+    window.import_paths(demo_files(), course=DEMO_COURSE)
+    wait_until(lambda: "transcribing" in window.import_status.text(), 120, "transcribing")
+    settle(2500)
+    save("2-importing")
+    wait_until(lambda: not window.importing, 600, "the import to finish")
+
+    search("why is merge sort stable")
+    save("3-results")
+
+    first = window.result_at(0)
+    if first is not None and first.kind != SegmentKind.TRANSCRIPT:
+        hits = library.search(
+            "why is merge sort stable",
+            filters=SearchFilters(kinds=(SegmentKind.TRANSCRIPT,), course=DEMO_COURSE),
+        ).results
+        first = hits[0] if hits else None
+    if first is not None:
+        window.open_result(first)
+        wait_until(lambda: window._player is not None and window.player.is_playing(), 20, "play")
+        settle(2500)
+        save("4-playing", from_screen=True)
+        window.player.pause()
+
+    search("when should a hash table resize", SegmentKind.SLIDE)
+    window.open_current()
+    settle(800)
+    save("5-slide")
+
+    search("binary search sorted", SegmentKind.CODE)
+    window.open_current()
+    settle(800)
+    save("6-code")
+
+    apply_theme(app, "dark")  # type: ignore[arg-type]
+    search("merge sort stable")
+    window.open_current()
+    settle(800)
+    save("7-dark-results", from_screen=True)
+    search("binary search sorted", SegmentKind.CODE)
+    window.open_current()
+    settle(800)
+    save("8-dark-code")
+
+    window.close()
+    library.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
