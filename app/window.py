@@ -285,7 +285,7 @@ class SearchWindow(QMainWindow):
         self.kind_box = QComboBox()
         self.kind_box.addItem("All kinds", None)
         for kind in SegmentKind:
-            self.kind_box.addItem(KIND_NAMES[kind], kind)
+            self.kind_box.addItem(KIND_NAMES[kind], kind.value)  # Qt keeps enums as plain str
         self.results = QListWidget()
         self.results.setWordWrap(True)
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -474,7 +474,7 @@ class SearchWindow(QMainWindow):
     def filters(self) -> SearchFilters:
         kind = self.kind_box.currentData()
         return SearchFilters(
-            kinds=(kind,) if kind is not None else (), course=self.course_box.currentData()
+            kinds=(SegmentKind(kind),) if kind else (), course=self.course_box.currentData()
         )
 
     def _filters_changed(self) -> None:

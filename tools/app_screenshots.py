@@ -107,7 +107,7 @@ def _shoot(out: Path, work: Path) -> int:
         print(f"wrote {path}")
 
     def search(query: str, kind: SegmentKind | None = None) -> None:
-        window.kind_box.setCurrentIndex(max(0, window.kind_box.findData(kind)))
+        window.kind_box.setCurrentIndex(max(0, window.kind_box.findData(kind.value if kind else None)))
         window.search.setText(query)
         wait_until(lambda: window.results.count() > 0, 30, f"results for {query!r}")
         settle(600)
