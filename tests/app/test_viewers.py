@@ -1,0 +1,404 @@
+"""Slide pages and code files shown from real PDFs, .pptx decks and source text."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage, QPalette, QTextFormat
+from PySide6.QtWidgets import QApplication, QLabel
+from pytestqt.qtbot import QtBot
+
+from app.viewers import (
+    DARK_STYLE,
+    LIGHT_STYLE,
+    CodeView,
+    SlideView,
+    ViewerError,
+    render_page,
+)
+from tests.factories import make_pdf, make_pptx
+
+PAGES = [
+    "Sorting\ninsertion sort builds the sorted list",
+    "Quicksort\nLomuto partition scheme\nthe pivot is the last element",
+    "Merge sort\nsplit, sort both halves, merge",
+]
+SORTING = '''"""Sorting algorithms for week two."""
+
+
+def partition(items, low, high):
+    pivot = items[high]
+    i = low
+    # Lomuto scheme: the pivots are not moved, the pivot is last.
+    for j in range(low, high):
+        if items[j] <= pivot:
+            items[i], items[j] = items[j], items[i]
+            i += 1
+    return i
+'''
+LOMUTO_LINE = 7
+VIDEO = "/courses/algorithms/lecture 3.mp4"
+
+
+@pytest.fixture(scope="module")
+def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pdf(tmp_path_factory.mktemp("deck") / "quicksort.pdf", PAGES, slides=True)
+
+
+@pytest.fixture(scope="module")
+def pptx(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_pptx(
+        tmp_path_factory.mktemp("pptx") / "graphs.pptx",
+        [("Graphs", "breadth-first search visits by layers", ""), ("Trees", "a heap", "")],
+    )
+
+
+def _dark_palette() -> QPalette:
+    palette = QPalette()
+    for role, colour in (
+        (QPalette.ColorRole.Window, "#2b2b2b"),
+        (QPalette.ColorRole.WindowText, "#e8e8e8"),
+        (QPalette.ColorRole.Base, "#1e1e1e"),
+        (QPalette.ColorRole.AlternateBase, "#2b2b2b"),
+        (QPalette.ColorRole.Text, "#e8e8e8"),
+        (QPalette.ColorRole.Button, "#353535"),
+        (QPalette.ColorRole.ButtonText, "#e8e8e8"),
+        (QPalette.ColorRole.Highlight, "#3d7bd9"),
+        (QPalette.ColorRole.HighlightedText, "#ffffff"),
+    ):
+        palette.setColor(role, QColor(colour))
+    return palette
+
+
+@pytest.fixture
+def dark(qapp: QApplication) -> Iterator[None]:
+    """The application in a dark palette (Fusion), restored afterwards."""
+    style, palette = qapp.style().name(), qapp.palette()
+    qapp.setStyle("Fusion")
+    qapp.setPalette(_dark_palette())
+    yield
+    qapp.setPalette(palette)
+    qapp.setStyle(style)
+
+
+# --- render_page ---------------------------------------------------------------------------
+
+
+def test_render_page_draws_each_pdf_page_at_the_width_asked(deck: Path) -> None:
+    first = render_page(str(deck), 1, 400)
+    second = render_page(str(deck), 2, 400)
+    assert (first.width(), second.width()) == (400, 400)
+    assert abs(first.height() - 400 * 9 / 16) <= 1  # make_pdf's slides are 16:9
+    assert first != second
+    assert render_page(str(deck), 2, 400) == second
+    assert render_page(str(deck), 2, 123).width() == 123
+    dark_pixels = sum(
+        first.pixelColor(x, y).lightness() < 128 for x in range(0, 400, 4) for y in range(0, 225, 4)
+    )
+    assert dark_pixels > 20  # the title's black type, on a white page
+
+
+def test_render_page_sees_a_changed_file(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "deck.pdf", PAGES, slides=True)
+    before = render_page(str(path), 1, 300)
+    make_pdf(path, ["Completely different\nwords here", *PAGES[1:]], slides=True)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    assert render_page(str(path), 1, 300) != before
+
+
+def test_render_page_draws_pptx_slides_as_text_cards(qapp: QApplication, pptx: Path) -> None:
+    first = render_page(str(pptx), 1, 640)
+    second = render_page(str(pptx), 2, 640)
+    assert first.width() == 640 and abs(first.height() - 360) <= 1
+    assert first != second
+    assert first.pixelColor(2, 180) == QColor("white")
+
+
+@pytest.mark.parametrize("page", [0, 4, -1])
+def test_render_page_refuses_a_page_out_of_range(deck: Path, page: int) -> None:
+    with pytest.raises(ViewerError, match="has no page"):
+        render_page(str(deck), page, 200)
+
+
+def test_render_page_refuses_missing_and_broken_files(tmp_path: Path) -> None:
+    with pytest.raises(ViewerError, match=r"cannot open missing\.pdf"):
+        render_page(str(tmp_path / "missing.pdf"), 1, 200)
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4 nothing else")
+    with pytest.raises(ViewerError, match="not a readable PDF"):
+        render_page(str(broken), 1, 200)
+    notes = tmp_path / "notes.md"
+    notes.write_text("# not a deck\n")
+    with pytest.raises(ViewerError, match=r"only \.pdf and \.pptx"):
+        render_page(str(notes), 1, 200)
+
+
+def test_render_page_from_several_threads_at_once(deck: Path) -> None:
+    sizes: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def render(width: int) -> None:
+        try:
+            for page in (1, 2, 3):
+                image = render_page(str(deck), page, width)
+                sizes.append((page, image.width()))
+        except BaseException as e:  # handed to the test thread, which fails with it
+            errors.append(e)
+
+    threads = [threading.Thread(target=render, args=(301 + i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sorted(sizes) == sorted((p, 301 + i) for i in range(4) for p in (1, 2, 3))
+
+
+# --- SlideView -----------------------------------------------------------------------------
+
+
+def _slide_view(qtbot: QtBot) -> SlideView:
+    view = SlideView()
+    qtbot.addWidget(view)
+    view.resize(800, 560)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _pixmap_width(label: QLabel) -> int:
+    pixmap = label.pixmap()
+    return 0 if pixmap.isNull() else round(pixmap.width() / pixmap.devicePixelRatio())
+
+
+def test_slide_view_pages_through_a_deck(qtbot: QtBot, deck: Path) -> None:
+    view = _slide_view(qtbot)
+    view.show_page(str(deck), 2)
+    qtbot.waitUntil(lambda: view.page_label.text() == "quicksort — page 2 of 3")
+    assert (view.current_path, view.current_page) == (str(deck), 2)
+    assert 700 <= _pixmap_width(view.image_label) <= 800  # fitted to the view
+    page_two = view.image_label.pixmap().toImage()
+    assert view.prev_button.isEnabled() and view.next_button.isEnabled()
+
+    qtbot.mouseClick(view.next_button, Qt.MouseButton.LeftButton)
+    assert view.page_label.text() == "quicksort — page 3 of 3"
+    assert view.current_page == 3
+    assert not view.next_button.isEnabled()
+    qtbot.waitUntil(lambda: view.image_label.pixmap().toImage() != page_two)
+
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_PageUp)
+    qtbot.waitUntil(lambda: view.page_label.text() == "quicksort — page 2 of 3")
+    assert view.current_page == 2
+    qtbot.keyClick(view, Qt.Key.Key_PageUp)
+    qtbot.waitUntil(lambda: view.current_page == 1 and not view.prev_button.isEnabled())
+    qtbot.keyClick(view, Qt.Key.Key_PageUp)
+    assert view.current_page == 1
+
+
+def test_slide_view_renders_again_for_a_new_size(qtbot: QtBot, deck: Path) -> None:
+    view = _slide_view(qtbot)
+    view.show_page(str(deck), 1)
+    qtbot.waitUntil(lambda: _pixmap_width(view.image_label) > 700)
+    view.resize(500, 560)
+    qtbot.waitUntil(lambda: 400 <= _pixmap_width(view.image_label) <= 500)
+    # A short, wide view: the slide fits its height instead of overflowing.
+    view.resize(900, 300)
+    qtbot.waitUntil(lambda: 0 < view.image_label.pixmap().height() <= 300)
+
+
+def test_slide_view_plays_where_the_slide_is_shown(qtbot: QtBot, deck: Path) -> None:
+    view = _slide_view(qtbot)
+    view.show_page(str(deck), 2)
+    assert not view.play_button.isVisible()
+
+    view.show_page(str(deck), 2, [(VIDEO, 83_000)], ["lomuto"])
+    assert view.play_button.isVisible()
+    assert view.play_button.text() == "Play where this slide is shown (01:23)"
+    assert view.play_button.menu() is None
+    with qtbot.waitSignal(view.play_requested, timeout=2000) as signal:
+        qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
+    assert signal.args == [VIDEO, 83_000]
+
+    # Another page of the deck was not found in the video.
+    qtbot.keyClick(view, Qt.Key.Key_PageDown)
+    assert view.current_page == 3 and not view.play_button.isVisible()
+
+
+def test_slide_view_lists_every_video_that_shows_the_slide(qtbot: QtBot, deck: Path) -> None:
+    view = _slide_view(qtbot)
+    other = "/courses/algorithms/review.mp4"
+    view.show_page(str(deck), 1, [(VIDEO, 5_000), (other, 3_725_000)])
+    assert view.play_button.text() == "Play where this slide is shown (00:05)"
+    menu = view.play_button.menu()
+    assert menu is not None
+    assert [a.text() for a in menu.actions()] == ["lecture 3.mp4 at 00:05", "review.mp4 at 1:02:05"]
+    with qtbot.waitSignal(view.play_requested, timeout=2000) as signal:
+        menu.actions()[1].trigger()
+    assert signal.args == [other, 3_725_000]
+
+
+def test_slide_view_marks_the_query_words_on_the_page(qtbot: QtBot, deck: Path) -> None:
+    view = _slide_view(qtbot)
+    view.show_page(str(deck), 2)
+    qtbot.waitUntil(lambda: not view.image_label.pixmap().isNull())
+    plain = view.image_label.pixmap().toImage()
+    view.show_page(str(deck), 2, terms=["lomuto"])
+    qtbot.waitUntil(lambda: view.image_label.pixmap().toImage() != plain)
+    marked = view.image_label.pixmap().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    yellow = sum(
+        (c := marked.pixelColor(x, y)).red() > 200 and c.green() > 180 and c.blue() < 120
+        for x in range(0, marked.width(), 3)
+        for y in range(0, marked.height(), 3)
+    )
+    assert yellow > 50
+
+
+def test_slide_view_says_why_a_page_cannot_be_shown(
+    qtbot: QtBot, deck: Path, tmp_path: Path
+) -> None:
+    view = _slide_view(qtbot)
+    view.show_page(str(tmp_path / "gone.pdf"), 1)
+    qtbot.waitUntil(lambda: "cannot open gone.pdf" in view.image_label.text())
+    assert view.image_label.pixmap().isNull()
+    view.show_page(str(deck), 9)
+    qtbot.waitUntil(lambda: view.image_label.text() == "quicksort.pdf has no page 9 (it has 3)")
+    view.show_page(str(deck), 1)
+    qtbot.waitUntil(lambda: view.image_label.text() == "" and view.next_button.isEnabled())
+
+
+def test_slide_view_shows_pptx_slides(qtbot: QtBot, pptx: Path) -> None:
+    view = _slide_view(qtbot)
+    view.show_page(str(pptx), 1)
+    qtbot.waitUntil(lambda: view.page_label.text() == "graphs — page 1 of 2")
+    assert not view.image_label.pixmap().isNull()
+
+
+# --- CodeView ------------------------------------------------------------------------------
+
+
+def _code_view(qtbot: QtBot) -> CodeView:
+    view = CodeView()
+    qtbot.addWidget(view)
+    view.resize(800, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _colour_at(view: CodeView, line: int, column: int) -> QColor | None:
+    """The highlighter's foreground at a 1-based line and 0-based column, if any."""
+    block = view.editor.document().findBlockByNumber(line - 1)
+    for span in block.layout().formats():
+        if span.start <= column < span.start + span.length and span.format.hasProperty(
+            QTextFormat.Property.ForegroundBrush
+        ):
+            return span.format.foreground().color()
+    return None
+
+
+def _marked_words(view: CodeView) -> list[str]:
+    return [
+        s.cursor.selectedText() for s in view.editor.extraSelections() if s.cursor.hasSelection()
+    ]
+
+
+def test_code_view_opens_at_the_line(qtbot: QtBot) -> None:
+    view = _code_view(qtbot)
+    view.show_code(SORTING, "src/sorting.py", LOMUTO_LINE, ["lomuto", "pivot"])
+    assert view.current_line == LOMUTO_LINE
+    assert view.header.text() == f"src/sorting.py:{LOMUTO_LINE}"
+    assert view.editor.isReadOnly()
+    assert view.editor.textCursor().blockNumber() == LOMUTO_LINE - 1
+    lines = [
+        s
+        for s in view.editor.extraSelections()
+        if s.format.property(QTextFormat.Property.FullWidthSelection)
+    ]
+    assert [s.cursor.blockNumber() for s in lines] == [LOMUTO_LINE - 1]
+    assert lines[0].format.background().color() != view.editor.palette().color(
+        QPalette.ColorRole.Base
+    )
+
+
+def test_code_view_colours_keywords_apart_from_names(qtbot: QtBot) -> None:
+    view = _code_view(qtbot)
+    view.show_code(SORTING, "sorting.py", LOMUTO_LINE)
+    assert view.style_name == LIGHT_STYLE
+    keyword = _colour_at(view, 4, 0)  # "def"
+    function = _colour_at(view, 4, 4)  # "partition"
+    name = _colour_at(view, 5, 4)  # "pivot", a plain name: the text colour
+    comment = _colour_at(view, LOMUTO_LINE, 4)
+    assert keyword is not None and function is not None and comment is not None
+    assert name is None
+    assert len({keyword.name(), function.name(), comment.name()}) == 3
+
+
+def test_code_view_marks_whole_words_of_the_query(qtbot: QtBot) -> None:
+    view = _code_view(qtbot)
+    view.show_code(SORTING, "sorting.py", LOMUTO_LINE, ["lomuto", "pivot"])
+    # "pivots" is another word; "Lomuto" matches "lomuto" whatever its case.
+    assert _marked_words(view) == ["pivot", "Lomuto", "pivot", "pivot"]
+    view.show_code(SORTING, "sorting.py", None, ())
+    assert _marked_words(view) == []
+    assert view.current_line is None and view.header.text() == "sorting.py"
+
+
+def test_code_view_shows_an_error_as_a_line(qtbot: QtBot) -> None:
+    view = _code_view(qtbot)
+    view.show_code(SORTING, "sorting.py", 3)
+    view.show_error("code.zip is no longer in the library\nsecond line")
+    assert view.header.text() == "code.zip is no longer in the library"
+    assert view.editor.toPlainText() == "" and view.current_line is None
+
+
+def test_code_view_shows_a_notebook_as_coloured_json(qtbot: QtBot) -> None:
+    view = _code_view(qtbot)
+    notebook = {"cells": [{"cell_type": "code", "source": ["print('hello')"]}], "nbformat": 4}
+    view.show_code(json.dumps(notebook, indent=1), "week1.ipynb", 3)
+    assert view.current_line == 3
+    assert _colour_at(view, 2, 2) is not None  # the "cells" key
+
+
+def test_code_view_colours_a_big_file_as_it_comes_into_view(qtbot: QtBot) -> None:
+    view = _code_view(qtbot)
+    body = "".join(f"def function_{i}(x):\n    return x + {i}  # step {i}\n\n" for i in range(7000))
+    view.show_code(body, "big.py", 15_001)
+    assert view.editor.blockCount() == 21_001
+    assert view.editor.textCursor().blockNumber() == 15_000
+    qtbot.waitUntil(lambda: _colour_at(view, 15_001, 0) is not None, timeout=20_000)
+    # Lines far from the view wait until they are scrolled to.
+    assert _colour_at(view, 100, 0) is None
+    view.editor.verticalScrollBar().setValue(90)
+    qtbot.waitUntil(lambda: _colour_at(view, 100, 0) is not None)
+
+
+def test_code_view_follows_a_dark_palette(qtbot: QtBot, dark: None) -> None:
+    view = _code_view(qtbot)
+    view.show_code(SORTING, "sorting.py", LOMUTO_LINE, ["lomuto"])
+    assert view.style_name == DARK_STYLE
+    dark_keyword = _colour_at(view, 4, 0)
+    assert dark_keyword is not None and dark_keyword.lightnessF() > 0.5
+    QApplication.setPalette(QApplication.style().standardPalette())
+    qtbot.waitUntil(lambda: view.style_name == LIGHT_STYLE)
+    light_keyword = _colour_at(view, 4, 0)
+    assert light_keyword is not None and light_keyword != dark_keyword
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="None is immortal from Python 3.12")
+def test_qt_calls_keep_none_alive(qapp: QApplication) -> None:
+    """PySide6 6.12.0 on Python 3.11 drops a reference to None at each void call, and the
+    interpreter aborts after a few thousand; a code view makes that many calls at once."""
+    label = QLabel()
+    before = sys.getrefcount(None)
+    for _ in range(1000):
+        label.setText("x")
+    assert sys.getrefcount(None) >= before - 10
