@@ -92,6 +92,14 @@ _MAX_TERM_MARKS = 5000
 LIGHT_STYLE, DARK_STYLE = "default", "github-dark"
 
 
+# titles that tools write into a document's properties, which say nothing about the deck
+_PLACEHOLDER_TITLE = re.compile(
+    r"^(untitled.*|powerpoint presentation|presentation\d*|slide \d+|microsoft .*"
+    r"|.*\.(pptx?|docx?|pdf|key|odp))$",
+    re.IGNORECASE,
+)
+
+
 class ViewerError(Exception):
     """A page cannot be shown: missing or unreadable file, or no such page. One line."""
 
@@ -160,11 +168,11 @@ def _deck(path: str, mtime_ns: int, size: int) -> _Deck:
             except pdfium.PdfiumError as e:
                 raise ViewerError(f"cannot read {p.name}: not a readable PDF") from e
             try:
-                title = (doc.get_metadata_value("Title") or "").strip()
+                title = (doc.get_metadata_value("Title") or "").strip()[:120]
                 sizes = tuple(doc.get_page_size(i) for i in range(len(doc)))
             finally:
                 doc.close()
-        return _Deck(title or p.stem, sizes)
+        return _Deck(title if title and not _PLACEHOLDER_TITLE.match(title) else p.stem, sizes)
     if suffix == ".pptx":
         return _pptx_deck(p)
     raise ViewerError(f"cannot show {p.name} as pages (only .pdf and .pptx)")
@@ -186,10 +194,12 @@ def _pptx_deck(p: Path) -> _Deck:
                 and (title_shape is None or shape.shape_id != title_shape.shape_id)
             ]
             texts.append((title, "\n".join(b for b in body if b)))
-        title = (prs.core_properties.title or "").strip()
+        title = (prs.core_properties.title or "").strip()[:120]
     except Exception as e:  # python-pptx raises many kinds on a broken file
         raise ViewerError(f"cannot read {p.name}: not a readable .pptx") from e
-    return _Deck(title or p.stem, ((16.0, 9.0),) * len(texts), tuple(texts))
+    if not title or _PLACEHOLDER_TITLE.match(title):
+        title = p.stem
+    return _Deck(title, ((16.0, 9.0),) * len(texts), tuple(texts))
 
 
 def _deck_for(path: str) -> tuple[Path, int, _Deck]:
@@ -508,6 +518,7 @@ class SlideView(QWidget):
         self._terms = tuple(terms)
         self._shown_in = tuple(shown_in)
         self._shown_in_page = page
+        self._latest = None  # asked again: render again (the file may be back or changed)
         self._fill_play_button()
         self._update_controls()
         self._request()
@@ -584,6 +595,7 @@ class SlideView(QWidget):
             return
         if shown.error or shown.image is None:
             self.image_label.setPixmap(QPixmap())
+            self.image_label.setMinimumHeight(0)
             self.image_label.setText(shown.error or "cannot show this page")
             self._update_controls()
             return

@@ -273,6 +273,13 @@ def test_slide_view_says_why_a_page_cannot_be_shown(
     qtbot.waitUntil(lambda: view.image_label.text() == "quicksort.pdf has no page 9 (it has 3)")
     view.show_page(str(deck), 1)
     qtbot.waitUntil(lambda: view.image_label.text() == "" and view.next_button.isEnabled())
+    # Asked again once the file is there, the same page renders.
+    view.show_page(str(tmp_path / "gone.pdf"), 1)
+    qtbot.waitUntil(lambda: "cannot open gone.pdf" in view.image_label.text())
+    make_pdf(tmp_path / "gone.pdf", PAGES, slides=True)
+    view.show_page(str(tmp_path / "gone.pdf"), 1)
+    qtbot.waitUntil(lambda: view.page_label.text() == "gone — page 1 of 3")
+    assert view.image_label.text() == "" and not view.image_label.pixmap().isNull()
 
 
 def test_slide_view_shows_pptx_slides(qtbot: QtBot, pptx: Path) -> None:
@@ -327,6 +334,24 @@ def test_code_view_opens_at_the_line(qtbot: QtBot) -> None:
     assert lines[0].format.background().color() != view.editor.palette().color(
         QPalette.ColorRole.Base
     )
+
+
+def test_code_view_centres_the_line_also_when_shown_later(qtbot: QtBot) -> None:
+    view = CodeView()  # the window fills a hidden view, then shows it
+    qtbot.addWidget(view)
+    text = "".join(f"value_{i} = {i}\n" for i in range(400))
+    view.show_code(text, "values.py", 250)
+    view.resize(700, 420)
+    view.show()
+    qtbot.waitExposed(view)
+    editor = view.editor
+    middle = editor.viewport().height() / 2
+
+    def centred() -> bool:
+        return abs(editor.cursorRect().center().y() - middle) <= editor.fontMetrics().height()
+
+    qtbot.waitUntil(centred)
+    assert editor.textCursor().blockNumber() == 249
 
 
 def test_code_view_colours_keywords_apart_from_names(qtbot: QtBot) -> None:
