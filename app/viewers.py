@@ -78,7 +78,7 @@ from PySide6.QtWidgets import (
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
-from engine.ingest.slides import _PDFIUM_LOCK
+from engine.ingest.slides import PDFIUM_LOCK
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ def _deck(path: str, mtime_ns: int, size: int) -> _Deck:
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".pdf":
-        with _PDFIUM_LOCK:
+        with PDFIUM_LOCK:
             try:
                 doc = pdfium.PdfDocument(path)
             except pdfium.PdfiumError as e:
@@ -232,7 +232,7 @@ def render_page(path: str, page: int, width: int) -> QImage:
 
 
 def _render_pdf(p: Path, page: int, width: int) -> QImage:
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(p))
         except pdfium.PdfiumError as e:
@@ -309,7 +309,7 @@ def _term_boxes(p: Path, page: int, terms: Sequence[str]) -> list[QRectF]:
     if not words or p.suffix.lower() != ".pdf":
         return []
     boxes: list[QRectF] = []
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(p))
         except pdfium.PdfiumError:

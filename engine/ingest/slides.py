@@ -22,8 +22,9 @@ from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind
 
 log = logging.getLogger(__name__)
 
-# PDFium is not thread-safe: one document operation at a time in this process.
-_PDFIUM_LOCK = threading.Lock()
+# PDFium is not thread-safe: one document operation at a time in this process (the OCR of
+# scanned pages and the app's page renderer take it too).
+PDFIUM_LOCK = threading.Lock()
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _MAX_HEADING_CHARS = 120
@@ -73,7 +74,7 @@ def parse_pdf(path: Path, limits: IngestLimits) -> ParsedSource:
     if b"%PDF-" not in head:  # PDFium tolerates junk before the header, not its absence
         raise UnreadableFileError("not a PDF file")
     segments: list[SegmentDraft] = []
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(path))
         except pdfium.PdfiumError as e:

@@ -144,24 +144,30 @@ def ocr_pdf_pages(
     """
     import pypdfium2 as pdfium
 
-    try:
-        document = pdfium.PdfDocument(str(pdf))
-    except pdfium.PdfiumError as e:
-        raise UnreadableFileError(f"not a PDF file: {e}") from e
+    from engine.ingest.slides import PDFIUM_LOCK
+
+    with PDFIUM_LOCK:
+        try:
+            document = pdfium.PdfDocument(str(pdf))
+        except pdfium.PdfiumError as e:
+            raise UnreadableFileError(f"not a PDF file: {e}") from e
+        count = len(document)
     out: dict[int, str] = {}
     try:
         for number in pages:
             if cancel is not None and cancel.is_set():
                 raise Cancelled("cancelled")
-            if not 1 <= number <= len(document):
+            if not 1 <= number <= count:
                 continue
-            page = document[number - 1]
-            image = page.render(scale=dpi / 72).to_numpy()  # pyright: ignore[reportArgumentType]
+            with PDFIUM_LOCK:  # render under the lock, read the picture outside it
+                page = document[number - 1]
+                image = page.render(scale=dpi / 72).to_numpy()  # pyright: ignore[reportArgumentType]
             if image.ndim == 3 and image.shape[2] == 4:
                 image = image[:, :, :3]
             # pypdfium2 renders BGR(A) by default.
             rgb = np.ascontiguousarray(image[:, :, ::-1])
             out[number] = lines_to_text(recognizer.read(rgb))
     finally:
-        document.close()
+        with PDFIUM_LOCK:
+            document.close()
     return out
