@@ -60,11 +60,7 @@ class LibraryPanel(QTreeWidget):
 
     def refresh(self, courses: Sequence[Course], sources: Sequence[Source]) -> None:
         """Rebuild from the library's records, keeping which courses are open."""
-        expanded = {
-            self.topLevelItem(i).data(0, _PATH)
-            for i in range(self.topLevelItemCount())
-            if self.topLevelItem(i).isExpanded()
-        }
+        expanded = {item.data(0, _PATH) for item in self._courses() if item.isExpanded()}
         first_fill = self.topLevelItemCount() == 0
         selected = self.selected_course()
         self.blockSignals(True)
@@ -118,16 +114,19 @@ class LibraryPanel(QTreeWidget):
         if not items:
             return None
         item = items[0]
-        while item.parent() is not None:
-            item = item.parent()
+        while (parent := item.parent()) is not None:
+            item = parent
         return item.data(0, _PATH)
 
     def select_course(self, name: str | None) -> None:
         self.clearSelection()
-        for i in range(self.topLevelItemCount()):
-            item = self.topLevelItem(i)
+        for item in self._courses():
             if item.data(0, _PATH) == name:
                 item.setSelected(True)
+
+    def _courses(self) -> list[QTreeWidgetItem]:
+        items = (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
+        return [item for item in items if item is not None]
 
     def _selection_changed(self) -> None:
         self.course_selected.emit(self.selected_course())

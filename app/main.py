@@ -78,9 +78,9 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     settings = load_settings(settings_path)
     apply_theme(app, settings.theme)  # type: ignore[arg-type]
     config = engine_config(settings)
-    registry = ModelRegistry(Path(args.models or settings.models_dir))
+    registry = ModelRegistry(Path(args.models) if args.models else settings.models_path)
     library = Library.open(
-        Path(args.library or settings.library_dir),
+        Path(args.library) if args.library else settings.library_path,
         config,
         lambda: registry.load_embedder(config.embedder, config.threads),
         models=registry,

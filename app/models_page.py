@@ -1,0 +1,212 @@
+"""The Models page of Settings: what is installed, how big, install with progress, verify,
+remove. Installs and checks run on a worker thread; results come back as one line."""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.tasks import Failure, Tasks
+from engine.errors import Cancelled
+from engine.ingest.text import human_size
+from engine.models.registry import ModelInfo, ModelRegistry
+
+_COLUMNS = ("Model", "Role", "Installed", "Size", "About")
+
+
+class ModelsPage(QWidget):
+    installed = Signal(str)  # model name
+    install_failed = Signal(str, str)  # model name, reason
+    verify_done = Signal(str, list)  # model name, problems (empty: sound)
+
+    _progress = Signal(int, object)  # bytes done, total or None (from the worker)
+
+    def __init__(
+        self, registry: ModelRegistry, parent: QWidget | None = None, *, mirror: str | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.registry = registry
+        self.mirror = mirror
+        self.tasks = Tasks(self)
+        self.table = QTableWidget(0, len(_COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(_COLUMNS))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        for column in range(len(_COLUMNS) - 1):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.install_button = QPushButton("Install")
+        self.verify_button = QPushButton("Verify")
+        self.remove_button = QPushButton("Remove")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.hide()
+        self.progress = QProgressBar()
+        self.progress.setFormat("%p%")
+        self.progress.hide()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.install_button.clicked.connect(self.install_selected)
+        self.verify_button.clicked.connect(self.verify_selected)
+        self.remove_button.clicked.connect(lambda: self.remove_selected())
+        self.cancel_button.clicked.connect(self.cancel)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self._progress.connect(self._show_progress)
+        self._cancel: threading.Event | None = None
+        self._busy = False
+        buttons = QHBoxLayout()
+        for button in (self.install_button, self.verify_button, self.remove_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.progress, 2)
+        buttons.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        self.refresh()
+
+    def refresh(self) -> None:
+        selected = self.selected()
+        self._infos: list[ModelInfo] = self.registry.list()
+        self.table.setRowCount(len(self._infos))
+        for row, info in enumerate(self._infos):
+            size = "" if info.size_bytes is None else human_size(info.size_bytes)
+            cells = (info.name, info.role.value, "yes" if info.installed else "no", size,
+                     info.description)  # fmt: skip
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                if column == 3:
+                    align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    item.setTextAlignment(align)
+                self.table.setItem(row, column, item)
+            if info.name == selected:
+                self.table.selectRow(row)
+        self._update_buttons()
+
+    def row_of(self, name: str) -> int:
+        return next((i for i, info in enumerate(self._infos) if info.name == name), -1)
+
+    def select(self, name: str) -> None:
+        self.table.selectRow(self.row_of(name))
+
+    def selected(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if not rows or not hasattr(self, "_infos"):
+            return None
+        return self._infos[rows[0].row()].name
+
+    def _selected_info(self) -> ModelInfo | None:
+        name = self.selected()
+        return next((i for i in self._infos if i.name == name), None)
+
+    def _update_buttons(self) -> None:
+        info = self._selected_info()
+        idle = not self._busy
+        self.install_button.setEnabled(idle and info is not None and not info.installed)
+        self.verify_button.setEnabled(idle and info is not None and info.installed)
+        self.remove_button.setEnabled(idle and info is not None and info.path is not None)
+
+    def _set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self._update_buttons()
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def install_selected(self) -> None:
+        name = self.selected()
+        if name is None or self._busy:
+            return
+        self._cancel = cancel = threading.Event()
+        self.progress.setRange(0, 0)  # until the size is known
+        self._set_busy(True)
+        self.status.setText(f"Installing {name}…")
+        registry, mirror, report = self.registry, self.mirror, self._progress.emit
+
+        def job() -> object:
+            try:
+                return registry.install(name, progress=report, cancel=cancel, mirror=mirror)
+            except Cancelled:
+                return Failure("cancelled; the next install resumes where it stopped")
+
+        self.tasks.run(job, lambda payload: self._install_done(name, payload))
+
+    def _show_progress(self, done: int, total: object) -> None:
+        if isinstance(total, int) and total > 0:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(round(1000 * done / total))
+            self.progress.setFormat(f"%p%  {human_size(done)} of {human_size(total)}")
+        else:
+            self.progress.setFormat(human_size(done))
+
+    def _install_done(self, name: str, payload: object) -> None:
+        self._set_busy(False)
+        if isinstance(payload, Failure):
+            self.status.setText(f"{name} was not installed: {payload.message}")
+            self.install_failed.emit(name, payload.message)
+        else:
+            self.status.setText(f"{name} is installed")
+            self.installed.emit(name)
+        self.refresh()
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self.status.setText("Cancelling…")
+
+    def verify_selected(self) -> None:
+        name = self.selected()
+        if name is None or self._busy:
+            return
+        self.progress.setRange(0, 0)
+        self._set_busy(True)
+        self.cancel_button.hide()
+        self.status.setText(f"Checking every file of {name}…")
+        registry = self.registry
+        self.tasks.run(lambda: registry.verify(name), lambda p: self._verified(name, p))
+
+    def _verified(self, name: str, payload: object) -> None:
+        self._set_busy(False)
+        problems = [payload.message] if isinstance(payload, Failure) else list(payload)  # type: ignore[call-overload]
+        if problems:
+            self.status.setText(f"{name} is damaged: " + "; ".join(problems))
+        else:
+            count = len(self.registry.manifest(name).files)
+            self.status.setText(f"{name}: all {count} files verified")
+        self.verify_done.emit(name, problems)
+
+    def remove_selected(self, *, confirm: bool = True) -> None:
+        info = self._selected_info()
+        if info is None or info.path is None or self._busy:
+            return
+        if confirm:
+            answer = QMessageBox.question(
+                self, "Remove model", f"Delete {info.name} ({info.path}) from this computer?"
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        try:
+            self.registry.remove(info.name)
+            self.status.setText(f"{info.name} removed")
+        except OSError as e:
+            self.status.setText(f"{info.name} could not be removed: {e}")
+        self.refresh()

@@ -1,0 +1,356 @@
+"""The user's settings: a typed, versioned JSON file, the Settings dialog, and the theme.
+
+Each key is checked on load; a bad value falls back to its default (logged) and the rest
+are kept. Older files are migrated step by step; a file from a newer Coursedex is read as
+far as it goes and never overwritten without the user saving.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QStyleFactory,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.models_page import ModelsPage
+from engine.cli import default_library, default_models
+from engine.config import EngineConfig, MediaConfig
+from engine.models.manifest import ModelRole
+from engine.models.registry import ModelRegistry
+
+log = logging.getLogger(__name__)
+
+SETTINGS_VERSION = 1
+SETTINGS_ENV = "COURSEDEX_SETTINGS"
+THEMES = ("system", "light", "dark")
+PLAYERS = ("auto", "vlc", "qt")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    version: int = SETTINGS_VERSION
+    speech_model: str = MediaConfig().speech_model
+    threads: int = EngineConfig().threads
+    screen_text: bool = True
+    library_dir: str = ""  # "" means the default folder (see ``library_path``)
+    models_dir: str = ""
+    theme: str = "system"  # "system" | "light" | "dark"
+    player: str = "auto"  # "auto" | "vlc" | "qt"
+
+    @property
+    def library_path(self) -> Path:
+        return Path(self.library_dir).expanduser() if self.library_dir else default_library()
+
+    @property
+    def models_path(self) -> Path:
+        return Path(self.models_dir).expanduser() if self.models_dir else default_models()
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "speech_model": lambda v: isinstance(v, str) and bool(v.strip()),
+    "threads": _positive,
+    "screen_text": lambda v: isinstance(v, bool),
+    "library_dir": lambda v: isinstance(v, str),
+    "models_dir": lambda v: isinstance(v, str),
+    "theme": lambda v: v in THEMES,
+    "player": lambda v: v in PLAYERS,
+}
+
+
+def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
+    """Version 0 (no "version" key) had a boolean "dark_mode" where 1 has "theme"."""
+    out = dict(raw)
+    dark = out.pop("dark_mode", None)
+    if isinstance(dark, bool):
+        out["theme"] = "dark" if dark else "light"
+    out["version"] = 1
+    return out
+
+
+# MIGRATIONS[n] turns a version-n dict into version n + 1.
+MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [_v0_to_v1]
+
+
+def default_settings_path() -> Path:
+    """``$COURSEDEX_SETTINGS``, else ``settings.json`` in the user's config folder."""
+    value = os.environ.get(SETTINGS_ENV)
+    if value:
+        return Path(value).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("coursedex", appauthor=False)) / "settings.json"
+
+
+def load_settings(path: Path) -> Settings:
+    """The settings in ``path``; defaults where the file, or a key in it, is missing or bad.
+
+    A file that is not JSON is renamed to ``<name>.bad`` (kept for the user) and defaults
+    are used.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except OSError as e:
+        log.warning("cannot read settings %s (%s); using defaults", path, e)
+        return Settings()
+    try:
+        raw = json.loads(text)
+        if not isinstance(raw, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as e:
+        bad = path.with_name(path.name + ".bad")
+        log.warning("settings %s are damaged (%s); kept as %s, using defaults", path, e, bad)
+        os.replace(path, bad)
+        return Settings()
+    version = raw.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        log.warning("settings %s: version %r is not a number; reading as version 0", path, version)
+        version = 0
+    if version > SETTINGS_VERSION:
+        log.warning(
+            "settings %s were written by a newer Coursedex (version %d); reading what this "
+            "version knows",
+            path,
+            version,
+        )
+    for step in range(version, SETTINGS_VERSION):
+        raw = MIGRATIONS[step](raw)
+    values: dict[str, Any] = {}
+    for name, check in _CHECKS.items():
+        if name not in raw:
+            continue
+        if check(raw[name]):
+            values[name] = raw[name]
+        else:
+            log.warning("settings %s: %s = %r is not valid; default used", path, name, raw[name])
+    return Settings(version=max(version, SETTINGS_VERSION), **values)
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    """Write atomically: a temporary file beside it, flushed to disk, renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = asdict(settings)
+    data["version"] = SETTINGS_VERSION
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, sort_keys=True)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def engine_config(settings: Settings, base: EngineConfig | None = None) -> EngineConfig:
+    """The engine settings the user chose, over ``base`` (defaults if None)."""
+    base = base or EngineConfig()
+    media = replace(
+        base.media, speech_model=settings.speech_model, screen_text=settings.screen_text
+    )
+    return replace(base, threads=settings.threads, media=media)
+
+
+# --- theme --------------------------------------------------------------------------------
+
+
+def is_dark(palette: QPalette) -> bool:
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def dark_palette() -> QPalette:
+    p = QPalette()
+    role, group = QPalette.ColorRole, QPalette.ColorGroup
+    colours = {
+        role.Window: "#202124",
+        role.WindowText: "#e8eaed",
+        role.Base: "#17181b",
+        role.AlternateBase: "#26282c",
+        role.ToolTipBase: "#2b2d31",
+        role.ToolTipText: "#e8eaed",
+        role.PlaceholderText: "#9aa0a6",
+        role.Text: "#e8eaed",
+        role.Button: "#2b2d31",
+        role.ButtonText: "#e8eaed",
+        role.BrightText: "#ff6b6b",
+        role.Highlight: "#3b78e7",
+        role.HighlightedText: "#ffffff",
+        role.Link: "#8ab4f8",
+        role.LinkVisited: "#c58af9",
+        role.Light: "#3c4043",
+        role.Midlight: "#34373b",
+        role.Mid: "#2b2d31",
+        role.Dark: "#111214",
+        role.Shadow: "#000000",
+    }
+    for r, colour in colours.items():
+        p.setColor(r, QColor(colour))
+    for r in (role.Text, role.WindowText, role.ButtonText):
+        p.setColor(group.Disabled, r, QColor("#6f7378"))
+    p.setColor(group.Disabled, role.Highlight, QColor("#3c4043"))
+    return p
+
+
+def apply_theme(app: QApplication, theme: str) -> None:
+    """Fusion with the system's colours, or an explicit light or dark palette. The colour
+    scheme hint is set too, but platforms such as offscreen or Xvfb ignore it, so the
+    palette is what makes dark mode work everywhere."""
+    fusion = QStyleFactory.create("Fusion")
+    if fusion is not None:
+        app.setStyle(fusion)
+    hints = app.styleHints()
+    scheme = {
+        "dark": Qt.ColorScheme.Dark,
+        "light": Qt.ColorScheme.Light,
+    }.get(theme, Qt.ColorScheme.Unknown)
+    hints.setColorScheme(scheme)
+    if theme == "dark":
+        app.setPalette(dark_palette())
+    else:  # light, or the platform's own (which the style's standard palette follows)
+        app.setPalette(app.style().standardPalette())
+
+
+# --- the dialog ---------------------------------------------------------------------------
+
+_THEME_NAMES = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+_PLAYER_NAMES = {"auto": "Automatic (VLC if available)", "vlc": "VLC", "qt": "Qt Multimedia"}
+
+
+class SettingsDialog(QDialog):
+    """General settings and the model manager. The theme applies as it is picked."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        registry: ModelRegistry,
+        parent: QWidget | None = None,
+        *,
+        mirror: str | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.resize(720, 480)
+        self._initial = settings
+        self.speech_box = QComboBox()
+        speech = [m for m in registry.list() if m.role == ModelRole.SPEECH]
+        names = [m.name for m in speech]
+        for info in speech:
+            self.speech_box.addItem(
+                info.name + ("" if info.installed else " (not installed)"), info.name
+            )
+        if settings.speech_model not in names:
+            self.speech_box.addItem(settings.speech_model, settings.speech_model)
+        self.speech_box.setCurrentIndex(self.speech_box.findData(settings.speech_model))
+        self.threads_box = QSpinBox(minimum=1, maximum=max(1, os.cpu_count() or 1))
+        self.threads_box.setValue(min(settings.threads, self.threads_box.maximum()))
+        self.screen_text_box = QCheckBox("Read text on screen and in scanned pages (OCR)")
+        self.screen_text_box.setChecked(settings.screen_text)
+        self.library_edit = QLineEdit(str(settings.library_path))
+        choose = QPushButton("Choose…")
+        choose.clicked.connect(self._choose_library)
+        library_row = QHBoxLayout()
+        library_row.addWidget(self.library_edit, 1)
+        library_row.addWidget(choose)
+        self.theme_box = QComboBox()
+        for key, name in _THEME_NAMES.items():
+            self.theme_box.addItem(name, key)
+        self.theme_box.setCurrentIndex(self.theme_box.findData(settings.theme))
+        self.theme_box.currentIndexChanged.connect(self._theme_picked)
+        self.player_box = QComboBox()
+        for key, name in _PLAYER_NAMES.items():
+            self.player_box.addItem(name, key)
+        self.player_box.setCurrentIndex(self.player_box.findData(settings.player))
+
+        general = QWidget()
+        form = QFormLayout(general)
+        form.addRow("Speech recognition model", self.speech_box)
+        form.addRow("Threads for importing", self.threads_box)
+        form.addRow("", self.screen_text_box)
+        form.addRow("Library folder", library_row)
+        form.addRow("Theme", self.theme_box)
+        form.addRow("Video player", self.player_box)
+        note = QLabel(
+            "Model, threads and on-screen text apply to the next import; a new library "
+            "folder is opened at the next start."
+        )
+        note.setWordWrap(True)
+        form.addRow(note)
+        self.models_page = ModelsPage(registry, mirror=mirror)
+        self.models_page.installed.connect(lambda _name: self._refresh_speech(registry))
+        self.tabs = QTabWidget()
+        self.tabs.addTab(general, "General")
+        self.tabs.addTab(self.models_page, "Models")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs)
+        layout.addWidget(buttons)
+
+    def _refresh_speech(self, registry: ModelRegistry) -> None:
+        current = self.speech_box.currentData()
+        self.speech_box.clear()
+        for info in registry.list():
+            if info.role == ModelRole.SPEECH:
+                label = info.name + ("" if info.installed else " (not installed)")
+                self.speech_box.addItem(label, info.name)
+        self.speech_box.setCurrentIndex(max(0, self.speech_box.findData(current)))
+
+    def _choose_library(self) -> None:
+        name = QFileDialog.getExistingDirectory(self, "Library folder", self.library_edit.text())
+        if name:
+            self.library_edit.setText(name)
+
+    def _theme_picked(self) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, str(self.theme_box.currentData()))
+
+    def settings(self) -> Settings:
+        """The values as edited (the library folder kept as "" while it is the default)."""
+        library = self.library_edit.text().strip()
+        if library and Path(library).expanduser() == self._initial.library_path:
+            library = self._initial.library_dir
+        return replace(
+            self._initial,
+            speech_model=str(self.speech_box.currentData()),
+            threads=self.threads_box.value(),
+            screen_text=self.screen_text_box.isChecked(),
+            library_dir=library,
+            theme=str(self.theme_box.currentData()),
+            player=str(self.player_box.currentData()),
+        )

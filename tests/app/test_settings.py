@@ -1,0 +1,185 @@
+"""Settings on disk (typed, versioned, atomic), the Settings dialog, the theme, and the
+Models page installing from a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.models_page import ModelsPage
+from app.settings import (
+    SETTINGS_VERSION,
+    Settings,
+    SettingsDialog,
+    apply_theme,
+    engine_config,
+    is_dark,
+    load_settings,
+    save_settings,
+)
+from engine.config import EngineConfig
+from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.engine.test_download import ServerState, real_model, served, server  # noqa: F401
+
+SPEECH = "faster-whisper-tiny.en"
+
+
+def test_round_trip_and_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "settings.json"
+    assert load_settings(path) == Settings()  # no file yet
+    chosen = Settings(speech_model="faster-whisper-base.en", threads=1, screen_text=False,
+                      library_dir=str(tmp_path / "lib"), theme="dark", player="qt")  # fmt: skip
+    save_settings(path, chosen)
+    assert load_settings(path) == chosen
+    assert json.loads(path.read_text())["version"] == SETTINGS_VERSION
+    assert [p.name for p in path.parent.iterdir()] == ["settings.json"]  # no temp file left
+
+
+def test_bad_values_fall_back_one_by_one(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "settings.json"
+    raw = {"version": 1, "threads": 0, "theme": "purple", "screen_text": "no",
+           "player": "qt", "speech_model": "faster-whisper-small", "unknown": 3}  # fmt: skip
+    path.write_text(json.dumps(raw))
+    with caplog.at_level(logging.WARNING):
+        loaded = load_settings(path)
+    assert loaded == Settings(player="qt", speech_model="faster-whisper-small")
+    logged = caplog.text
+    assert "threads" in logged and "theme" in logged and "screen_text" in logged
+
+
+def test_damaged_file_is_kept_aside(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"theme": "dark",')
+    assert load_settings(path) == Settings()
+    assert not path.exists()
+    assert (tmp_path / "settings.json.bad").read_text() == '{"theme": "dark",'
+
+
+def test_version_0_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"dark_mode": True, "threads": 1}))
+    loaded = load_settings(path)
+    assert (loaded.theme, loaded.threads, loaded.version) == ("dark", 1, 1)
+    save_settings(path, loaded)
+    assert json.loads(path.read_text()) == {**json.loads(json.dumps(vars_of(loaded)))}
+
+
+def vars_of(settings: Settings) -> dict[str, object]:
+    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
+
+
+def test_newer_file_is_read_as_far_as_it_goes(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    text = json.dumps({"version": 99, "theme": "light", "hologram": True})
+    path.write_text(text)
+    assert load_settings(path).theme == "light"
+    assert path.read_text() == text  # loading never rewrites it
+
+
+def test_engine_config_takes_the_users_choices() -> None:
+    config = engine_config(Settings(speech_model="x", threads=1, screen_text=False))
+    assert (config.threads, config.media.speech_model, config.media.screen_text) == (1, "x", False)
+    assert config.search == EngineConfig().search
+
+
+def test_dark_and_light_themes_change_the_palette(qtbot: QtBot) -> None:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        apply_theme(app, "dark")
+        assert is_dark(app.palette())
+        apply_theme(app, "light")
+        assert not is_dark(app.palette())
+    finally:
+        apply_theme(app, "light")
+
+
+def test_dialog_shows_and_edits_settings(qtbot: QtBot, tmp_path: Path, models_dir: Path) -> None:
+    start = Settings(threads=1, screen_text=False, theme="light", player="vlc")
+    dialog = SettingsDialog(start, ModelRegistry(models_dir))
+    qtbot.addWidget(dialog)
+    assert dialog.speech_box.currentData() == SPEECH
+    assert dialog.threads_box.value() == 1 and not dialog.screen_text_box.isChecked()
+    assert dialog.player_box.currentData() == "vlc"
+    dialog.threads_box.setValue(2)
+    dialog.screen_text_box.setChecked(True)
+    dialog.library_edit.setText(str(tmp_path / "elsewhere"))
+    dialog.player_box.setCurrentIndex(dialog.player_box.findData("qt"))
+    assert dialog.settings() == replace(
+        start, threads=2, screen_text=True, library_dir=str(tmp_path / "elsewhere"), player="qt"
+    )
+    # The default library folder stays "the default" when left alone.
+    assert Settings().library_dir == ""
+    assert SettingsDialog(Settings(), ModelRegistry(models_dir)).settings() == Settings()
+
+
+def test_models_page_lists_and_verifies(qtbot: QtBot, tmp_path: Path, models_dir: Path) -> None:
+    root = tmp_path / "models"
+    shutil.copytree(models_dir / DEFAULT_EMBEDDER, root / DEFAULT_EMBEDDER)
+    page = ModelsPage(ModelRegistry(root))
+    qtbot.addWidget(page)
+    row = page.row_of(DEFAULT_EMBEDDER)
+    assert page.table.item(row, 2).text() == "yes"  # type: ignore[union-attr]
+    assert page.table.item(row, 3).text().endswith("MB")  # type: ignore[union-attr]
+    page.select(DEFAULT_EMBEDDER)
+    with qtbot.waitSignal(page.verify_done, timeout=30_000) as clean:
+        page.verify_button.click()
+    assert clean.args == [DEFAULT_EMBEDDER, []]
+    assert "files verified" in page.status.text()
+    with open(root / DEFAULT_EMBEDDER / "tokenizer.json", "r+b") as f:
+        f.write(b"XX")
+    with qtbot.waitSignal(page.verify_done, timeout=30_000) as damaged:
+        page.verify_button.click()
+    assert damaged.args is not None and damaged.args[1]
+    assert "tokenizer.json" in page.status.text()
+    page.remove_selected(confirm=False)
+    assert not (root / DEFAULT_EMBEDDER).exists()
+
+
+def test_models_page_installs_from_a_server_with_progress(
+    qtbot: QtBot,
+    tmp_path: Path,
+    server: tuple[str, ServerState],  # noqa: F811
+) -> None:
+    url, _state = server
+    root = tmp_path / "models"
+    page = ModelsPage(ModelRegistry(root, use_packages=False), mirror=url)
+    qtbot.addWidget(page)
+    page.show()
+    page.select(DEFAULT_EMBEDDER)
+    assert page.install_button.isEnabled()
+    formats: list[str] = []
+    page._progress.connect(lambda *_: formats.append(page.progress.format()))
+    with qtbot.waitSignal(page.installed, timeout=60_000):
+        page.install_button.click()
+        assert page.progress.isVisible() and page.cancel_button.isVisible()
+    assert formats and "of" in formats[-1]
+    assert page.status.text() == f"{DEFAULT_EMBEDDER} is installed"
+    assert page.table.item(page.row_of(DEFAULT_EMBEDDER), 2).text() == "yes"  # type: ignore[union-attr]
+    assert not page.progress.isVisible()
+
+
+def test_models_page_reports_a_failed_install(
+    qtbot: QtBot,
+    tmp_path: Path,
+    server: tuple[str, ServerState],  # noqa: F811
+) -> None:
+    url, state = server
+    for tokenizer in state.root.rglob("tokenizer.json"):
+        tokenizer.unlink()  # the server answers 404
+    root = tmp_path / "models"
+    page = ModelsPage(ModelRegistry(root, use_packages=False), mirror=url)
+    qtbot.addWidget(page)
+    page.select(DEFAULT_EMBEDDER)
+    with qtbot.waitSignal(page.install_failed, timeout=60_000) as failed:
+        page.install_button.click()
+    assert failed.args is not None and "404" in failed.args[1]
+    assert "was not installed" in page.status.text() and "404" in page.status.text()
+    assert not (root / DEFAULT_EMBEDDER).exists()
