@@ -66,6 +66,7 @@ _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
 THUMB_W, THUMB_H = 112, 63
+OPEN_HINT = "Open a result to play it from the word, or to see its slide or code here."
 KIND_NAMES = {
     SegmentKind.TRANSCRIPT: "Speech",
     SegmentKind.SCREEN: "On screen",
@@ -307,7 +308,7 @@ class SearchWindow(QMainWindow):
 
         # --- the preview (right): placeholder, player, slide, code ---
         self.preview = QStackedWidget()
-        self.placeholder = QLabel("Open a result to play it, or see its slide or code here.")
+        self.placeholder = QLabel(OPEN_HINT)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.preview.addWidget(self.placeholder)
@@ -470,6 +471,7 @@ class SearchWindow(QMainWindow):
         self.status.setText(
             EMPTY_LIBRARY if not self._sources else f"{self._sources} files in the library"
         )
+        self.placeholder.setText(EMPTY_LIBRARY if not self._sources else OPEN_HINT)
 
     def filters(self) -> SearchFilters:
         kind = self.kind_box.currentData()
