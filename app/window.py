@@ -19,9 +19,12 @@ from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
+    QFont,
     QIcon,
     QImage,
     QKeySequence,
+    QPainter,
+    QPalette,
     QPixmap,
     QShortcut,
 )
@@ -41,7 +44,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -67,6 +69,13 @@ DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
 THUMB_W, THUMB_H = 112, 63
 OPEN_HINT = "Open a result to play it from the word, or to see its slide or code here."
+KIND_GLYPHS = {
+    SegmentKind.TRANSCRIPT: "\u25b6",  # play
+    SegmentKind.SCREEN: "\u25a3",  # a screen
+    SegmentKind.SLIDE: "\u25a4",  # a page of lines
+    SegmentKind.CODE: "{}",
+    SegmentKind.NOTE: "\u00b6",  # pilcrow
+}
 KIND_NAMES = {
     SegmentKind.TRANSCRIPT: "Speech",
     SegmentKind.SCREEN: "On screen",
@@ -221,7 +230,11 @@ class ResultRow(QWidget):
         self.thumb.show()
 
     def height_for(self, width: int) -> int:
-        text_width = width - THUMB_W - 48
+        layout = self.layout()
+        spacing = layout.spacing() if layout is not None else 6
+        text_width = width - 8 - 20 - spacing  # margins, the kind icon
+        if not self.thumb.isHidden():
+            text_width -= THUMB_W + spacing
         return max(THUMB_H, self.text.heightForWidth(max(120, text_width))) + 10
 
 
@@ -291,6 +304,11 @@ class SearchWindow(QMainWindow):
         self.results.setWordWrap(True)
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.results.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
+        # A scroll bar that comes and goes would change the width rows were wrapped for.
+        self.results.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.results.viewport().installEventFilter(self)
+        self._relayout = QTimer(self, singleShot=True, interval=60)
+        self._relayout.timeout.connect(self._relayout_rows)
         self.results.itemActivated.connect(self._activated)
         self.results.itemClicked.connect(self._activated)
         self.status = QLabel()
@@ -334,7 +352,7 @@ class SearchWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 2)
-        self.splitter.setSizes([240, 440, 600])
+        self.splitter.setSizes([280, 460, 660])
 
         # --- the import bar (bottom) ---
         self.import_status = QLabel()  # the import's line; the search keeps ``status``
@@ -393,15 +411,43 @@ class SearchWindow(QMainWindow):
         menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
 
     def _kind_icons(self) -> dict[SegmentKind, QIcon]:
-        style = self.style()
-        pick = QStyle.StandardPixmap
-        return {
-            SegmentKind.TRANSCRIPT: style.standardIcon(pick.SP_MediaPlay),
-            SegmentKind.SCREEN: style.standardIcon(pick.SP_DesktopIcon),
-            SegmentKind.SLIDE: style.standardIcon(pick.SP_FileDialogDetailedView),
-            SegmentKind.CODE: style.standardIcon(pick.SP_FileDialogContentsView),
-            SegmentKind.NOTE: style.standardIcon(pick.SP_FileIcon),
-        }
+        """A glyph per kind, drawn in the palette's text colour (legible light and dark)."""
+        colour = self.palette().color(QPalette.ColorRole.WindowText)
+        icons: dict[SegmentKind, QIcon] = {}
+        for kind, glyph in KIND_GLYPHS.items():
+            pixmap = QPixmap(40, 40)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pixmap)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+            font = QFont(self.font())
+            font.setPixelSize(30 if len(glyph) == 1 else 20)
+            font.setBold(True)
+            painter.setFont(font)
+            painter.setPen(colour)
+            painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, glyph)
+            painter.end()
+            icons[kind] = QIcon(pixmap)
+        return icons
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self._icons = self._kind_icons()
+            for row in range(self.results.count()):
+                widget = self.row_widget(row)
+                if widget is not None:
+                    widget.icon.setPixmap(self._icons[widget.result.kind].pixmap(20, 20))
+        super().changeEvent(event)
+
+    def _row_width(self) -> int:
+        return max(240, self.results.viewport().width() - 2)
+
+    def _relayout_rows(self) -> None:
+        """Rows wrap to the list's width: after a resize their heights change."""
+        width = self._row_width()
+        for row in range(self.results.count()):
+            item, widget = self.results.item(row), self.row_widget(row)
+            if item is not None and widget is not None:
+                item.setSizeHint(QSize(width, widget.height_for(width)))
 
     # --- the library panel -----------------------------------------------------------------
 
@@ -509,7 +555,7 @@ class SearchWindow(QMainWindow):
             return
         results, thumbs, took = payload  # type: ignore[misc]
         self.results.clear()
-        width = max(240, self.results.viewport().width() - 4)
+        width = self._row_width()
         for result in results:
             item = QListWidgetItem(self.results)
             item.setData(Qt.ItemDataRole.UserRole, result)
@@ -528,6 +574,8 @@ class SearchWindow(QMainWindow):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Up/Down in the search box move through the results; Enter opens the current one."""
+        if watched is self.results.viewport() and event.type() == QEvent.Type.Resize:
+            self._relayout.start()
         if watched is self.search and event.type() == QEvent.Type.KeyPress:
             key = event.key()  # type: ignore[attr-defined]
             step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(key)
