@@ -12,6 +12,7 @@ and results + code in dark mode. Prints each file it wrote.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,10 +54,10 @@ def main() -> int:
 
 
 def _shoot(out: Path, work: Path) -> int:
-    from app.settings import Settings, apply_theme
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.settings import Settings, SettingsDialog, apply_theme
     from app.window import SearchWindow
     from engine.cli import DEMO_COURSE, default_models, demo_files
     from engine.config import EngineConfig
@@ -107,7 +108,8 @@ def _shoot(out: Path, work: Path) -> int:
         print(f"wrote {path}")
 
     def search(query: str, kind: SegmentKind | None = None) -> None:
-        window.kind_box.setCurrentIndex(max(0, window.kind_box.findData(kind.value if kind else None)))
+        index = window.kind_box.findData(kind.value if kind else None)
+        window.kind_box.setCurrentIndex(max(0, index))
         window.search.setText(query)
         wait_until(lambda: window.results.count() > 0, 30, f"results for {query!r}")
         settle(600)
@@ -116,8 +118,9 @@ def _shoot(out: Path, work: Path) -> int:
     save("1-empty")
 
     window.import_paths(demo_files(), course=DEMO_COURSE)
-    wait_until(lambda: "transcribing" in window.import_status.text(), 120, "transcribing")
-    settle(2500)
+    busy = re.compile(r"transcribing [1-9]\d?%")
+    wait_until(lambda: bool(busy.search(window.import_status.text())), 180, "transcribing")
+    settle(300)
     save("2-importing")
     wait_until(lambda: not window.importing, 600, "the import to finish")
 
@@ -157,6 +160,15 @@ def _shoot(out: Path, work: Path) -> int:
     window.open_current()
     settle(800)
     save("8-dark-code")
+
+    apply_theme(app, "light")  # type: ignore[arg-type]
+    dialog = SettingsDialog(settings, registry, window)
+    dialog.tabs.setCurrentWidget(dialog.models_page)
+    dialog.show()
+    settle(600)
+    dialog.grab().save(str(out / "9-settings-models.png"))
+    print(f"wrote {out / '9-settings-models.png'}")
+    dialog.close()
 
     window.close()
     library.close()

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -24,7 +25,9 @@ from app.settings import (
     load_settings,
     save_settings,
 )
+from app.window import SearchWindow
 from engine.config import EngineConfig
+from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.engine.test_download import ServerState, real_model, served, server  # noqa: F401
 
@@ -183,3 +186,39 @@ def test_models_page_reports_a_failed_install(
     assert failed.args is not None and "404" in failed.args[1]
     assert "was not installed" in page.status.text() and "404" in page.status.text()
     assert not (root / DEFAULT_EMBEDDER).exists()
+
+
+def test_window_settings_are_saved_and_apply_to_the_next_import(
+    qtbot: QtBot, library: Library, models_dir: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "settings.json"
+    window = SearchWindow(
+        library,
+        registry=ModelRegistry(models_dir),
+        settings=Settings(theme="light"),
+        settings_path=path,
+    )
+    qtbot.addWidget(window)
+    window.show()
+    seen: list[SettingsDialog] = []
+
+    def edit_and_accept() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, SettingsDialog)
+        seen.append(dialog)
+        dialog.threads_box.setValue(1)
+        dialog.screen_text_box.setChecked(False)
+        dialog.theme_box.setCurrentIndex(dialog.theme_box.findData("dark"))
+        dialog.accept()
+
+    QTimer.singleShot(200, edit_and_accept)
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        window.open_settings()  # modal: returns when the dialog is accepted
+        assert seen
+        assert load_settings(path) == Settings(threads=1, screen_text=False, theme="dark")
+        assert library.config.threads == 1 and not library.config.media.screen_text
+        assert is_dark(app.palette())
+    finally:
+        apply_theme(app, "light")
