@@ -76,6 +76,7 @@ class LibraryPanel(QTreeWidget):
             item = QTreeWidgetItem(self, [course.name, f"{len(files)} files"])
             item.setData(0, _PATH, course.name)
             item.setData(0, _IS_COURSE, True)
+            item.setToolTip(0, course.name)
             item.setFont(0, bold)
             problems = sum(1 for s in files if s.status == SourceStatus.ERROR)
             if problems:
