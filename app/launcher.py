@@ -17,3 +17,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from engine.cli import main as cli_main
 
     return cli_main(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -10,9 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pypdfium2 as pdfium
-from pptx import Presentation
-from pptx.enum.shapes import MSO_SHAPE_TYPE
-from pptx.shapes.base import BaseShape
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
@@ -114,6 +111,9 @@ def parse_pdf(path: Path, limits: IngestLimits) -> ParsedSource:
 
 def _shape_texts(shapes: object) -> Iterator[str]:
     """Text of every shape, descending into groups and tables."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+    from pptx.shapes.base import BaseShape
+
     for shape in shapes:  # type: ignore[attr-defined]
         if not isinstance(shape, BaseShape):
             continue
@@ -145,6 +145,8 @@ def parse_pptx(path: Path, limits: IngestLimits) -> ParsedSource:
         check_archive(zf, size, limits)
     segments: list[SegmentDraft] = []
     try:
+        from pptx import Presentation  # ~0.25 s to import: only when a deck is read
+
         prs = Presentation(str(path))
         for number, slide in enumerate(prs.slides, start=1):
             title_shape = slide.shapes.title
