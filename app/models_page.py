@@ -3,6 +3,7 @@ remove. Installs and checks run on a worker thread; results come back as one lin
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from PySide6.QtCore import Qt, Signal
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.tasks import Failure, Tasks
-from engine.errors import Cancelled
+from engine.errors import Cancelled, CoursedexError, ModelError
 from engine.ingest.text import human_size
 from engine.models.registry import ModelInfo, ModelRegistry
 
@@ -30,6 +31,7 @@ _COLUMNS = ("Model", "Role", "Installed", "Size", "About")
 
 class ModelsPage(QWidget):
     installed = Signal(str)  # model name
+    removed = Signal(str)  # model name
     install_failed = Signal(str, str)  # model name, reason
     verify_done = Signal(str, list)  # model name, problems (empty: sound)
 
@@ -48,6 +50,8 @@ class ModelsPage(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(True)
         header = self.table.horizontalHeader()
         for column in range(len(_COLUMNS) - 1):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -146,7 +150,10 @@ class ModelsPage(QWidget):
             try:
                 return registry.install(name, progress=report, cancel=cancel, mirror=mirror)
             except Cancelled:
-                return Failure("cancelled; the next install resumes where it stopped")
+                return Failure("cancelled; Install resumes where it stopped")
+            except ModelError:
+                _discard_partial(registry, name)
+                raise
 
         self.tasks.run(job, lambda payload: self._install_done(name, payload))
 
@@ -159,6 +166,7 @@ class ModelsPage(QWidget):
             self.progress.setFormat(human_size(done))
 
     def _install_done(self, name: str, payload: object) -> None:
+        self._cancel = None
         self._set_busy(False)
         if isinstance(payload, Failure):
             self.status.setText(f"{name} was not installed: {payload.message}")
@@ -169,7 +177,8 @@ class ModelsPage(QWidget):
         self.refresh()
 
     def cancel(self) -> None:
-        if self._cancel is not None:
+        """Stop the install under way; what it downloaded is kept for the next Install."""
+        if self._busy and self._cancel is not None:
             self._cancel.set()
             self.status.setText("Cancelling…")
 
@@ -207,6 +216,21 @@ class ModelsPage(QWidget):
         try:
             self.registry.remove(info.name)
             self.status.setText(f"{info.name} removed")
-        except OSError as e:
+            self.removed.emit(info.name)
+        except CoursedexError as e:
             self.status.setText(f"{info.name} could not be removed: {e}")
         self.refresh()
+
+    @property
+    def busy(self) -> bool:
+        """True while an install or a check runs."""
+        return self._busy
+
+
+def _discard_partial(registry: ModelRegistry, name: str) -> None:
+    """After a failed install, delete what it left (a cancelled one keeps it for resume):
+    the failure is a 404, a bad checksum or a download that broke after its retries."""
+    if any(info.name == name and info.installed for info in registry.list()):
+        return
+    with contextlib.suppress(ModelError):  # raised when nothing was left
+        registry.remove(name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -153,12 +154,32 @@ def load_settings(path: Path) -> Settings:
             values[name] = raw[name]
         else:
             log.warning("settings %s: %s = %r is not valid; default used", path, name, raw[name])
-    return Settings(version=max(version, SETTINGS_VERSION), **values)
+    settings = Settings(version=max(version, SETTINGS_VERSION), **values)
+    if version < SETTINGS_VERSION:
+        # Migrate once: the file is rewritten in the current format.
+        try:
+            save_settings(path, settings)
+            log.info("settings %s migrated from version %d to %d", path, version, SETTINGS_VERSION)
+        except OSError as e:
+            log.warning("cannot rewrite the migrated settings %s (%s)", path, e)
+    return settings
 
 
 def save_settings(path: Path, settings: Settings) -> None:
-    """Write atomically: a temporary file beside it, flushed to disk, renamed over it."""
+    """Write atomically: a temporary file beside it, flushed to disk, renamed over it.
+
+    A file written by a newer Coursedex is first copied to ``<name>.v<version>``, so the
+    keys this version does not know are not lost.
+
+    Raises:
+        OSError: the folder or the file cannot be written.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    newer = _version_on_disk(path)
+    if newer is not None and newer > SETTINGS_VERSION:
+        keep = path.with_name(f"{path.name}.v{newer}")
+        shutil.copyfile(path, keep)
+        log.warning("settings %s were written by a newer Coursedex; kept as %s", path, keep)
     data = asdict(settings)
     data["version"] = SETTINGS_VERSION
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -172,6 +193,15 @@ def save_settings(path: Path, settings: Settings) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _version_on_disk(path: Path) -> int | None:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = raw.get("version") if isinstance(raw, dict) else None
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
 def engine_config(settings: Settings, base: EngineConfig | None = None) -> EngineConfig:
@@ -238,8 +268,12 @@ def apply_theme(app: QApplication, theme: str) -> None:
     hints.setColorScheme(scheme)
     if theme == "dark":
         app.setPalette(dark_palette())
-    else:  # light, or the platform's own (which the style's standard palette follows)
-        app.setPalette(app.style().standardPalette())
+    elif theme == "light":
+        app.setPalette(app.style().standardPalette())  # Fusion's light colours, always
+    else:
+        # An empty palette sets no colour of ours: every role comes from the platform (dark
+        # on a dark desktop whose platform theme says so), the style fills the rest.
+        app.setPalette(QPalette())
 
 
 # --- the dialog ---------------------------------------------------------------------------
@@ -263,16 +297,12 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings")
         self.resize(720, 480)
         self._initial = settings
+        self._registry = registry
         self.speech_box = QComboBox()
-        speech = [m for m in registry.list() if m.role == ModelRole.SPEECH]
-        names = [m.name for m in speech]
-        for info in speech:
-            self.speech_box.addItem(
-                info.name + ("" if info.installed else " (not installed)"), info.name
-            )
-        if settings.speech_model not in names:
-            self.speech_box.addItem(settings.speech_model, settings.speech_model)
-        self.speech_box.setCurrentIndex(self.speech_box.findData(settings.speech_model))
+        self.speech_note = QLabel()
+        self.speech_note.setWordWrap(True)
+        self._fill_speech(settings.speech_model)
+        self.speech_box.currentIndexChanged.connect(self._speech_picked)
         self.threads_box = QSpinBox(minimum=1, maximum=max(1, os.cpu_count() or 1))
         self.threads_box.setValue(min(settings.threads, self.threads_box.maximum()))
         self.screen_text_box = QCheckBox("Read text on screen and in scanned pages (OCR)")
@@ -296,6 +326,7 @@ class SettingsDialog(QDialog):
         general = QWidget()
         form = QFormLayout(general)
         form.addRow("Speech recognition model", self.speech_box)
+        form.addRow("", self.speech_note)
         form.addRow("Threads for importing", self.threads_box)
         form.addRow("", self.screen_text_box)
         form.addRow("Library folder", library_row)
@@ -308,7 +339,8 @@ class SettingsDialog(QDialog):
         note.setWordWrap(True)
         form.addRow(note)
         self.models_page = ModelsPage(registry, mirror=mirror)
-        self.models_page.installed.connect(lambda _name: self._refresh_speech(registry))
+        self.models_page.installed.connect(self._refresh_speech)
+        self.models_page.removed.connect(self._refresh_speech)
         self.tabs = QTabWidget()
         self.tabs.addTab(general, "General")
         self.tabs.addTab(self.models_page, "Models")
@@ -321,14 +353,41 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(buttons)
 
-    def _refresh_speech(self, registry: ModelRegistry) -> None:
-        current = self.speech_box.currentData()
+    def _fill_speech(self, current: str) -> None:
+        """The speech models the registry knows, each marked installed or not."""
+        self._speech_installed: dict[str, bool] = {
+            info.name: info.installed
+            for info in self._registry.list()
+            if info.role == ModelRole.SPEECH
+        }
+        if current not in self._speech_installed:  # e.g. a model folder removed by hand
+            self._speech_installed[current] = False
+        blocked = self.speech_box.blockSignals(True)
         self.speech_box.clear()
-        for info in registry.list():
-            if info.role == ModelRole.SPEECH:
-                label = info.name + ("" if info.installed else " (not installed)")
-                self.speech_box.addItem(label, info.name)
-        self.speech_box.setCurrentIndex(max(0, self.speech_box.findData(current)))
+        for name, installed in self._speech_installed.items():
+            self.speech_box.addItem(f"{name} ({'' if installed else 'not '}installed)", name)
+        self.speech_box.setCurrentIndex(self.speech_box.findData(current))
+        self.speech_box.blockSignals(blocked)
+        self._speech_picked()
+
+    def _refresh_speech(self, _name: str = "") -> None:
+        self._fill_speech(str(self.speech_box.currentData()))
+
+    def _speech_picked(self) -> None:
+        name = str(self.speech_box.currentData())
+        missing = not self._speech_installed.get(name, False)
+        self.speech_note.setText(
+            f"{name} is not installed: install it on the Models tab, or lectures without "
+            "subtitles cannot be transcribed."
+            if missing
+            else ""
+        )
+        self.speech_note.setVisible(missing)
+
+    def done(self, result: int) -> None:
+        """Closing the dialog stops an install under way (the next Install resumes it)."""
+        self.models_page.cancel()
+        super().done(result)
 
     def _choose_library(self) -> None:
         name = QFileDialog.getExistingDirectory(self, "Library folder", self.library_edit.text())

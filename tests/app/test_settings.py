@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -65,25 +65,29 @@ def test_damaged_file_is_kept_aside(tmp_path: Path) -> None:
     assert (tmp_path / "settings.json.bad").read_text() == '{"theme": "dark",'
 
 
-def test_version_0_is_migrated(tmp_path: Path) -> None:
+def test_version_0_is_migrated_and_rewritten(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"dark_mode": True, "threads": 1}))
     loaded = load_settings(path)
-    assert (loaded.theme, loaded.threads, loaded.version) == ("dark", 1, 1)
-    save_settings(path, loaded)
-    assert json.loads(path.read_text()) == {**json.loads(json.dumps(vars_of(loaded)))}
-
-
-def vars_of(settings: Settings) -> dict[str, object]:
-    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
+    assert (loaded.theme, loaded.threads, loaded.version) == ("dark", 1, SETTINGS_VERSION)
+    on_disk = json.loads(path.read_text())  # loading rewrote it in the current format
+    assert on_disk == {name: getattr(loaded, name) for name in Settings.__dataclass_fields__}
+    assert "dark_mode" not in on_disk and on_disk["version"] == SETTINGS_VERSION
+    assert load_settings(path) == loaded
+    path.write_text(json.dumps({"dark_mode": False}))
+    assert load_settings(path).theme == "light"
 
 
 def test_newer_file_is_read_as_far_as_it_goes(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     text = json.dumps({"version": 99, "theme": "light", "hologram": True})
     path.write_text(text)
-    assert load_settings(path).theme == "light"
+    loaded = load_settings(path)
+    assert loaded.theme == "light"
     assert path.read_text() == text  # loading never rewrites it
+    save_settings(path, replace(loaded, threads=1))  # the user pressed OK
+    assert (tmp_path / "settings.json.v99").read_text() == text  # kept, keys and all
+    assert load_settings(path) == Settings(theme="light", threads=1)
 
 
 def test_engine_config_takes_the_users_choices() -> None:
@@ -98,8 +102,13 @@ def test_dark_and_light_themes_change_the_palette(qtbot: QtBot) -> None:
     try:
         apply_theme(app, "dark")
         assert is_dark(app.palette())
+        assert app.style().name().lower() == "fusion"
         apply_theme(app, "light")
         assert not is_dark(app.palette())
+        apply_theme(app, "dark")
+        apply_theme(app, "system")
+        # No colour of ours stays: the platform's palette (light on offscreen) shows.
+        assert app.palette().resolveMask() == 0 and not is_dark(app.palette())
     finally:
         apply_theme(app, "light")
 
@@ -109,6 +118,14 @@ def test_dialog_shows_and_edits_settings(qtbot: QtBot, tmp_path: Path, models_di
     dialog = SettingsDialog(start, ModelRegistry(models_dir))
     qtbot.addWidget(dialog)
     assert dialog.speech_box.currentData() == SPEECH
+    assert dialog.speech_box.currentText() == f"{SPEECH} (installed)"  # from its PyPI package
+    assert dialog.speech_note.isHidden()
+    base = dialog.speech_box.findData("faster-whisper-base.en")
+    assert dialog.speech_box.itemText(base) == "faster-whisper-base.en (not installed)"
+    dialog.speech_box.setCurrentIndex(base)
+    assert not dialog.speech_note.isHidden() and "Models tab" in dialog.speech_note.text()
+    assert dialog.settings().speech_model == "faster-whisper-base.en"
+    dialog.speech_box.setCurrentIndex(dialog.speech_box.findData(SPEECH))
     assert dialog.threads_box.value() == 1 and not dialog.screen_text_box.isChecked()
     assert dialog.player_box.currentData() == "vlc"
     dialog.threads_box.setValue(2)
@@ -169,23 +186,79 @@ def test_models_page_installs_from_a_server_with_progress(
     assert not page.progress.isVisible()
 
 
+@pytest.mark.parametrize("fault", ["404", "checksum mismatch"])
 def test_models_page_reports_a_failed_install(
     qtbot: QtBot,
     tmp_path: Path,
     server: tuple[str, ServerState],  # noqa: F811
+    fault: str,
 ) -> None:
     url, state = server
-    for tokenizer in state.root.rglob("tokenizer.json"):
-        tokenizer.unlink()  # the server answers 404
+    if fault == "404":
+        for tokenizer in state.root.rglob("tokenizer.json"):
+            tokenizer.unlink()  # the model file arrives, then the tokenizer is not found
+    else:
+        state.wrong_etag = True  # the server advertises a sha256 the bytes do not have
     root = tmp_path / "models"
     page = ModelsPage(ModelRegistry(root, use_packages=False), mirror=url)
     qtbot.addWidget(page)
     page.select(DEFAULT_EMBEDDER)
     with qtbot.waitSignal(page.install_failed, timeout=60_000) as failed:
         page.install_button.click()
-    assert failed.args is not None and "404" in failed.args[1]
-    assert "was not installed" in page.status.text() and "404" in page.status.text()
+    assert failed.args is not None and fault in failed.args[1]
+    line = page.status.text()
+    assert line.startswith(f"{DEFAULT_EMBEDDER} was not installed: ") and fault in line
+    assert "\n" not in line
+    assert sorted(p.name for p in root.iterdir()) == []  # no model folder, no partial files
+    assert page.table.item(page.row_of(DEFAULT_EMBEDDER), 2).text() == "no"  # type: ignore[union-attr]
+    assert page.install_button.isEnabled()  # ready to try again
+
+
+def test_models_page_cancel_keeps_the_download_for_resume(
+    qtbot: QtBot,
+    tmp_path: Path,
+    server: tuple[str, ServerState],  # noqa: F811
+) -> None:
+    url, state = server
+    root = tmp_path / "models"
+    page = ModelsPage(ModelRegistry(root, use_packages=False), mirror=url)
+    qtbot.addWidget(page)
+    page.select(DEFAULT_EMBEDDER)
+
+    def cancel_at_first_bytes() -> None:  # on the worker: stops right after the first chunk
+        page._progress.disconnect(cancel_at_first_bytes)
+        assert page._cancel is not None
+        page._cancel.set()
+
+    page._progress.connect(cancel_at_first_bytes, Qt.ConnectionType.DirectConnection)
+    with qtbot.waitSignal(page.install_failed, timeout=60_000) as failed:
+        page.install_button.click()
+    assert failed.args is not None and "cancelled" in failed.args[1]
+    assert "resumes" in page.status.text() and not page.cancel_button.isVisible()
     assert not (root / DEFAULT_EMBEDDER).exists()
+    assert any(p.name.endswith(".part") for p in root.rglob("*"))  # kept for the resume
+    with qtbot.waitSignal(page.installed, timeout=60_000):
+        page.install_button.click()
+    assert any(r is not None and r.startswith("bytes=") for _path, r in state.requests)
+    assert ModelRegistry(root, use_packages=False).verify(DEFAULT_EMBEDDER) == []
+
+
+def test_closing_the_dialog_stops_an_install(
+    qtbot: QtBot,
+    tmp_path: Path,
+    server: tuple[str, ServerState],  # noqa: F811
+) -> None:
+    url, _state = server
+    root = tmp_path / "models"
+    dialog = SettingsDialog(Settings(), ModelRegistry(root, use_packages=False), mirror=url)
+    qtbot.addWidget(dialog)
+    page = dialog.models_page
+    page.select(DEFAULT_EMBEDDER)
+    with qtbot.waitSignal(page.install_failed, timeout=60_000) as failed:
+        page.install_button.click()
+        dialog.reject()
+    assert failed.args is not None and "cancelled" in failed.args[1]
+    assert not (root / DEFAULT_EMBEDDER).exists() and not page.busy
 
 
 def test_window_settings_are_saved_and_apply_to_the_next_import(
