@@ -301,7 +301,6 @@ class SettingsDialog(QDialog):
         self.speech_box = QComboBox()
         self.speech_note = QLabel()
         self.speech_note.setWordWrap(True)
-        self._fill_speech(settings.speech_model)
         self.speech_box.currentIndexChanged.connect(self._speech_picked)
         self.threads_box = QSpinBox(minimum=1, maximum=max(1, os.cpu_count() or 1))
         self.threads_box.setValue(min(settings.threads, self.threads_box.maximum()))
@@ -327,6 +326,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout(general)
         form.addRow("Speech recognition model", self.speech_box)
         form.addRow("", self.speech_note)
+        self._fill_speech(settings.speech_model)  # in the layout first: the note may show
         form.addRow("Threads for importing", self.threads_box)
         form.addRow("", self.screen_text_box)
         form.addRow("Library folder", library_row)

@@ -135,6 +135,11 @@ def test_dialog_shows_and_edits_settings(qtbot: QtBot, tmp_path: Path, models_di
     assert dialog.settings() == replace(
         start, threads=2, screen_text=True, library_dir=str(tmp_path / "elsewhere"), player="qt"
     )
+    missing = SettingsDialog(replace(start, speech_model="gone"), ModelRegistry(models_dir))
+    qtbot.addWidget(missing)
+    assert missing.speech_box.currentText() == "gone (not installed)"
+    assert not missing.speech_note.isHidden() and not missing.speech_note.isWindow()
+    assert missing.settings().speech_model == "gone"  # kept until the user picks another
     # The default library folder stays "the default" when left alone.
     assert Settings().library_dir == ""
     assert SettingsDialog(Settings(), ModelRegistry(models_dir)).settings() == Settings()
