@@ -67,6 +67,7 @@ log = logging.getLogger(__name__)
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
+ROW_BATCH = 4  # result rows added per turn of the event loop
 THUMB_W, THUMB_H = 112, 63
 OPEN_HINT = "Open a result to play it from the word, or to see its slide or code here."
 KIND_GLYPHS = {
@@ -386,6 +387,7 @@ class SearchWindow(QMainWindow):
 
         self._generation = 0
         self._query = ""
+        self._rows: list[tuple[SearchResult, QImage | None]] = []  # rows still to add
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self._start_search)
         self.search.textChanged.connect(self._debounce.start)
@@ -555,22 +557,33 @@ class SearchWindow(QMainWindow):
             return
         results, thumbs, took = payload  # type: ignore[misc]
         self.results.clear()
-        width = self._row_width()
-        for result in results:
-            item = QListWidgetItem(self.results)
-            item.setData(Qt.ItemDataRole.UserRole, result)
-            row = ResultRow(result, self._icons[result.kind])
-            row.set_thumbnail(thumbs.get(result.segment_id))
-            item.setSizeHint(QSize(width, row.height_for(width)))
-            self.results.setItemWidget(item, row)
-        if results:
-            self.results.setCurrentRow(0)
+        self._rows = [(result, thumbs.get(result.segment_id)) for result in results]
+        self._add_rows(generation)
         count = len(results)
         self.status.setText(
             f"{count} result{'s' if count != 1 else ''} ({took:.0f} ms)"
             if results
             else "No results"
         )
+
+    def _add_rows(self, generation: int) -> None:
+        """Add a few rows, and the rest on later turns of the event loop: a row costs about
+        1.5 ms of layout, so 20 at once would hold the UI thread for 30 ms or more."""
+        if generation != self._generation:
+            return
+        width = self._row_width()
+        batch, self._rows = self._rows[:ROW_BATCH], self._rows[ROW_BATCH:]
+        for result, thumb in batch:
+            item = QListWidgetItem(self.results)
+            item.setData(Qt.ItemDataRole.UserRole, result)
+            row = ResultRow(result, self._icons[result.kind])
+            row.set_thumbnail(thumb)
+            item.setSizeHint(QSize(width, row.height_for(width)))
+            self.results.setItemWidget(item, row)
+        if batch and self.results.currentRow() < 0:
+            self.results.setCurrentRow(0)
+        if self._rows:
+            QTimer.singleShot(0, lambda: self._add_rows(generation))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Up/Down in the search box move through the results; Enter opens the current one."""
@@ -672,10 +685,12 @@ class SearchWindow(QMainWindow):
         if self.registry is None or self.settings is None:
             return
         dialog = SettingsDialog(self.settings, self.registry, self)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+        new = dialog.settings()
+        dialog.deleteLater()
+        if not accepted:
             apply_theme(QApplication.instance(), self.settings.theme)  # type: ignore[arg-type]
             return
-        new = dialog.settings()
         apply_theme(QApplication.instance(), new.theme)  # type: ignore[arg-type]
         if self.settings_path is not None:
             save_settings(self.settings_path, new)
