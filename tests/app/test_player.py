@@ -165,6 +165,21 @@ def test_keys_buttons_speed_box_and_seek_bar_drive_playback(
     player.set_volume(40)
     assert player.volume_slider.value() == 40
 
+    # position_changed follows playback, and is quiet while paused.
+    with qtbot.waitSignal(player.position_changed, timeout=1_000) as blocker:
+        pass
+    assert blocker.args is not None
+    assert abs(blocker.args[0] - player.position_ms()) <= 500, blocker.args
+    # A click on the picture pauses.
+    picture = player.video_stack.currentWidget()
+    assert picture is not None
+    qtbot.mouseClick(picture, Qt.MouseButton.LeftButton, pos=picture.rect().center())
+    qtbot.waitUntil(lambda: not player.is_playing())
+    assert player.hasFocus()
+    qtbot.wait(300)
+    with qtbot.assertNotEmitted(player.position_changed, wait=600):
+        pass
+
 
 def test_the_spoken_row_stays_in_view_unless_the_user_just_scrolled(
     qtbot: QtBot, player: PlayerView, media: PlayerMedia
