@@ -50,10 +50,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.code_view import CodeView
 from app.library_panel import LibraryPanel
-from app.player import PlayerUnavailable, PlayerView
+from app.playback import PlayerUnavailable
+from app.player import PlayerView
+from app.slide_view import SlideView
 from app.tasks import Failure, Tasks
-from app.viewers import CodeView, SlideView
 from engine.errors import CoursedexError
 from engine.ingest.kinds import classify
 from engine.library import IngestProgress, IngestReport, Library, Outcome
@@ -261,7 +263,7 @@ class ResultRow(QWidget):
 
 def _thumbnail(result: SearchResult) -> QImage | None:
     """The scene on screen at a video hit, or the slide page of a slide hit (worker thread)."""
-    from app.viewers import ViewerError, render_page
+    from app.pages import ViewerError, render_page
 
     if result.thumbnail:
         image = QImage(result.thumbnail)

@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 from pytestqt.qtbot import QtBot
 
-from app.player import PlayerUnavailable, PlayerView
+from app.playback import PlayerUnavailable
+from app.player import PlayerView
 from engine.types import Timing
 from tests.app.media import SLOT_MS, VIDEO_MS, PlayerMedia, make_test_media
 

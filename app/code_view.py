@@ -1,0 +1,467 @@
+"""The code view: a file at the matched line, coloured by Pygments token types through a
+QSyntaxHighlighter. A big file is shown at once as plain text; it is lexed a slice per turn
+of the event loop and only the blocks that come into view are coloured, so opening a
+20k-line file does not stall the window.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from pygments.lexer import Lexer
+from pygments.lexers import JsonLexer, TextLexer, get_lexer_for_filename, guess_lexer
+from pygments.style import StyleMeta
+from pygments.styles import get_style_by_name
+from pygments.token import Token, _TokenType
+from pygments.util import ClassNotFound
+from PySide6.QtCore import (
+    QEvent,
+    QRect,
+    QSize,
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QShowEvent,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+# PDFium is not thread-safe in a process: the app must take the same lock as the import,
+# which may be reading a deck on its own thread while a result row renders a thumbnail.
+
+log = logging.getLogger(__name__)
+
+_SYNC_LEX_LINES = 1000  # bigger files are lexed a slice per event-loop turn, coloured as seen
+_LEX_SLICE_S = 0.012
+_VISIBLE_MARGIN_BLOCKS = 60  # coloured beyond the view, so scrolling shows colour at once
+_MAX_TERM_MARKS = 5000
+LIGHT_STYLE, DARK_STYLE = "default", "github-dark"
+
+# --- code view --------------------------------------------------------------------------
+
+_Span = tuple[int, int, _TokenType]  # start column, length (UTF-16 units), token type
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 units in Qt, one in Python
+_PLAIN = (Token.Text, Token.Text.Whitespace)
+
+
+def _lexer(filename: str, text: str) -> Lexer:
+    options: dict[str, Any] = {"stripnl": False, "stripall": False, "ensurenl": False}
+    if filename.lower().endswith(".ipynb"):
+        return JsonLexer(**options)
+    try:
+        return get_lexer_for_filename(filename, text[:4096], **options)
+    except ClassNotFound:
+        pass
+    try:
+        return guess_lexer(text[:4096], **options)
+    except ClassNotFound:
+        return TextLexer(**options)
+
+
+class _Lexing:
+    """Pygments tokens of a text cut at line ends, in Qt's columns, gathered a time slice
+    at a time on the UI thread (a worker thread would hold the GIL against the UI)."""
+
+    def __init__(self, text: str, lexer: Lexer) -> None:
+        self.lines: list[list[_Span]] = [[] for _ in range(text.count("\n") + 1)]
+        self.done = False
+        self._astral = _ASTRAL.search(text) is not None
+        self._tokens = lexer.get_tokens_unprocessed(text)
+        self._line = 0
+        self._col = 0
+
+    @property
+    def complete_lines(self) -> int:
+        """Lines whose tokens are all known (the last one may still grow otherwise)."""
+        return len(self.lines) if self.done else self._line
+
+    def run(self, seconds: float | None = None) -> bool:
+        """Lex for about ``seconds`` (None: to the end); True once the text is done."""
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        lines, astral = self.lines, self._astral
+        line, col = self._line, self._col
+        try:
+            for n, (_, ttype, value) in enumerate(self._tokens):
+                for i, part in enumerate(value.split("\n")):
+                    if i:
+                        line += 1
+                        col = 0
+                    if part:
+                        length = len(part) + len(_ASTRAL.findall(part)) if astral else len(part)
+                        if ttype not in _PLAIN and line < len(lines):
+                            lines[line].append((col, length, ttype))
+                        col += length
+                if deadline is not None and n % 256 == 255 and time.perf_counter() > deadline:
+                    self._line, self._col = line, col
+                    return False
+        except Exception:  # a lexer bug leaves the rest of the file plain, never the view broken
+            log.warning("syntax colouring stopped at line %d", line + 1, exc_info=True)
+        self._line, self._col = line, col
+        self.done = True
+        return True
+
+
+def _mix(a: QColor, b: QColor, share_b: float) -> QColor:
+    return QColor.fromRgbF(
+        a.redF() + (b.redF() - a.redF()) * share_b,
+        a.greenF() + (b.greenF() - a.greenF()) * share_b,
+        a.blueF() + (b.blueF() - a.blueF()) * share_b,
+    )
+
+
+def _is_dark(palette: QPalette) -> bool:
+    return palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
+
+
+class _Highlighter(QSyntaxHighlighter):
+    """Colours each block from the spans the lexer found for its line, in a Pygments style."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self.lexing: _Lexing | None = None
+        self.style_name = ""
+        self._style: StyleMeta | None = None
+        self._formats: dict[_TokenType, QTextCharFormat | None] = {}
+
+    def set_style(self, name: str) -> None:
+        self.style_name = name
+        self._style = get_style_by_name(name)
+        self._formats.clear()
+
+    def _format(self, ttype: _TokenType) -> QTextCharFormat | None:
+        if ttype in self._formats:
+            return self._formats[ttype]
+        fmt: QTextCharFormat | None = None
+        if self._style is not None:
+            style = self._style.style_for_token(ttype)
+            plain = self._style.style_for_token(Token.Text)
+            if (style["color"], style["bold"], style["italic"]) != (
+                plain["color"],
+                plain["bold"],
+                plain["italic"],
+            ):
+                fmt = QTextCharFormat()
+                if style["color"]:
+                    fmt.setForeground(QColor(f"#{style['color']}"))
+                if style["bold"]:
+                    fmt.setFontWeight(QFont.Weight.Bold)
+                if style["italic"]:
+                    fmt.setFontItalic(True)
+        self._formats[ttype] = fmt
+        return fmt
+
+    def highlightBlock(self, text: str) -> None:
+        lexing = self.lexing
+        if lexing is None:
+            return
+        number = self.currentBlock().blockNumber()
+        if number >= lexing.complete_lines:
+            return
+        for start, length, ttype in lexing.lines[number]:
+            fmt = self._format(ttype)
+            if fmt is not None:
+                self.setFormat(start, length, fmt)
+
+
+class _Gutter(QWidget):
+    def __init__(self, editor: _Editor) -> None:
+        super().__init__(editor)
+        self.editor = editor
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.editor.paint_gutter(self, event)
+
+
+class _Editor(QPlainTextEdit):
+    """A read-only plain-text editor with line numbers in a gutter on the left."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.marked_line = 0  # 1-based; its number is drawn bold
+        self.gutter = _Gutter(self)
+        self.blockCountChanged.connect(self._fit_gutter)
+        self.updateRequest.connect(self._scroll_gutter)
+        self._fit_gutter()
+
+    def gutter_width(self) -> int:
+        digits = len(str(max(1, self.blockCount())))
+        return 14 + self.fontMetrics().horizontalAdvance("9") * max(3, digits)
+
+    def _fit_gutter(self) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _scroll_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        box = self.contentsRect()
+        self.gutter.setGeometry(QRect(box.left(), box.top(), self.gutter_width(), box.height()))
+
+    def paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
+        palette = self.palette()
+        painter = QPainter(gutter)
+        try:
+            painter.fillRect(event.rect(), palette.color(QPalette.ColorRole.Window))
+            dim = _mix(
+                palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.5
+            )
+            bold = QFont(self.font())
+            bold.setBold(True)
+            block = self.firstVisibleBlock()
+            top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+            height = self.fontMetrics().height()
+            right = gutter.width() - 6
+            while block.isValid() and top <= event.rect().bottom():
+                bottom = top + round(self.blockBoundingRect(block).height())
+                if block.isVisible() and bottom >= event.rect().top():
+                    number = block.blockNumber() + 1
+                    marked = number == self.marked_line
+                    painter.setFont(bold if marked else self.font())
+                    painter.setPen(palette.color(QPalette.ColorRole.Text) if marked else dim)
+                    painter.drawText(
+                        0, top, right, height, int(Qt.AlignmentFlag.AlignRight), str(number)
+                    )
+                block = block.next()
+                top = bottom
+        finally:
+            painter.end()
+
+
+class CodeView(QWidget):
+    """A file shown read-only with line numbers and Pygments colours, the matched line
+    marked and centred with the cursor on it, and the query's words marked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._lex_timer = QTimer(self)
+        self._lex_timer.setInterval(0)
+        self._lex_timer.timeout.connect(self._lex_slice)
+        self._line: int | None = None
+        self._terms: tuple[str, ...] = ()
+        self._text = ""
+        self._lazy = False  # colours arrive after the text, block by block as seen
+        self._coloured: set[int] = set()
+        self._center_pending = False
+        self._moving_cursor = False
+
+        self.header = QLabel()
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.header.setContentsMargins(6, 4, 6, 4)
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.editor = _Editor()
+        self.editor.setReadOnly(True)
+        self.editor.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.editor.setFont(font)
+        self.editor.document().setDefaultFont(font)
+        self.editor.setTabStopDistance(4 * self.editor.fontMetrics().horizontalAdvance(" "))
+        self.editor.updateRequest.connect(self._colour_visible)
+        self.editor.cursorPositionChanged.connect(self._cursor_moved)
+        self.editor.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
+        self._highlighter = _Highlighter(self.editor.document())
+        self._highlighter.set_style(self._style_for_palette())
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.header)
+        column.addWidget(self.editor, 1)
+
+    @property
+    def current_line(self) -> int | None:
+        """The matched line shown (1-based), or None."""
+        return self._line
+
+    @property
+    def style_name(self) -> str:
+        """The Pygments style in use: a light one on a light palette, else a dark one."""
+        return self._highlighter.style_name
+
+    def show_code(
+        self, text: str, filename: str, line: int | None = None, terms: Sequence[str] = ()
+    ) -> None:
+        """Show ``text`` (the file ``filename``) with ``line`` (1-based) marked and centred
+        and the words ``terms`` marked (case-insensitive, whole words)."""
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self._text = text
+        self._terms = tuple(t for t in terms if t.strip())
+        lexing = _Lexing(text, _lexer(filename, text))
+        self._lazy = len(lexing.lines) > _SYNC_LEX_LINES
+        self._coloured.clear()
+        if not self._lazy:
+            lexing.run()
+        self._highlighter.lexing = lexing
+        self.editor.setPlainText(text)  # the highlighter colours every lexed block here
+        self._line = None if line is None else max(1, min(line, self.editor.blockCount()))
+        self.header.setText(filename if self._line is None else f"{filename}:{self._line}")
+        self.editor.marked_line = self._line or 0
+        self._mark()
+        self._move_cursor()
+        if self._lazy:
+            self._lex_timer.start()
+        else:
+            self._lex_timer.stop()
+
+    def show_error(self, message: str) -> None:
+        """Show one line saying why a file cannot be shown."""
+        self._lex_timer.stop()
+        self._line = None
+        self._text = ""
+        self._highlighter.lexing = None
+        self.editor.marked_line = 0
+        self.editor.setPlainText("")
+        self.editor.setExtraSelections([])
+        self.header.setText(message.splitlines()[0] if message.strip() else "cannot show this file")
+
+    def _lex_slice(self) -> None:
+        lexing = self._highlighter.lexing
+        if lexing is None or lexing.run(_LEX_SLICE_S):
+            self._lex_timer.stop()
+        self._colour_visible()
+
+    def _colour_visible(self) -> None:
+        """Colour the blocks in view (and a margin) that are not coloured yet."""
+        lexing = self._highlighter.lexing
+        if not self._lazy or lexing is None:
+            return
+        known = lexing.complete_lines
+        editor = self.editor
+        block = editor.firstVisibleBlock()
+        for _ in range(_VISIBLE_MARGIN_BLOCKS):
+            if not block.previous().isValid():
+                break
+            block = block.previous()
+        top = editor.blockBoundingGeometry(block).translated(editor.contentOffset()).top()
+        limit = editor.viewport().height() + _VISIBLE_MARGIN_BLOCKS * editor.fontMetrics().height()
+        while block.isValid() and top <= limit:
+            number = block.blockNumber()
+            if number >= known:
+                break
+            if number not in self._coloured:
+                self._coloured.add(number)
+                self._highlighter.rehighlightBlock(block)
+            top += editor.blockBoundingRect(block).height()
+            block = block.next()
+
+    def _mark(self) -> None:
+        """The matched line across the full width, then every whole-word match of a term."""
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Base)
+        dark = _is_dark(palette)
+        marks: list[QTextEdit.ExtraSelection] = []
+        document = self.editor.document()
+        if self._line is not None:
+            mark = QTextEdit.ExtraSelection()
+            mark.format.setBackground(
+                _mix(base, palette.color(QPalette.ColorRole.Highlight), 0.35 if dark else 0.22)
+            )
+            mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            mark.cursor = QTextCursor(document.findBlockByNumber(self._line - 1))
+            marks.append(mark)
+        if self._terms:
+            words = sorted(set(self._terms), key=len, reverse=True)
+            pattern = re.compile(
+                r"(?<!\w)(?:" + "|".join(map(re.escape, words)) + r")(?!\w)", re.IGNORECASE
+            )
+            term_colour = _mix(base, QColor("#ffd400"), 0.45 if dark else 0.6)
+            astral = [m.start() for m in _ASTRAL.finditer(self._text)]
+            for n, found in enumerate(pattern.finditer(self._text)):
+                if n >= _MAX_TERM_MARKS:
+                    break
+                start, end = found.span()
+                if astral:  # Qt counts an astral character as two positions
+                    start += bisect.bisect_left(astral, start)
+                    end += bisect.bisect_left(astral, end)
+                mark = QTextEdit.ExtraSelection()
+                mark.format.setBackground(term_colour)
+                cursor = QTextCursor(document)
+                cursor.setPosition(start)
+                cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+                mark.cursor = cursor
+                marks.append(mark)
+        self.editor.setExtraSelections(marks)
+
+    def _move_cursor(self) -> None:
+        block = self.editor.document().findBlockByNumber((self._line or 1) - 1)
+        self._moving_cursor = True
+        try:
+            self.editor.setTextCursor(QTextCursor(block))
+        finally:
+            self._moving_cursor = False
+        self._center_pending = self._line is not None
+        self._center()
+
+    def _center(self) -> None:
+        if self._center_pending and self._line is not None:
+            self.editor.centerCursor()
+            self._colour_visible()
+
+    def _cursor_moved(self) -> None:
+        if not self._moving_cursor:
+            self._center_pending = False  # the user moved: leave the view where they put it
+
+    def _user_scrolled(self, _action: int) -> None:
+        self._center_pending = False
+
+    def _style_for_palette(self) -> str:
+        # our own palette: a palette change reaches this widget before its children
+        return DARK_STYLE if _is_dark(self.palette()) else LIGHT_STYLE
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
+            self._follow_palette()
+
+    def _follow_palette(self) -> None:
+        name = self._style_for_palette()
+        if name == self._highlighter.style_name:
+            return
+        self._highlighter.set_style(name)
+        if self._lazy:
+            self._coloured.clear()
+            self._colour_visible()
+        else:
+            self._highlighter.rehighlight()
+        self._mark()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._center()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._center()

@@ -1,0 +1,326 @@
+"""The slide view: a deck's page fitted to the view, rendered off the UI thread, with
+"Play where this slide is shown" when a lecture shows it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import (
+    QObject,
+    QRectF,
+    QRunnable,
+    Qt,
+    QThreadPool,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QImage,
+    QKeyEvent,
+    QPainter,
+    QPixmap,
+    QResizeEvent,
+)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+# PDFium is not thread-safe in a process: the app must take the same lock as the import,
+# which may be reading a deck on its own thread while a result row renders a thumbnail.
+from app.pages import ViewerError, check_page, clock, deck_for, render_page, term_boxes
+
+log = logging.getLogger(__name__)
+
+
+_RESIZE_DEBOUNCE_MS = 120
+
+# --- slide view -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _PageRequest:
+    path: str
+    page: int
+    box: tuple[int, int]  # the room for the page, in device-independent pixels
+    ratio: float  # device pixels per pixel
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _PageShown:
+    request: _PageRequest
+    title: str = ""
+    pages: int = 0
+    image: QImage | None = None
+    error: str = ""
+
+
+class _Relay(QObject):
+    done = Signal(object)  # emitted on a worker, delivered on the UI thread (queued)
+
+
+class _Job(QRunnable):
+    """Runs ``work`` unless ``wanted`` says the result is no longer needed."""
+
+    def __init__(self, work: Callable[[], object], wanted: Callable[[], bool], relay: _Relay):
+        super().__init__()
+        self.work = work
+        self.wanted = wanted
+        self.relay = relay
+
+    def run(self) -> None:
+        if self.wanted():
+            self.relay.done.emit(self.work())
+
+
+def _fitted_width(size: tuple[float, float], box: tuple[int, int], scrollbar: int) -> int:
+    """The page's pixel width: the view's width, except that a landscape page (a slide)
+    also fits the view's height, and a portrait page leaves room for the scroll bar."""
+    w, h = size
+    room_w, room_h = box
+    if w >= h:
+        return max(16, min(room_w, int(room_h * w / h)))
+    if room_w * h / w > room_h:
+        return max(16, room_w - scrollbar)
+    return max(16, room_w)
+
+
+def _show_page_job(request: _PageRequest, scrollbar: int) -> _PageShown:
+    try:
+        p, _, deck = deck_for(request.path)
+        check_page(p, deck, request.page)
+        width = _fitted_width(deck.sizes[request.page - 1], request.box, scrollbar)
+        image = render_page(request.path, request.page, round(width * request.ratio))
+        boxes = term_boxes(p, request.page, request.terms)
+        if boxes:
+            image = image.copy()
+            painter = QPainter(image)
+            try:
+                painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Multiply)
+                for box in boxes:
+                    painter.fillRect(
+                        QRectF(
+                            box.x() * image.width() - 2,
+                            box.y() * image.height() - 2,
+                            box.width() * image.width() + 4,
+                            box.height() * image.height() + 4,
+                        ),
+                        QColor("#ffe14d"),
+                    )
+            finally:
+                painter.end()
+        return _PageShown(request, deck.title, len(deck.sizes), image)
+    except ViewerError as e:
+        return _PageShown(request, error=str(e))
+    except Exception as e:  # a worker reports every failure as a line, never a traceback
+        log.warning("cannot show page %d of %s", request.page, request.path, exc_info=True)
+        return _PageShown(request, error=f"cannot show this page: {type(e).__name__}: {e}")
+
+
+class SlideView(QWidget):
+    """A deck's page fitted to the view, Previous/Next (also PageUp/PageDown), and "Play
+    where this slide is shown" when the page was found in a lecture video."""
+
+    play_requested = Signal(str, int)  # video path, ms
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        # made before the relay: children die in order, and the pool waits for its jobs
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._relay = _Relay(self)
+        self._relay.done.connect(self._shown)
+        self._latest: _PageRequest | None = None
+        self._path = ""
+        self._page = 0
+        self._pages = 0
+        self._title = ""
+        self._terms: tuple[str, ...] = ()
+        self._shown_in: tuple[tuple[str, int], ...] = ()
+        self._shown_in_page = 0
+
+        self.page_label = QLabel()
+        self.page_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.page_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.prev_button = QPushButton("Previous")
+        self.next_button = QPushButton("Next")
+        self.prev_button.setToolTip("Previous page (Page Up)")
+        self.next_button.setToolTip("Next page (Page Down)")
+        self.prev_button.clicked.connect(lambda: self._step(-1))
+        self.next_button.clicked.connect(lambda: self._step(1))
+        self.play_button = QToolButton()
+        self.play_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.play_button.setIcon(
+            self.style().standardIcon(self.style().StandardPixmap.SP_MediaPlay)
+        )
+        self.play_button.clicked.connect(self._play_first)
+        self.play_button.hide()
+
+        self.image_label = QLabel()
+        self.image_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.image_label.setWordWrap(True)
+        self.image_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setWidget(self.image_label)
+        self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(6, 4, 6, 4)
+        bar.addWidget(self.page_label, 1)
+        bar.addWidget(self.play_button)
+        bar.addWidget(self.prev_button)
+        bar.addWidget(self.next_button)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(bar)
+        column.addWidget(self._scroll, 1)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+        self._resize_timer = QTimer(self)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.setInterval(_RESIZE_DEBOUNCE_MS)
+        self._resize_timer.timeout.connect(self._request)
+        self._update_controls()
+
+    @property
+    def current_path(self) -> str:
+        return self._path
+
+    @property
+    def current_page(self) -> int:
+        return self._page
+
+    def show_page(
+        self,
+        path: str,
+        page: int,
+        shown_in: Sequence[tuple[str, int]] = (),
+        terms: Sequence[str] = (),
+    ) -> None:
+        """Show ``page`` (1-based) of a deck; ``shown_in`` lists (video, ms) where it is
+        shown; ``terms`` are marked on the page. Failures show as a line in the view."""
+        if path != self._path:
+            self._pages = 0
+            self._title = Path(path).stem
+        self._path = path
+        self._page = page
+        self._terms = tuple(terms)
+        self._shown_in = tuple(shown_in)
+        self._shown_in_page = page
+        self._latest = None  # asked again: render again (the file may be back or changed)
+        self._fill_play_button()
+        self._update_controls()
+        self._request()
+
+    def _fill_play_button(self) -> None:
+        old = self.play_button.menu()
+        self.play_button.setMenu(None)  # type: ignore[arg-type]
+        if old is not None:
+            old.deleteLater()
+        if not self._shown_in:
+            return
+        video, ms = self._shown_in[0]
+        self.play_button.setText(f"Play where this slide is shown ({clock(ms)})")
+        self.play_button.setToolTip(f"{Path(video).name} at {clock(ms)}")
+        if len(self._shown_in) > 1:
+            menu = QMenu(self.play_button)
+            for other, at in self._shown_in:
+                action = QAction(f"{Path(other).name} at {clock(at)}", menu)
+                action.triggered.connect(
+                    lambda _=False, v=other, t=at: self.play_requested.emit(v, t)
+                )
+                menu.addAction(action)
+            self.play_button.setMenu(menu)
+            self.play_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+
+    def _play_first(self) -> None:
+        if self._shown_in:
+            self.play_requested.emit(*self._shown_in[0])
+
+    def _step(self, delta: int) -> None:
+        target = self._page + delta
+        if self._path and target >= 1 and (self._pages == 0 or target <= self._pages):
+            self._page = target
+            self._update_controls()
+            self._request()
+
+    def _update_controls(self) -> None:
+        self.prev_button.setEnabled(bool(self._path) and self._page > 1)
+        self.next_button.setEnabled(bool(self._path) and 0 < self._page < self._pages)
+        self.play_button.setVisible(bool(self._shown_in) and self._page == self._shown_in_page)
+        if not self._path:
+            self.page_label.setText("")
+        elif self._pages:
+            self.page_label.setText(f"{self._title} — page {self._page} of {self._pages}")
+        else:
+            self.page_label.setText(f"{self._title} — page {self._page}")
+
+    def _request(self) -> None:
+        if not self._path:
+            return
+        room = self._scroll.size()  # not the viewport: it shrinks when a scroll bar shows
+        terms = self._terms if self._page == self._shown_in_page else ()
+        request = _PageRequest(
+            self._path,
+            self._page,
+            (max(16, room.width()), max(16, room.height())),
+            self.devicePixelRatioF(),
+            terms,
+        )
+        if request == self._latest:
+            return
+        self._latest = request
+        scrollbar = self._scroll.verticalScrollBar().sizeHint().width()
+        self._pool.start(
+            _Job(
+                lambda: _show_page_job(request, scrollbar),
+                lambda: self._latest == request,  # skip pages paged past before drawing
+                self._relay,
+            )
+        )
+
+    def _shown(self, shown: _PageShown) -> None:
+        if shown.request != self._latest:
+            return
+        if shown.error or shown.image is None:
+            self.image_label.setPixmap(QPixmap())
+            self.image_label.setMinimumHeight(0)
+            self.image_label.setText(shown.error or "cannot show this page")
+            self._update_controls()
+            return
+        self._title = shown.title
+        self._pages = shown.pages
+        pixmap = QPixmap.fromImage(shown.image)
+        pixmap.setDevicePixelRatio(shown.request.ratio)
+        self.image_label.setText("")
+        self.image_label.setPixmap(pixmap)
+        self.image_label.setMinimumHeight(round(pixmap.height() / shown.request.ratio))
+        self._update_controls()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_PageUp, Qt.Key.Key_Left):
+            self._step(-1)
+        elif event.key() in (Qt.Key.Key_PageDown, Qt.Key.Key_Right):
+            self._step(1)
+        else:
+            super().keyPressEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._path:
+            self._resize_timer.start()
