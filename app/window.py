@@ -1,4 +1,6 @@
-"""The main window: a search box focused on start, results that follow the typing.
+"""The main window: the library panel, a search box focused on start with results that
+follow the typing, and a preview that plays a lecture from the hit, or shows the slide or
+the code. Files dropped anywhere on it are imported in the background.
 
 Searches run on a worker thread (the model loads there on first use); each keystroke
 restarts a short debounce timer, and results of an older query than the newest are dropped,
@@ -7,16 +9,12 @@ so the window never waits on the engine.
 
 from __future__ import annotations
 
-import html
 import logging
-import os
-import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QRunnable, QSize, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -51,14 +49,21 @@ from PySide6.QtWidgets import (
 )
 
 from app.code_view import CodeView
+from app.importing import (
+    ImportJob,
+    ImportSignals,
+    file_state,
+    progress_text,
+    report_text,
+)
 from app.library_panel import LibraryPanel
 from app.playback import PlayerUnavailable
 from app.player import PlayerView
+from app.results import KIND_GLYPHS, KIND_NAMES, OPEN_HINT, ResultRow, thumbnail
 from app.slide_view import SlideView
 from app.tasks import Failure, Tasks
-from engine.errors import CoursedexError
 from engine.ingest.kinds import classify
-from engine.library import IngestProgress, IngestReport, Library, Outcome
+from engine.library import IngestProgress, Library
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters, SearchResult, query_terms
 from engine.types import SegmentKind, SourceKind, SourceStatus
@@ -72,212 +77,9 @@ _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
 ROW_BATCH = 4  # result rows added per turn of the event loop
-THUMB_W, THUMB_H = 112, 63
-OPEN_HINT = "Open a result to play it from the word, or to see its slide or code here."
-KIND_GLYPHS = {
-    SegmentKind.TRANSCRIPT: "\u25b6",  # play
-    SegmentKind.SCREEN: "\u25a3",  # a screen
-    SegmentKind.SLIDE: "\u25a4",  # a page of lines
-    SegmentKind.CODE: "{}",
-    SegmentKind.NOTE: "\u00b6",  # pilcrow
-}
-KIND_NAMES = {
-    SegmentKind.TRANSCRIPT: "Speech",
-    SegmentKind.SCREEN: "On screen",
-    SegmentKind.SLIDE: "Slides",
-    SegmentKind.CODE: "Code",
-    SegmentKind.NOTE: "Notes",
-}
 EMPTY_LIBRARY = (
     "Nothing indexed yet. Drop lecture videos, slide decks, code archives or notes here."
 )
-
-
-def location(result: SearchResult) -> str:
-    """Where in its file a hit is: mm:ss, page N, or path:line."""
-    if result.start_ms is not None:
-        seconds = result.start_ms // 1000
-        h, rest = divmod(seconds, 3600)
-        m, s = divmod(rest, 60)
-        return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-    if result.page is not None:
-        return f"page {result.page}"
-    if result.path_in_archive is not None:
-        line = result.line or result.line_start
-        return f"{result.path_in_archive}:{line}" if line else result.path_in_archive
-    return ""
-
-
-def snippet_html(result: SearchResult) -> str:
-    """The snippet with the query words in bold, escaped for a rich-text label."""
-    out: list[str] = []
-    last = 0
-    for a, b in result.highlights:
-        out.append(html.escape(result.snippet[last:a]))
-        out.append(f"<b>{html.escape(result.snippet[a:b])}</b>")
-        last = b
-    out.append(html.escape(result.snippet[last:]))
-    return "".join(out)
-
-
-class _ImportSignals(QObject):
-    progress = Signal(object)  # IngestProgress
-    finished = Signal(object)  # IngestReport, or an error message
-
-
-class _ImportJob(QRunnable):
-    """One ingest run on a worker thread (``paths`` None: finish what an earlier run left);
-    ``cancel`` stops it between files or stages."""
-
-    def __init__(
-        self,
-        library: Library,
-        paths: list[Path] | None,
-        signals: _ImportSignals,
-        course: str | None = None,
-    ) -> None:
-        super().__init__()
-        self.library = library
-        self.paths = paths
-        self.course = course
-        self.signals = signals
-        self.cancel = threading.Event()
-
-    def run(self) -> None:
-        lower_priority()
-        try:
-            progress = self.signals.progress.emit
-            if self.paths is None:
-                report = self.library.resume(progress=progress, cancel=self.cancel)
-            else:
-                report = self.library.ingest(
-                    self.paths, course=self.course, progress=progress, cancel=self.cancel
-                )
-            self.signals.finished.emit(report)
-        except CoursedexError as e:
-            self.signals.finished.emit(str(e))
-        except Exception as e:  # a worker reports every failure; it never dies silently
-            log.warning("import failed", exc_info=True)
-            self.signals.finished.emit(f"Import failed: {e}")
-
-
-IMPORT_NICENESS = 10
-
-
-def lower_priority() -> None:
-    """Run this thread (and the recognition process and model threads it starts) at a lower
-    CPU priority: on two cores, transcription would otherwise take the CPU the window
-    needs to answer within 100 ms. Linux sets niceness per thread; elsewhere, nothing."""
-    if sys.platform != "linux":
-        return
-    try:
-        tid = threading.get_native_id()
-        current = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, max(current, IMPORT_NICENESS))
-    except OSError as e:
-        log.info("import runs at normal priority: %s", e)
-
-
-def file_state(p: IngestProgress) -> str:
-    """A file's live state in the library panel: "transcribing 43%", then its outcome."""
-    if p.result is not None:
-        return (
-            p.result.outcome.value
-            if p.result.outcome != Outcome.ERROR
-            else (f"error: {p.result.detail}")
-        )
-    if p.file_fraction is not None:
-        return f"{p.stage} {p.file_fraction:.0%}"
-    return p.stage
-
-
-def progress_text(p: IngestProgress) -> str:
-    """One line: which file of how many, its stage and share, and the time left."""
-    stage = p.stage
-    if p.file_fraction is not None and p.result is None:
-        stage += f" {p.file_fraction:.0%}"
-    if p.detail:
-        stage += f" ({p.detail})"
-    left = ""
-    if p.eta_s is not None:
-        minutes, seconds = divmod(int(p.eta_s), 60)
-        left = f", {minutes}:{seconds:02d} left"
-    return f"Importing {p.index + 1}/{p.total} {Path(p.path).name}: {stage}{left}"
-
-
-def report_text(report: IngestReport) -> str:
-    counts = [f"{report.count(o)} {o.value}" for o in Outcome if report.count(o)]
-    lines = [f"Import finished: {', '.join(counts) or 'nothing to do'}"]
-    lines += [f"{Path(f.path).name}: {f.detail}" for f in report.errors[:5]]
-    return "\n".join(lines)
-
-
-class ResultRow(QWidget):
-    """One result: kind icon, thumbnail, "kind · course", title, where, snippet."""
-
-    def __init__(self, result: SearchResult, icon: QIcon, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.result = result
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        self.icon = QLabel()
-        self.icon.setPixmap(icon.pixmap(20, 20))
-        self.icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.icon.setToolTip(KIND_NAMES[result.kind])
-        self.thumb = QLabel()
-        self.thumb.setFixedSize(THUMB_W, THUMB_H)
-        self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.thumb.hide()
-        self.text = QLabel(
-            f"<small>{html.escape(KIND_NAMES[result.kind])} · {html.escape(result.course)}"
-            f"</small><br><b>{html.escape(result.title)}</b>&nbsp;&nbsp;"
-            f"{html.escape(location(result))}<br>{snippet_html(result)}"
-        )
-        self.text.setWordWrap(True)
-        self.text.setTextFormat(Qt.TextFormat.RichText)
-        self.text.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        layout.addWidget(self.icon)
-        layout.addWidget(self.thumb)
-        layout.addWidget(self.text, 1)
-
-    def set_thumbnail(self, image: QImage | None) -> None:
-        if image is None or image.isNull():
-            return
-        pixmap = QPixmap.fromImage(image).scaled(
-            THUMB_W,
-            THUMB_H,
-            Qt.AspectRatioMode.KeepAspectRatio,
-            Qt.TransformationMode.SmoothTransformation,
-        )
-        self.thumb.setPixmap(pixmap)
-        self.thumb.show()
-
-    def height_for(self, width: int) -> int:
-        layout = self.layout()
-        spacing = layout.spacing() if layout is not None else 6
-        text_width = width - 8 - 20 - spacing  # margins, the kind icon
-        if not self.thumb.isHidden():
-            text_width -= THUMB_W + spacing
-        return max(THUMB_H, self.text.heightForWidth(max(120, text_width))) + 10
-
-
-def _thumbnail(result: SearchResult) -> QImage | None:
-    """The scene on screen at a video hit, or the slide page of a slide hit (worker thread)."""
-    from app.pages import ViewerError, render_page
-
-    if result.thumbnail:
-        image = QImage(result.thumbnail)
-        return None if image.isNull() else image
-    page = result.page if result.kind == SegmentKind.SLIDE else None
-    deck = result.source
-    if page is None and result.slide is not None:
-        deck, page = result.slide
-    if page is None:
-        return None
-    try:
-        return render_page(deck, page, THUMB_W * 2)
-    except ViewerError:
-        return None
 
 
 class SearchWindow(QMainWindow):
@@ -400,10 +202,10 @@ class SearchWindow(QMainWindow):
 
         self._import_pool = QThreadPool(self)
         self._import_pool.setMaxThreadCount(1)
-        self._import_signals = _ImportSignals(self)
+        self._import_signals = ImportSignals(self)
         self._import_signals.progress.connect(self._import_progress)
         self._import_signals.finished.connect(self._import_finished)
-        self._job: _ImportJob | None = None
+        self._job: ImportJob | None = None
         self._queued: list[tuple[list[Path], str | None]] = []
         self._seen_in_panel: set[str] = set()  # files of this run the panel already lists
 
@@ -566,7 +368,7 @@ class SearchWindow(QMainWindow):
 
         def job() -> tuple[list[SearchResult], dict[int, QImage | None], float]:
             outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
-            thumbs = {r.segment_id: _thumbnail(r) for r in outcome.results}
+            thumbs = {r.segment_id: thumbnail(r) for r in outcome.results}
             return outcome.results, thumbs, outcome.took_ms.get("total", 0.0)
 
         self.tasks.run(job, lambda payload: self._show(generation, payload))
@@ -761,7 +563,7 @@ class SearchWindow(QMainWindow):
                 f"{self.import_status.text()}\n{len(paths)} more item(s) wait their turn"
             )
             return
-        self._start_job(_ImportJob(self.library, list(paths), self._import_signals, course))
+        self._start_job(ImportJob(self.library, list(paths), self._import_signals, course))
         self.import_status.setText(f"Importing {len(paths)} item{'s' if len(paths) > 1 else ''}…")
 
     def resume_pending(self) -> bool:
@@ -769,12 +571,12 @@ class SearchWindow(QMainWindow):
         pending = [s for s in self.library.sources() if s.status in _UNFINISHED]
         if not pending or self._job is not None:
             return False
-        self._start_job(_ImportJob(self.library, None, self._import_signals))
+        self._start_job(ImportJob(self.library, None, self._import_signals))
         n = len(pending)
         self.import_status.setText(f"Resuming the import of {n} file{'s' if n != 1 else ''}…")
         return True
 
-    def _start_job(self, job: _ImportJob) -> None:
+    def _start_job(self, job: ImportJob) -> None:
         self._job = job
         self.progress.setValue(0)
         self.progress.show()

@@ -12,14 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.window import (
-    EMPTY_LIBRARY,
-    IMPORT_NICENESS,
-    SearchWindow,
-    location,
-    lower_priority,
-    progress_text,
-)
+from app.importing import IMPORT_NICENESS, lower_priority, progress_text
+from app.results import location
+from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.types import SegmentKind
 from tests.app.ui import drop
