@@ -30,30 +30,17 @@ from engine.cli import DEMO_COURSE, default_models, demo_files  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
 from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
-from tools.lecture_media import Clip, make_lecture_video, slide_image  # noqa: E402
+from tools.lecture_media import make_long_lecture  # noqa: E402
 
 CACHE = ROOT / ".bench-cache" / "ui-stalls"
-TOPICS = ["sorting", "searching", "hashing", "graphs", "trees",
-          "heaps", "recursion", "dynamic programming", "greedy choices", "complexity"]  # fmt: skip
 
 
 def lecture() -> Path:
     folder = CACHE / "Long lecture"
     video = folder / "lecture.mp4"
-    if video.exists():
-        return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    clips = []
-    for i, topic in enumerate(TOPICS):
-        sentences = [
-            f"This part of the lecture is about {topic}.",
-            f"We look at how {topic} works on a small example and then on a large one.",
-            "Write down each step, check it against the slide, and ask why it is correct.",
-            f"The running time of {topic} depends on the input and on the data structure.",
-        ]
-        image = slide_image([topic.title(), f"Part {i + 1}"], CACHE / f"{i}.png", size=(640, 360))
-        clips.append(Clip(image, " ".join(sentences * 4), seconds=60.0))
-    make_lecture_video(video, clips, fps=5)
+    if not video.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        make_long_lecture(video, CACHE / "pictures")
     return folder
 
 

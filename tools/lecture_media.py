@@ -192,3 +192,28 @@ def make_audio(path: Path, text: str, *, voice: str = "en-us") -> int:
         else:
             _run(["ffmpeg", "-v", "error", "-y", "-i", str(wav), "-ac", "1", str(path)])
     return ms
+
+
+LONG_LECTURE_TOPICS = (
+    "sorting", "searching", "hashing", "graphs", "trees",
+    "heaps", "recursion", "dynamic programming", "greedy choices", "complexity",
+)  # fmt: skip
+
+
+def make_long_lecture(path: Path, pictures: Path) -> list[int]:
+    """An 11-minute narrated lecture: ten 640x360 slides of about a minute of real speech
+    each, at 5 frames/s (for tests and benchmarks of long imports). ``pictures`` is a
+    folder for the slide images. Returns the start of each slide, in ms."""
+    pictures.mkdir(parents=True, exist_ok=True)
+    clips = []
+    for i, topic in enumerate(LONG_LECTURE_TOPICS):
+        sentences = [
+            f"This part of the lecture is about {topic}.",
+            f"We look at how {topic} works on a small example and then on a large one.",
+            "Write down each step, check it against the slide, and ask why it is correct.",
+            f"The running time of {topic} depends on the input and on the data structure.",
+        ]
+        picture = pictures / f"slide-{i:02d}.png"
+        image = slide_image([topic.title(), f"Part {i + 1}"], picture, size=(640, 360))
+        clips.append(Clip(image, " ".join(sentences * 4), seconds=60.0))
+    return make_lecture_video(path, clips, fps=5)

@@ -21,7 +21,7 @@ from engine.types import SegmentKind
 from tests.app.ui import StallMeter, drop, make_test_video
 from tests.conftest import HIPPO_MS, LECTURE_CUES, SORTING_PY
 from tests.factories import make_code_zip, make_pdf, make_srt
-from tools.lecture_media import Clip, make_lecture_video, slide_image
+from tools.lecture_media import make_long_lecture
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
 
@@ -148,27 +148,10 @@ def test_filters_narrow_results_to_a_course_and_a_kind(
 
 @pytest.fixture(scope="module")
 def ten_minute_lecture(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 10-minute narrated lecture of ten slides (espeak-ng speech, real words)."""
+    """An 11-minute narrated lecture of ten slides (espeak-ng speech, real words)."""
     folder = tmp_path_factory.mktemp("long") / "Long lecture"
     folder.mkdir()
-    topics = [
-        "sorting", "searching", "hashing", "graphs", "trees",
-        "heaps", "recursion", "dynamic programming", "greedy choices", "complexity",
-    ]  # fmt: skip
-    clips = []
-    for i, topic in enumerate(topics):
-        sentences = [
-            f"This part of the lecture is about {topic}.",
-            f"We look at how {topic} works on a small example and then on a large one.",
-            "Write down each step, check it against the slide, and ask why it is correct.",
-            f"The running time of {topic} depends on the input and on the data structure.",
-        ]
-        narration = " ".join(sentences * 4)  # about a minute of speech
-        image = slide_image(
-            [topic.title(), f"Part {i + 1}"], folder.parent / f"{i}.png", size=(640, 360)
-        )
-        clips.append(Clip(image, narration, seconds=60.0))
-    make_lecture_video(folder / "lecture.mp4", clips, fps=5)
+    make_long_lecture(folder / "lecture.mp4", folder.parent / "pictures")
     return folder
 
 
