@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,7 +43,6 @@ class ImportJob(QRunnable):
         self.cancel = threading.Event()
 
     def run(self) -> None:
-        lower_priority()
         try:
             progress = self.signals.progress.emit
             if self.paths is None:
@@ -60,23 +57,6 @@ class ImportJob(QRunnable):
         except Exception as e:  # a worker reports every failure; it never dies silently
             log.warning("import failed", exc_info=True)
             self.signals.finished.emit(f"Import failed: {e}")
-
-
-IMPORT_NICENESS = 10
-
-
-def lower_priority() -> None:
-    """Run this thread (and the recognition process and model threads it starts) at a lower
-    CPU priority: on two cores, transcription would otherwise take the CPU the window
-    needs to answer within 100 ms. Linux sets niceness per thread; elsewhere, nothing."""
-    if sys.platform != "linux":
-        return
-    try:
-        tid = threading.get_native_id()
-        current = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, max(current, IMPORT_NICENESS))
-    except OSError as e:
-        log.info("import runs at normal priority: %s", e)
 
 
 def file_state(p: IngestProgress) -> str:

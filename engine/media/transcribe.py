@@ -35,6 +35,7 @@ BEAM_SIZE = 1  # greedy decoding; bench/speech_wer.py and bench/video_import.py 
 _POLL_S = 0.2
 _START_TIMEOUT_S = 120.0  # model load + decode before the first message
 PIECE_S = 300  # audio is recognised in pieces of about this many seconds (bounded memory)
+BACKGROUND_NICENESS = 10  # the recognition process runs at this niceness (POSIX)
 _SEARCH_S = 10  # a piece ends at the quietest moment this close to its nominal end
 
 
@@ -76,8 +77,10 @@ class Transcriber:
         language: str | None = None,
         vad: bool = True,
         beam_size: int = BEAM_SIZE,
+        niceness: int = BACKGROUND_NICENESS,
     ) -> None:
         self.model_dir = model_dir
+        self.niceness = niceness
         self.threads = max(1, threads)
         self.language = language
         self.vad = vad
@@ -110,6 +113,7 @@ class Transcriber:
             self.language,
             self.vad,
             self.beam_size,
+            self.niceness,
         )
         child = ctx.Process(target=_child_main, args=(sender, job), daemon=True)
         started = time.monotonic()
@@ -212,6 +216,7 @@ class _Job:
     language: str | None
     vad: bool
     beam_size: int
+    niceness: int
 
 
 def _watch_parent(parent: int) -> None:
@@ -222,8 +227,20 @@ def _watch_parent(parent: int) -> None:
             os._exit(3)
 
 
+def _lower_priority(niceness: int) -> None:
+    """Recognition is background work: at a lower CPU priority it leaves the cores to what
+    the user is doing (the window must answer within 100 ms on two cores) and loses nothing
+    on an idle machine. POSIX only; elsewhere it runs at normal priority."""
+    if niceness > 0 and hasattr(os, "nice"):
+        try:
+            os.nice(niceness)
+        except OSError as e:
+            log.info("recognition runs at normal priority: %s", e)
+
+
 def _child_main(conn: Connection, job: _Job) -> None:
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    _lower_priority(job.niceness)
     try:
         _recognise(conn, job)
     except (BrokenPipeError, EOFError):

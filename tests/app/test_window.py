@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-import threading
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.importing import IMPORT_NICENESS, lower_priority, progress_text
+from app.importing import progress_text
 from app.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.library import IngestProgress, IngestReport, Library, Outcome
@@ -91,18 +87,3 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
 def test_progress_line_names_file_stage_and_time_left() -> None:
     p = IngestProgress("/x/lecture.mp4", 1, 3, "transcribing", 0.4, 95.0, None, 0.43, "0.04x")
     assert progress_text(p) == "Importing 2/3 lecture.mp4: transcribing 43% (0.04x), 1:35 left"
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="niceness per thread is Linux's")
-def test_import_threads_run_at_lower_priority_and_the_ui_thread_does_not() -> None:
-    seen: list[int] = []
-
-    def worker() -> None:
-        lower_priority()
-        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-
-    thread = threading.Thread(target=worker)
-    thread.start()
-    thread.join()
-    assert seen == [IMPORT_NICENESS]
-    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < IMPORT_NICENESS

@@ -13,7 +13,12 @@ import pytest
 
 from engine.errors import Cancelled, UnreadableFileError, WorkerCrashed
 from engine.media.probe import probe
-from engine.media.transcribe import SpeechSegment, Transcriber, TranscriptionProgress
+from engine.media.transcribe import (
+    BACKGROUND_NICENESS,
+    SpeechSegment,
+    Transcriber,
+    TranscriptionProgress,
+)
 from engine.models.registry import ModelRegistry
 from tools.lecture_media import Clip, make_audio, make_lecture_video, slide_image
 
@@ -113,6 +118,35 @@ def test_a_killed_child_raises_worker_crashed(whisper_dir: Path, speech: tuple[P
     threading.Thread(target=kill_child, daemon=True).start()
     with pytest.raises(WorkerCrashed, match=r"signal 9|exit code"):
         _run(Transcriber(whisper_dir), path)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="POSIX niceness")
+def test_the_child_recognises_at_background_priority(
+    whisper_dir: Path, speech: tuple[Path, int]
+) -> None:
+    path, _ = speech
+    before = _children()
+    seen: list[int] = []
+    done = threading.Event()
+
+    def look() -> None:  # the child lowers its priority as it starts: read until it ends
+        while not done.is_set():
+            for pid in _children() - before:
+                try:
+                    seen.append(os.getpriority(os.PRIO_PROCESS, pid))
+                except OSError:
+                    continue
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=look, daemon=True)
+    watcher.start()
+    try:
+        _run(Transcriber(whisper_dir), path)
+    finally:
+        done.set()
+        watcher.join()
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen and max(seen) == min(19, ours + BACKGROUND_NICENESS)
 
 
 def _children() -> set[int]:
