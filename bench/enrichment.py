@@ -175,8 +175,10 @@ def main() -> None:
 
     texts, videos = _windows(args.stride)
     windows = _window_vectors(embedder, texts, args.cache)
-    print(f"\ndense only, {len(texts)} windows of {WINDOW} cues over 76 videos, ")
-    print(f"{len(long_ids)} long dev queries, video level")
+    print(
+        f"\ndense only, {len(texts)} windows of {WINDOW} cues over 76 videos, "
+        f"{len(long_ids)} long dev queries, video level"
+    )
     print(f"{'dense query':<34} {'Hit@1':>6} {'Hit@10':>7} {'MRR@10':>7}")
     want = [gold[i] for i in long_ids]
     for name, make in variants.items():
