@@ -426,13 +426,38 @@ def cmd_eval(ctx: Context) -> int:
     data = Path(args.data) if args.data else evaluate.default_data_dir()
     work = Path(args.work) if args.work else None
     embedder = ctx.registry.load_embedder(ctx.args.model or ctx.config.embedder, ctx.config.threads)
+    reranker = None
+    if args.reranker:
+        from engine.models.reranker import OnnxReranker
+
+        folder = Path(args.reranker)
+        reranker = OnnxReranker(
+            folder if folder.is_dir() else ctx.registry.path(args.reranker), ctx.config.threads
+        )
     bar = ProgressBar(sys.stderr)
     if args.benchmark == "tutorialvqa":
         table = evaluate.tutorialvqa(
-            data, args.split, ctx.config, embedder, work, args.limit_queries, bar
+            data,
+            args.split,
+            ctx.config,
+            embedder,
+            work,
+            args.limit_queries,
+            bar,
+            reranker=reranker,
+            ablation=args.ablation,
         )
     else:
-        table = evaluate.scifact(data, ctx.config, embedder, work, args.limit_queries, bar)
+        table = evaluate.scifact(
+            data,
+            ctx.config,
+            embedder,
+            work,
+            args.limit_queries,
+            bar,
+            reranker=reranker,
+            ablation=args.ablation,
+        )
     bar.finish()
     if args.json:
         print(json.dumps(table))
@@ -576,6 +601,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--work", help="folder for the benchmark's library (default: a cache folder)")
     s.add_argument("--limit-queries", type=int, default=None, help=argparse.SUPPRESS)
     s.add_argument("--model", help="embedder (default: all-minilm-l6-v2-int8)")
+    s.add_argument("--reranker", help="cross-encoder: an installed model's name or a model folder")
+    s.add_argument(
+        "--ablation", action="store_true", help="one row per retrieval stage added to hybrid"
+    )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_eval)
 

@@ -44,6 +44,16 @@ class SearchConfig:
     passage_rank: bool = True  # a third fused list: candidates by their best sentence
     passage_follow: float = 0.25  # share of the next sentence's score a sentence gets
     dedup: bool = True  # overlapping windows that seek to the same moment are one hit
+    near_duplicates: float = 0.9  # Jaccard on words at or above which two hits are one (0: off)
+    mmr: float = 0.0  # MMR lambda over the head (0: off; ~0.7 trades relevance for variety)
+    enrich: bool = False  # long queries: KeyBERT keyphrases for the dense side only
+    enrich_min_words: int = 12
+    rerank: bool = True  # with a reranker installed: cross-encoder on the fused head
+    rerank_top: int = 20
+    rerank_budget_ms: float = 60.0  # batches start only while this much time has not passed
+    rerank_words: int = 48  # words of each candidate (around its best sentence) it reads
+    gate: float = 0.35  # early exit: best dense similarity below this and little word overlap
+    gate_overlap: float = 0.5  # share of the query's term weight that overrides the gate
     snippet_words: int = 32
     hnsw_ef: int = 128
 
@@ -66,6 +76,7 @@ class MediaConfig:
 class EngineConfig:
     threads: int = 2
     embedder: str = "all-minilm-l6-v2-int8"
+    reranker: str | None = "ms-marco-minilm-l6-v2-int8"  # used when installed; None: never
     media: MediaConfig = field(default_factory=MediaConfig)
     limits: IngestLimits = field(default_factory=IngestLimits)
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)

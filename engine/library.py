@@ -26,6 +26,7 @@ from engine.config import EngineConfig, SearchConfig
 from engine.errors import (
     Cancelled,
     CoursedexError,
+    ModelError,
     ModelMismatchError,
     NotFoundError,
     UnreadableFileError,
@@ -33,7 +34,7 @@ from engine.errors import (
 from engine.ingest.safezip import open_zip, read_member
 from engine.ingest.text import decode_text, read_text
 from engine.media.transcript import SpeechPart, transcript_windows
-from engine.models import Embedder
+from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Course, SegmentRow, Source, Store
@@ -145,6 +146,7 @@ class Library:
         embedder: Callable[[], Embedder],
         *,
         models: ModelRegistry | None = None,
+        reranker: Callable[[], Reranker | None] | None = None,
     ) -> None:
         self.folder = folder
         self.config = config
@@ -160,9 +162,18 @@ class Library:
         self._index: VectorIndex | None = None
         self._index_lock = threading.RLock()
         self._missing_vectors: set[int] = set()
+        self._load_reranker = reranker or self._installed_reranker
+        self._reranker: Reranker | None = None
+        self._reranker_tried = False
+        self._reranker_lock = threading.Lock()
         self._open_index()
         self.searcher = Searcher(
-            self.store, self._index_if_any, self._embedder_if_any, config.search, self.thumbs
+            self.store,
+            self._index_if_any,
+            self._embedder_if_any,
+            config.search,
+            self.thumbs,
+            reranker=self.reranker,
         )
 
     @classmethod
@@ -173,10 +184,11 @@ class Library:
         embedder: Callable[[], Embedder],
         *,
         models: ModelRegistry | None = None,
+        reranker: Callable[[], Reranker | None] | None = None,
     ) -> Library:
-        """Open (or create) a library. ``models`` finds the speech model (default: the
-        user's model folder)."""
-        return cls(Path(folder), config, embedder, models=models)
+        """Open (or create) a library. ``models`` finds the speech model and the reranker
+        (default: the user's model folder); ``reranker`` replaces the installed one."""
+        return cls(Path(folder), config, embedder, models=models, reranker=reranker)
 
     def close(self) -> None:
         self.save()
@@ -213,6 +225,26 @@ class Library:
                 if self._missing_vectors:
                     self._embed_missing(model)
             return self._embedder
+
+    def reranker(self) -> Reranker | None:
+        """The cross-encoder, loaded on first use; None when none is installed (or it
+        cannot be loaded: search then ranks without it, and says why once in the log)."""
+        with self._reranker_lock:
+            if not self._reranker_tried:
+                self._reranker_tried = True
+                try:
+                    self._reranker = self._load_reranker()
+                except ModelError as e:
+                    log.warning("searching without a reranker: %s", e)
+            return self._reranker
+
+    def _installed_reranker(self) -> Reranker | None:
+        name = self.config.reranker
+        if name is None or not any(m.installed for m in self.models.list() if m.name == name):
+            return None
+        from engine.models.reranker import OnnxReranker
+
+        return OnnxReranker(self.models.path(name), self.config.threads)
 
     def _embed_missing(self, model: Embedder) -> None:
         """Re-embed segments whose stored vector was lost (found by the check at open)."""

@@ -17,12 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from engine.config import SearchConfig
+from engine.diversity import jaccard, mmr, word_set
 from engine.store import SegmentRow, Store
 from engine.types import SegmentKind, SourceKind, Timing
 
 if TYPE_CHECKING:
-    from engine.models import Embedder
+    from engine.enrich import QueryEnricher
+    from engine.models import Embedder, Reranker
     from engine.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -347,6 +351,42 @@ def _same_moment(a: SearchResult, b: SearchResult) -> bool:
     return a.path_in_archive == b.path_in_archive and abs(a.start_ms - b.start_ms) < 2000
 
 
+def rerank_text(
+    row: SegmentRow, passage: tuple[int, float] | None, weights: dict[str, float], words: int
+) -> str:
+    """What the cross-encoder reads of a candidate: its heading (or file title) and about
+    ``words`` words around its best-matching sentence."""
+    around = None
+    if passage is not None and row.timings:
+        found = row.text.find(row.timings[passage[0]].text[:40])
+        around = None if found < 0 else found
+    window, _ = make_snippet(row.text, weights, words=words, around=around)
+    context = row.heading or row.source_title
+    return f"{context}. {window.strip('…')}" if context else window.strip("…")
+
+
+def _gated(
+    cfg: SearchConfig,
+    best_similarity: float | None,
+    passages: dict[int, tuple[int, float] | None],
+    weights: dict[str, float],
+    query: str,
+    typing: bool,
+) -> bool:
+    """Early exit: no segment's vector is close to the query's, and no candidate has a
+    sentence holding a good share of the query's term weight (the word being typed does
+    not count: it may be the start of a longer one). Without vectors, never."""
+    if best_similarity is None or best_similarity >= cfg.gate:
+        return False
+    words = _WORD.findall(query)
+    typed = stem(_fold(words[-1])) if typing and words and query[-1].isalnum() else None
+    total = sum(w for s, w in weights.items() if s != typed)
+    if total <= 0:
+        return False
+    best = max((p[1] for p in passages.values() if p is not None), default=0.0)
+    return min(best, total) / total < cfg.gate_overlap
+
+
 def best_line(text: str, weights: dict[str, float]) -> int | None:
     """0-based line of ``text`` that best matches the query stems (for code hits)."""
     score = _scorer(weights)
@@ -470,6 +510,10 @@ class SearchResult:
 class SearchOutcome:
     results: list[SearchResult]
     took_ms: dict[str, float] = field(default_factory=dict)
+    # Early exit: nothing in the library came close (no results were returned for it).
+    gated: bool = False
+    best_similarity: float | None = None  # of the nearest segment's vector to the query's
+    reranked: int = 0  # candidates the cross-encoder scored (0: no reranker or stage off)
 
 
 class Searcher:
@@ -482,9 +526,13 @@ class Searcher:
         embedder: Callable[[], Embedder | None],
         config: SearchConfig,
         thumbs: Path | None = None,
+        reranker: Callable[[], Reranker | None] = lambda: None,
     ) -> None:
         self._store = store
         self._thumbs = thumbs
+        self._reranker = reranker
+        self._enricher: QueryEnricher | None = None
+        self._enriched_by: Embedder | None = None
         self._index = index
         self._embedder = embedder
         self.config = config
@@ -560,16 +608,20 @@ class Searcher:
 
         index = self._index() if cfg.dense else None
         embedder = self._embedder() if cfg.dense and index is not None and len(index) else None
+        best_similarity: float | None = None
         if index is not None and embedder is not None and query_terms(query):
             t0 = time.perf_counter()
-            vector = embedder.embed([query], query=True)[0]
+            dense_query = self._enriched(query, embedder) if cfg.enrich else query
+            vector = embedder.embed([dense_query], query=True)[0]
             took["embed"] = (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()
             allowed = None
             if kinds or course_id is not None:
                 allowed = self._allowed(tuple(kinds), course_id).__contains__
-            ids, _distances = index.search(vector, pool, ef=max(cfg.hnsw_ef, pool), allowed=allowed)
+            ids, distances = index.search(vector, pool, ef=max(cfg.hnsw_ef, pool), allowed=allowed)
             ranking = [int(i) for i in ids]
+            if len(distances):
+                best_similarity = 1.0 - float(distances[0])
             dense_rank = {sid: i for i, sid in enumerate(ranking, start=1)}
             lists.append(ranking)
             took["dense"] = (time.perf_counter() - t0) * 1000
@@ -589,16 +641,36 @@ class Searcher:
             lists.append([sid for sid, _ in sorted(scored, key=lambda kv: (-kv[1], kv[0]))])
         took["passages"] = (time.perf_counter() - t0) * 1000
 
-        t0 = time.perf_counter()
         fused = fuse_rrf(lists, cfg.rrf_k)
+        if cfg.gate > 0 and _gated(cfg, best_similarity, passages, weights, query, typing):
+            took["total"] = sum(took.values())
+            return SearchOutcome([], took, gated=True, best_similarity=best_similarity)
+        scores = dict(fused)
+        order = [sid for sid, _ in fused if sid in rows]
+        reranked = 0
+        reranker = self._reranker() if cfg.rerank and cfg.rerank_top > 0 and order else None
+        if reranker is not None:
+            t0 = time.perf_counter()
+            order, reranked = self._rerank(reranker, query, order, rows, passages, weights, cfg)
+            took["rerank"] = (time.perf_counter() - t0) * 1000
+        if cfg.mmr > 0 and len(order) > 1 and index is not None:
+            t0 = time.perf_counter()
+            order = self._diversify(order, scores, index.dimension, limit, cfg.mmr)
+            took["mmr"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
         results: list[SearchResult] = []
-        for sid, score in fused:
-            if sid not in rows:
+        kept_words: list[frozenset[str]] = []
+        for sid in order:
+            words = word_set(rows[sid].text) if cfg.near_duplicates > 0 else frozenset()
+            if cfg.near_duplicates > 0 and any(
+                jaccard(words, other) >= cfg.near_duplicates for other in kept_words
+            ):
                 continue
             result = self._result(
                 rows[sid],
                 passages.get(sid),
-                score,
+                scores[sid],
                 weights,
                 cfg,
                 ft_rank.get(sid),
@@ -607,11 +679,60 @@ class Searcher:
             if cfg.dedup and any(_same_moment(result, kept) for kept in results):
                 continue
             results.append(result)
+            kept_words.append(words)
             if len(results) == limit:
                 break
         took["fuse"] = (time.perf_counter() - t0) * 1000
         took["total"] = sum(took.values())
-        return SearchOutcome(results, took)
+        return SearchOutcome(results, took, best_similarity=best_similarity, reranked=reranked)
+
+    def _enriched(self, query: str, embedder: Embedder) -> str:
+        """The dense side's text for a long query: KeyBERT keyphrases, then the query."""
+        from engine.enrich import QueryEnricher
+
+        if self._enricher is None or self._enriched_by is not embedder:
+            self._enricher = QueryEnricher(embedder, min_words=self.config.enrich_min_words)
+            self._enriched_by = embedder
+        return self._enricher.dense_query(query)
+
+    def _rerank(
+        self,
+        reranker: Reranker,
+        query: str,
+        order: list[int],
+        rows: dict[int, SegmentRow],
+        passages: dict[int, tuple[int, float] | None],
+        weights: dict[str, float],
+        cfg: SearchConfig,
+    ) -> tuple[list[int], int]:
+        """The head of ``order`` sorted by the cross-encoder (what the time budget let it
+        score), the rest as fused. Each candidate is read as its heading and the words
+        around its best sentence, so a pair stays short."""
+        head = order[: cfg.rerank_top]
+        texts = [
+            rerank_text(rows[sid], passages.get(sid), weights, cfg.rerank_words) for sid in head
+        ]
+        logits = reranker.score(query, texts, budget_ms=cfg.rerank_budget_ms)
+        scored = [(sid, float(x)) for sid, x in zip(head, logits, strict=True) if not math.isnan(x)]
+        unscored = [sid for sid, x in zip(head, logits, strict=True) if math.isnan(x)]
+        ranked = [sid for sid, _ in sorted(scored, key=lambda kv: -kv[1])]
+        return ranked + unscored + order[cfg.rerank_top :], len(scored)
+
+    def _diversify(
+        self, order: list[int], scores: dict[int, float], dimension: int, limit: int, lam: float
+    ) -> list[int]:
+        """MMR over the candidates that can reach the page (three times the limit)."""
+        head = order[: limit * 3]
+        found, vectors = self._store.vectors(head, dimension)
+        ids = [int(i) for i in found]
+        if len(ids) < 2:
+            return order
+        raw = np.array([scores[sid] for sid in ids], dtype=np.float64)
+        span = float(raw.max() - raw.min())
+        relevance = (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
+        picked = [ids[i] for i in mmr(relevance, vectors, len(ids), lam)]
+        chosen = set(picked)
+        return picked + [sid for sid in order if sid not in chosen]
 
     def _result(
         self,

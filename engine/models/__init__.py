@@ -33,4 +33,22 @@ class Embedder(Protocol):
     ) -> npt.NDArray[np.float32]: ...
 
 
-__all__ = ["Embedder"]
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores (query, passage) pairs; higher is more relevant. Passages it had no time for
+    (``budget_ms``) get NaN."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def score(
+        self,
+        query: str,
+        passages: Sequence[str],
+        *,
+        batch_size: int = 8,
+        budget_ms: float | None = None,
+    ) -> npt.NDArray[np.float32]: ...
+
+
+__all__ = ["Embedder", "Reranker"]

@@ -228,9 +228,11 @@ def test_filters(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Path) -> 
     two = _search(cli, "energy", "--kind", "slide", "--kind", "note", "--limit", "50")
     assert {r["kind"] for r in two} == {"slide", "note"}
 
-    chem = _search(cli, "hippopotamus", "--course", "Chemistry", "--limit", "50")
+    chem = _search(cli, "titrant drops", "--course", "Chemistry", "--limit", "50")
     assert [(r["source"], r["course"]) for r in chem] == [(str(chemistry_notes), "Chemistry")]
-    bio = _search(cli, "burette", "--course", "Biology 101", "--limit", "50")
+    # Nothing in Chemistry is close to a hippopotamus: no Biology hit leaks through.
+    assert _search(cli, "hippopotamus", "--course", "Chemistry", "--limit", "50") == []
+    bio = _search(cli, "energy", "--course", "Biology 101", "--limit", "50")
     listed = cli("list", "--course", "Biology 101", "--json").json()
     assert isinstance(listed, list)
     assert len(bio) == sum(s["segments"] for s in listed) == 10

@@ -26,11 +26,14 @@ def test_graded_ndcg_with_linear_gain() -> None:
 
 
 def test_table_prints_every_mode() -> None:
-    row = {"ndcg@10": 0.5, "mrr@10": 0.4, "hit@1": 0.3, "hit@10": 0.7, "p50_ms": 9, "p95_ms": 20}
+    row = {
+        "ndcg@10": 0.5, "mrr@10": 0.4, "hit@1": 0.3, "hit@10": 0.7, "p50_ms": 9, "p95_ms": 20,
+        "off_topic_answered": 0.25,
+    }  # fmt: skip
     table = {
         "benchmark": "b", "queries": 2, "segments": 3, "embedder": "m@1", "reranker": "off",
         "ingest_s": 1.0, "rows": {"full-text": row, "dense": row, "hybrid": row},
     }  # fmt: skip
     text = format_table(table)
-    assert [line.split()[0] for line in text.splitlines()[2:]] == ["full-text", "dense", "hybrid"]
-    assert "0.500" in text and "reranker off" in text
+    assert [line.split()[0] for line in text.splitlines()[3:]] == ["full-text", "dense", "hybrid"]
+    assert "0.500" in text and "reranker off" in text and "25%" in text

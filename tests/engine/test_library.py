@@ -36,7 +36,9 @@ from tests.conftest import (
 
 REPO = Path(__file__).resolve().parents[2]
 FULLTEXT_ONLY = SearchConfig(dense=False)
-DENSE_ONLY = SearchConfig(fulltext=False)
+# The dense probes below are loose paraphrases: the early-exit gate (tested on its own in
+# test_search_stages.py) stays off so they test the vectors alone.
+DENSE_ONLY = SearchConfig(fulltext=False, gate=0.0)
 WEIRD_QUERIES = (
     '"',
     "NOT",
@@ -554,9 +556,13 @@ def test_filters_by_kind_and_course(
     assert sorted((r.page or 0) for r in slides.results) == [1, 2]
     assert {r.source for r in slides.results} == {str(mixed_course.slides)}
 
-    chem = built_library.search("hippopotamus", limit=50, filters=SearchFilters(course="Chemistry"))
+    chem = built_library.search(
+        "titrant drops", limit=50, filters=SearchFilters(course="Chemistry")
+    )
     assert [r.source for r in chem.results] == [str(chemistry_notes)]
-    biology = built_library.search("burette", limit=50, filters=SearchFilters(course="Biology 101"))
+    # Nothing in Chemistry is close to a hippopotamus: no Biology hit leaks through.
+    assert built_library.search("hippopotamus", filters=SearchFilters(course="Chemistry")).gated
+    biology = built_library.search("energy", limit=50, filters=SearchFilters(course="Biology 101"))
     assert biology.results and all(r.course == "Biology 101" for r in biology.results)
     with pytest.raises(NotFoundError, match="Astronomy"):
         built_library.search("stars", filters=SearchFilters(course="Astronomy"))
