@@ -435,28 +435,14 @@ def cmd_eval(ctx: Context) -> int:
             folder if folder.is_dir() else ctx.registry.path(args.reranker), ctx.config.threads
         )
     bar = ProgressBar(sys.stderr)
+    options = {"reranker": reranker, "ablation": args.ablation}
     if args.benchmark == "tutorialvqa":
         table = evaluate.tutorialvqa(
-            data,
-            args.split,
-            ctx.config,
-            embedder,
-            work,
-            args.limit_queries,
-            bar,
-            reranker=reranker,
-            ablation=args.ablation,
+            data, args.split, ctx.config, embedder, work, args.limit_queries, bar, **options
         )
     else:
         table = evaluate.scifact(
-            data,
-            ctx.config,
-            embedder,
-            work,
-            args.limit_queries,
-            bar,
-            reranker=reranker,
-            ablation=args.ablation,
+            data, ctx.config, embedder, work, args.limit_queries, bar, **options
         )
     bar.finish()
     if args.json:

@@ -33,17 +33,9 @@ class OnnxEmbedder:
     """
 
     def __init__(self, model_dir: Path, threads: int = 2) -> None:
-        manifest = ModelManifest.load(model_dir)
-        if manifest.role is not ModelRole.EMBEDDER:
-            raise ModelError(f"{manifest.name} is a {manifest.role} model, not an embedder")
+        manifest = load_manifest(model_dir, ModelRole.EMBEDDER)
         if manifest.dimension is None:
             raise ModelError(f"manifest of {manifest.name} has no dimension")
-        # Sizes only: hashing on every load would cost a read of the whole model.
-        problems = manifest.verify(model_dir, full=False)
-        if problems:
-            raise ModelError(
-                f"model {manifest.name} in {model_dir} is incomplete: {'; '.join(problems)}"
-            )
         self.manifest = manifest
         self.name = manifest.name
         self.model_id = manifest.model_id
@@ -116,6 +108,25 @@ class OnnxEmbedder:
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             pooled = pooled / np.maximum(norms, 1e-12)
         return pooled.astype(np.float32, copy=False)
+
+
+def load_manifest(model_dir: Path, role: ModelRole) -> ModelManifest:
+    """The manifest of a model directory of ``role`` whose files are all there.
+
+    Raises:
+        ModelError: no manifest, another role, or a file missing or of the wrong size.
+    """
+    manifest = ModelManifest.load(model_dir)
+    if manifest.role is not role:
+        article = "an" if str(role)[0] in "aeiou" else "a"
+        raise ModelError(f"{manifest.name} is a {manifest.role} model, not {article} {role}")
+    # Sizes only: hashing on every load would cost a read of the whole model.
+    problems = manifest.verify(model_dir, full=False)
+    if problems:
+        raise ModelError(
+            f"model {manifest.name} in {model_dir} is incomplete: {'; '.join(problems)}"
+        )
+    return manifest
 
 
 def _load_tokenizer(path: Path, max_length: int) -> Tokenizer:

@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import ModelError
-from engine.models.embedder import TOKENIZER_FILE, _load_session, _load_tokenizer
-from engine.models.manifest import ModelManifest, ModelRole
+from engine.models.embedder import TOKENIZER_FILE, _load_session, _load_tokenizer, load_manifest
+from engine.models.manifest import ModelRole
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +33,7 @@ class OnnxReranker:
     """
 
     def __init__(self, model_dir: Path, threads: int = 2, max_length: int | None = None) -> None:
-        manifest = ModelManifest.load(model_dir)
-        if manifest.role is not ModelRole.RERANKER:
-            raise ModelError(f"{manifest.name} is a {manifest.role} model, not a reranker")
-        problems = manifest.verify(model_dir, full=False)
-        if problems:
-            raise ModelError(
-                f"model {manifest.name} in {model_dir} is incomplete: {'; '.join(problems)}"
-            )
+        manifest = load_manifest(model_dir, ModelRole.RERANKER)
         self.manifest = manifest
         self.name = manifest.name
         self.model_id = manifest.model_id
