@@ -41,10 +41,7 @@ class OnnxEmbedder:
         self.model_id = manifest.model_id
         self.dimension: int = manifest.dimension
         self._tokenizer = _load_tokenizer(model_dir / TOKENIZER_FILE, manifest.max_length)
-        self._session = _load_session(model_dir / manifest.model_file, threads)
-        self._input_names = {i.name for i in self._session.get_inputs()}
-        if "input_ids" not in self._input_names:
-            raise ModelError(f"{manifest.name}: the ONNX graph has no input_ids input")
+        self._session, self._input_names = open_session(model_dir, manifest, threads)
         self._output_name = self._pick_output()
 
     def _pick_output(self) -> str:
@@ -87,13 +84,8 @@ class OnnxEmbedder:
 
     def _embed_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds: dict[str, npt.NDArray[np.int64]] = {"input_ids": ids}
-        if "attention_mask" in self._input_names:
-            feeds["attention_mask"] = mask
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        feeds = model_feeds(encodings, self._input_names)
         try:
             (states,) = self._session.run([self._output_name], feeds)
         except Exception as e:  # onnxruntime raises its own untyped errors
@@ -127,6 +119,27 @@ def load_manifest(model_dir: Path, role: ModelRole) -> ModelManifest:
             f"model {manifest.name} in {model_dir} is incomplete: {'; '.join(problems)}"
         )
     return manifest
+
+
+def open_session(model_dir: Path, manifest: ModelManifest, threads: int) -> tuple[Any, set[str]]:
+    """The ONNX session of a model directory and its input names (``input_ids`` required)."""
+    session = _load_session(model_dir / manifest.model_file, threads)
+    names = {i.name for i in session.get_inputs()}
+    if "input_ids" not in names:
+        raise ModelError(f"{manifest.name}: the ONNX graph has no input_ids input")
+    return session, names
+
+
+def model_feeds(
+    encodings: Sequence[Any], input_names: set[str]
+) -> dict[str, npt.NDArray[np.int64]]:
+    """A transformer graph's inputs for a padded batch of tokenizer encodings."""
+    feeds = {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64)}
+    if "attention_mask" in input_names:
+        feeds["attention_mask"] = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    if "token_type_ids" in input_names:
+        feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    return feeds
 
 
 def _load_tokenizer(path: Path, max_length: int) -> Tokenizer:

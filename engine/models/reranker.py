@@ -17,7 +17,13 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import ModelError
-from engine.models.embedder import TOKENIZER_FILE, _load_session, _load_tokenizer, load_manifest
+from engine.models.embedder import (
+    TOKENIZER_FILE,
+    _load_tokenizer,
+    load_manifest,
+    model_feeds,
+    open_session,
+)
 from engine.models.manifest import ModelRole
 
 log = logging.getLogger(__name__)
@@ -39,10 +45,7 @@ class OnnxReranker:
         self.model_id = manifest.model_id
         length = min(manifest.max_length, max_length or manifest.max_length)
         self._tokenizer = _load_tokenizer(model_dir / TOKENIZER_FILE, length)
-        self._session = _load_session(model_dir / manifest.model_file, threads)
-        self._input_names = {i.name for i in self._session.get_inputs()}
-        if "input_ids" not in self._input_names:
-            raise ModelError(f"{manifest.name}: the ONNX graph has no input_ids input")
+        self._session, self._input_names = open_session(model_dir, manifest, threads)
         self._output_name = self._pick_output()
 
     def _pick_output(self) -> str:
@@ -85,16 +88,7 @@ class OnnxReranker:
         return out
 
     def _score_batch(self, pairs: list[tuple[str, str]]) -> npt.NDArray[np.float32]:
-        encodings = self._tokenizer.encode_batch(pairs)
-        feeds: dict[str, npt.NDArray[np.int64]] = {
-            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64)
-        }
-        if "attention_mask" in self._input_names:
-            feeds["attention_mask"] = np.array(
-                [e.attention_mask for e in encodings], dtype=np.int64
-            )
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        feeds = model_feeds(self._tokenizer.encode_batch(pairs), self._input_names)
         try:
             (logits,) = self._session.run([self._output_name], feeds)
         except Exception as e:  # onnxruntime raises its own untyped errors
