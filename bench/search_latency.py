@@ -1,13 +1,17 @@
 """Search latency per stage and peak memory on a library of >= 100,000 real-text segments.
 
 The library is built once from the shared evaluation text (SciFact abstracts and the
-TutorialVQA transcripts, cut into windows of 1-3 sentences) and cached in .bench-cache/.
-The search phase runs in a fresh process so its peak RSS is that of searching, not building.
+TutorialVQA transcripts, cut into windows of 1-4 sentences, plus the 76 TutorialVQA
+subtitle files ingested as timed transcripts with their sentence vectors) and cached in
+.bench-cache/. The search phase runs in a fresh process so its peak RSS is that of
+searching, not building.
 
-    uv run python bench/search_latency.py [--segments 100000] [--queries 400]
+    uv run python bench/search_latency.py [--segments 100000] [--queries 400] [--reranker]
 
-Prints p50/p95/p99 per stage for hybrid, full-text-only and dense-only search. It never
-passes or fails on time.
+Prints p50/p95/p99 per stage for the default search, full-text-only and dense-only search;
+``--reranker`` adds the default with a cross-encoder stand-in of the real size on the top
+20 (tools/standin_reranker.py: its scores are noise, its cost is real). It never passes or
+fails on time.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from engine.config import EngineConfig, SearchConfig  # noqa: E402
 from engine.evaluate import default_data_dir  # noqa: E402
 from engine.library import Library, embed_text  # noqa: E402
-from engine.models import Embedder  # noqa: E402
+from engine.models import Embedder, Reranker  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind  # noqa: E402
 
@@ -131,6 +135,18 @@ def build(folder: Path, target: int, threads: int, models: Path) -> None:
         print(f"built {added} segments in {took:.0f} s ({added / took:.0f} segments/s)")
 
 
+def add_transcripts(folder: Path, threads: int, models: Path) -> None:
+    """The TutorialVQA subtitles as timed transcripts (windows with cues and cue vectors),
+    so the sentence stage reads real sentence vectors; skipped once ingested."""
+    config = EngineConfig(threads=threads)
+    embedder = ModelRegistry(models).load_embedder(config.embedder, threads)
+    with Library.open(folder, config, lambda: embedder) as library:
+        started = time.perf_counter()
+        report = library.ingest([default_data_dir() / "tutorialvqa" / "srt"], course="timed")
+        if report.files and any(f.segments for f in report.files):
+            print(f"timed transcripts added in {time.perf_counter() - started:.0f} s")
+
+
 def queries(data: Path, n: int) -> list[str]:
     out: list[str] = []
     for path in (
@@ -148,33 +164,49 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-def measure(folder: Path, n_queries: int, threads: int, models: Path) -> None:
+def measure(folder: Path, n_queries: int, threads: int, models: Path, rerank: bool) -> None:
     config = EngineConfig(threads=threads)
     registry = ModelRegistry(models)
     t0 = time.perf_counter()
     embedder = registry.load_embedder(config.embedder, threads)
-    library = Library.open(folder, config, lambda: embedder)
+    reranker: Reranker | None = None
+    if rerank:
+        from engine.models.reranker import OnnxReranker
+        from tools.standin_reranker import build_standin
+
+        standin = folder.parent / "standin-reranker"
+        if not (standin / "manifest.json").exists():
+            build_standin(standin, registry)
+        reranker = OnnxReranker(standin, threads)
+    library = Library.open(folder, config, lambda: embedder, reranker=lambda: reranker)
+    timed = sum(1 for _ in library.store.timed_segments(missing_only=False, batch=1))
     print(
-        f"library: {library.store.segment_count()} segments; "
-        f"open + model load {time.perf_counter() - t0:.2f} s"
+        f"library: {library.store.segment_count()} segments ({timed} timed, with sentence "
+        f"vectors); open + model load {time.perf_counter() - t0:.2f} s"
     )
     qs = queries(default_data_dir(), n_queries)
     modes = {
-        "hybrid": SearchConfig(),
-        "full-text only": SearchConfig(dense=False, passage_rank=False),
-        "dense only": SearchConfig(fulltext=False, passage_rank=False),
+        "default, no reranker": SearchConfig(rerank=False),
+        "full-text only": SearchConfig(dense=False, passage_rank=False, rerank=False),
+        "dense only": SearchConfig(fulltext=False, passage_rank=False, rerank=False),
     }
+    if reranker is not None:
+        modes["default + stand-in reranker, top 20"] = SearchConfig(rerank=True, rerank_top=20)
     for q in qs[:20]:  # warm caches and the model
         library.search(q)
     for mode, cfg in modes.items():
         stages: dict[str, list[float]] = {}
+        gated = reranked = 0
         for q in qs:
             wall = time.perf_counter()
             outcome = library.search(q, limit=10, config=cfg)
             stages.setdefault("wall", []).append((time.perf_counter() - wall) * 1000)
             for stage, ms in outcome.took_ms.items():
                 stages.setdefault(stage, []).append(ms)
-        print(f"\n{mode}: {len(qs)} queries, limit 10")
+            gated += outcome.gated
+            reranked += outcome.reranked
+        extra = f", {reranked / len(qs):.1f} pairs reranked per query" if reranked else ""
+        print(f"\n{mode}: {len(qs)} queries, limit 10, {gated} stopped by the gate{extra}")
         print(f"  {'stage':10s} {'p50 ms':>8s} {'p95 ms':>8s} {'p99 ms':>8s} {'mean':>8s}")
         for stage, values in stages.items():
             print(
@@ -191,6 +223,7 @@ def main() -> None:
     p.add_argument("--queries", type=int, default=400)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--cache", default=str(ROOT / ".bench-cache"))
+    p.add_argument("--reranker", action="store_true", help="also time the stand-in reranker")
     p.add_argument(
         "--phase", choices=["all", "build", "search"], default="all", help=argparse.SUPPRESS
     )
@@ -200,6 +233,7 @@ def main() -> None:
     models = cache / "models"
     if args.phase in ("all", "build"):
         build(folder, args.segments, args.threads, models)
+        add_transcripts(folder, args.threads, models)
     if args.phase == "all":
         # search in a fresh process so peak RSS is the searcher's own
         cmd = [
@@ -215,10 +249,11 @@ def main() -> None:
             str(args.threads),
             "--cache",
             str(cache),
+            *(["--reranker"] if args.reranker else []),
         ]
         sys.exit(subprocess.call(cmd))
     if args.phase == "search":
-        measure(folder, args.queries, args.threads, models)
+        measure(folder, args.queries, args.threads, models, args.reranker)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,9 @@ class SearchConfig:
     seek_refinement: bool = True
     passage_rank: bool = True  # a third fused list: candidates by their best sentence
     passage_follow: float = 0.25  # share of the next sentence's score a sentence gets
+    sentences: bool = True  # multi-granularity: rescore the head by each window's best sentence
+    sentence_weight: float = 3.0  # weight of that sentence's similarity to the query
+    sentence_words: float = 0.75  # weight of the share of the query's words it holds
     dedup: bool = True  # overlapping windows that seek to the same moment are one hit
     near_duplicates: float = 0.9  # Jaccard on words at or above which two hits are one (0: off)
     mmr: float = 0.0  # MMR lambda over the head (0: off; ~0.7 trades relevance for variety)
@@ -77,6 +80,7 @@ class EngineConfig:
     threads: int = 2
     embedder: str = "all-minilm-l6-v2-int8"
     reranker: str | None = "ms-marco-minilm-l6-v2-int8"  # used when installed; None: never
+    embed_context: bool = True  # embed a segment with its heading or file title (off: ablation)
     media: MediaConfig = field(default_factory=MediaConfig)
     limits: IngestLimits = field(default_factory=IngestLimits)
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)

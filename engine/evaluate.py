@@ -16,6 +16,7 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -31,8 +32,16 @@ log = logging.getLogger(__name__)
 
 def _plain(c: SearchConfig) -> SearchConfig:
     """The engine core's hybrid: fusion, passage list, seek refinement, same-moment dedup;
-    no near-duplicate removal, MMR, enrichment, gate or reranker."""
-    return replace(c, near_duplicates=0.0, mmr=0.0, enrich=False, gate=0.0, rerank=False)
+    no sentence rescoring, near-duplicate removal, MMR, enrichment, gate or reranker."""
+    return replace(
+        c, sentences=False, near_duplicates=0.0, mmr=0.0, enrich=False, gate=0.0, rerank=False
+    )
+
+
+def _multi(c: SearchConfig) -> SearchConfig:
+    """The plain hybrid with multi-granularity: the head rescored by each window's best
+    sentence (the base every later ablation row adds one stage to)."""
+    return replace(_plain(c), sentences=True)
 
 
 # The single-retriever rows are pure: the passage list (a lexical re-ranking of the fused
@@ -44,18 +53,23 @@ MODES: dict[str, Callable[[SearchConfig], SearchConfig]] = {
     "default": lambda c: c,
 }
 
-# ``--ablation``: each row adds one stage to the plain hybrid; "default" is what ships.
+# ``--ablation``: "hybrid" runs on a second library embedded without titles or headings;
+# "+context" is the same search on the real one, "+multi-granularity" adds sentence
+# rescoring, and each later row adds one stage to that; "default" is what ships.
 ABLATION: dict[str, Callable[[SearchConfig], SearchConfig]] = {
     "full-text": MODES["full-text"],
     "dense": MODES["dense"],
     "hybrid": _plain,
-    "+dedup": lambda c: replace(_plain(c), near_duplicates=0.9),
-    "+mmr": lambda c: replace(_plain(c), near_duplicates=0.9, mmr=0.7),
-    "+enrich": lambda c: replace(_plain(c), near_duplicates=0.9, enrich=True),
-    "+gate": lambda c: replace(_plain(c), near_duplicates=0.9, gate=max(c.gate, 0.35)),
-    "+rerank": lambda c: replace(_plain(c), near_duplicates=0.9, rerank=True),
+    "+context": _plain,
+    "+multi-granularity": _multi,
+    "+dedup": lambda c: replace(_multi(c), near_duplicates=0.9),
+    "+mmr": lambda c: replace(_multi(c), near_duplicates=0.9, mmr=0.7),
+    "+enrich": lambda c: replace(_multi(c), near_duplicates=0.9, enrich=True),
+    "+gate": lambda c: replace(_multi(c), near_duplicates=0.9, gate=max(c.gate, 0.35)),
+    "+rerank": lambda c: replace(_multi(c), near_duplicates=0.9, rerank=True),
     "default": lambda c: c,
 }
+WITHOUT_CONTEXT = frozenset({"hybrid"})  # ablation rows run on the library without context
 
 
 # Questions no lecture, paper or course handout answers (cooking, sport, travel, chores),
@@ -172,28 +186,34 @@ def _run(
     that got any result."""
     rows: dict[str, dict[str, float]] = {}
     modes = ABLATION if ablation else MODES
-    with _open(work, config, embedder, reranker) as library:
+    with ExitStack() as stack:
+        library = stack.enter_context(_open(work, config, embedder, reranker))
         started = time.monotonic()
-        report = library.ingest([folder], course=name, progress=progress)
+        _ingest(library, folder, name, progress)
         ingest_s = time.monotonic() - started
-        if report.errors:
-            raise CoursedexError(f"{len(report.errors)} {name} files failed to ingest")
+        bare = library
+        if ablation:
+            bare_config = replace(config, embed_context=False)
+            bare_work = work.with_name(f"{work.name}-no-context")
+            bare = stack.enter_context(_open(bare_work, bare_config, embedder, reranker))
+            _ingest(bare, folder, name, progress)
         for mode, adjust in modes.items():
             cfg = adjust(config.search)
             if cfg.rerank and reranker is None and mode != "default":
                 continue
+            searched = bare if ablation and mode in WITHOUT_CONTEXT else library
             ranks: list[int | None] = []
             ndcgs: list[float] = []
             took: list[float] = []
             for query, score in queries:
                 t0 = time.perf_counter()
-                results = library.search(query, limit=limit, config=cfg).results
+                results = searched.search(query, limit=limit, config=cfg).results
                 took.append((time.perf_counter() - t0) * 1000)
                 rank, ndcg = score(results)
                 ranks.append(rank)
                 ndcgs.append(ndcg)
             answered = sum(
-                bool(library.search(q, limit=limit, config=cfg).results) for q in OFF_TOPIC_QUERIES
+                bool(searched.search(q, limit=limit, config=cfg).results) for q in OFF_TOPIC_QUERIES
             )
             rows[mode] = {
                 **_metrics(ranks, ndcgs),
@@ -210,6 +230,14 @@ def _run(
         "reranker": _describe(reranker),
         "rows": rows,
     }
+
+
+def _ingest(
+    library: Library, folder: Path, name: str, progress: Callable[[IngestProgress], None] | None
+) -> None:
+    report = library.ingest([folder], course=name, progress=progress)
+    if report.errors:
+        raise CoursedexError(f"{len(report.errors)} {name} files failed to ingest")
 
 
 def _describe(reranker: Reranker | None) -> str:
@@ -351,20 +379,21 @@ def _ndcg(ranked: Sequence[str], relevant: dict[str, int]) -> float:
 
 
 def format_table(table: dict[str, object]) -> str:
+    rows = cast(dict[str, dict[str, float]], table["rows"])
+    width = max([10, *map(len, rows)])
     lines = [
         f"{table['benchmark']}: {table['queries']} queries, {table['segments']} segments, "
         f"embedder {table['embedder']}, reranker {table['reranker']}, ingest {table['ingest_s']} s",
         "off-topic: share of 40 questions no course answers that still got results",
-        f"{'mode':10s} "
+        f"{'mode':{width}s} "
         + " ".join(
             f"{h:>8s}"
             for h in ("NDCG@10", "MRR@10", "Hit@1", "Hit@10", "p50 ms", "p95 ms", "off-topic")
         ),
     ]
-    rows = cast(dict[str, dict[str, float]], table["rows"])
     for mode, m in rows.items():
         lines.append(
-            f"{mode:10s} {m['ndcg@10']:8.3f} {m['mrr@10']:8.3f} {m['hit@1']:8.3f} "
+            f"{mode:{width}s} {m['ndcg@10']:8.3f} {m['mrr@10']:8.3f} {m['hit@1']:8.3f} "
             f"{m['hit@10']:8.3f} {m['p50_ms']:8.1f} {m['p95_ms']:8.1f} "
             f"{m['off_topic_answered']:8.0%}"
         )

@@ -125,11 +125,12 @@ def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:
     return digest.hexdigest()
 
 
-def embed_text(title: str, seg: SegmentDraft | tuple[str, str]) -> str:
-    """What the embedder sees: the segment's heading (or its file's title) as context."""
+def embed_text(title: str, seg: SegmentDraft | tuple[str, str], context: bool = True) -> str:
+    """What the embedder sees: the segment's heading (or its file's title) as context, then
+    its text (``context`` False: the text alone, for the ablation that measures it)."""
     heading, text = (seg.heading, seg.text) if isinstance(seg, SegmentDraft) else seg
-    context = heading or title
-    return f"{context}\n{text}" if context else text
+    lead = (heading or title) if context else ""
+    return f"{lead}\n{text}" if lead else text
 
 
 class Library:
@@ -224,6 +225,7 @@ class Library:
                 self._embedder = model
                 if self._missing_vectors:
                     self._embed_missing(model)
+                self._embed_missing_sentences(model)
             return self._embedder
 
     def reranker(self) -> Reranker | None:
@@ -250,7 +252,7 @@ class Library:
         """Re-embed segments whose stored vector was lost (found by the check at open)."""
         rows = self.store.texts(sorted(self._missing_vectors))
         if rows:
-            vectors = self._embed(model, _stored_texts(rows), None)
+            vectors = self._embed(model, _stored_texts(rows, self.config.embed_context), None)
             ids = [sid for sid, _, _, _ in rows]
             self.store.put_vectors(ids, vectors, SPACE)
             index = self._ensure_index(model)
@@ -259,6 +261,33 @@ class Library:
                 index.save()
             log.warning("re-embedded %d segments that had lost their vectors", len(ids))
         self._missing_vectors = set()
+
+    def _embed_missing_sentences(self, model: Embedder) -> None:
+        """Give timed segments stored before cue vectors existed (or whose were lost) theirs."""
+        done = 0
+        for rows in self.store.timed_segments(missing_only=True):
+            vectors = self._sentence_vectors(model, [r.timings for r in rows], None)
+            self.store.put_sentence_vectors([r.id for r in rows], vectors)
+            done += len(rows)
+        if done:
+            log.info("embedded the sentences of %d timed segments", done)
+
+    def _sentence_vectors(
+        self,
+        embedder: Embedder,
+        timings: Sequence[Sequence[Timing]],
+        cancel: threading.Event | None,
+    ) -> list[np.ndarray]:
+        """Each segment's cues embedded one by one (without the title: a short sentence
+        would be mostly title), one matrix per segment in cue order."""
+        texts = [t.text for cues in timings for t in cues]
+        vectors = self._embed(embedder, texts, cancel)
+        out: list[np.ndarray] = []
+        at = 0
+        for cues in timings:
+            out.append(vectors[at : at + len(cues)])
+            at += len(cues)
+        return out
 
     def _embedder_if_any(self) -> Embedder | None:
         return self.embedder() if self._index is not None else None
@@ -661,7 +690,9 @@ class Library:
         drafts = [d for d, _ in screen_segments(scanned)]
         embedder = self.embedder()
         with_text = [d for d in drafts if d.text.strip()]
-        vectors = self._embed(embedder, [embed_text(title, d) for d in with_text], cancel)
+        vectors = self._embed(
+            embedder, [embed_text(title, d, self.config.embed_context) for d in with_text], cancel
+        )
         old = set(self.store.thumbnails_of_source(source.id))
         scenes = [
             (s.scene.start_ms, s.scene.end_ms, s.scene.keyframe_ms, s.scene.thumbnail)
@@ -789,10 +820,11 @@ class Library:
         embedder = self.embedder()
         with_text = [s for s in segments if s.text.strip()]
         if vectors is None:
-            texts = [embed_text(parsed.title, s) for s in with_text]
+            texts = [embed_text(parsed.title, s, self.config.embed_context) for s in with_text]
             vectors = self._embed(embedder, texts, cancel)
         elif vectors.shape != (len(with_text), embedder.dimension):
             raise CoursedexError(f"{len(with_text)} segments but vectors of shape {vectors.shape}")
+        sentences = self._sentence_vectors(embedder, [s.timings for s in segments], cancel)
         course_id = self.store.ensure_course(course)
         source_id = self.store.upsert_source(
             course_id=course_id,
@@ -815,6 +847,7 @@ class Library:
                 vectors=vectors,
                 space=SPACE,
                 status=SourceStatus.INDEXED if finished else SourceStatus.INDEXING,
+                sentences=sentences,
             )
         index = self._ensure_index(embedder)
         embedded = [sid for sid, seg in zip(ids, segments, strict=True) if seg.text.strip()]
@@ -976,16 +1009,25 @@ class Library:
             if cancel is not None and cancel.is_set():
                 raise Cancelled("re-index cancelled; the library is unchanged")
             new_vectors.append(
-                embedder.embed(_stored_texts(batch), batch_size=self.config.embed_batch_size)
+                embedder.embed(
+                    _stored_texts(batch, self.config.embed_context),
+                    batch_size=self.config.embed_batch_size,
+                )
             )
             new_ids.extend(sid for sid, _, _, _ in batch)
             done += len(batch)
             if progress is not None:
                 progress(done, total)
+        sentence_ids: list[int] = []
+        sentences: list[np.ndarray] = []
+        for rows in self.store.timed_segments(missing_only=False):
+            sentences.extend(self._sentence_vectors(embedder, [r.timings for r in rows], cancel))
+            sentence_ids.extend(r.id for r in rows)
         with self._index_lock:
             self.store.clear_vectors()
             if new_ids:
                 self.store.put_vectors(new_ids, np.vstack(new_vectors), SPACE)
+            self.store.put_sentence_vectors(sentence_ids, sentences)
             self.store.set_meta("embedder_id", embedder.model_id)
             self.store.set_meta("dimension", str(embedder.dimension))
             with self._embedder_lock:
@@ -1012,9 +1054,9 @@ class Library:
         return out
 
 
-def _stored_texts(rows: Sequence[tuple[int, str, str, str]]) -> list[str]:
+def _stored_texts(rows: Sequence[tuple[int, str, str, str]], context: bool) -> list[str]:
     """What the embedder sees for stored (id, heading, text, source title) rows."""
-    return [embed_text(title, (heading, text)) for _, heading, text, title in rows]
+    return [embed_text(title, (heading, text), context) for _, heading, text, title in rows]
 
 
 def _with_context(parsed: ParsedSource) -> list[SegmentDraft]:

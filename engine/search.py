@@ -36,6 +36,7 @@ _CAMEL = re.compile(r"([a-z])([A-Z])")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _MAX_QUERY_TERMS = 48
 HEAD = 10
+SEEK_WORDS = 0.2  # in choosing a window's sentence: weight of query words beside similarity
 _MAX_FULLTEXT_TERMS = 24
 # Function words carry no topic; matching them makes bm25 walk most of the index.
 STOPWORDS = frozenset(
@@ -609,16 +610,19 @@ class Searcher:
         index = self._index() if cfg.dense else None
         embedder = self._embedder() if cfg.dense and index is not None and len(index) else None
         best_similarity: float | None = None
+        vector: np.ndarray | None = None
         if index is not None and embedder is not None and query_terms(query):
             t0 = time.perf_counter()
             dense_query = self._enriched(query, embedder) if cfg.enrich else query
-            vector = embedder.embed([dense_query], query=True)[0]
+            vector = query_vector = embedder.embed([dense_query], query=True)[0]
             took["embed"] = (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()
             allowed = None
             if kinds or course_id is not None:
                 allowed = self._allowed(tuple(kinds), course_id).__contains__
-            ids, distances = index.search(vector, pool, ef=max(cfg.hnsw_ef, pool), allowed=allowed)
+            ids, distances = index.search(
+                query_vector, pool, ef=max(cfg.hnsw_ef, pool), allowed=allowed
+            )
             ranking = [int(i) for i in ids]
             if len(distances):
                 best_similarity = 1.0 - float(distances[0])
@@ -647,6 +651,12 @@ class Searcher:
             return SearchOutcome([], took, gated=True, best_similarity=best_similarity)
         scores = dict(fused)
         order = [sid for sid, _ in fused if sid in rows]
+        if cfg.sentences and vector is not None and index is not None and order:
+            t0 = time.perf_counter()
+            scores, seeks = self._by_sentence(order, scores, rows, weights, vector, index, cfg)
+            passages.update(seeks)
+            order.sort(key=lambda sid: -scores[sid])
+            took["sentences"] = (time.perf_counter() - t0) * 1000
         reranked = 0
         reranker = self._reranker() if cfg.rerank and cfg.rerank_top > 0 and order else None
         if reranker is not None:
@@ -685,6 +695,47 @@ class Searcher:
         took["fuse"] = (time.perf_counter() - t0) * 1000
         took["total"] = sum(took.values())
         return SearchOutcome(results, took, best_similarity=best_similarity, reranked=reranked)
+
+    def _by_sentence(
+        self,
+        order: list[int],
+        fused: dict[int, float],
+        rows: dict[int, SegmentRow],
+        weights: dict[str, float],
+        vector: np.ndarray,
+        index: VectorIndex,
+        cfg: SearchConfig,
+    ) -> tuple[dict[int, float], dict[int, tuple[int, float]]]:
+        """Multi-granularity: a candidate's fused score (scaled to 0..1 over the head) plus
+        the similarity of its closest sentence and the share of the query's term weight
+        its best sentence holds. A timed window answers in one sentence, not on average,
+        so it is scored by that sentence and playback seeks to it; a candidate without
+        sentence vectors (a slide, a note, code) is scored by its own vector."""
+        sentences = self._store.sentence_vectors(order, index.dimension)
+        plain = [sid for sid in order if sid not in sentences]
+        found, matrix = self._store.vectors(plain, index.dimension)
+        whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
+        raw = np.array([fused[sid] for sid in order], dtype=np.float64)
+        span = float(raw.max() - raw.min())
+        base = (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
+        total = sum(weights.values())
+        score = _scorer(weights) if total > 0 else None
+        out: dict[int, float] = {}
+        seeks: dict[int, tuple[int, float]] = {}
+        for sid, prior in zip(order, base, strict=True):
+            row, cues = rows[sid], sentences.get(sid)
+            if cues is not None and len(cues) == len(row.timings):
+                sims = cues @ vector
+                share = np.array([score(t.text) / total if score else 0.0 for t in row.timings])
+                best = int(np.argmax(sims + SEEK_WORDS * share))
+                seeks[sid] = (best, float(share[best] * total))
+                similarity, words = float(sims.max()), float(share.max())
+            else:
+                similarity = whole.get(sid, 0.0)
+                passage = best_passage(row, weights) if score else None
+                words = passage[1] / total if passage else 0.0
+            out[sid] = float(prior) + cfg.sentence_weight * similarity + cfg.sentence_words * words
+        return out, seeks
 
     def _enriched(self, query: str, embedder: Embedder) -> str:
         """The dense side's text for a long query: KeyBERT keyphrases, then the query."""

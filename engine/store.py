@@ -141,6 +141,14 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (sha256, model)
     );
     """,
+    # 3: multi-granularity. A timed segment's cues (sentences) embedded one by one, as a
+    # float16 matrix in cue order, so search can score a window by its closest sentence.
+    """
+    CREATE TABLE sentence_vectors (
+        segment_id INTEGER PRIMARY KEY REFERENCES segments(id) ON DELETE CASCADE,
+        vectors BLOB NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -468,6 +476,7 @@ class Store:
         vectors: np.ndarray | None,
         space: str,
         status: SourceStatus = SourceStatus.INDEXED,
+        sentences: Sequence[np.ndarray | None] = (),
     ) -> list[int]:
         """Swap a source's segments for new ones and mark it indexed, in one transaction.
 
@@ -480,6 +489,7 @@ class Store:
         self.conn.execute("DELETE FROM segments WHERE source_id = ?", (source_id,))
         self.conn.execute("DELETE FROM scenes WHERE source_id = ?", (source_id,))
         ids = self._insert_segments(source_id, 0, segments, vectors, space)
+        self._insert_sentence_vectors(ids, sentences)
         self.conn.execute(
             "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
             "embedder_id = ?, status = ?, error = NULL, indexed_at = ? WHERE id = ?",
@@ -555,6 +565,57 @@ class Store:
                 ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(with_text)),
             )
         return ids
+
+    def _insert_sentence_vectors(
+        self, ids: Sequence[int], sentences: Sequence[np.ndarray | None]
+    ) -> None:
+        """``sentences[i]``: the cue vectors of segment ``ids[i]`` (None: it has none)."""
+        if not sentences:
+            return
+        self.conn.executemany(
+            "INSERT INTO sentence_vectors(segment_id, vectors) VALUES (?, ?) "
+            "ON CONFLICT(segment_id) DO UPDATE SET vectors = excluded.vectors",
+            (
+                (sid, np.ascontiguousarray(m, dtype=np.float16).tobytes())
+                for sid, m in zip(ids, sentences, strict=True)
+                if m is not None and len(m)
+            ),
+        )
+
+    def put_sentence_vectors(self, ids: Sequence[int], sentences: Sequence[np.ndarray]) -> None:
+        with self.transaction():
+            self._insert_sentence_vectors(ids, sentences)
+
+    def sentence_vectors(self, ids: Sequence[int], dimension: int) -> dict[int, np.ndarray]:
+        """The cue vectors (rows in cue order, float32) of those given segments that have them."""
+        out: dict[int, np.ndarray] = {}
+        for start in range(0, len(ids), 900):
+            part = ids[start : start + 900]
+            with self._lock:
+                rows = self.conn.execute(
+                    "SELECT segment_id, vectors FROM sentence_vectors WHERE segment_id IN "
+                    f"({','.join('?' * len(part))})",
+                    tuple(part),
+                ).fetchall()
+            for sid, blob in rows:
+                matrix = np.frombuffer(blob, dtype=np.float16).reshape(-1, dimension)
+                out[int(sid)] = matrix.astype(np.float32)
+        return out
+
+    def timed_segments(self, *, missing_only: bool, batch: int = 256) -> Iterator[list[SegmentRow]]:
+        """Segments with cues, in batches; ``missing_only``: those without cue vectors (a
+        library from before they existed, or one whose vectors were cleared)."""
+        missing = " AND id NOT IN (SELECT segment_id FROM sentence_vectors)" if missing_only else ""
+        with self._lock:
+            ids = [
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT id FROM segments WHERE timings IS NOT NULL{missing} ORDER BY id"
+                ).fetchall()
+            ]
+        for start in range(0, len(ids), batch):
+            rows = self.segments(ids[start : start + batch])
+            yield [rows[i] for i in ids[start : start + batch] if i in rows]
 
     # --- segments -----------------------------------------------------------------------
 
@@ -706,6 +767,7 @@ class Store:
     def clear_vectors(self) -> None:
         with self.transaction():
             self.conn.execute("DELETE FROM embeddings")
+            self.conn.execute("DELETE FROM sentence_vectors")
 
     # --- video: transcription parts, scenes, slide links ---------------------------------
 
