@@ -10,7 +10,8 @@ searching, not building.
 
 Prints p50/p95/p99 per stage for the default search, full-text-only and dense-only search;
 ``--reranker`` adds the default with a cross-encoder stand-in of the real size on the top
-20 (tools/standin_reranker.py: its scores are noise, its cost is real). It never passes or
+20 (tools/standin_reranker.py: its scores are noise, its cost is real), once within the
+default time budget and once scoring all 20. It never passes or
 fails on time.
 """
 
@@ -191,7 +192,10 @@ def measure(folder: Path, n_queries: int, threads: int, models: Path, rerank: bo
         "dense only": SearchConfig(fulltext=False, passage_rank=False, rerank=False),
     }
     if reranker is not None:
-        modes["default + stand-in reranker, top 20"] = SearchConfig(rerank=True, rerank_top=20)
+        modes["default + stand-in reranker, top 20 (60 ms budget)"] = SearchConfig(rerank_top=20)
+        modes["default + stand-in reranker, all of the top 20"] = SearchConfig(
+            rerank_top=20, rerank_budget_ms=1e9
+        )
     for q in qs[:20]:  # warm caches and the model
         library.search(q)
     for mode, cfg in modes.items():

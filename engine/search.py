@@ -653,7 +653,9 @@ class Searcher:
         order = [sid for sid, _ in fused if sid in rows]
         if cfg.sentences and vector is not None and index is not None and order:
             t0 = time.perf_counter()
-            scores, seeks = self._by_sentence(order, scores, rows, weights, vector, index, cfg)
+            scores, seeks = self._by_sentence(
+                order, scores, rows, passages, weights, vector, index, cfg
+            )
             passages.update(seeks)
             order.sort(key=lambda sid: -scores[sid])
             took["sentences"] = (time.perf_counter() - t0) * 1000
@@ -701,6 +703,7 @@ class Searcher:
         order: list[int],
         fused: dict[int, float],
         rows: dict[int, SegmentRow],
+        passages: dict[int, tuple[int, float] | None],
         weights: dict[str, float],
         vector: np.ndarray,
         index: VectorIndex,
@@ -732,8 +735,8 @@ class Searcher:
                 similarity, words = float(sims.max()), float(share.max())
             else:
                 similarity = whole.get(sid, 0.0)
-                passage = best_passage(row, weights) if score else None
-                words = passage[1] / total if passage else 0.0
+                passage = passages.get(sid)
+                words = min(1.0, passage[1] / total) if passage and total > 0 else 0.0
             out[sid] = float(prior) + cfg.sentence_weight * similarity + cfg.sentence_words * words
         return out, seeks
 
