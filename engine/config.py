@@ -53,7 +53,7 @@ class SearchConfig:
     enrich_min_words: int = 12
     rerank: bool = True  # with a reranker installed: cross-encoder on the fused head
     rerank_top: int = 20
-    rerank_budget_ms: float = 60.0  # batches start only while this much time has not passed
+    rerank_budget_ms: float = 50.0  # pairs are scored only as far as this time pays for
     rerank_words: int = 48  # words of each candidate (around its best sentence) it reads
     gate: float = 0.35  # early exit: best dense similarity below this and little word overlap
     gate_overlap: float = 0.5  # share of the query's term weight that overrides the gate

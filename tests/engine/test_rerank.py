@@ -45,8 +45,30 @@ def test_standin_scores_pairs_deterministically_and_in_batches(standin: OnnxRera
 
 def test_a_spent_budget_leaves_the_rest_unscored(standin: OnnxReranker) -> None:
     scores = standin.score("memory", PASSAGES * 4, batch_size=4, budget_ms=0.0)
-    assert np.all(np.isfinite(scores[:4]))  # the first batch always runs
-    assert np.all(np.isnan(scores[4:]))
+    assert np.isfinite(scores[0])  # the first passage is always scored
+    assert np.all(np.isnan(scores[1:]))
+
+
+def test_a_batch_holds_what_the_time_left_pays_for(standin: OnnxReranker) -> None:
+    saved = standin.ms_per_token
+    try:
+        standin.ms_per_token = 1.0
+        # Three pairs of 10 tokens cost 30 ms; a batch pads to its longest pair.
+        assert standin._affordable([10, 10, 10], 25.0) == 2
+        assert standin._affordable([10, 10, 10], 30.0) == 3
+        assert standin._affordable([5, 20, 5], 30.0) == 1
+        assert standin._affordable([10], 5.0) == 0
+        # Every batch scored corrects the estimate towards what it measured.
+        standin.ms_per_token = 1000.0
+        standin.score("memory", PASSAGES)
+        assert standin.ms_per_token < 1000.0
+        # A generous budget scores everything; the learned cost leaves a tight one fewer.
+        assert np.all(np.isfinite(standin.score("memory", PASSAGES * 4, budget_ms=60_000)))
+        standin.ms_per_token = 1_000.0
+        tight = standin.score("memory", PASSAGES * 4, batch_size=4, budget_ms=100.0)
+        assert np.isfinite(tight[0]) and np.all(np.isnan(tight[1:]))
+    finally:
+        standin.ms_per_token = saved
 
 
 def test_an_embedder_folder_is_not_a_reranker(models_dir: Path) -> None:
