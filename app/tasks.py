@@ -64,10 +64,21 @@ class Tasks(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(threads)
         self._relay = _Relay(self)
+        self._closed = False
 
     def run(self, fn: Callable[[], object], done: Callable[[Any], None]) -> None:
-        """Run ``fn`` on the pool; ``done`` gets its result, or a Failure, on the UI thread."""
+        """Run ``fn`` on the pool; ``done`` gets its result, or a Failure, on the UI thread.
+        Once closed, nothing new starts (the library may be closing behind it)."""
+        if self._closed:
+            log.debug("task not started: the pool is closed")
+            return
         self.pool.start(_Task(fn, done, self._relay))
+
+    def close(self, ms: int) -> bool:
+        """Start nothing more, drop what is queued, and wait up to ``ms`` for what runs."""
+        self._closed = True
+        self.pool.clear()
+        return self.pool.waitForDone(ms)
 
     def wait(self, ms: int) -> bool:
         return self.pool.waitForDone(ms)

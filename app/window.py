@@ -366,10 +366,10 @@ class SearchWindow(QMainWindow):
         self.status.setText("Searching…")
         library, filters = self.library, self.filters()
 
-        def job() -> tuple[list[SearchResult], dict[int, QImage | None], float]:
+        def job() -> tuple[list[SearchResult], dict[int, QImage | None], float, bool]:
             outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
             thumbs = {r.segment_id: thumbnail(r) for r in outcome.results}
-            return outcome.results, thumbs, outcome.took_ms.get("total", 0.0)
+            return outcome.results, thumbs, outcome.took_ms.get("total", 0.0), outcome.gated
 
         self.tasks.run(job, lambda payload: self._show(generation, payload))
 
@@ -379,16 +379,18 @@ class SearchWindow(QMainWindow):
         if isinstance(payload, Failure):
             self.status.setText(payload.message)
             return
-        results, thumbs, took = payload  # type: ignore[misc]
+        results, thumbs, took, gated = payload  # type: ignore[misc]
         self.results.clear()
         self._rows = [(result, thumbs.get(result.segment_id)) for result in results]
         self._add_rows(generation)
         count = len(results)
-        self.status.setText(
-            f"{count} result{'s' if count != 1 else ''} ({took:.0f} ms)"
-            if results
-            else "No results"
-        )
+        if results:
+            self.status.setText(f"{count} result{'s' if count != 1 else ''} ({took:.0f} ms)")
+        elif gated:
+            # The early exit: nothing is close, rather than the nearest noise.
+            self.status.setText(f"Nothing in your library is close to “{self._query}”.")
+        else:
+            self.status.setText("No results")
 
     def _add_rows(self, generation: int) -> None:
         """Add a few rows, and the rest on later turns of the event loop: a row costs about
@@ -627,5 +629,8 @@ class SearchWindow(QMainWindow):
             self._import_pool.waitForDone(30_000)
         if self._player is not None:
             self._player.shutdown()
-        self.tasks.wait(5_000)
+        # A query typed just now must not start once the library may be closing.
+        self._debounce.stop()
+        if not self.tasks.close(30_000):
+            log.warning("a background task was still running when the window closed")
         event.accept()

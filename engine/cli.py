@@ -25,7 +25,7 @@ from engine.errors import CoursedexError
 from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry, default_models_dir
-from engine.search import SearchFilters, SearchResult
+from engine.search import SearchFilters, SearchOutcome, SearchResult
 from engine.types import SegmentKind
 
 log = logging.getLogger("coursedex")
@@ -161,8 +161,16 @@ def _highlight(snippet: str, spans: Sequence[tuple[int, int]], tty: bool) -> str
     return "".join(out)
 
 
-def _print_results(query: str, results: Sequence[SearchResult], took: float) -> None:
+def _print_results(query: str, outcome: SearchOutcome) -> None:
     tty = sys.stdout.isatty()
+    results, took = outcome.results, outcome.took_ms.get("total", 0.0)
+    if outcome.gated:
+        # The early exit: nothing is close, so no nearest noise either.
+        print(
+            f"Nothing in your library is close to {query!r} "
+            f"(best similarity {outcome.best_similarity or 0.0:.2f}, {took:.0f} ms)"
+        )
+        return
     print(f"{len(results)} results for {query!r} ({took:.0f} ms)")
     for i, r in enumerate(results, start=1):
         print(f"{i:2d}. [{r.kind.value}] {r.course} / {r.title}  {_location(r)}")
@@ -256,12 +264,13 @@ def cmd_search(ctx: Context) -> int:
                 {
                     "query": args.query,
                     "results": [r.to_json() for r in outcome.results],
+                    "gated": outcome.gated,
                     "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
                 }
             )
         )
     else:
-        _print_results(args.query, outcome.results, outcome.took_ms.get("total", 0.0))
+        _print_results(args.query, outcome)
     return 0
 
 
@@ -292,6 +301,7 @@ def _search_batch(
                     {
                         "id": qid,
                         "results": [r.to_json() for r in outcome.results],
+                        "gated": outcome.gated,
                         "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
                     }
                 ),
@@ -472,7 +482,7 @@ def cmd_demo(ctx: Context) -> int:
     ]
     for query in ctx.args.queries or queries:
         outcome = library.search(query, limit=3, filters=SearchFilters(course=DEMO_COURSE))
-        _print_results(query, outcome.results, outcome.took_ms.get("total", 0.0))
+        _print_results(query, outcome)
         print()
     print(f'library: {library.folder}  (try: coursedex search "your question")')
     return 0

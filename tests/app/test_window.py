@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -54,6 +56,26 @@ def test_typing_shows_results_without_blocking(
     qtbot.waitUntil(lambda: window.search.text() == "" and window.results.count() == 0)
 
 
+def test_a_question_the_library_cannot_answer_says_so(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
+    library.ingest([notes])
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.keyClicks(window.search, "how long should I knead bread dough")
+    expected = "Nothing in your library is close to “how long should I knead bread dough”."
+    qtbot.waitUntil(lambda: window.status.text() == expected, timeout=10_000)
+    assert window.results.count() == 0
+    # A question it can answer still gets its rows.
+    window.search.clear()
+    qtbot.keyClicks(window.search, "what do giraffes eat")
+    qtbot.waitUntil(lambda: window.results.count() > 0, timeout=10_000)
+    assert re.fullmatch(r"1 result \(\d+ ms\)", window.status.text())
+
+
 def test_dropping_a_folder_imports_it_while_search_keeps_working(
     qtbot: QtBot, library: Library, tmp_path: Path
 ) -> None:
@@ -87,3 +109,26 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
 def test_progress_line_names_file_stage_and_time_left() -> None:
     p = IngestProgress("/x/lecture.mp4", 1, 3, "transcribing", 0.4, 95.0, None, 0.43, "0.04x")
     assert progress_text(p) == "Importing 2/3 lecture.mp4: transcribing 43% (0.04x), 1:35 left"
+
+
+def test_closing_mid_search_leaves_nothing_running_on_the_library(
+    qtbot: QtBot, library: Library, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A query typed just before the window closes (its debounce still pending, or its
+    search on the pool) never runs against the library once the window has closed."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
+    library.ingest([notes])
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.keyClicks(window.search, "giraffe")
+    qtbot.waitUntil(lambda: window.results.count() > 0, timeout=10_000)
+    window.search.clear()
+    qtbot.keyClicks(window.search, "acacia leaves")  # the debounce has not fired yet
+    window.close()
+    library.close()  # as app.main does once the event loop ends
+    status = window.status.text()
+    qtbot.wait(500)  # long past the debounce
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    assert window.status.text() == status

@@ -288,7 +288,8 @@ def test_batch_search(cli: Cli, tmp_path: Path, mixed_course: MixedCourse) -> No
     lines = [json.loads(line) for line in run.out.splitlines()]
     assert [line["id"] for line in lines] == ["q1", 2, "q3", "empty", "odd"]
     for line in lines:
-        assert set(line) == {"id", "results", "took_ms"}
+        assert set(line) == {"id", "results", "gated", "took_ms"}
+        assert line["gated"] is False
         assert isinstance(line["took_ms"], float)
     tops = [line["results"][0]["source"] for line in lines[:3]]
     assert tops == [str(mixed_course.lecture), str(mixed_course.slides), str(mixed_course.code)]
@@ -437,3 +438,19 @@ def test_every_command_is_documented_in_the_readme() -> None:
     assert len(wanted) > len(commands)
     missing = [w for w in wanted if not re.search(re.escape(w) + r"(?![\w-])", readme)]
     assert missing == [], f"not documented in README.md: {missing}"
+
+
+def test_a_question_the_library_cannot_answer_says_so(cli: Cli) -> None:
+    question = "how long should I knead bread dough"
+    run = cli("search", "--", question)
+    assert run.code == 0
+    line = run.out.strip()
+    assert re.fullmatch(
+        rf"Nothing in your library is close to '{question}' "
+        r"\(best similarity 0\.[0-3]\d, \d+ ms\)",
+        line,
+    ), line
+    payload = cli("search", "--json", "--", question).json()
+    assert isinstance(payload, dict) and payload["gated"] is True and payload["results"] == []
+    answered = cli("search", "--json", "--", "hippopotamus").json()
+    assert isinstance(answered, dict) and answered["gated"] is False and answered["results"]
