@@ -345,6 +345,14 @@ def best_passage(
     return best_timing(sentences, weights, follow)
 
 
+def _unit(values: Sequence[float]) -> np.ndarray:
+    """Scores scaled to 0..1 (all 1 when they are equal): fused RRF scores only compare
+    within one query's candidates."""
+    raw = np.asarray(values, dtype=np.float64)
+    span = float(raw.max() - raw.min())
+    return (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
+
+
 def _same_moment(a: SearchResult, b: SearchResult) -> bool:
     """Overlapping transcript windows that seek to the same moment are one hit."""
     if a.source != b.source or a.start_ms is None or b.start_ms is None:
@@ -718,9 +726,7 @@ class Searcher:
         plain = [sid for sid in order if sid not in sentences]
         found, matrix = self._store.vectors(plain, index.dimension)
         whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
-        raw = np.array([fused[sid] for sid in order], dtype=np.float64)
-        span = float(raw.max() - raw.min())
-        base = (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
+        base = _unit([fused[sid] for sid in order])
         total = sum(weights.values())
         score = _scorer(weights) if total > 0 else None
         out: dict[int, float] = {}
@@ -781,9 +787,7 @@ class Searcher:
         ids = [int(i) for i in found]
         if len(ids) < 2:
             return order
-        raw = np.array([scores[sid] for sid in ids], dtype=np.float64)
-        span = float(raw.max() - raw.min())
-        relevance = (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
+        relevance = _unit([scores[sid] for sid in ids])
         picked = [ids[i] for i in mmr(relevance, vectors, len(ids), lam)]
         chosen = set(picked)
         return picked + [sid for sid in order if sid not in chosen]
