@@ -132,6 +132,12 @@ class SearchWindow(QMainWindow):
         # A scroll bar that comes and goes would change the width rows were wrapped for.
         self.results.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.results.viewport().installEventFilter(self)
+        # Why the list is empty, said inside it ("Nothing in your library is close to …").
+        self.empty_note = QLabel(self.results.viewport())
+        self.empty_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_note.setWordWrap(True)
+        self.empty_note.setMargin(24)
+        self.empty_note.hide()
         self._relayout = QTimer(self, singleShot=True, interval=60)
         self._relayout.timeout.connect(self._relayout_rows)
         self.results.itemActivated.connect(self._activated)
@@ -269,6 +275,7 @@ class SearchWindow(QMainWindow):
 
     def _relayout_rows(self) -> None:
         """Rows wrap to the list's width: after a resize their heights change."""
+        self.empty_note.setGeometry(self.results.viewport().rect())
         width = self._row_width()
         for row in range(self.results.count()):
             item, widget = self.results.item(row), self.row_widget(row)
@@ -361,6 +368,7 @@ class SearchWindow(QMainWindow):
         query = self._query = self.search.text().strip()
         if not query:
             self.results.clear()
+            self._note_empty("")
             self._show_idle()
             return
         self.status.setText("Searching…")
@@ -391,6 +399,12 @@ class SearchWindow(QMainWindow):
             self.status.setText(f"Nothing in your library is close to “{self._query}”.")
         else:
             self.status.setText("No results")
+        self._note_empty("" if results else self.status.text())
+
+    def _note_empty(self, text: str) -> None:
+        self.empty_note.setText(text)
+        self.empty_note.setGeometry(self.results.viewport().rect())
+        self.empty_note.setVisible(bool(text))
 
     def _add_rows(self, generation: int) -> None:
         """Add a few rows, and the rest on later turns of the event loop: a row costs about

@@ -69,11 +69,13 @@ def test_a_question_the_library_cannot_answer_says_so(
     expected = "Nothing in your library is close to “how long should I knead bread dough”."
     qtbot.waitUntil(lambda: window.status.text() == expected, timeout=10_000)
     assert window.results.count() == 0
+    assert window.empty_note.isVisible() and window.empty_note.text() == expected
     # A question it can answer still gets its rows.
     window.search.clear()
     qtbot.keyClicks(window.search, "what do giraffes eat")
     qtbot.waitUntil(lambda: window.results.count() > 0, timeout=10_000)
     assert re.fullmatch(r"1 result \(\d+ ms\)", window.status.text())
+    assert not window.empty_note.isVisible()
 
 
 def test_dropping_a_folder_imports_it_while_search_keeps_working(
