@@ -175,10 +175,20 @@ def _print_results(query: str, outcome: SearchOutcome) -> None:
     for i, r in enumerate(results, start=1):
         print(f"{i:2d}. [{r.kind.value}] {r.course} / {r.title}  {_location(r)}")
         print(f"    {_highlight(r.snippet, r.highlights, tty)}")
+        if r.context is not None:
+            before, after = (_words(text, n) for text, n in zip(r.context, (-24, 24), strict=True))
+            print(f"    before: …{before}" if before else "    before: (start of file)")
+            print(f"    after:  {after}…" if after else "    after:  (end of file)")
         if r.slide is not None:
             print(f"    on screen: {Path(r.slide[0]).name} page {r.slide[1]}")
         for path, ms in r.shown_in[:3]:
             print(f"    shown in {Path(path).name} at {_clock(ms / 1000)}")
+
+
+def _words(text: str, n: int) -> str:
+    """The first ``n`` words of ``text``, or its last ``-n`` when ``n`` is negative."""
+    words = text.split()
+    return " ".join(words[n:] if n < 0 else words[:n])
 
 
 def _print_report(report: IngestReport, stream: TextIO) -> None:
@@ -237,7 +247,7 @@ def _file_json(f: FileResult) -> dict[str, object]:
 
 
 def _search_config(args: argparse.Namespace) -> SearchConfig:
-    cfg = SearchConfig()
+    cfg = SearchConfig(neighbours=args.context)
     if args.mode == "fulltext":
         cfg = replace(cfg, dense=False, passage_rank=False)
     elif args.mode == "dense":
@@ -552,6 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
         help='queries as {"id", "query"} lines ("-" for stdin); one JSON line each',
     )
     s.add_argument("--mode", choices=["hybrid", "fulltext", "dense"], default="hybrid")
+    s.add_argument("--context", action="store_true", help="show the text before and after each hit")
     s.add_argument("--model", help=argparse.SUPPRESS)
     s.set_defaults(func=cmd_search)
 

@@ -47,6 +47,7 @@ class SearchConfig:
     sentence_weight: float = 3.0  # weight of that sentence's similarity to the query
     sentence_words: float = 0.75  # weight of the share of the query's words it holds
     dedup: bool = True  # overlapping windows that seek to the same moment are one hit
+    neighbours: bool = False  # each hit carries the text before and after it in its file
     near_duplicates: float = 0.9  # Jaccard on words at or above which two hits are one (0: off)
     mmr: float = 0.0  # MMR lambda over the head (0: off; ~0.7 trades relevance for variety)
     enrich: bool = False  # long queries: KeyBERT keyphrases for the dense side only

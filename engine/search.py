@@ -13,7 +13,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -483,6 +483,8 @@ class SearchResult:
     thumbnail: str | None = None  # the scene on screen at ``start_ms`` (a JPEG path)
     slide: tuple[str, int] | None = None  # (slides path, page) shown at ``start_ms``
     shown_in: tuple[tuple[str, int], ...] = ()  # a slide hit: (video path, start_ms) shown
+    # With SearchConfig.neighbours: the text of the segments before and after it in its file.
+    context: tuple[str, str] | None = None
 
     def to_json(self) -> dict[str, object]:
         """The CLI's JSON shape: seconds for times, 1-based pages and lines."""
@@ -512,6 +514,11 @@ class SearchResult:
                 None if self.slide is None else {"source": self.slide[0], "page": self.slide[1]}
             ),
             "shown_in": [{"source": p, "start": sec(ms)} for p, ms in self.shown_in],
+            "context": (
+                None
+                if self.context is None
+                else {"before": self.context[0], "after": self.context[1]}
+            ),
         }
 
 
@@ -702,6 +709,9 @@ class Searcher:
             kept_words.append(words)
             if len(results) == limit:
                 break
+        if cfg.neighbours and results:
+            around = self._store.neighbours([r.segment_id for r in results])
+            results = [replace(r, context=around.get(r.segment_id, ("", ""))) for r in results]
         took["fuse"] = (time.perf_counter() - t0) * 1000
         took["total"] = sum(took.values())
         return SearchOutcome(results, took, best_similarity=best_similarity, reranked=reranked)

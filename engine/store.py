@@ -602,6 +602,21 @@ class Store:
                 out[int(sid)] = matrix.astype(np.float32)
         return out
 
+    def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """The text of the segments of the same kind just before and after each given one
+        in its file ("" at either end)."""
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT g.id, coalesce(p.text, ''), coalesce(n.text, '') FROM segments g "
+                "LEFT JOIN segments p ON p.source_id = g.source_id AND p.ord = g.ord - 1 "
+                "AND p.kind = g.kind "
+                "LEFT JOIN segments n ON n.source_id = g.source_id AND n.ord = g.ord + 1 "
+                f"AND n.kind = g.kind WHERE g.id IN ({marks})",
+                tuple(ids),
+            ).fetchall()
+        return {int(sid): (before, after) for sid, before, after in rows}
+
     def timed_segments(self, *, missing_only: bool, batch: int = 256) -> Iterator[list[SegmentRow]]:
         """Segments with cues, in batches; ``missing_only``: those without cue vectors (a
         library from before they existed, or one whose vectors were cleared)."""

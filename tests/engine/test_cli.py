@@ -454,3 +454,17 @@ def test_a_question_the_library_cannot_answer_says_so(cli: Cli) -> None:
     assert isinstance(payload, dict) and payload["gated"] is True and payload["results"] == []
     answered = cli("search", "--json", "--", "hippopotamus").json()
     assert isinstance(answered, dict) and answered["gated"] is False and answered["results"]
+
+
+def test_context_shows_the_text_around_each_hit(cli: Cli) -> None:
+    plain = cli("search", "--limit", "1", "--", "hippopotamus")
+    assert plain.code == 0 and "before:" not in plain.out
+    run = cli("search", "--limit", "1", "--context", "--", "hippopotamus")
+    lines = run.out.splitlines()
+    assert run.code == 0 and len(lines) >= 5, run.out
+    assert re.fullmatch(r"    before: (…\S.*|\(start of file\))", lines[3]), lines[3]
+    assert re.fullmatch(r"    after:  (\S.*…|\(end of file\))", lines[4]), lines[4]
+    payload = cli("search", "--json", "--limit", "1", "--context", "--", "hippopotamus").json()
+    assert isinstance(payload, dict)
+    context = payload["results"][0]["context"]
+    assert set(context) == {"before", "after"} and (context["before"] or context["after"])

@@ -61,3 +61,24 @@ def test_mmr_moves_a_near_copy_below_something_new(library: Library, tmp_path: P
     assert same == plain  # lambda 1: relevance only
     varied = library.search(query, config=replace(PLAIN, mmr=0.05)).results
     assert [Path(r.source).name for r in varied][1] == "c.md"
+
+
+def test_a_hit_can_bring_the_text_around_it(library: Library, tmp_path: Path) -> None:
+    notes = tmp_path / "Zoo" / "animals.md"
+    notes.parent.mkdir()
+    notes.write_text(
+        "# Giraffes\n\nThe giraffe has a very long neck.\n\n"
+        "# Hippos\n\nThe hippopotamus spends the day in rivers.\n\n"
+        "# Zebras\n\nEvery zebra has its own pattern of stripes.\n"
+    )
+    library.ingest([notes.parent])
+    (hit, *_) = library.search("hippopotamus rivers").results
+    assert hit.context is None and hit.to_json()["context"] is None  # off by default
+    cfg = replace(SearchConfig(), neighbours=True)
+    (hit, *_) = library.search("hippopotamus rivers", config=cfg).results
+    assert hit.context is not None
+    before, after = hit.context
+    assert "long neck" in before and "stripes" in after
+    assert hit.to_json()["context"] == {"before": before, "after": after}
+    (first, *_) = library.search("giraffe long neck", config=cfg).results
+    assert first.context is not None and first.context[0] == ""  # the start of the file
