@@ -43,9 +43,13 @@ class SearchConfig:
     seek_refinement: bool = True
     passage_rank: bool = True  # a third fused list: candidates by their best sentence
     passage_follow: float = 0.25  # share of the next sentence's score a sentence gets
-    sentences: bool = True  # multi-granularity: rescore the head by each window's best sentence
-    sentence_weight: float = 3.0  # weight of that sentence's similarity to the query
-    sentence_words: float = 0.75  # weight of the share of the query's words it holds
+    # Multi-granularity and score fusion: rescore the fused head by weighted scores (tuned on
+    # TutorialVQA train; without a query vector the RRF order stands).
+    sentences: bool = True
+    fulltext_weight: float = 0.75  # BM25 over the query's best BM25
+    window_weight: float = 1.5  # the segment's own vector's similarity to the query
+    sentence_weight: float = 3.0  # its closest sentence's similarity (own vector if untimed)
+    sentence_words: float = 0.75  # the share of the query's term weight its best sentence holds
     dedup: bool = True  # overlapping windows that seek to the same moment are one hit
     neighbours: bool = False  # each hit carries the text before and after it in its file
     near_duplicates: float = 0.9  # Jaccard on words at or above which two hits are one (0: off)

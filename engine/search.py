@@ -353,6 +353,31 @@ def _unit(values: Sequence[float]) -> np.ndarray:
     return (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
 
 
+def _distinct_moments(
+    order: Sequence[int],
+    rows: dict[int, SegmentRow],
+    passages: dict[int, tuple[int, float] | None],
+    refine: bool,
+) -> list[int]:
+    """``order`` without the candidates that seek within 2 s of an earlier one in the same
+    file (overlapping windows whose best sentence is the same one): before reranking, so
+    the budget is not spent twice on one moment."""
+    seen: dict[tuple[int, str | None], list[int]] = {}
+    out: list[int] = []
+    for sid in order:
+        row, passage = rows[sid], passages.get(sid)
+        at = (
+            row.timings[passage[0]].start_ms if refine and row.timings and passage else row.start_ms
+        )
+        if at is not None:
+            earlier = seen.setdefault((row.source_id, row.path_in_archive), [])
+            if any(abs(at - t) < 2000 for t in earlier):
+                continue
+            earlier.append(at)
+        out.append(sid)
+    return out
+
+
 def _same_moment(a: SearchResult, b: SearchResult) -> bool:
     """Overlapping transcript windows that seek to the same moment are one hit."""
     if a.source != b.source or a.start_ms is None or b.start_ms is None:
@@ -602,6 +627,7 @@ class Searcher:
         course_id = self._store.course_id(filters.course) if filters.course else None
         lists: list[list[int]] = []
         ft_rank: dict[int, int] = {}
+        bm25: dict[int, float] = {}
         dense_rank: dict[int, int] = {}
 
         t0 = time.perf_counter()
@@ -617,6 +643,7 @@ class Searcher:
             match = fts_match(query, prefix_last=typing, terms=kept)
         if match:
             hits = self._store.fulltext(match, pool, kinds=kinds, course_id=course_id)
+            bm25 = dict(hits)
             ranking = [sid for sid, _ in hits]
             ft_rank = {sid: i for i, sid in enumerate(ranking, start=1)}
             lists.append(ranking)
@@ -669,11 +696,13 @@ class Searcher:
         if cfg.sentences and vector is not None and index is not None and order:
             t0 = time.perf_counter()
             scores, seeks = self._by_sentence(
-                order, scores, rows, passages, weights, vector, index, cfg
+                order, bm25, rows, passages, weights, vector, index, cfg
             )
             passages.update(seeks)
             order.sort(key=lambda sid: -scores[sid])
             took["sentences"] = (time.perf_counter() - t0) * 1000
+        if cfg.dedup:
+            order = _distinct_moments(order, rows, passages, cfg.seek_refinement)
         reranked = 0
         reranker = self._reranker() if cfg.rerank and cfg.rerank_top > 0 and order else None
         if reranker is not None:
@@ -719,7 +748,7 @@ class Searcher:
     def _by_sentence(
         self,
         order: list[int],
-        fused: dict[int, float],
+        bm25: dict[int, float],
         rows: dict[int, SegmentRow],
         passages: dict[int, tuple[int, float] | None],
         weights: dict[str, float],
@@ -727,22 +756,23 @@ class Searcher:
         index: VectorIndex,
         cfg: SearchConfig,
     ) -> tuple[dict[int, float], dict[int, tuple[int, float]]]:
-        """Multi-granularity: a candidate's fused score (scaled to 0..1 over the head) plus
-        the similarity of its closest sentence and the share of the query's term weight
-        its best sentence holds. A timed window answers in one sentence, not on average,
-        so it is scored by that sentence and playback seeks to it; a candidate without
-        sentence vectors (a slide, a note, code) is scored by its own vector."""
+        """Multi-granularity and score fusion over the head: a candidate scores its BM25
+        (over the query's best), its own vector's similarity, the similarity of its closest
+        sentence and the share of the query's term weight its best sentence holds, each
+        weighted. A timed window answers in one sentence, not on average, so it is scored
+        by that sentence and playback seeks to it; a candidate without sentence vectors (a
+        slide, a note, code) stands for its one sentence."""
         sentences = self._store.sentence_vectors(order, index.dimension)
-        plain = [sid for sid in order if sid not in sentences]
-        found, matrix = self._store.vectors(plain, index.dimension)
+        found, matrix = self._store.vectors(order, index.dimension)
         whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
-        base = _unit([fused[sid] for sid in order])
+        best_bm25 = max(bm25.values(), default=0.0)
         total = sum(weights.values())
         score = _scorer(weights) if total > 0 else None
         out: dict[int, float] = {}
         seeks: dict[int, tuple[int, float]] = {}
-        for sid, prior in zip(order, base, strict=True):
+        for sid in order:
             row, cues = rows[sid], sentences.get(sid)
+            own = whole.get(sid, 0.0)
             if cues is not None and len(cues) == len(row.timings):
                 sims = cues @ vector
                 share = np.array([score(t.text) / total if score else 0.0 for t in row.timings])
@@ -750,10 +780,16 @@ class Searcher:
                 seeks[sid] = (best, float(share[best] * total))
                 similarity, words = float(sims.max()), float(share.max())
             else:
-                similarity = whole.get(sid, 0.0)
+                similarity = own
                 passage = passages.get(sid)
                 words = min(1.0, passage[1] / total) if passage and total > 0 else 0.0
-            out[sid] = float(prior) + cfg.sentence_weight * similarity + cfg.sentence_words * words
+            lexical = bm25.get(sid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
+            out[sid] = (
+                cfg.fulltext_weight * lexical
+                + cfg.window_weight * own
+                + cfg.sentence_weight * similarity
+                + cfg.sentence_words * words
+            )
         return out, seeks
 
     def _enriched(self, query: str, embedder: Embedder) -> str:
