@@ -588,19 +588,10 @@ class Store:
 
     def sentence_vectors(self, ids: Sequence[int], dimension: int) -> dict[int, np.ndarray]:
         """The cue vectors (rows in cue order, float32) of those given segments that have them."""
-        out: dict[int, np.ndarray] = {}
-        for start in range(0, len(ids), 900):
-            part = ids[start : start + 900]
-            with self._lock:
-                rows = self.conn.execute(
-                    "SELECT segment_id, vectors FROM sentence_vectors WHERE segment_id IN "
-                    f"({','.join('?' * len(part))})",
-                    tuple(part),
-                ).fetchall()
-            for sid, blob in rows:
-                matrix = np.frombuffer(blob, dtype=np.float16).reshape(-1, dimension)
-                out[int(sid)] = matrix.astype(np.float32)
-        return out
+        return {
+            sid: np.frombuffer(blob, dtype=np.float16).reshape(-1, dimension).astype(np.float32)
+            for sid, blob in self._blobs("SELECT segment_id, vectors FROM sentence_vectors", ids)
+        }
 
     def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
         """The text of the segments of the same kind just before and after each given one
@@ -755,19 +746,22 @@ class Store:
         """Stored vectors of the given segment ids (those that have one)."""
         found: list[int] = []
         blobs: list[bytes] = []
+        for sid, blob in self._blobs("SELECT segment_id, vector FROM embeddings", ids):
+            found.append(sid)
+            blobs.append(blob)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(found), dimension)
+        return np.asarray(found, dtype=np.int64), matrix
+
+    def _blobs(self, select: str, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
+        """(segment id, blob) rows of ``select`` for the given ids, 900 ids per query."""
         for start in range(0, len(ids), 900):
             part = ids[start : start + 900]
             with self._lock:
                 rows = self.conn.execute(
-                    "SELECT segment_id, vector FROM embeddings WHERE segment_id IN "
-                    f"({','.join('?' * len(part))})",
-                    tuple(part),
+                    f"{select} WHERE segment_id IN ({','.join('?' * len(part))})", tuple(part)
                 ).fetchall()
             for sid, blob in rows:
-                found.append(int(sid))
-                blobs.append(blob)
-        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(found), dimension)
-        return np.asarray(found, dtype=np.int64), matrix
+                yield int(sid), blob
 
     def put_vectors(self, ids: Sequence[int], vectors: np.ndarray, space: str) -> None:
         blobs = np.ascontiguousarray(vectors, dtype=np.float32)

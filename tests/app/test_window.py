@@ -15,7 +15,7 @@ from app.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.types import SegmentKind
-from tests.app.ui import drop
+from tests.app.ui import drop, giraffe_window
 from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tests.factories import make_srt
 
@@ -59,12 +59,7 @@ def test_typing_shows_results_without_blocking(
 def test_a_question_the_library_cannot_answer_says_so(
     qtbot: QtBot, library: Library, tmp_path: Path
 ) -> None:
-    notes = tmp_path / "notes.md"
-    notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
-    library.ingest([notes])
-    window = SearchWindow(library)
-    qtbot.addWidget(window)
-    window.show()
+    window = giraffe_window(qtbot, library, tmp_path)
     qtbot.keyClicks(window.search, "how long should I knead bread dough")
     expected = "Nothing in your library is close to “how long should I knead bread dough”."
     qtbot.waitUntil(lambda: window.status.text() == expected, timeout=10_000)
@@ -118,12 +113,7 @@ def test_closing_mid_search_leaves_nothing_running_on_the_library(
 ) -> None:
     """A query typed just before the window closes (its debounce still pending, or its
     search on the pool) never runs against the library once the window has closed."""
-    notes = tmp_path / "notes.md"
-    notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
-    library.ingest([notes])
-    window = SearchWindow(library)
-    qtbot.addWidget(window)
-    window.show()
+    window = giraffe_window(qtbot, library, tmp_path)
     qtbot.keyClicks(window.search, "giraffe")
     qtbot.waitUntil(lambda: window.results.count() > 0, timeout=10_000)
     window.search.clear()

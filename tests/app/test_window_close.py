@@ -11,20 +11,15 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.tasks import Failure
-from app.window import SearchWindow
 from engine.library import Library
 from engine.search import SearchOutcome
+from tests.app.ui import giraffe_window
 
 
 def test_closing_waits_for_a_search_still_running(
     qtbot: QtBot, library: Library, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    notes = tmp_path / "notes.md"
-    notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
-    library.ingest([notes])
-    window = SearchWindow(library)
-    qtbot.addWidget(window)
-    window.show()
+    window = giraffe_window(qtbot, library, tmp_path)
     started, go = threading.Event(), threading.Event()
     outcomes: list[object] = []
 

@@ -4,10 +4,30 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from engine.library import Library
+
+if TYPE_CHECKING:
+    from app.window import SearchWindow
+
+
+def giraffe_window(qtbot: QtBot, library: Library, folder: Path) -> SearchWindow:
+    """A shown window on ``library`` after it has indexed one short note about giraffes."""
+    from app.window import SearchWindow
+
+    notes = folder / "notes.md"
+    notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
+    library.ingest([notes])
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    return window
 
 
 def drop(window: QWidget, paths: list[Path]) -> None:
