@@ -353,24 +353,36 @@ def _unit(values: Sequence[float]) -> np.ndarray:
     return (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
 
 
+def seek_ms(
+    row: SegmentRow, passage: tuple[int, float] | None, weights: dict[str, float], refine: bool
+) -> int | None:
+    """Where the player starts for a hit: its best sentence (cue), at its first query word
+    when speech was recognised; the segment's start without refinement or a passage."""
+    if not (refine and row.timings and passage is not None):
+        return row.start_ms
+    best = row.timings[passage[0]]
+    word = first_matching_word(row.words, best, weights) if row.words else None
+    return best.start_ms if word is None else word.start_ms
+
+
 def _distinct_moments(
     order: Sequence[int],
     rows: dict[int, SegmentRow],
     passages: dict[int, tuple[int, float] | None],
+    weights: dict[str, float],
     refine: bool,
 ) -> list[int]:
-    """``order`` without the candidates that seek within 2 s of an earlier one in the same
-    file (overlapping windows whose best sentence is the same one): before reranking, so
-    the budget is not spent twice on one moment."""
-    seen: dict[tuple[int, str | None], list[int]] = {}
+    """``order`` without the candidates that seek within 2 s of an earlier one of the same
+    kind in the same file (overlapping windows whose best sentence is the same one): before
+    reranking, so the budget is not spent twice on one moment. Across kinds the result
+    loop decides, after near-copies (a frame showing a slide) are gone."""
+    seen: dict[tuple[int, str | None, SegmentKind], list[int]] = {}
     out: list[int] = []
     for sid in order:
-        row, passage = rows[sid], passages.get(sid)
-        at = (
-            row.timings[passage[0]].start_ms if refine and row.timings and passage else row.start_ms
-        )
+        row = rows[sid]
+        at = seek_ms(row, passages.get(sid), weights, refine)
         if at is not None:
-            earlier = seen.setdefault((row.source_id, row.path_in_archive), [])
+            earlier = seen.setdefault((row.source_id, row.path_in_archive, row.kind), [])
             if any(abs(at - t) < 2000 for t in earlier):
                 continue
             earlier.append(at)
@@ -696,13 +708,13 @@ class Searcher:
         if cfg.sentences and vector is not None and index is not None and order:
             t0 = time.perf_counter()
             scores, seeks = self._by_sentence(
-                order, bm25, rows, passages, weights, vector, index, cfg
+                order, scores, bm25, rows, passages, weights, vector, index, cfg
             )
             passages.update(seeks)
             order.sort(key=lambda sid: -scores[sid])
             took["sentences"] = (time.perf_counter() - t0) * 1000
         if cfg.dedup:
-            order = _distinct_moments(order, rows, passages, cfg.seek_refinement)
+            order = _distinct_moments(order, rows, passages, weights, cfg.seek_refinement)
         reranked = 0
         reranker = self._reranker() if cfg.rerank and cfg.rerank_top > 0 and order else None
         if reranker is not None:
@@ -748,6 +760,7 @@ class Searcher:
     def _by_sentence(
         self,
         order: list[int],
+        fused: dict[int, float],
         bm25: dict[int, float],
         rows: dict[int, SegmentRow],
         passages: dict[int, tuple[int, float] | None],
@@ -756,16 +769,18 @@ class Searcher:
         index: VectorIndex,
         cfg: SearchConfig,
     ) -> tuple[dict[int, float], dict[int, tuple[int, float]]]:
-        """Multi-granularity and score fusion over the head: a candidate scores its BM25
-        (over the query's best), its own vector's similarity, the similarity of its closest
-        sentence and the share of the query's term weight its best sentence holds, each
-        weighted. A timed window answers in one sentence, not on average, so it is scored
-        by that sentence and playback seeks to it; a candidate without sentence vectors (a
-        slide, a note, code) stands for its one sentence."""
+        """Multi-granularity over the head: a candidate scores its fused RRF score (scaled to
+        0..1; with ``score_fusion``, its BM25 over the query's best and its own vector's
+        similarity instead), the similarity of its closest sentence and the share of the
+        query's term weight its best sentence holds, each weighted. A timed window answers
+        in one sentence, not on average, so it is scored by that sentence and playback seeks
+        to it; a candidate without sentence vectors (a slide, a note, code) stands for its
+        one sentence."""
         sentences = self._store.sentence_vectors(order, index.dimension)
         found, matrix = self._store.vectors(order, index.dimension)
         whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
         best_bm25 = max(bm25.values(), default=0.0)
+        rrf = dict(zip(order, _unit([fused[sid] for sid in order]), strict=True))
         total = sum(weights.values())
         score = _scorer(weights) if total > 0 else None
         out: dict[int, float] = {}
@@ -783,13 +798,12 @@ class Searcher:
                 similarity = own
                 passage = passages.get(sid)
                 words = min(1.0, passage[1] / total) if passage and total > 0 else 0.0
-            lexical = bm25.get(sid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
-            out[sid] = (
-                cfg.fulltext_weight * lexical
-                + cfg.window_weight * own
-                + cfg.sentence_weight * similarity
-                + cfg.sentence_words * words
-            )
+            if cfg.score_fusion:
+                lexical = bm25.get(sid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
+                prior = cfg.fulltext_weight * lexical + cfg.window_weight * own
+            else:
+                prior = float(rrf[sid])
+            out[sid] = prior + cfg.sentence_weight * similarity + cfg.sentence_words * words
         return out, seeks
 
     def _enriched(self, query: str, embedder: Embedder) -> str:
@@ -848,17 +862,12 @@ class Searcher:
         ft: int | None,
         dense: int | None,
     ) -> SearchResult:
-        start_ms, end_ms, line = row.start_ms, row.end_ms, None
+        end_ms, line = row.end_ms, None
+        start_ms = seek_ms(row, passage, weights, cfg.seek_refinement)
         around: int | None = None
         if cfg.seek_refinement and row.timings and passage is not None:
-            best = row.timings[passage[0]]
-            start_ms = best.start_ms
-            found = row.text.find(best.text[:40])
+            found = row.text.find(row.timings[passage[0]].text[:40])
             around = None if found < 0 else found
-            if row.words:
-                word = first_matching_word(row.words, best, weights)
-                if word is not None:
-                    start_ms = word.start_ms
         if row.line_start is not None:
             offset = best_line(row.text, weights) if weights else None
             line = row.line_start + (offset or 0)
