@@ -777,7 +777,9 @@ class Searcher:
         to it; a candidate without sentence vectors (a slide, a note, code) stands for its
         one sentence."""
         sentences = self._store.sentence_vectors(order, index.dimension)
-        found, matrix = self._store.vectors(order, index.dimension)
+        # Own vectors: every candidate's for score fusion, else only those without sentences.
+        needed = order if cfg.score_fusion else [sid for sid in order if sid not in sentences]
+        found, matrix = self._store.vectors(needed, index.dimension)
         whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
         best_bm25 = max(bm25.values(), default=0.0)
         rrf = dict(zip(order, _unit([fused[sid] for sid in order]), strict=True))
