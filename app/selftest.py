@@ -1,0 +1,416 @@
+"""``coursedex --self-test``: prove that this build works, end to end, on this machine.
+
+It opens a temporary library (never the user's), checks the models the app would use,
+imports the demo course (its lecture video through the speech-recognition child process,
+which in a frozen build relies on ``multiprocessing.freeze_support()``), runs searches whose
+answers are known, and plays a lecture hit in the real player widget. One line per check:
+
+    ok   import the demo course (4 files, 41.2 s)
+    FAIL load the search model (0.1 s): ...model.onnx: ...
+
+Exit status 0 when every check passed, else 1 (the failed check is named). This is an
+entry point: it alone reads the environment (to pick the offscreen Qt platform).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import platform
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
+
+from engine import __version__
+from engine.cli import DEMO_COURSE, default_models, demo_files
+from engine.config import EngineConfig
+from engine.errors import CoursedexError
+from engine.library import Library, Outcome
+from engine.models.registry import ModelRegistry
+from engine.search import SearchFilters, SearchResult
+from engine.types import SegmentKind, Timing
+
+if TYPE_CHECKING:
+    from app.player import PlayerView
+
+log = logging.getLogger(__name__)
+
+LECTURE = "lecture-01-sorting.mp4"
+PLAY_TIMEOUT_S = 20.0
+# Where playback must start, around the hit's time: libVLC and Qt Multimedia start at the
+# nearest frame they can decode from.
+SEEK_TOLERANCE_MS = 1_500
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """A demo query and where its best hit must be (resources/make_demo.py's QUERIES).
+
+    ``evidence`` must be in what the hit shows: the sentence spoken where the player starts
+    (speech), the lines of the hit (code), else its snippet. Compared without case or
+    spaces, so that "phonebook" from another speech-model build still counts.
+    """
+
+    query: str
+    file: str
+    kind: SegmentKind
+    evidence: str
+    page: int | None = None
+    member: str | None = None
+    only_kind: bool = False  # search only this kind (text read off the video's frames)
+
+
+EXPECTED: tuple[Expected, ...] = (
+    Expected("looking up a name in a phone book", LECTURE, SegmentKind.TRANSCRIPT, "phone book"),
+    Expected("why is merge sort stable", LECTURE, SegmentKind.TRANSCRIPT, "merge sort"),
+    Expected(
+        "when should a hash table resize", "slides.pdf", SegmentKind.SLIDE, "load factor", page=6
+    ),
+    Expected(
+        "binary search midpoint overflow",
+        "code.zip",
+        SegmentKind.CODE,
+        "overflow",
+        member="searching/binary_search.py",
+    ),
+    Expected("who wrote Timsort", "notes.md", SegmentKind.NOTE, "Tim Peters"),
+    Expected("hash tables", LECTURE, SegmentKind.SCREEN, "hash tables", only_kind=True),
+)
+
+
+class CheckFailed(Exception):
+    """A check found something wrong; the message is the one-line reason."""
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\W+", "", text).lower()
+
+
+def _clock(ms: int) -> str:
+    s = max(0, ms) // 1000
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def _line_at(lines: Sequence[Timing], ms: int) -> Timing | None:
+    """The transcript line being spoken at ``ms`` (the last one started by then)."""
+    started = [line for line in lines if line.start_ms <= ms]
+    return started[-1] if started else None
+
+
+class SelfTest:
+    """The checks, in order; each returns a short detail for its line or raises."""
+
+    def __init__(
+        self, folder: Path, registry: ModelRegistry, player: str, out: TextIO = sys.stdout
+    ) -> None:
+        self.folder = folder
+        self.registry = registry
+        self.player_backend = player
+        self.out = out
+        self.config = EngineConfig()
+        self.library: Library | None = None
+        self.hits: dict[str, SearchResult] = {}
+        self.failed: str | None = None
+        self.passed = 0
+
+    # --- running ----------------------------------------------------------------------------
+
+    def check(self, name: str, step: Callable[[], str]) -> bool:
+        started = time.monotonic()
+        try:
+            detail = step()
+        except (CheckFailed, CoursedexError) as e:
+            reason = str(e)
+        # A self-test must report any failure of the build, not die of it: the traceback
+        # goes to the log, the reason to the check's line.
+        except Exception as e:
+            log.error("%s crashed", name, exc_info=True)
+            reason = f"{type(e).__name__}: {e}"
+        else:
+            took = time.monotonic() - started
+            self._say(f"ok   {name} ({detail + ', ' if detail else ''}{took:.1f} s)")
+            self.passed += 1
+            return True
+        took = time.monotonic() - started
+        self._say(f"FAIL {name} ({took:.1f} s): {' '.join(reason.split())}")
+        self.failed = self.failed or name
+        return False
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    def run(self) -> bool:
+        """Every check; later ones need the earlier ones, so the first failure stops it
+        (the searches are independent of each other and all run)."""
+        if not (
+            self.check("find the models", self.find_models)
+            and self.check("open a temporary library", self.open_library)
+            and self.check("load the search model", self.load_embedder)
+            and self.check("import the demo course", self.import_demo)
+            and self.check("recognise the lecture's speech", self.speech)
+        ):
+            return False
+        searched = [self.check(f'search "{e.query}"', self._searcher(e)) for e in EXPECTED]
+        if not all(searched):
+            return False
+        return self.check("play a lecture hit in the player", self.play)
+
+    def close(self) -> None:
+        if self.library is not None:
+            self.library.close()
+            self.library = None
+
+    # --- engine checks ----------------------------------------------------------------------
+
+    def find_models(self) -> str:
+        names = (self.config.embedder, self.config.media.speech_model)
+        for name in names:
+            problems = self.registry.verify(name)
+            if problems:
+                raise CheckFailed(f"{name} in {self.registry.root}: {'; '.join(problems)}")
+        return f"{', '.join(names)} in {self.registry.root}"
+
+    def open_library(self) -> str:
+        registry, config = self.registry, self.config
+        self.library = Library.open(
+            self.folder,
+            config,
+            lambda: registry.load_embedder(config.embedder, config.threads),
+            models=registry,
+        )
+        return str(self.folder)
+
+    def _library(self) -> Library:
+        if self.library is None:
+            raise CheckFailed("the library is not open")
+        return self.library
+
+    def load_embedder(self) -> str:
+        embedder = self._library().embedder()
+        vectors = embedder.embed(["does the search model load?"], query=True)
+        if vectors.shape != (1, embedder.dimension):
+            raise CheckFailed(f"one query gave vectors of shape {vectors.shape}")
+        return embedder.model_id
+
+    def import_demo(self) -> str:
+        files = demo_files()
+        report = self._library().ingest(files, course=DEMO_COURSE)
+        wrong = [f for f in report.files if f.outcome != Outcome.INDEXED or f.detail]
+        if wrong or len(report.files) != len(files):
+            found = "; ".join(
+                f"{Path(f.path).name}: {f.outcome.value}{': ' + f.detail if f.detail else ''}"
+                for f in wrong
+            )
+            raise CheckFailed(found or f"{len(report.files)} of {len(files)} files imported")
+        return f"{len(files)} files"
+
+    def _lecture(self) -> str:
+        for source in self._library().sources(DEMO_COURSE):
+            if Path(source.path).name == LECTURE:
+                return source.path
+        raise CheckFailed(f"{LECTURE} is not in the library")
+
+    def speech(self) -> str:
+        lines = self._library().transcript(self._lecture())
+        if len(lines) < 20:
+            raise CheckFailed(f"{len(lines)} sentences recognised in the 6-minute lecture")
+        return f"{len(lines)} sentences up to {_clock(lines[-1].end_ms)}"
+
+    def _searcher(self, expected: Expected) -> Callable[[], str]:
+        return lambda: self.search(expected)
+
+    def search(self, expected: Expected) -> str:
+        library = self._library()
+        kinds = (expected.kind,) if expected.only_kind else ()
+        outcome = library.search(
+            expected.query, limit=5, filters=SearchFilters(kinds=kinds, course=DEMO_COURSE)
+        )
+        if not outcome.results:
+            raise CheckFailed("no results" + (" (nothing close enough)" if outcome.gated else ""))
+        hit = outcome.results[0]
+        name = Path(hit.source).name
+        where = f"{name} ({hit.kind.value})"
+        if (name, hit.kind) != (expected.file, expected.kind):
+            raise CheckFailed(
+                f"the best hit is {where}, expected {expected.file} ({expected.kind.value})"
+            )
+        if expected.page is not None and hit.page != expected.page:
+            raise CheckFailed(f"the best hit is page {hit.page}, expected page {expected.page}")
+        if expected.member is not None and hit.path_in_archive != expected.member:
+            raise CheckFailed(f"the best hit is {hit.path_in_archive}, expected {expected.member}")
+        shown, place = self._shown(hit)
+        if _squash(expected.evidence) not in _squash(shown):
+            raise CheckFailed(f"{where} at {place} does not say {expected.evidence!r}: {shown!r}")
+        self.hits[expected.query] = hit
+        return f"{name} {place}"
+
+    def _shown(self, hit: SearchResult) -> tuple[str, str]:
+        """What the hit shows the user, and where in its file."""
+        library = self._library()
+        if hit.kind == SegmentKind.TRANSCRIPT and hit.start_ms is not None:
+            line = _line_at(library.transcript(hit.source), hit.start_ms)
+            return (line.text if line else ""), f"at {_clock(hit.start_ms)}"
+        if hit.kind == SegmentKind.CODE and hit.line_start is not None:
+            text = library.source_text(hit.source, hit.path_in_archive).splitlines()
+            lines = text[hit.line_start - 1 : hit.line_end or hit.line_start]
+            return "\n".join(lines), f"{hit.path_in_archive or ''}:{hit.line or hit.line_start}"
+        if hit.page is not None:
+            return hit.snippet, f"page {hit.page}"
+        if hit.start_ms is not None:
+            return hit.snippet, f"at {_clock(hit.start_ms)}"
+        return hit.snippet, f"line {hit.line or hit.line_start}"
+
+    # --- the player ---------------------------------------------------------------------------
+
+    def play(self) -> str:
+        from PySide6.QtCore import QEventLoop
+        from PySide6.QtWidgets import QApplication
+
+        from app.player import PlayerView
+
+        hit = self.hits.get(EXPECTED[0].query)
+        if hit is None or hit.start_ms is None:
+            raise CheckFailed("no lecture hit to play")
+        transcript = self._library().transcript(hit.source)
+        app = QApplication.instance() or QApplication([sys.argv[0]])
+
+        def wait(until: Callable[[], bool], timeout_s: float) -> bool:
+            deadline = time.monotonic() + timeout_s
+            while not until():
+                if time.monotonic() > deadline:
+                    return False
+                app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+                time.sleep(0.02)
+            return True
+
+        # No sound from a self-test; libVLC draws nowhere on the offscreen platform.
+        player = PlayerView(backend=self.player_backend, vlc_args=("--aout=dummy",))
+        errors: list[str] = []
+        player.error.connect(errors.append)
+        try:
+            player.resize(900, 420)
+            player.show()
+            player.open(hit.source, hit.start_ms, transcript)
+            return _played(player, hit.start_ms, len(transcript), errors, wait)
+        finally:
+            player.shutdown()
+            player.close()
+            player.deleteLater()
+            app.processEvents()
+
+
+def _played(
+    player: PlayerView,
+    start_ms: int,
+    lines: int,
+    errors: list[str],
+    wait: Callable[[Callable[[], bool], float], bool],
+) -> str:
+    """Playback started at the hit, moves on by the clock, and the transcript follows."""
+    if not wait(lambda: player.is_playing() or bool(errors), PLAY_TIMEOUT_S):
+        raise CheckFailed(f"{player.backend_name}: not playing after {PLAY_TIMEOUT_S:.0f} s")
+    if errors:
+        raise CheckFailed(f"{player.backend_name}: {errors[0]}")
+    first = player.position_ms()
+    if abs(first - start_ms) > SEEK_TOLERANCE_MS:
+        raise CheckFailed(
+            f"{player.backend_name} started at {_clock(first)}, the hit is at {_clock(start_ms)}"
+        )
+    if not wait(lambda: player.position_ms() >= first + 500 or bool(errors), 10.0):
+        raise CheckFailed(f"{player.backend_name}: the position stays at {_clock(first)}")
+    if errors:
+        raise CheckFailed(f"{player.backend_name}: {errors[0]}")
+    if player.duration_ms() < 60_000:
+        raise CheckFailed(f"{player.backend_name}: duration {player.duration_ms()} ms")
+    rows = player.transcript_list
+    if rows.count() != lines or not rows.selectedItems():
+        raise CheckFailed(
+            f"the transcript shows {rows.count()} of {lines} lines, "
+            f"{len(rows.selectedItems())} highlighted"
+        )
+    return f"{player.backend_name}, from {_clock(first)}"
+
+
+def _qt_message(mode: QtMsgType, _context: QMessageLogContext, message: str) -> None:
+    # Qt's warnings here are about what a self-test lacks on purpose (no display, no audio
+    # device): shown with --verbose. A check that fails says why on its own line.
+    serious = mode in (QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
+    log.log(logging.WARNING if serious else logging.INFO, "Qt: %s", message)
+
+
+def _prepare_qt(folder: Path) -> None:
+    """Qt and libVLC need no display: the player is checked offscreen, with no sound."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    qInstallMessageHandler(_qt_message)
+    if sys.platform.startswith("linux") and not os.environ.get("XDG_RUNTIME_DIR"):
+        runtime = folder / "runtime"
+        runtime.mkdir(mode=0o700, exist_ok=True)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="coursedex --self-test",
+        description="Check this installation: import the demo course into a temporary "
+        "library, search it and play a lecture hit. Exit 0 when all is well.",
+    )
+    p.add_argument(
+        "--models",
+        default=None,
+        help="models folder (default: the app's: $COURSEDEX_MODELS or the user data folder)",
+    )
+    p.add_argument(
+        "--keep", action="store_true", help="keep the temporary library and print its path"
+    )
+    p.add_argument(
+        "--player",
+        choices=("auto", "vlc", "qt"),
+        default="auto",
+        help="player backend (default: auto, as the app: libVLC, else Qt Multimedia)",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="log details (Qt, libVLC)")
+    return p
+
+
+def run(argv: Sequence[str] = ()) -> int:
+    args = build_parser().parse_args(list(argv))
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    registry = ModelRegistry(Path(args.models) if args.models else default_models())
+    temp = Path(tempfile.mkdtemp(prefix="coursedex-selftest-"))
+    _prepare_qt(temp)
+    build = "frozen" if getattr(sys, "frozen", False) else "from source"
+    print(
+        f"coursedex {__version__} self-test ({build}, Python {platform.python_version()})",
+        flush=True,
+    )
+    started = time.monotonic()
+    test = SelfTest(temp / "library", registry, args.player)
+    try:
+        ok = test.run()
+    finally:
+        test.close()
+        if args.keep:
+            print(f"library kept in {temp / 'library'}", flush=True)
+        else:
+            shutil.rmtree(temp, ignore_errors=True)
+    took = time.monotonic() - started
+    if ok:
+        print(f"self-test passed: {test.passed} checks in {took:.1f} s", flush=True)
+        return 0
+    print(f"self-test FAILED: {test.failed}", flush=True)
+    return 1
+
+
+__all__ = ["EXPECTED", "Expected", "SelfTest", "build_parser", "run"]

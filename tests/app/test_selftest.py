@@ -1,0 +1,150 @@
+"""``coursedex --self-test`` from the source tree, in a child process as a user runs it: it
+imports the demo course (speech recognition in its own child process), searches, plays a hit
+and exits 0; a truncated model makes it exit 1, naming the check and the file."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from app.selftest import EXPECTED
+from engine.types import SegmentKind
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = re.compile(r"^(ok  |FAIL) (.+?) \((?:(.*), )?(\d+\.\d) s\)(?:: (.*))?$")
+ENGINE_CHECKS = [
+    "find the models",
+    "open a temporary library",
+    "load the search model",
+    "import the demo course",
+    "recognise the lecture's speech",
+]
+
+
+def self_test(
+    *args: str, tmp: Path, models: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "XDG_RUNTIME_DIR")}
+    env["TMPDIR"] = str(tmp)  # where the self-test makes its temporary library
+    if models is not None:
+        env["COURSEDEX_MODELS"] = str(models)  # the folder the app would use
+    return subprocess.run(
+        [sys.executable, "-m", "app.launcher", "--self-test", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=540,
+        check=False,
+    )
+
+
+def checks(stdout: str) -> list[tuple[str, str, str, str]]:
+    """(status, name, detail, reason) of each check line, in order."""
+    found = []
+    for line in stdout.splitlines():
+        match = CHECK.match(line)
+        if match:
+            status, name, detail, _, reason = match.groups()
+            found.append((status.strip(), name, detail or "", reason or ""))
+    return found
+
+
+def test_self_test_imports_searches_plays_and_exits_0(tmp_path: Path, models_dir: Path) -> None:
+    run = self_test("--keep", tmp=tmp_path, models=models_dir)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = checks(run.stdout)
+    searches = [f'search "{e.query}"' for e in EXPECTED]
+    names = [*ENGINE_CHECKS, *searches, "play a lecture hit in the player"]
+    assert [name for _, name, _, _ in lines] == names, run.stdout
+    assert all(status == "ok" for status, _, _, _ in lines), run.stdout
+    detail = {name: detail for _, name, detail, _ in lines}
+    assert detail["find the models"].endswith(f"in {models_dir}")
+    assert detail["import the demo course"] == "4 files"
+    assert re.fullmatch(
+        r"\d+ sentences up to 0[5-6]:\d\d", detail["recognise the lecture's speech"]
+    )
+    assert detail[searches[0]].startswith("lecture-01-sorting.mp4 at 00:")
+    assert detail['search "when should a hash table resize"'] == "slides.pdf page 6"
+    assert detail['search "binary search midpoint overflow"'].startswith(
+        "code.zip searching/binary_search.py:"
+    )
+    assert re.fullmatch(r"vlc, from 00:\d\d", detail["play a lecture hit in the player"])
+    assert f"self-test passed: {len(names)} checks in " in run.stdout
+    # --keep: the temporary library stays, with the demo course in it; nothing else is made.
+    kept = re.search(r"^library kept in (.+)$", run.stdout, re.MULTILINE)
+    assert kept is not None, run.stdout
+    library = Path(kept.group(1))
+    assert library.parent.parent == tmp_path and (library / "library.db").is_file()
+    assert str(library) in detail["open a temporary library"]
+
+
+def test_a_truncated_model_fails_the_self_test_naming_the_check_and_file(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """As a bundle whose embedder was cut short (a broken download or copy) would be."""
+    models = tmp_path / "models"
+    embedder = models / "all-minilm-l6-v2-int8"
+    embedder.mkdir(parents=True)
+    for file in (models_dir / embedder.name).iterdir():
+        (embedder / file.name).write_bytes(file.read_bytes())
+    onnx = embedder / "model.onnx"
+    size = onnx.stat().st_size
+    with onnx.open("r+b") as f:
+        f.truncate(size // 2)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = self_test("--models", str(models), tmp=scratch)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert checks(run.stdout) == [
+        (
+            "FAIL",
+            "find the models",
+            "",
+            f"all-minilm-l6-v2-int8 in {models}: model.onnx: size {size // 2} bytes, "
+            f"expected {size}",
+        )
+    ], run.stdout
+    assert run.stdout.splitlines()[-1] == "self-test FAILED: find the models"
+    assert list(scratch.iterdir()) == []  # the temporary library is gone
+
+
+def test_the_expected_hits_are_what_the_demo_course_says() -> None:
+    """The self-test's answers follow resources/make_demo.py (not bundled: copied here)."""
+    spec = importlib.util.spec_from_file_location("make_demo", ROOT / "resources/make_demo.py")
+    assert spec is not None and spec.loader is not None
+    make_demo = importlib.util.module_from_spec(spec)
+    sys.modules["make_demo"] = make_demo  # dataclasses look their module up while loading
+    try:
+        spec.loader.exec_module(make_demo)
+    finally:
+        del sys.modules["make_demo"]
+    by_query = {e.query: e for e in EXPECTED}
+    for query in make_demo.QUERIES:
+        assert by_query[query.text].file == query.best_file, query.text
+    slide = next(e for e in EXPECTED if e.kind == SegmentKind.SLIDE)
+    pages = [s for s in make_demo.SLIDES if any(slide.evidence in b.lower() for b in s.bullets)]
+    assert slide.page == 1 + make_demo.SLIDES.index(pages[0]) and len(pages) == 1
+    code = next(e for e in EXPECTED if e.kind == SegmentKind.CODE)
+    members = [m for m, text in make_demo.CODE_MEMBERS if code.evidence in text]
+    assert members == [code.member]
+    kinds = {e.kind for e in EXPECTED}
+    assert {SegmentKind.TRANSCRIPT, SegmentKind.SLIDE, SegmentKind.CODE} <= kinds
+
+
+def test_self_test_help_names_its_options() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "app.launcher", "--self-test", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    for option in ("--models", "--keep", "--player"):
+        assert option in run.stdout
