@@ -241,6 +241,14 @@ class SearchWindow(QMainWindow):
         settings.setEnabled(self.registry is not None)
         menu.addSeparator()
         menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
+        self.menuBar().addMenu("&Help").addAction("&About Coursedex", self.show_about)
+
+    def show_about(self) -> None:
+        from app.about import AboutDialog  # imports the model libraries to read their versions
+
+        dialog = AboutDialog(self.library.folder, self.registry or self.library.models, self)
+        dialog.exec()
+        dialog.deleteLater()
 
     def _kind_icons(self) -> dict[SegmentKind, QIcon]:
         """A glyph per kind, drawn in the palette's text colour (legible light and dark)."""
