@@ -177,7 +177,11 @@ class SelfTest:
             problems = self.registry.verify(name)
             if problems:
                 raise CheckFailed(f"{name} in {self.registry.root}: {'; '.join(problems)}")
-        return f"{', '.join(names)} in {self.registry.root}"
+        # In a frozen build they may come from the bundle's folder instead of the user's.
+        folders: dict[Path, list[str]] = {}
+        for name in names:
+            folders.setdefault(self.registry.path(name).parent, []).append(name)
+        return "; ".join(f"{', '.join(found)} in {folder}" for folder, found in folders.items())
 
     def open_library(self) -> str:
         registry, config = self.registry, self.config
