@@ -172,15 +172,14 @@ class SelfTest:
     # --- engine checks ----------------------------------------------------------------------
 
     def find_models(self) -> str:
-        names = (self.config.embedder, self.config.media.speech_model)
-        for name in names:
+        # In a frozen build a model may come from the bundle's folder instead of the user's.
+        folders: dict[Path, list[str]] = {}
+        for name in (self.config.embedder, self.config.media.speech_model):
+            folder = self.registry.path(name).parent  # raises, saying how to install it
             problems = self.registry.verify(name)
             if problems:
-                raise CheckFailed(f"{name} in {self.registry.root}: {'; '.join(problems)}")
-        # In a frozen build they may come from the bundle's folder instead of the user's.
-        folders: dict[Path, list[str]] = {}
-        for name in names:
-            folders.setdefault(self.registry.path(name).parent, []).append(name)
+                raise CheckFailed(f"{name} in {folder}: {'; '.join(problems)}")
+            folders.setdefault(folder, []).append(name)
         return "; ".join(f"{', '.join(found)} in {folder}" for folder, found in folders.items())
 
     def open_library(self) -> str:
@@ -403,6 +402,9 @@ def run(argv: Sequence[str] = ()) -> int:
     test = SelfTest(temp / "library", registry, args.player)
     try:
         ok = test.run()
+    except KeyboardInterrupt:
+        print("self-test interrupted", flush=True)
+        return 130
     finally:
         test.close()
         if args.keep:
