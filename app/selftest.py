@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 LECTURE = "lecture-01-sorting.mp4"
 PLAY_TIMEOUT_S = 20.0
 BACKENDS = {"vlc": "with libVLC", "qt": "with Qt Multimedia", "auto": "in the player"}
+# Qt's log lines that explain a player that does not play.
+PLAYBACK_MESSAGE = re.compile(r"QtMultimedia|QMediaPlayer|ffmpeg|libvlc", re.IGNORECASE)
+QT_SAID: list[str] = []  # every message Qt logged, in order
 PLAYERS = {"both": ("vlc", "qt"), "auto": ("auto",), "vlc": ("vlc",), "qt": ("qt",)}
 # Where playback must start, around the hit's time: libVLC and Qt Multimedia start at the
 # nearest frame they can decode from.
@@ -324,12 +327,20 @@ class SelfTest:
             raise CheckSkipped(f"{e}; the app plays with Qt Multimedia") from e
         errors: list[str] = []
         player.error.connect(errors.append)
+        said = len(QT_SAID)
         try:
             player.resize(900, 420)
             player.show()
             player.open(hit.source, hit.start_ms, transcript)
             played = _played(player, hit.start_ms, len(transcript), errors, wait)
             return f"{player.backend_name}, {played}" if backend == "auto" else played
+        except CheckFailed as e:
+            # Qt Multimedia without a working backend plays nothing and reports no error;
+            # only its log says why ("No QtMultimedia backends found").
+            why = [m for m in QT_SAID[said:] if PLAYBACK_MESSAGE.search(m)][:2]
+            if not why:
+                raise
+            raise CheckFailed(f"{e} (Qt: {'; '.join(why)})") from e
         finally:
             player.shutdown()
             player.close()
@@ -376,8 +387,9 @@ def _played(
 
 
 def _qt_message(mode: QtMsgType, _context: QMessageLogContext, message: str) -> None:
-    # Qt's warnings here are about what a self-test lacks on purpose (no display, no audio
-    # device): shown with --verbose. A check that fails says why on its own line.
+    # Qt's warnings here are mostly about what a self-test lacks on purpose (no display, no
+    # audio device): shown with --verbose. The player check quotes those about playback.
+    QT_SAID.append(message)
     serious = mode in (QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
     log.log(logging.WARNING if serious else logging.INFO, "Qt: %s", message)
 
