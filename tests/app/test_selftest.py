@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.selftest import EXPECTED
+from app.selftest import EXPECTED, build_parser
 from engine.types import SegmentKind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,3 +150,11 @@ def test_self_test_help_names_its_options() -> None:
     assert run.returncode == 0, run.stderr
     for option in ("--models", "--keep", "--player"):
         assert option in run.stdout
+
+
+def test_self_test_and_its_options_are_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = next((line for line in readme.splitlines() if "`coursedex --self-test" in line), "")
+    options = [o for a in build_parser()._actions for o in a.option_strings if o.startswith("--")]
+    assert options and row, "README.md does not document coursedex --self-test"
+    assert [o for o in options if o != "--help" and o not in row] == []
