@@ -1,11 +1,13 @@
 """The ``coursedex`` command: the window with no command (or ``gui``), ``--self-test``,
-else the CLI."""
+else the CLI. Files or folders alone (a file manager's "Open with Coursedex", a drop on the
+launcher: the desktop entry's ``%F``) open the window and import them."""
 
 from __future__ import annotations
 
 import multiprocessing
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -16,6 +18,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.main import run
 
         return run(args[1:])
+    if _are_paths(args):
+        from app.main import run
+
+        return run(args)
     if args[0] == "--self-test":
         from app.selftest import run as self_test
 
@@ -23,6 +29,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from engine.cli import main as cli_main
 
     return cli_main(args)
+
+
+def _are_paths(args: Sequence[str]) -> bool:
+    """Every argument names an existing file or folder (and none is a command or option).
+    A command's name shadows a file of the same name in the current folder, as it should."""
+    from engine.cli import command_names
+
+    return args[0] not in command_names() and all(
+        not a.startswith("-") and Path(a).exists() for a in args
+    )
 
 
 if __name__ == "__main__":

@@ -63,6 +63,9 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     parser.add_argument("--library", help="library folder (default: the one in Settings)")
     parser.add_argument("--models", help="models folder (default: the one in Settings)")
     parser.add_argument("--settings", help="settings file (default: the user's config folder)")
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="files or folders to import (a folder is a course)"
+    )
     demo = parser.add_mutually_exclusive_group()
     demo.add_argument(
         "--demo", action="store_true", help="import the demo course if it is not in the library"
@@ -99,6 +102,8 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     window.tasks.run(library.embedder, model_loaded)  # models load in the background
     first_start = not library.flag(DEMO_FLAG) and not library.sources()
     has_demo = any(c.name == DEMO_COURSE for c in library.courses())
+    if args.paths:  # "Open with Coursedex", or a drop on its launcher: before the demo
+        window.import_paths([p.resolve() for p in args.paths])
     if not window.resume_pending() and (  # files a quit or crash left half-imported
         (args.demo and not has_demo) or (first_start and not args.no_demo)
     ):

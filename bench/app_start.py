@@ -1,6 +1,10 @@
 """Time from launching ``coursedex gui`` to its window on screen, and to the model loaded.
 
-    uv run python bench/app_start.py [--runs 5]
+    uv run python bench/app_start.py [--runs 5] [--app dist/coursedex/coursedex] [--cold]
+
+``--app`` launches a frozen build instead of the source tree; ``--cold`` empties the page
+cache before each run (root only: ``/proc/sys/vm/drop_caches``), so every launch reads the
+app's files from disk, as the first start after installing or rebooting does.
 
 Each run starts the app as a user would (a new process, the real launcher) on a library
 that already holds the demo course's text files, under Xvfb when there is no display, and
@@ -58,7 +62,11 @@ def _percentile(values: list[float], q: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--app", type=Path, help="a frozen build's executable to launch")
+    parser.add_argument("--cold", action="store_true", help="drop the page cache before each run")
     args = parser.parse_args()
+    command = [str(args.app.resolve())] if args.app else [sys.executable, "-m", "app.launcher"]
+    print(f"launching {' '.join(command)}{' (cold: page cache dropped)' if args.cold else ''}")
     work = Path(tempfile.mkdtemp(prefix="coursedex-start-"))
     models = default_models()
     registry = ModelRegistry(models)
@@ -78,12 +86,13 @@ def main() -> int:
         for run in range(args.runs):
             report = work / f"start-{run}.txt"
             env[STARTUP_REPORT_ENV] = str(report)
+            if args.cold:
+                subprocess.run(["sync"], check=True)
+                Path("/proc/sys/vm/drop_caches").write_text("3\n")
             started = time.time()
             proc = subprocess.Popen(
                 [
-                    sys.executable,
-                    "-m",
-                    "app.launcher",
+                    *command,
                     "gui",
                     "--library",
                     str(library_dir),

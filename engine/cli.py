@@ -621,6 +621,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def command_names() -> frozenset[str]:
+    """The CLI's commands (``ingest``, ``search``, ...)."""
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return frozenset(action.choices)
+    return frozenset()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # A frozen build (PyInstaller) runs its speech-recognition child through this entry point.
     multiprocessing.freeze_support()

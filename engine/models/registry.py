@@ -87,7 +87,7 @@ class ModelRegistry:
         *,
         specs: Sequence[ModelSpec] = KNOWN_MODELS,
         use_packages: bool = True,
-        bundled: Path | None | bool = True,
+        bundled: Path | bool | None = True,
     ) -> None:
         self.root = root
         self._specs = {s.name: s for s in specs}

@@ -44,3 +44,32 @@ def test_first_start_imports_the_demo_course_searchable_before_its_video(
         again.cancel_import()
     again.close()
     again.library.close()
+
+
+def test_files_given_to_the_app_are_imported(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file manager's "Open with Coursedex" (the desktop entry's ``coursedex %F``) passes
+    the files alone: the launcher opens the window, which imports them."""
+    from app.launcher import _are_paths
+
+    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    notes = tmp_path / "week 1.md"
+    notes.write_text("# Week one\n\nThe okapi is a relative of the giraffe.\n", encoding="utf-8")
+    assert _are_paths([str(notes)])
+    assert not _are_paths(["search", str(notes)])  # a command is never taken for a file
+    assert not _are_paths([str(notes), str(tmp_path / "missing.md")])
+    assert not _are_paths(["--library", str(tmp_path)])
+    argv = ["--library", str(tmp_path / "lib"), "--models", str(models_dir), "--no-demo"]
+    window = start([*argv, str(notes)])
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
+        pass
+    report = blocker.args[0] if blocker.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.INDEXED) == 1, report
+    assert window.panel.state_of(str(notes)) == "indexed"
+    qtbot.keyClicks(window.search, "okapi giraffe")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == str(notes))
+    window.close()
+    window.library.close()
