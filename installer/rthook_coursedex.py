@@ -11,7 +11,7 @@ from pathlib import Path
 
 _vlc = Path(getattr(sys, "_MEIPASS", "")) / "vlc"
 if _vlc.is_dir():
-    _lib = _vlc / ("libvlc.dll" if sys.platform == "win32" else "libvlc.dylib")
+    _lib = _vlc / "libvlc.dll" if sys.platform == "win32" else _vlc / "lib" / "libvlc.dylib"
     os.environ.setdefault("PYTHON_VLC_LIB_PATH", str(_lib))
-    os.environ.setdefault("PYTHON_VLC_MODULE_PATH", str(_vlc))
+    os.environ.setdefault("PYTHON_VLC_MODULE_PATH", str(_lib.parent))
     os.environ.setdefault("VLC_PLUGIN_PATH", str(_vlc / "plugins"))
