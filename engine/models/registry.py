@@ -151,9 +151,7 @@ class ModelRegistry:
                     except ModelError as e:
                         logger.warning("ignoring %s: %s", directory, e)
                         continue
-                    infos.append(
-                        _info(directory.name, manifest.role, directory, manifest.source)
-                    )
+                    infos.append(_info(directory.name, manifest.role, directory, manifest.source))
         return infos
 
     def path(self, name: str) -> Path:
