@@ -90,6 +90,12 @@ if [ "$self_test" = 1 ]; then
         echo "build.sh: cannot drop the network here (unshare -n needs root); self-test runs with it" >&2
     fi
     "${offline[@]}" "${run_env[@]}" "$installed" --self-test
+    # Nothing may phone home: onnxruntime's telemetry left a device id here before issue 18.
+    if find "$home" -path '*Microsoft*' -o -path '*onnxruntime*' | grep -q .; then
+        echo "build.sh: the self-test left telemetry files in its HOME:" >&2
+        find "$home" -path '*Microsoft*' >&2
+        exit 1
+    fi
     rm -rf "$home"
 fi
 

@@ -171,6 +171,9 @@ def _pad_token(tokenizer: Tokenizer) -> tuple[int, str]:
 def _load_session(path: Path, threads: int) -> Any:
     import onnxruntime as ort  # lazy: importing onnxruntime costs ~0.3 s at start-up
 
+    # engine/__init__ switched its telemetry off before this import; this stops the runtime's
+    # own events too, should anything have imported onnxruntime before the engine.
+    ort.disable_telemetry_events()
     options = ort.SessionOptions()
     options.intra_op_num_threads = max(1, threads)
     options.inter_op_num_threads = 1
