@@ -31,11 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import __version__
-from engine.errors import ModelError
-from engine.models.catalog import KNOWN_MODELS
-from engine.models.manifest import ModelManifest
-from engine.models.registry import ModelRegistry
+from engine.api import KNOWN_MODELS, ModelError, ModelManifest, ModelRegistry, __version__
 
 MODELS_LIST = "MODELS.txt"  # name<TAB>role<TAB>licence<TAB>source, one model a line
 

@@ -5,16 +5,18 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QRunnable, Signal
 
-from engine.errors import CoursedexError
-from engine.library import IngestProgress, IngestReport, Library, Outcome
-
-if TYPE_CHECKING:
-    pass
-
+from engine.api import (
+    CoursedexError,
+    IngestProgress,
+    IngestReport,
+    Library,
+    Outcome,
+    progress_line,
+    stage_text,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,23 +69,12 @@ def file_state(p: IngestProgress) -> str:
             if p.result.outcome != Outcome.ERROR
             else (f"error: {p.result.detail}")
         )
-    if p.file_fraction is not None:
-        return f"{p.stage} {p.file_fraction:.0%}"
-    return p.stage
+    return stage_text(p)
 
 
 def progress_text(p: IngestProgress) -> str:
-    """One line: which file of how many, its stage and share, and the time left."""
-    stage = p.stage
-    if p.file_fraction is not None and p.result is None:
-        stage += f" {p.file_fraction:.0%}"
-    if p.detail:
-        stage += f" ({p.detail})"
-    left = ""
-    if p.eta_s is not None:
-        minutes, seconds = divmod(int(p.eta_s), 60)
-        left = f", {minutes}:{seconds:02d} left"
-    return f"Importing {p.index + 1}/{p.total} {Path(p.path).name}: {stage}{left}"
+    """The bar's line: which file of how many, its stage and share, and the time left."""
+    return f"Importing {progress_line(p)}"
 
 
 def report_text(report: IngestReport) -> str:

@@ -26,17 +26,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.selftest import run as self_test
 
         return self_test(args[1:])
-    from engine.cli import main as cli_main
+    from engine.api import run_cli
 
-    return cli_main(args)
+    return run_cli(args)
 
 
 def _are_paths(args: Sequence[str]) -> bool:
     """Every argument names an existing file or folder (and none is a command or option).
     A command's name shadows a file of the same name in the current folder, as it should."""
-    from engine.cli import command_names
+    from engine.api import cli_commands
 
-    return args[0] not in command_names() and all(
+    return args[0] not in cli_commands() and all(
         not a.startswith("-") and Path(a).exists() for a in args
     )
 

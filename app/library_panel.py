@@ -14,8 +14,7 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
-from engine.store import Course, Source
-from engine.types import SourceKind, SourceStatus
+from engine.api import Course, Source, SourceKind, SourceStatus
 
 _PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
 _IS_COURSE = Qt.ItemDataRole.UserRole + 1

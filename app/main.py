@@ -15,9 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.cli import DEMO_COURSE, demo_files
-from engine.library import Library
-from engine.models.registry import ModelRegistry
+from engine.api import DEMO_COURSE, Library, ModelRegistry, demo_files
 
 if TYPE_CHECKING:
     from app.window import SearchWindow

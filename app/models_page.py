@@ -22,9 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.tasks import Failure, Tasks
-from engine.errors import Cancelled, CoursedexError, ModelError
-from engine.ingest.text import human_size
-from engine.models.registry import ModelInfo, ModelRegistry
+from engine.api import Cancelled, CoursedexError, ModelError, ModelInfo, ModelRegistry, human_size
 
 _COLUMNS = ("Model", "Role", "Installed", "Size", "About")
 

@@ -31,7 +31,7 @@ from PySide6.QtGui import (
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
-from engine.ingest.slides import PDFIUM_LOCK
+from engine.api import PDFIUM_LOCK
 
 log = logging.getLogger(__name__)
 
@@ -281,10 +281,3 @@ def term_boxes(p: Path, page: int, terms: Sequence[str]) -> list[QRectF]:
         finally:
             doc.close()
     return boxes
-
-
-def clock(ms: int) -> str:
-    seconds = max(0, ms) // 1000
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"

@@ -30,13 +30,6 @@ class PlayerUnavailable(Exception):
     """The backend asked for cannot play here; the message is one line saying why."""
 
 
-def clock(ms: int) -> str:
-    """``mm:ss``, or ``h:mm:ss`` from an hour on (as the result rows show times)."""
-    s = max(0, ms) // 1000
-    h, m, s = s // 3600, s // 60 % 60, s % 60
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-
-
 class Backend(Protocol):
     """What the widget needs from a media engine; all calls come from the UI thread."""
 

@@ -45,8 +45,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.playback import clock, make_backend
-from engine.types import Timing
+from app.playback import make_backend
+from engine.api import Timing, clock
 
 log = logging.getLogger(__name__)
 

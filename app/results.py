@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import logging
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import (
@@ -19,12 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.search import SearchResult
-from engine.types import SegmentKind
-
-if TYPE_CHECKING:
-    pass
-
+from engine.api import SearchResult, SegmentKind, location
 
 log = logging.getLogger(__name__)
 
@@ -44,21 +38,6 @@ KIND_NAMES = {
     SegmentKind.CODE: "Code",
     SegmentKind.NOTE: "Notes",
 }
-
-
-def location(result: SearchResult) -> str:
-    """Where in its file a hit is: mm:ss, page N, or path:line."""
-    if result.start_ms is not None:
-        seconds = result.start_ms // 1000
-        h, rest = divmod(seconds, 3600)
-        m, s = divmod(rest, 60)
-        return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-    if result.page is not None:
-        return f"page {result.page}"
-    if result.path_in_archive is not None:
-        line = result.line or result.line_start
-        return f"{result.path_in_archive}:{line}" if line else result.path_in_archive
-    return ""
 
 
 def snippet_html(result: SearchResult) -> str:

@@ -32,14 +32,23 @@ from typing import TYPE_CHECKING, TextIO
 
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 
-from engine import __version__
-from engine.cli import DEMO_COURSE, default_models, demo_files
-from engine.config import EngineConfig
-from engine.errors import CoursedexError
-from engine.library import Library, Outcome
-from engine.models.registry import ModelRegistry
-from engine.search import SearchFilters, SearchResult
-from engine.types import SegmentKind, Timing
+from engine.api import (
+    DEMO_COURSE,
+    CoursedexError,
+    EngineConfig,
+    Library,
+    ModelRegistry,
+    Outcome,
+    SearchFilters,
+    SearchResult,
+    SegmentKind,
+    Timing,
+    __version__,
+    clock,
+    default_models,
+    demo_files,
+    location,
+)
 
 if TYPE_CHECKING:
     from app.player import PlayerView
@@ -104,11 +113,6 @@ class CheckSkipped(Exception):
 
 def _squash(text: str) -> str:
     return re.sub(r"\W+", "", text).lower()
-
-
-def _clock(ms: int) -> str:
-    s = max(0, ms) // 1000
-    return f"{s // 60:02d}:{s % 60:02d}"
 
 
 def _line_at(lines: Sequence[Timing], ms: int) -> Timing | None:
@@ -245,7 +249,7 @@ class SelfTest:
         lines = self._library().transcript(self._lecture())
         if len(lines) < 20:
             raise CheckFailed(f"{len(lines)} sentences recognised in the 6-minute lecture")
-        return f"{len(lines)} sentences up to {_clock(lines[-1].end_ms)}"
+        return f"{len(lines)} sentences up to {clock(lines[-1].end_ms)}"
 
     def _searcher(self, expected: Expected) -> Callable[[], str]:
         return lambda: self.search(expected)
@@ -281,18 +285,17 @@ class SelfTest:
     def _shown(self, hit: SearchResult) -> tuple[str, str]:
         """What the hit shows the user, and where in its file."""
         library = self._library()
+        where = location(hit)
+        if hit.start_ms is not None:
+            where = f"at {where}"
         if hit.kind == SegmentKind.TRANSCRIPT and hit.start_ms is not None:
             line = _line_at(library.transcript(hit.source), hit.start_ms)
-            return (line.text if line else ""), f"at {_clock(hit.start_ms)}"
+            return (line.text if line else ""), where
         if hit.kind == SegmentKind.CODE and hit.line_start is not None:
             text = library.source_text(hit.source, hit.path_in_archive).splitlines()
             lines = text[hit.line_start - 1 : hit.line_end or hit.line_start]
-            return "\n".join(lines), f"{hit.path_in_archive or ''}:{hit.line or hit.line_start}"
-        if hit.page is not None:
-            return hit.snippet, f"page {hit.page}"
-        if hit.start_ms is not None:
-            return hit.snippet, f"at {_clock(hit.start_ms)}"
-        return hit.snippet, f"line {hit.line or hit.line_start}"
+            return "\n".join(lines), where
+        return hit.snippet, where
 
     # --- the player ---------------------------------------------------------------------------
 
@@ -369,10 +372,10 @@ def _played(
     first = player.position_ms()
     if abs(first - start_ms) > SEEK_TOLERANCE_MS:
         raise CheckFailed(
-            f"{player.backend_name} started at {_clock(first)}, the hit is at {_clock(start_ms)}"
+            f"{player.backend_name} started at {clock(first)}, the hit is at {clock(start_ms)}"
         )
     if not wait(lambda: player.position_ms() >= first + 500 or bool(errors), 10.0):
-        raise CheckFailed(f"{player.backend_name}: the position stays at {_clock(first)}")
+        raise CheckFailed(f"{player.backend_name}: the position stays at {clock(first)}")
     if errors:
         raise CheckFailed(f"{player.backend_name}: {errors[0]}")
     if player.duration_ms() < 60_000:
@@ -383,7 +386,7 @@ def _played(
             f"the transcript shows {rows.count()} of {lines} lines, "
             f"{len(rows.selectedItems())} highlighted"
         )
-    return f"from {_clock(first)}"
+    return f"from {clock(first)}"
 
 
 def _qt_message(mode: QtMsgType, _context: QMessageLogContext, message: str) -> None:
@@ -435,7 +438,7 @@ def run(argv: Sequence[str] = ()) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    registry = ModelRegistry(Path(args.models) if args.models else default_models())
+    registry = ModelRegistry(Path(args.models) if args.models else default_models(os.environ))
     temp = Path(tempfile.mkdtemp(prefix="coursedex-selftest-"))
     _prepare_qt(temp)
     build = "frozen" if getattr(sys, "frozen", False) else "from source"

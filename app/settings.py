@@ -39,10 +39,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.models_page import ModelsPage
-from engine.cli import default_library, default_models
-from engine.config import EngineConfig, MediaConfig
-from engine.models.manifest import ModelRole
-from engine.models.registry import ModelRegistry
+from engine.api import (
+    EngineConfig,
+    MediaConfig,
+    ModelRegistry,
+    ModelRole,
+    default_library,
+    default_models,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,11 +69,13 @@ class Settings:
 
     @property
     def library_path(self) -> Path:
-        return Path(self.library_dir).expanduser() if self.library_dir else default_library()
+        return (
+            Path(self.library_dir).expanduser() if self.library_dir else default_library(os.environ)
+        )
 
     @property
     def models_path(self) -> Path:
-        return Path(self.models_dir).expanduser() if self.models_dir else default_models()
+        return Path(self.models_dir).expanduser() if self.models_dir else default_models(os.environ)
 
 
 def _positive(value: object) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from engine.errors import CoursedexError
+from engine.api import CoursedexError
 
 log = logging.getLogger(__name__)
 

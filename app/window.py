@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QThreadPool, QTimer, Signal
@@ -62,11 +62,17 @@ from app.player import PlayerView
 from app.results import KIND_GLYPHS, KIND_NAMES, OPEN_HINT, ResultRow, thumbnail
 from app.slide_view import SlideView
 from app.tasks import Failure, Tasks
-from engine.ingest.kinds import classify
-from engine.library import IngestProgress, Library
-from engine.models.registry import ModelRegistry
-from engine.search import SearchFilters, SearchResult, query_terms
-from engine.types import SegmentKind, SourceKind, SourceStatus
+from engine.api import (
+    IngestProgress,
+    Library,
+    ModelRegistry,
+    SearchFilters,
+    SearchResult,
+    SegmentKind,
+    SourceKind,
+    SourceStatus,
+    query_terms,
+)
 
 if TYPE_CHECKING:
     from app.settings import Settings
@@ -474,8 +480,7 @@ class SearchWindow(QMainWindow):
         """Play a video hit from its time, show a slide page, or a file at the line."""
         self.preview_error.hide()
         terms = query_terms(self._query)
-        source_kind = classify(PurePath(result.source))
-        playable = source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
+        playable = result.source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
         if result.kind == SegmentKind.SLIDE and result.page is not None:
             self.slide_view.show_page(result.source, result.page, result.shown_in, terms)
             self.preview.setCurrentWidget(self.slide_view)

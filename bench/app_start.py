@@ -29,11 +29,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.main import STARTUP_REPORT_ENV  # noqa: E402
-from engine.cli import DEMO_COURSE, default_models, demo_files  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
+from engine.demo import DEMO_COURSE, demo_files  # noqa: E402
 from engine.ingest.kinds import classify  # noqa: E402
 from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from engine.paths import default_models  # noqa: E402
 from engine.types import SourceKind  # noqa: E402
 
 
@@ -68,7 +69,7 @@ def main() -> int:
     command = [str(args.app.resolve())] if args.app else [sys.executable, "-m", "app.launcher"]
     print(f"launching {' '.join(command)}{' (cold: page cache dropped)' if args.cold else ''}")
     work = Path(tempfile.mkdtemp(prefix="coursedex-start-"))
-    models = default_models()
+    models = default_models(os.environ)
     registry = ModelRegistry(models)
     config = EngineConfig()
     library_dir = work / "library"

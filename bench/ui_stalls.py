@@ -26,10 +26,11 @@ from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.window import SearchWindow  # noqa: E402
-from engine.cli import DEMO_COURSE, default_models, demo_files  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
+from engine.demo import DEMO_COURSE, demo_files  # noqa: E402
 from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from engine.paths import default_models  # noqa: E402
 from tools.lecture_media import make_long_lecture  # noqa: E402
 
 CACHE = ROOT / ".bench-cache" / "ui-stalls"
@@ -47,7 +48,7 @@ def lecture() -> Path:
 def main() -> int:
     folder = lecture()
     app = QApplication(sys.argv[:1])
-    registry = ModelRegistry(default_models())
+    registry = ModelRegistry(default_models(os.environ))
     work = Path(tempfile.mkdtemp(prefix="coursedex-stalls-"))
     library = Library.open(work / "lib", EngineConfig(), registry.load_embedder, models=registry)
     texts = [p for p in demo_files() if p.suffix != ".mp4"]

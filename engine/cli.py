@@ -19,34 +19,34 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from engine import __version__
-from engine.config import EngineConfig, MediaConfig, SearchConfig
-from engine.errors import CoursedexError
-from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
-from engine.models import Embedder
-from engine.models.registry import ModelRegistry, default_models_dir
-from engine.search import SearchFilters, SearchOutcome, SearchResult
-from engine.types import SegmentKind
+from engine.api import (
+    DEMO_COURSE,
+    DEMO_DIR,
+    CoursedexError,
+    Embedder,
+    EngineConfig,
+    FileResult,
+    IngestProgress,
+    IngestReport,
+    Library,
+    MediaConfig,
+    ModelRegistry,
+    Outcome,
+    SearchConfig,
+    SearchFilters,
+    SearchOutcome,
+    SegmentKind,
+    __version__,
+    clock,
+    default_library,
+    default_models,
+    demo_files,
+    demo_queries,
+    location,
+    progress_line,
+)
 
 log = logging.getLogger("coursedex")
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEMO_DIR = REPO_ROOT / "resources" / "demo"
-DEMO_COURSE = "Algorithms 101 (demo)"
-DEMO_EXTRAS = frozenset({"README.md", "queries.txt"})
-
-
-def default_library() -> Path:
-    value = os.environ.get("COURSEDEX_LIBRARY")
-    if value:
-        return Path(value).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "library"
-
-
-def default_models() -> Path:
-    value = os.environ.get("COURSEDEX_MODELS")
-    return Path(value).expanduser() if value else default_models_dir()
 
 
 class Context:
@@ -98,13 +98,6 @@ class Context:
 # --- output helpers -------------------------------------------------------------------------
 
 
-def _clock(seconds: float) -> str:
-    seconds = int(seconds)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-
-
 class ProgressBar:
     """One updating line on a terminal; one line per finished file when not a terminal."""
 
@@ -113,42 +106,20 @@ class ProgressBar:
         self.tty = stream.isatty()
 
     def __call__(self, p: IngestProgress) -> None:
-        name = Path(p.path).name
         if self.tty:
-            width = 24
-            filled = int(p.fraction * width)
-            eta = f" {_clock(p.eta_s)} left" if p.eta_s is not None else ""
-            stage = p.stage
-            if p.file_fraction is not None and p.result is None:
-                stage += f" {p.file_fraction:.0%}"
-            if p.detail:
-                stage += f" ({p.detail})"
-            line = (
-                f"\r[{'#' * filled}{'.' * (width - filled)}] {p.index + 1}/{p.total} "
-                f"{p.fraction:4.0%}{eta}  {stage}: {name[:40]}"
-            )
+            filled = int(p.fraction * 24)
+            bar = "#" * filled + "." * (24 - filled)
+            line = f"\r[{bar}] {p.fraction:4.0%} {progress_line(p)}"
             self.stream.write(line.ljust(100)[:100])
             self.stream.flush()
         elif p.result is not None:
+            name = Path(p.path).name
             self.stream.write(f"[{p.index + 1}/{p.total}] {p.result.outcome.value}: {name}\n")
 
     def finish(self) -> None:
         if self.tty:
             self.stream.write("\r" + " " * 100 + "\r")
             self.stream.flush()
-
-
-def _location(r: SearchResult) -> str:
-    if r.start_ms is not None:
-        return _clock(r.start_ms / 1000)
-    if r.page is not None:
-        return f"page {r.page}"
-    if r.path_in_archive is not None:
-        line = r.line or r.line_start
-        return f"{r.path_in_archive}:{line}" if line else r.path_in_archive
-    if r.line_start is not None:
-        return f"line {r.line_start}"
-    return ""
 
 
 def _highlight(snippet: str, spans: Sequence[tuple[int, int]], tty: bool) -> str:
@@ -173,7 +144,7 @@ def _print_results(query: str, outcome: SearchOutcome) -> None:
         return
     print(f"{len(results)} results for {query!r} ({took:.0f} ms)")
     for i, r in enumerate(results, start=1):
-        print(f"{i:2d}. [{r.kind.value}] {r.course} / {r.title}  {_location(r)}")
+        print(f"{i:2d}. [{r.kind.value}] {r.course} / {r.title}  {location(r)}")
         print(f"    {_highlight(r.snippet, r.highlights, tty)}")
         if r.context is not None:
             before, after = (_words(text, n) for text, n in zip(r.context, (-24, 24), strict=True))
@@ -182,7 +153,7 @@ def _print_results(query: str, outcome: SearchOutcome) -> None:
         if r.slide is not None:
             print(f"    on screen: {Path(r.slide[0]).name} page {r.slide[1]}")
         for path, ms in r.shown_in[:3]:
-            print(f"    shown in {Path(path).name} at {_clock(ms / 1000)}")
+            print(f"    shown in {Path(path).name} at {clock(ms)}")
 
 
 def _words(text: str, n: int) -> str:
@@ -472,25 +443,15 @@ def cmd_eval(ctx: Context) -> int:
     return 0
 
 
-def demo_files() -> list[Path]:
-    """The demo course's files; its folder also holds its README and the example queries."""
-    return [p for p in sorted(DEMO_DIR.iterdir()) if p.name not in DEMO_EXTRAS]
-
-
 def cmd_demo(ctx: Context) -> int:
     library = ctx.library()
     if not any(c.name == DEMO_COURSE for c in library.courses()):
         print(f"indexing the demo course from {DEMO_DIR} ...", file=sys.stderr)
         bar = ProgressBar(sys.stderr)
-        files = demo_files()
-        report = library.ingest(files, course=DEMO_COURSE, progress=bar)
+        report = library.ingest(demo_files(), course=DEMO_COURSE, progress=bar)
         bar.finish()
         _print_report(report, sys.stderr)
-    queries_file = DEMO_DIR / "queries.txt"
-    queries = [
-        q.strip() for q in queries_file.read_text(encoding="utf-8").splitlines() if q.strip()
-    ]
-    for query in ctx.args.queries or queries:
+    for query in ctx.args.queries or demo_queries():
         outcome = library.search(query, limit=3, filters=SearchFilters(course=DEMO_COURSE))
         _print_results(query, outcome)
         print()
@@ -509,12 +470,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"coursedex {__version__}")
     p.add_argument(
         "--library",
-        default=str(default_library()),
+        default=str(default_library(os.environ)),
         help="library folder (default: $COURSEDEX_LIBRARY or the user data folder)",
     )
     p.add_argument(
         "--models",
-        default=str(default_models()),
+        default=str(default_models(os.environ)),
         help="models folder (default: $COURSEDEX_MODELS or the user data folder)",
     )
     p.add_argument(

@@ -501,6 +501,7 @@ NO_FILTERS = SearchFilters()
 class SearchResult:
     segment_id: int
     source: str
+    source_kind: SourceKind  # what the file is (video, slides, ...); ``kind`` is the segment's
     kind: SegmentKind
     course: str
     title: str
@@ -878,6 +879,7 @@ class Searcher:
         return SearchResult(
             segment_id=row.id,
             source=row.source_path,
+            source_kind=row.source_kind,
             kind=row.kind,
             course=row.course,
             title=row.source_title,

@@ -203,8 +203,8 @@ class SegmentRow:
     source_path: str
     source_title: str
     course: str
+    source_kind: SourceKind
     words: tuple[Timing, ...] = ()
-    source_kind: SourceKind | None = None
 
 
 def _timings_json(timings: Sequence[Timing]) -> str | None:

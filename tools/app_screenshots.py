@@ -59,16 +59,20 @@ def _shoot(out: Path, work: Path) -> int:
 
     from app.settings import Settings, SettingsDialog, apply_theme
     from app.window import SearchWindow
-    from engine.cli import DEMO_COURSE, default_models, demo_files
-    from engine.config import EngineConfig
-    from engine.library import Library
-    from engine.models.registry import ModelRegistry
-    from engine.search import SearchFilters
-    from engine.types import SegmentKind
+    from engine.api import (
+        DEMO_COURSE,
+        EngineConfig,
+        Library,
+        ModelRegistry,
+        SearchFilters,
+        SegmentKind,
+        default_models,
+        demo_files,
+    )
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     apply_theme(app, "light")  # type: ignore[arg-type]
-    registry = ModelRegistry(default_models())
+    registry = ModelRegistry(default_models(os.environ))
     config = EngineConfig()
     library = Library.open(
         work / "library", config, lambda: registry.load_embedder(), models=registry

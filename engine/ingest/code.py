@@ -36,6 +36,7 @@ import tree_sitter_typescript
 
 from engine.config import ChunkingConfig, EngineConfig
 from engine.errors import UnreadableFileError
+from engine.formatting import human_size
 from engine.ingest.kinds import NOTE_EXTENSIONS, NOTEBOOK_EXTENSIONS, classify
 from engine.ingest.notes import HeadingStack, markdown_segments, note_segments
 from engine.ingest.safezip import (
@@ -45,7 +46,7 @@ from engine.ingest.safezip import (
     open_zip,
     read_member,
 )
-from engine.ingest.text import check_file, decode_text, human_size, read_text
+from engine.ingest.text import check_file, decode_text, read_text
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
-from engine.ingest.text import human_size
+from engine.formatting import human_size
 
 _READ_CHUNK = 64 * 1024
 # Below this many uncompressed bytes a high ratio is harmless (e.g. a file of spaces).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,13 +14,11 @@ from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
 from engine.ingest.safezip import check_archive, open_zip
 from engine.ingest.text import check_file
+from engine.pdfium_lock import PDFIUM_LOCK
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind
 
 log = logging.getLogger(__name__)
 
-# PDFium is not thread-safe: one document operation at a time in this process (the OCR of
-# scanned pages and the app's page renderer take it too).
-PDFIUM_LOCK = threading.Lock()
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _MAX_HEADING_CHARS = 120

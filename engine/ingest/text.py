@@ -13,6 +13,7 @@ from pathlib import Path
 import charset_normalizer
 
 from engine.errors import UnreadableFileError
+from engine.formatting import human_size
 
 log = logging.getLogger(__name__)
 
@@ -31,18 +32,6 @@ _MAX_CONTROL_RATIO = 0.05
 # Western European text is by far the most common legacy encoding of subtitles and notes;
 # charset-normalizer often cannot tell cp1250 from cp1252 on short text and picks cp1250.
 _PREFERRED_LEGACY = "cp1252"
-
-
-def human_size(n: int) -> str:
-    """``1536`` -> ``"1.5 KB"``: sizes in messages a user reads."""
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            if unit == "bytes":
-                return f"{int(size)} bytes"
-            return f"{size:.1f}".rstrip("0").rstrip(".") + f" {unit}"
-        size /= 1024
-    return f"{n} bytes"  # pragma: no cover - loop always returns
 
 
 def looks_binary(data: bytes) -> bool:

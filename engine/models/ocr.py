@@ -144,7 +144,7 @@ def ocr_pdf_pages(
     """
     import pypdfium2 as pdfium
 
-    from engine.ingest.slides import PDFIUM_LOCK
+    from engine.pdfium_lock import PDFIUM_LOCK
 
     with PDFIUM_LOCK:
         try:

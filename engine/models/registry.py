@@ -45,6 +45,7 @@ from engine.models.manifest import (
     fsync_dir,
     sha256_file,
 )
+from engine.paths import default_models_dir  # its old home: the installer imports it here
 
 logger = logging.getLogger(__name__)
 
@@ -57,13 +58,6 @@ class ModelInfo:
     size_bytes: int | None
     path: Path | None
     description: str
-
-
-def default_models_dir() -> Path:
-    """``<user data dir>/coursedex/models`` (the CLI and GUI pass this to the registry)."""
-    import platformdirs  # lazy: the export tool imports engine.models without platformdirs
-
-    return Path(platformdirs.user_data_dir("coursedex", appauthor=False)) / "models"
 
 
 def bundled_models_dir() -> Path | None:

@@ -8,7 +8,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.main import DEMO_FLAG, start
-from engine.cli import DEMO_COURSE, DEMO_DIR
+from engine.demo import DEMO_COURSE, DEMO_DIR
 from engine.library import IngestReport, Outcome
 
 

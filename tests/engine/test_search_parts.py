@@ -80,13 +80,13 @@ def test_snippet_centres_on_the_query_and_marks_terms() -> None:
 def test_best_passage_scores_sentences_of_untimed_text() -> None:
     from engine.search import best_passage
     from engine.store import SegmentRow
-    from engine.types import SegmentKind
+    from engine.types import SegmentKind, SourceKind
 
     row = SegmentRow(
         id=1, source_id=1, kind=SegmentKind.NOTE, start_ms=None, end_ms=None, page=None,
         path_in_archive=None, line_start=1, line_end=3, heading="", timings=(),
         text="Sorting is old. Timsort merges runs found in the data! Binary search halves.",
-        source_path="/n.md", source_title="n", course="c",
+        source_path="/n.md", source_title="n", course="c", source_kind=SourceKind.NOTES,
     )  # fmt: skip
     assert best_passage(row, {stem("runs"): 1.0, stem("merging"): 2.0}) == (1, 3.0)
     assert best_passage(row, {stem("absent"): 1.0}) is None

@@ -1,0 +1,104 @@
+"""The engine's public API: everything the desktop app and the CLI may use.
+
+``app/`` imports the engine only from here (tests/engine/test_public_api.py fails otherwise),
+so the modules behind these names can be split and moved without touching the window. Tests,
+benchmarks and tools may still reach the internals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine import __version__
+from engine.config import EngineConfig, MediaConfig, SearchConfig
+from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
+from engine.errors import (
+    Cancelled,
+    CoursedexError,
+    DownloadError,
+    LibraryError,
+    ModelError,
+    ModelMismatchError,
+    NotFoundError,
+    UnreadableFileError,
+    WorkerCrashed,
+)
+from engine.formatting import clock, human_size, location, progress_line, stage_text
+from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
+from engine.models import Embedder
+from engine.models.catalog import KNOWN_MODELS, ModelSpec
+from engine.models.manifest import ModelManifest, ModelRole
+from engine.models.registry import ModelInfo, ModelRegistry
+from engine.paths import default_library, default_models, default_models_dir
+from engine.pdfium_lock import PDFIUM_LOCK
+from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
+from engine.store import Course, Source
+from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """The ``coursedex`` command line (``ingest``, ``search``, ...); returns its exit code."""
+    from engine.cli import main  # lazy: the CLI is built on this module
+
+    return main(argv)
+
+
+def cli_commands() -> frozenset[str]:
+    """The CLI's command names: a launcher tells a command from a file name with them."""
+    from engine.cli import command_names
+
+    return command_names()
+
+
+__all__ = [
+    "DEMO_COURSE",
+    "DEMO_DIR",
+    "KNOWN_MODELS",
+    "PDFIUM_LOCK",
+    "Cancelled",
+    "Course",
+    "CoursedexError",
+    "DownloadError",
+    "Embedder",
+    "EngineConfig",
+    "FileResult",
+    "IngestProgress",
+    "IngestReport",
+    "Library",
+    "LibraryError",
+    "MediaConfig",
+    "ModelError",
+    "ModelInfo",
+    "ModelManifest",
+    "ModelMismatchError",
+    "ModelRegistry",
+    "ModelRole",
+    "ModelSpec",
+    "NotFoundError",
+    "Outcome",
+    "SearchConfig",
+    "SearchFilters",
+    "SearchOutcome",
+    "SearchResult",
+    "SegmentKind",
+    "Source",
+    "SourceKind",
+    "SourceStatus",
+    "Timing",
+    "UnreadableFileError",
+    "WorkerCrashed",
+    "__version__",
+    "cli_commands",
+    "clock",
+    "default_library",
+    "default_models",
+    "default_models_dir",
+    "demo_files",
+    "demo_queries",
+    "human_size",
+    "location",
+    "progress_line",
+    "query_terms",
+    "run_cli",
+    "stage_text",
+]

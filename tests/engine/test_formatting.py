@@ -1,0 +1,92 @@
+"""The shared helpers the CLI and the window print with (times, where a hit is, progress,
+sizes), the default folders, the demo course, and the source kind every result carries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.api import (
+    DEMO_COURSE,
+    DEMO_DIR,
+    IngestProgress,
+    Library,
+    SourceKind,
+    clock,
+    default_library,
+    default_models,
+    default_models_dir,
+    demo_files,
+    demo_queries,
+    location,
+    progress_line,
+    stage_text,
+)
+from engine.library import FileResult, Outcome
+from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_clock_is_mm_ss_then_h_mm_ss() -> None:
+    assert clock(0) == "00:00"
+    assert clock(-5_000) == "00:00"
+    assert clock(31_999) == "00:31"
+    assert clock(59 * 60_000 + 59_999) == "59:59"
+    assert clock(3_600_000 + 2 * 60_000 + 5_000) == "1:02:05"
+    assert clock(95_000.7) == "01:35"
+
+
+def test_progress_line_names_file_stage_share_detail_and_time_left() -> None:
+    p = IngestProgress("/x/lecture.mp4", 1, 3, "transcribing", 0.4, 95.0, None, 0.43, "0.04x")
+    assert stage_text(p) == "transcribing 43%"
+    assert progress_line(p) == "2/3 lecture.mp4: transcribing 43% (0.04x), 01:35 left"
+    done = IngestProgress(
+        "/x/a.md", 0, 1, "done", 1.0, None, FileResult("/x/a.md", Outcome.INDEXED)
+    )
+    assert stage_text(done) == "done"
+    assert progress_line(done) == "1/1 a.md: done"
+
+
+def test_location_of_each_kind_of_hit(built_library: Library, mixed_course: MixedCourse) -> None:
+    def first(query: str) -> str:
+        return location(built_library.search(query).results[0])
+
+    assert first("hippopotamus") == clock(HIPPO_MS) == "00:31"
+    assert first("mitochondria") == "page 2"
+    assert first("Lomuto") == f"src/sorting.py:{LOMUTO_LINE}"
+    notes = built_library.search("axolotl").results[0]
+    assert notes.line_start is not None
+    assert location(notes) == f"line {notes.line or notes.line_start}"
+
+
+def test_results_carry_the_kind_of_their_source(
+    built_library: Library, mixed_course: MixedCourse
+) -> None:
+    expected = {
+        "hippopotamus": (mixed_course.lecture, SourceKind.SUBTITLES),
+        "mitochondria": (mixed_course.slides, SourceKind.SLIDES),
+        "Lomuto": (mixed_course.code, SourceKind.CODE),
+        "axolotl": (mixed_course.notes, SourceKind.NOTES),
+    }
+    for query, (path, kind) in expected.items():
+        hit = built_library.search(query).results[0]
+        assert (hit.source, hit.source_kind) == (str(path), kind), query
+        assert built_library.source(hit.source).kind == kind  # type: ignore[union-attr]
+
+
+def test_default_folders_come_from_the_environment_passed_in(tmp_path: Path) -> None:
+    env = {"COURSEDEX_LIBRARY": str(tmp_path / "lib"), "COURSEDEX_MODELS": "~/m"}
+    assert default_library(env) == tmp_path / "lib"
+    assert default_models(env) == Path.home() / "m"
+    assert default_models({}) == default_models_dir()
+    assert default_library({}).parent == default_models_dir().parent
+    assert default_library({}).name == "library" and default_models_dir().name == "models"
+
+
+def test_demo_course_is_found_beside_the_engine_package() -> None:
+    assert DEMO_DIR == REPO / "resources" / "demo"
+    names = [p.name for p in demo_files()]
+    assert "lecture-01-sorting.mp4" in names
+    assert "README.md" not in names and "queries.txt" not in names
+    assert demo_queries() and all(q == q.strip() and q for q in demo_queries())
+    assert DEMO_COURSE == "Algorithms 101 (demo)"
