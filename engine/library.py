@@ -161,6 +161,8 @@ class Library:
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
         self._index: VectorIndex | None = None
+        # Writers take it to update the index and to create or replace self._index (open,
+        # first import, reindex). Searches do not: a VectorIndex serialises its own calls.
         self._index_lock = threading.RLock()
         self._missing_vectors: set[int] = set()
         self._load_reranker = reranker or self._installed_reranker

@@ -598,26 +598,31 @@ class Searcher:
 
     def _df(self, stems: Sequence[str]) -> Callable[[str], int]:
         """Document frequency of stems, cached until the library changes."""
-        if self._store.generation != self._df_generation:
-            self._df_cache.clear()
+        generation = self._store.generation
+        if generation != self._df_generation:
+            # A new dict, not clear(): a search in another thread keeps reading its own.
+            self._df_cache = {}
             self._df_total = self._store.segment_count()
-            self._df_generation = self._store.generation
-        missing = [s for s in stems if s not in self._df_cache]
+            self._df_generation = generation
+        cache = self._df_cache
+        missing = [s for s in stems if s not in cache]
         if missing:
-            self._df_cache.update(self._store.document_frequency(missing))
-        return lambda s: self._df_cache.get(s, 0)
+            cache.update(self._store.document_frequency(missing))
+        return lambda s: cache.get(s, 0)
 
     def _allowed(self, kinds: tuple[str, ...], course_id: int | None) -> frozenset[int]:
         """Segment ids a filter lets through, cached until the library changes (reading
         them is O(library); typing in a filtered search repeats the same filter)."""
-        if self._store.generation != self._allowed_generation:
-            self._allowed_cache.clear()
-            self._allowed_generation = self._store.generation
+        generation = self._store.generation
+        if generation != self._allowed_generation:
+            self._allowed_cache = {}  # not clear(): another thread may be between get and set
+            self._allowed_generation = generation
+        cache = self._allowed_cache
         key = (kinds, course_id)
-        if key not in self._allowed_cache:
-            ids = frozenset(self._store.allowed_segment_ids(kinds, course_id))
-            self._allowed_cache[key] = ids
-        return self._allowed_cache[key]
+        ids = cache.get(key)
+        if ids is None:
+            ids = cache[key] = frozenset(self._store.allowed_segment_ids(kinds, course_id))
+        return ids
 
     def _idf(self, df: Callable[[str], int]) -> Callable[[str], float]:
         n = max(self._df_total, 1)

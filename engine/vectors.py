@@ -3,12 +3,19 @@
 ``<folder>/<space>.hnsw`` holds the graph, ``<space>.json`` the sidecar that says which model,
 dimension and build settings made it and fingerprints the index file. Labels are segment ids.
 A mismatched, missing or torn pair is never used: the index opens empty with ``needs_rebuild``
-and the caller refills it with :meth:`VectorIndex.reconcile`. Not thread-safe: the caller
-serialises calls (searches run one at a time in the app).
+and the caller refills it with :meth:`VectorIndex.reconcile`.
+
+Thread-safe: every public method runs under the index's own lock, because hnswlib does not
+allow ``knn_query`` during ``add_items`` or ``resize_index`` (a search then crashes the
+process) and the window searches while it imports. One plain lock, not readers-writer:
+``knn_query`` takes ``ef`` from the index, which each search sets, so concurrent searches would
+race too; and a graph search or one file's add is short next to embedding, which callers do
+before they take the lock.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -16,11 +23,12 @@ import logging
 import os
 import re
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import hnswlib
 import numpy as np
@@ -33,6 +41,7 @@ _FORMAT = 1
 _INITIAL_CAPACITY = 1024
 _COMPACT_RATIO = 0.3
 _BATCH = 4096
+_ADD_BATCH = 256
 _SPACE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _TOO_FEW = "contiguous 2D array"  # hnswlib's message when it found fewer than k
 
@@ -42,6 +51,23 @@ def _hnswlib_version() -> str:
         return importlib.metadata.version("hnswlib")
     except importlib.metadata.PackageNotFoundError:  # frozen builds may drop dist-info
         return "unknown"
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(
+    method: Callable[Concatenate[VectorIndex, _P], _R],
+) -> Callable[Concatenate[VectorIndex, _P], _R]:
+    """Run a :class:`VectorIndex` method under the index's lock."""
+
+    @functools.wraps(method)
+    def run(self: VectorIndex, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +108,8 @@ class VectorIndex:
         self.dimension, self.model_id, self.settings = dimension, model_id, settings
         self.threads = max(1, threads)
         self.needs_rebuild = False
+        # Reentrant: reconcile adds, deletes and compacts under the lock it already holds.
+        self._lock = threading.RLock()
         self._reset()
 
     def _reset(self) -> None:
@@ -172,12 +200,14 @@ class VectorIndex:
             ef_construction=self.settings.ef_construction,
             allow_replace_deleted=True,  # pyright: ignore[reportCallIssue] (stub typo)
         )
-        index.set_num_threads(1)  # queries: one at a time from the app, no contention
+        index.set_num_threads(1)  # queries: one at a time (under the lock), no contention
         return index
 
+    @_locked
     def __len__(self) -> int:
         return len(self._live)
 
+    @_locked
     def ids(self) -> set[int]:
         return set(self._live)
 
@@ -197,6 +227,13 @@ class VectorIndex:
         # Keep the last occurrence of a repeated id, as sequential adds would.
         last = len(labels) - 1 - np.unique(labels[::-1], return_index=True)[1]
         labels, data = labels[last], data[last]
+        # Batch by batch, so a search waits for one batch, not for a whole large file.
+        for start in range(0, len(labels), _ADD_BATCH):
+            end = start + _ADD_BATCH
+            self._add_batch(labels[start:end], data[start:end])
+
+    @_locked
+    def _add_batch(self, labels: np.ndarray, data: np.ndarray) -> None:
         for label in [int(x) for x in labels if int(x) in self._deleted]:
             # With allow_replace_deleted hnswlib refuses to update a deleted label in place.
             self._index.unmark_deleted(label)
@@ -237,6 +274,7 @@ class VectorIndex:
             raise LibraryError("vectors contain NaN or infinite values")
         return data
 
+    @_locked
     def delete(self, ids: Iterable[int]) -> None:
         """Hide ids from search; unknown or already deleted ids are ignored."""
         for raw in ids:
@@ -247,6 +285,7 @@ class VectorIndex:
                 self._deleted.add(label)
                 self._dirty = True
 
+    @_locked
     def search(
         self,
         query: np.ndarray,
@@ -258,7 +297,8 @@ class VectorIndex:
         """Return (ids int64, distances float32) of up to ``k`` nearest live vectors, nearest first.
 
         ``allowed`` keeps only ids for which it returns True; if fewer than ``k`` pass, all are
-        returned (as far as the graph search reaches them).
+        returned (as far as the graph search reaches them). It is called under the index's
+        lock, so it must not wait for another thread that uses this index.
 
         Raises:
             ModelMismatchError: the query has another dimension than the index.
@@ -296,6 +336,7 @@ class VectorIndex:
                     return np.empty(0, np.int64), np.empty(0, np.float32)
         return labels[0].astype(np.int64), np.maximum(distances[0], 0).astype(np.float32)
 
+    @_locked
     def compact(self) -> None:
         """Rebuild the graph from the live vectors only, dropping tombstones."""
         live = sorted(self._live)
@@ -306,6 +347,7 @@ class VectorIndex:
         self._index, self._deleted = index, set()
         self._dirty = True
 
+    @_locked
     def reconcile(
         self,
         expected_ids: set[int],
@@ -340,6 +382,7 @@ class VectorIndex:
         self.needs_rebuild = False
         return ReconcileReport(added, len(extra), tuple(missing), compacted)
 
+    @_locked
     def save(self) -> None:
         """Write index then sidecar atomically (temp file, fsync, rename); no-op when clean.
 
