@@ -506,6 +506,8 @@ def notebook_segments(text: str, name: str, cfg: ChunkingConfig) -> list[Segment
     except json.JSONDecodeError as e:
         reason = f"not a Jupyter notebook (invalid JSON at line {e.lineno})"
         raise UnreadableFileError(reason) from e
+    except RecursionError as e:  # thousands of nested brackets: no notebook looks like that
+        raise UnreadableFileError("not a Jupyter notebook (JSON nested too deeply)") from e
     if not isinstance(notebook, dict):
         raise UnreadableFileError("not a Jupyter notebook")
     cells = notebook.get("cells")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import ChunkingConfig, EngineConfig, IngestLimits
+from engine.api import Library, Outcome
 from engine.errors import UnreadableFileError
 from engine.ingest.code import (
     code_segments,
@@ -233,6 +234,21 @@ def test_notebook_invalid(tmp_path: Path) -> None:
         notebook_segments("{not json", "x.ipynb", CFG)
     with pytest.raises(UnreadableFileError, match=r"no cells"):
         notebook_segments('{"metadata": {}}', "x.ipynb", CFG)
+
+
+def test_deeply_nested_notebook_is_a_one_line_error(tmp_path: Path, library: Library) -> None:
+    """JSON nested 100,000 deep raised RecursionError, which ended the file with a traceback."""
+    deep = "{\"cells\": " + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(UnreadableFileError, match=r"^not a Jupyter notebook \(JSON nested"):
+        notebook_segments(deep, "deep.ipynb", CFG)
+    path = tmp_path / "deep.ipynb"
+    path.write_text(deep, encoding="utf-8")
+    good = tmp_path / "ok.ipynb"
+    make_notebook(good, [("code", "def okapi():\n    return 1")])
+    report = library.ingest([path, good])
+    assert [f.outcome for f in report.files] == [Outcome.ERROR, Outcome.INDEXED]
+    reason = report.files[0].detail
+    assert "nested too deeply" in reason and "\n" not in reason and "Traceback" not in reason
 
 
 def test_archive_members(tmp_path: Path) -> None:
