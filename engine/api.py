@@ -23,7 +23,16 @@ from engine.errors import (
     UnreadableFileError,
     WorkerCrashed,
 )
-from engine.formatting import clock, human_size, location, progress_line, stage_text
+from engine.formatting import (
+    clock,
+    human_size,
+    location,
+    masked,
+    printable,
+    progress_line,
+    stage_text,
+    valid_text,
+)
 from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
 from engine.models import Embedder
 from engine.models.catalog import KNOWN_MODELS, ModelSpec
@@ -97,8 +106,11 @@ __all__ = [
     "demo_queries",
     "human_size",
     "location",
+    "masked",
+    "printable",
     "progress_line",
     "query_terms",
     "run_cli",
     "stage_text",
+    "valid_text",
 ]

@@ -7,6 +7,7 @@ and configures logging.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import multiprocessing
@@ -43,7 +44,10 @@ from engine.api import (
     demo_files,
     demo_queries,
     location,
+    masked,
+    printable,
     progress_line,
+    valid_text,
 )
 
 log = logging.getLogger("coursedex")
@@ -113,7 +117,7 @@ class ProgressBar:
             self.stream.write(line.ljust(100)[:100])
             self.stream.flush()
         elif p.result is not None:
-            name = Path(p.path).name
+            name = printable(Path(p.path).name)
             self.stream.write(f"[{p.index + 1}/{p.total}] {p.result.outcome.value}: {name}\n")
 
     def finish(self) -> None:
@@ -144,16 +148,19 @@ def _print_results(query: str, outcome: SearchOutcome) -> None:
         return
     print(f"{len(results)} results for {query!r} ({took:.0f} ms)")
     for i, r in enumerate(results, start=1):
-        print(f"{i:2d}. [{r.kind.value}] {r.course} / {r.title}  {location(r)}")
-        print(f"    {_highlight(r.snippet, r.highlights, tty)}")
+        where = printable(f"{r.course} / {r.title}  {location(r)}")
+        print(f"{i:2d}. [{r.kind.value}] {where}")
+        print(f"    {_highlight(masked(r.snippet), r.highlights, tty)}")
         if r.context is not None:
-            before, after = (_words(text, n) for text, n in zip(r.context, (-24, 24), strict=True))
+            before, after = (
+                printable(_words(text, n)) for text, n in zip(r.context, (-24, 24), strict=True)
+            )
             print(f"    before: …{before}" if before else "    before: (start of file)")
             print(f"    after:  {after}…" if after else "    after:  (end of file)")
         if r.slide is not None:
-            print(f"    on screen: {Path(r.slide[0]).name} page {r.slide[1]}")
+            print(f"    on screen: {printable(Path(r.slide[0]).name)} page {r.slide[1]}")
         for path, ms in r.shown_in[:3]:
-            print(f"    shown in {Path(path).name} at {clock(ms)}")
+            print(f"    shown in {printable(Path(path).name)} at {clock(ms)}")
 
 
 def _words(text: str, n: int) -> str:
@@ -171,9 +178,9 @@ def _print_report(report: IngestReport, stream: TextIO) -> None:
     )
     for f in report.files:
         if f.outcome == Outcome.ERROR:
-            stream.write(f"  error: {f.path}: {f.detail}\n")
+            stream.write(f"  error: {printable(f.path)}: {printable(f.detail)}\n")
         elif f.outcome == Outcome.INDEXED and f.detail:
-            stream.write(f"  note: {f.path}: {f.detail}\n")
+            stream.write(f"  note: {printable(f.path)}: {printable(f.detail)}\n")
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -183,7 +190,7 @@ def cmd_ingest(ctx: Context) -> int:
     args = ctx.args
     missing = [p for p in args.paths if not Path(p).exists()]
     for p in missing:
-        print(f"coursedex: no such file or folder: {p}", file=sys.stderr)
+        print(f"coursedex: no such file or folder: {printable(p)}", file=sys.stderr)
     bar = ProgressBar(sys.stderr)
     cancel = threading.Event()
     try:
@@ -226,6 +233,17 @@ def _search_config(args: argparse.Namespace) -> SearchConfig:
     return cfg
 
 
+def _positive(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def cmd_search(ctx: Context) -> int:
     args = ctx.args
     library = ctx.library()
@@ -238,12 +256,14 @@ def cmd_search(ctx: Context) -> int:
     if args.query is None:
         print("coursedex search: give a QUERY or --batch FILE", file=sys.stderr)
         return 2
-    outcome = library.search(args.query, limit=args.limit, filters=filters, config=cfg)
+    # Invalid UTF-8 on the command line arrives as lone surrogates: show it as U+FFFD.
+    query = valid_text(args.query)
+    outcome = library.search(query, limit=args.limit, filters=filters, config=cfg)
     if args.json:
         print(
             json.dumps(
                 {
-                    "query": args.query,
+                    "query": query,
                     "results": [r.to_json() for r in outcome.results],
                     "gated": outcome.gated,
                     "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
@@ -251,7 +271,7 @@ def cmd_search(ctx: Context) -> int:
             )
         )
     else:
-        _print_results(args.query, outcome)
+        _print_results(query, outcome)
     return 0
 
 
@@ -259,7 +279,10 @@ def _search_batch(
     library: Library, path: Path, limit: int, filters: SearchFilters, cfg: SearchConfig
 ) -> int:
     try:
-        source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+        # Bytes that are not UTF-8 become U+FFFD instead of ending the whole batch.
+        if str(path) == "-" and isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(encoding="utf-8", errors="replace")
+        source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8", errors="replace")
     except OSError as e:
         print(f"coursedex: cannot read {path}: {e.strerror or e}", file=sys.stderr)
         return 2
@@ -269,7 +292,7 @@ def _search_batch(
                 continue
             try:
                 item = json.loads(line)
-                qid, query = item["id"], str(item["query"])
+                qid, query = item["id"], valid_text(str(item["query"]))
             except (ValueError, KeyError, TypeError) as e:
                 print(
                     f'coursedex: {path}:{number}: not a {{"id", "query"}} line ({e})',
@@ -316,9 +339,10 @@ def cmd_list(ctx: Context) -> int:
     for s in sources:
         if s.course != course:
             course = s.course
-            print(course)
-        status = s.status.value + (f": {s.error}" if s.error else "")
-        print(f"  {s.kind.value:9s} {Path(s.path).name}  ({s.segments} segments, {status})")
+            print(printable(course))
+        status = printable(s.status.value + (f": {s.error}" if s.error else ""))
+        name = printable(Path(s.path).name)
+        print(f"  {s.kind.value:9s} {name}  ({s.segments} segments, {status})")
     if not sources:
         print("the library is empty: run `coursedex ingest FOLDER`")
     return 0
@@ -508,7 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("search", help="search the library")
     s.add_argument("query", nargs="?", help="any text")
-    s.add_argument("--limit", type=int, default=10)
+    s.add_argument("--limit", type=_positive, default=10, help="results to show (1 or more)")
     s.add_argument(
         "--kind",
         action="append",

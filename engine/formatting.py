@@ -1,14 +1,43 @@
 """Text a user reads, written once for the CLI and the window: times, where a hit is, an
-import's progress, sizes."""
+import's progress, sizes, and names made safe to print."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.library import IngestProgress
+    from engine.progress import IngestProgress
     from engine.search import SearchResult
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control or otherwise unprintable character written as its escape
+    (``\\x1b``, ``\\n``, ``\\u2028``): a crafted file name cannot clear the terminal, move the
+    cursor or fake an output line."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in text
+    )
+
+
+def masked(text: str) -> str:
+    """``text`` with each unprintable character replaced by one character (whitespace by a
+    space, the rest by U+FFFD), so character offsets into it, such as highlights, still hold."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else (" " if ch.isspace() else "\ufffd") for ch in text)
+
+
+def valid_text(text: str) -> str:
+    """``text`` without lone surrogates (each becomes U+FFFD): what Python makes of invalid
+    UTF-8 on a command line, or a JSON ``"\\ud800"``, which no encoder or tokenizer accepts."""
+    return _SURROGATES.sub("\ufffd", text)
 
 
 def clock(ms: int | float) -> str:
@@ -46,7 +75,7 @@ def progress_line(p: IngestProgress) -> str:
     ``2/3 lecture.mp4: transcribing 43% (0.04x), 01:35 left``."""
     stage = stage_text(p) + (f" ({p.detail})" if p.detail else "")
     left = "" if p.eta_s is None else f", {clock(p.eta_s * 1000)} left"
-    return f"{p.index + 1}/{p.total} {Path(p.path).name}: {stage}{left}"
+    return f"{p.index + 1}/{p.total} {printable(Path(p.path).name)}: {stage}{left}"
 
 
 def human_size(n: int) -> str:

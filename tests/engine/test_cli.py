@@ -310,6 +310,55 @@ def test_batch_with_a_malformed_line_exits_2(cli: Cli, tmp_path: Path, bad_line:
     assert "Traceback" not in run.err
 
 
+def test_queries_that_are_not_valid_unicode(cli: Cli, tmp_path: Path) -> None:
+    """Invalid UTF-8 on the command line (lone surrogates in argv), a JSON ``\\ud800`` and raw
+    invalid UTF-8 in a batch file each raised a traceback; they are queries with U+FFFD."""
+    argv_query = b"\xff\xfe hippopotamus".decode("utf-8", "surrogateescape")
+    run = cli("search", "--json", "--", argv_query)
+    assert (run.code, run.err) == (0, ""), run.err
+    payload = run.json()
+    assert isinstance(payload, dict) and payload["query"] == "\ufffd\ufffd hippopotamus"
+    run = cli("search", "--", argv_query)
+    assert (run.code, run.err) == (0, "") and "hippopotamus" in run.out
+    batch = tmp_path / "odd.jsonl"
+    batch.write_bytes(
+        b'{"id": 1, "query": "\\ud800 hippopotamus"}\n'
+        b'{"id": 2, "query": "hippo\xffpotamus chlorophyll"}\n'
+    )
+    run = cli("search", "--batch", str(batch), "--json")
+    assert (run.code, run.err) == (0, ""), run.err
+    assert [json.loads(line)["id"] for line in run.out.splitlines()] == [1, 2]
+
+
+@pytest.mark.parametrize("limit", ["0", "-5", "many"])
+def test_a_limit_below_one_is_refused(cli: Cli, limit: str) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli("search", "--limit", limit, "hippopotamus")
+    assert exit_.value.code == 2
+    err = cli.capsys.readouterr().err
+    assert "argument --limit" in err and "Traceback" not in err
+
+
+def test_file_names_cannot_drive_the_terminal(empty_cli: Cli, tmp_path: Path) -> None:
+    """A crafted name (escape sequences, a newline faking an output line) is printed with its
+    control characters escaped, in the progress lines, the summary and the list."""
+    folder = tmp_path / "course"
+    folder.mkdir()
+    name = "a\x1b[2Jb\nFAKE: indexed.md"
+    (folder / name).write_text("# Okapi\n\nThe okapi is a giraffid.\n", encoding="utf-8")
+    (folder / "bad\x07.pdf").write_bytes(b"not a pdf")
+    run = empty_cli("ingest", str(folder))
+    for text in (run.out, run.err):
+        assert "\x1b" not in text and "\x07" not in text
+        assert not any(line.startswith("FAKE") for line in text.splitlines())
+    assert "a\\x1b[2Jb\\nFAKE: indexed.md" in run.err  # the progress line, escaped
+    assert "bad\\x07.pdf" in run.out  # the error summary
+    listed = empty_cli("list").out
+    assert "\x1b" not in listed and "a\\x1b[2Jb\\nFAKE: indexed.md" in listed
+    found = empty_cli("search", "okapi giraffid").out
+    assert "\x1b" not in found and "FAKE" not in found.splitlines()[1][:6]
+
+
 def test_batch_file_that_does_not_exist(cli: Cli, tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
     run = cli("search", "--batch", str(missing), "--json")

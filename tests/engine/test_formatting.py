@@ -90,3 +90,14 @@ def test_demo_course_is_found_beside_the_engine_package() -> None:
     assert "README.md" not in names and "queries.txt" not in names
     assert demo_queries() and all(q == q.strip() and q for q in demo_queries())
     assert DEMO_COURSE == "Algorithms 101 (demo)"
+
+
+def test_printable_masked_and_valid_text() -> None:
+    from engine.formatting import masked, printable, valid_text
+
+    assert printable("lecture 1.mp4 é") == "lecture 1.mp4 é"
+    assert printable("a\x1b[2Jb\nc\u2028d\x7f") == "a\\x1b[2Jb\\nc\\u2028d\\x7f"
+    text = "a\x1b\tb\nc"
+    assert masked(text) == "a\ufffd b c" and len(masked(text)) == len(text)
+    assert valid_text("x\udcff\ud800y") == "x\ufffd\ufffdy"
+    assert valid_text("plain") == "plain"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import ChunkingConfig, EngineConfig, IngestLimits
 from engine.api import Library, Outcome
+from engine.config import ChunkingConfig, EngineConfig, IngestLimits
 from engine.errors import UnreadableFileError
 from engine.ingest.code import (
     code_segments,
@@ -238,7 +238,7 @@ def test_notebook_invalid(tmp_path: Path) -> None:
 
 def test_deeply_nested_notebook_is_a_one_line_error(tmp_path: Path, library: Library) -> None:
     """JSON nested 100,000 deep raised RecursionError, which ended the file with a traceback."""
-    deep = "{\"cells\": " + "[" * 100_000 + "]" * 100_000 + "}"
+    deep = '{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}"
     with pytest.raises(UnreadableFileError, match=r"^not a Jupyter notebook \(JSON nested"):
         notebook_segments(deep, "deep.ipynb", CFG)
     path = tmp_path / "deep.ipynb"
