@@ -19,6 +19,11 @@ class IngestLimits:
     max_archive_member_bytes: int = 32 * 1024**2
     max_compression_ratio: float = 200.0
     max_code_file_bytes: int = 2 * 1024**2
+    # Each cue and each notes chunk is embedded: a million cues or 50 MB of notes would keep
+    # the import busy for hours; refused with a reason instead. 50,000 cues is ~40 h of speech;
+    # 8 MB of notes ~1.3 million words.
+    max_subtitle_cues: int = 50_000
+    max_notes_bytes: int = 8 * 1024**2
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,7 +79,8 @@ def parse_subtitle_file(path: Path, config: EngineConfig, kind: SourceKind) -> P
     Raises:
         UnreadableFileError: empty, binary, too large, or no readable cue.
     """
-    cues, warnings = read_subtitles(path, config.limits.max_text_file_bytes)
+    limits = config.limits
+    cues, warnings = read_subtitles(path, limits.max_text_file_bytes, limits.max_subtitle_cues)
     segments = chunk_transcript(cues, config.chunking)
     title = path.stem
     base, _, tag = title.rpartition(".")

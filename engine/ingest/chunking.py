@@ -64,7 +64,9 @@ class _Stream:
 def _is_abbreviation(text: str, end: int) -> bool:
     if text[end - 1] != ".":
         return False
-    word = text[:end].rsplit(None, 1)[-1].rstrip(".").lower()
+    # Only the last few characters: slicing the whole prefix made sentence splitting quadratic
+    # (50,000 cues took 10 s); no abbreviation is longer than this window.
+    word = text[max(0, end - 40) : end].rsplit(None, 1)[-1].rstrip(".").lower()
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 

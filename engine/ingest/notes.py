@@ -282,7 +282,7 @@ def parse_notes(path: Path, config: EngineConfig) -> ParsedSource:
     Raises:
         UnreadableFileError: empty, too large, binary, or no text.
     """
-    text = read_text(path, config.limits.max_text_file_bytes, what="a text file")
+    text = read_text(path, config.limits.max_notes_bytes, what="a text file")
     title, segments = note_segments(text, path.name, config.chunking)
     if not segments:
         raise UnreadableFileError("no text to index (only headings or markup)")

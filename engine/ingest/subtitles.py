@@ -37,9 +37,14 @@ class _RawCue:
     lines: list[str] = field(default_factory=list)
 
 
+# No recording is this long; a 20-digit hour overflowed SQLite's 64-bit integers and, before
+# that, ended the whole import.
+_MAX_HOURS = 1000
+
+
 def _to_ms(hours: str | None, minutes: str, seconds: str, fraction: str | None) -> int | None:
     m, s = int(minutes), int(seconds)
-    if m >= 60 or s >= 60:
+    if m >= 60 or s >= 60 or (hours is not None and (len(hours) > 4 or int(hours) > _MAX_HOURS)):
         return None
     ms = int((fraction or "0")[:3].ljust(3, "0"))
     return ((int(hours or 0) * 60 + m) * 60 + s) * 1000 + ms
@@ -151,13 +156,21 @@ def cues_from_text(text: str, name: str = "subtitles") -> tuple[list[Timing], li
     return cues, warnings
 
 
-def read_subtitles(path: Path, max_bytes: int) -> tuple[list[Timing], list[str]]:
+def read_subtitles(
+    path: Path, max_bytes: int, max_cues: int = 50_000
+) -> tuple[list[Timing], list[str]]:
     """Read an .srt/.vtt file: decode (see :mod:`engine.ingest.text`), then parse its cues.
 
     Raises:
-        UnreadableFileError: empty, binary, too large, or no readable cue.
+        UnreadableFileError: empty, binary, too large, more than ``max_cues`` cues (each cue is
+            embedded on its own: a million would take hours), or no readable cue.
     """
     text = read_text(path, max_bytes, what="a subtitle file")
+    arrows = text.count("-->")  # one per cue, counted before any parsing
+    if arrows > max_cues:
+        raise UnreadableFileError(
+            f"{arrows:,} cues: more than {max_cues:,}, too many for one recording's subtitles"
+        )
     return cues_from_text(text, path.name)
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.api import Library, Outcome
 from engine.errors import UnreadableFileError
 from engine.ingest.subtitles import clean_cue_line, cues_from_text, read_subtitles
 from engine.types import Timing
@@ -84,6 +85,55 @@ def test_bad_timestamps_skipped_rest_kept() -> None:
     cues, warnings = cues_from_text(text)
     assert [c.text for c in cues] == ["good one", "good two"]
     assert warnings == ["3 cue(s) with bad timestamps skipped"]
+
+
+def test_absurd_hours_are_bad_timestamps_and_the_import_goes_on(
+    tmp_path: Path, library: Library
+) -> None:
+    """A 20- or 40-digit hour overflowed SQLite's integers (OverflowError), which ended the
+    whole import; every later file stayed queued and every re-run crashed on the same file."""
+    huge = "9" * 20
+    text = (
+        f"1\n{huge}:00:01,000 --> {huge}:00:02,000\ntwenty digits\n\n"
+        f"2\n{'1' * 40}:00:03,000 --> {'1' * 40}:00:04,000\nforty digits\n\n"
+        "3\n1000:00:05,000 --> 1000:00:06,000\na thousand hours is still allowed\n\n"
+        "4\n00:00:06,000 --> 00:00:07,000\nthe okapi\n"
+    )
+    cues, warnings = cues_from_text(text)
+    assert [c.text for c in cues] == ["the okapi", "a thousand hours is still allowed"]
+    assert warnings == ["2 cue(s) with bad timestamps skipped"]
+    only_bad = tmp_path / "a-bad.srt"
+    only_bad.write_text(f"1\n{huge}:00:01,000 --> {huge}:00:02,000\nnothing else\n")
+    mixed = tmp_path / "b-mixed.srt"
+    mixed.write_text(text, encoding="utf-8")
+    after = make_srt(tmp_path / "c-after.srt", [(1000, 2000, "The giraffe sleeps standing.")])
+    report = library.ingest([only_bad, mixed, after])
+    outcomes = {Path(f.path).name: f.outcome for f in report.files}
+    assert outcomes == {
+        "a-bad.srt": Outcome.ERROR,
+        "b-mixed.srt": Outcome.INDEXED,
+        "c-after.srt": Outcome.INDEXED,
+    }
+    assert library.search("okapi").results[0].source == str(mixed)
+
+
+def test_too_many_cues_are_refused_before_parsing(tmp_path: Path) -> None:
+    """A million cues would be embedded one by one for hours: refused with a reason."""
+    cue = "00:00:01,000 --> 00:00:02,000\nword\n\n"
+    path = tmp_path / "million.srt"
+    path.write_text(cue * 50_001, encoding="utf-8")
+    with pytest.raises(UnreadableFileError, match=r"^50,001 cues: more than 50,000"):
+        read_subtitles(path, 64 * 1024**2)
+    assert len(read_subtitles(path, 64 * 1024**2, max_cues=60_000)[0]) == 1  # all at one time
+
+
+def test_notes_larger_than_the_limit_are_refused(tmp_path: Path, library: Library) -> None:
+    """A 50 MB single-line .txt would make tens of thousands of chunks to embed."""
+    big = tmp_path / "big.txt"
+    big.write_text("word " * (9 * 1024**2 // 5), encoding="utf-8")
+    report = library.ingest([big])
+    assert [f.outcome for f in report.files] == [Outcome.ERROR]
+    assert report.files[0].detail == "file too large (9 MB, limit 8 MB)"
 
 
 def test_out_of_order_sorted_and_overlaps_clamped() -> None:
