@@ -607,6 +607,7 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
     segments: list[SegmentDraft] = []
     warnings: list[str] = []
     budget = limits.max_archive_total_bytes
+    locked = 0  # members skipped as encrypted or compressed in a way zipfile cannot read
     with open_zip(path) as zf:
         check_archive(zf, size, limits)
         seen: set[str] = set()
@@ -631,8 +632,13 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
                 continue
             if info.file_size == 0:
                 continue
-            if info.compress_type not in READABLE_COMPRESSION or info.flag_bits & 0x1:
-                warnings.append(f"{name}: encrypted or unsupported compression, skipped")
+            if info.flag_bits & 0x1:
+                warnings.append(f"{name}: encrypted, skipped")
+                locked += 1
+                continue
+            if info.compress_type not in READABLE_COMPRESSION:
+                warnings.append(f"{name}: unsupported compression, skipped")
+                locked += 1
                 continue
             data = read_member(zf, info, min(cap, budget))
             budget -= len(data)
@@ -644,6 +650,11 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
                 continue
     for warning in warnings:
         log.info("%s: %s", path.name, warning)
+    if not segments and locked:
+        raise UnreadableFileError(
+            f"cannot read the archive's files: {locked} are password-protected or use a "
+            "compression method Coursedex does not read"
+        )
     if not segments:
         raise UnreadableFileError("no code or notes files in the archive")
     return ParsedSource(

@@ -22,7 +22,11 @@ _READ_CHUNK = 64 * 1024
 _RATIO_FLOOR_BYTES = 1024**2
 # What zipfile raises for damaged data (NotImplementedError: unknown versions/features).
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, EOFError, ValueError)
-READABLE_COMPRESSION = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED})
+# zipfile reads all four (bz2 and lzma are in the standard library); members are always read
+# through read_member's byte budget, so the method does not matter for bombs.
+READABLE_COMPRESSION = frozenset(
+    {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
+)
 
 
 def open_zip(path: Path) -> zipfile.ZipFile:

@@ -251,6 +251,38 @@ def test_deeply_nested_notebook_is_a_one_line_error(tmp_path: Path, library: Lib
     assert "nested too deeply" in reason and "\n" not in reason and "Traceback" not in reason
 
 
+def _zip(path: Path, members: dict[str, str], compression: int) -> Path:
+    with zipfile.ZipFile(path, "w", compression=compression) as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+    return path
+
+
+def test_bzip2_and_lzma_archives_are_read(tmp_path: Path) -> None:
+    """They said "no code or notes files in the archive"; zipfile reads both."""
+    for method in (zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        path = _zip(
+            tmp_path / f"{method}.zip", {"src/okapi.py": "def okapi():\n    return 1\n"}, method
+        )
+        parsed = parse_archive(path, EngineConfig())
+        assert [s.path_in_archive for s in parsed.segments] == ["src/okapi.py"]
+
+
+def test_a_password_protected_archive_says_so(tmp_path: Path) -> None:
+    path = _zip(tmp_path / "locked.zip", {"a.py": "x = 1\n", "b.md": "# B\n"}, zipfile.ZIP_DEFLATED)
+    data = bytearray(path.read_bytes())
+    # zipfile cannot write encrypted members: set the "encrypted" flag bit in every local
+    # and central header, which is what a password-protected archive carries.
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        while at >= 0:
+            data[at + offset] |= 0x1
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
+    with pytest.raises(UnreadableFileError, match=r"2 are password-protected"):
+        parse_archive(path, EngineConfig())
+
+
 def test_archive_members(tmp_path: Path) -> None:
     path = make_code_zip(
         tmp_path / "course.zip",
