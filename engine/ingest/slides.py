@@ -74,6 +74,8 @@ def parse_pdf(path: Path, limits: IngestLimits) -> ParsedSource:
         except pdfium.PdfiumError as e:
             if "password" in str(e).lower():
                 raise UnreadableFileError("PDF is password-protected") from e
+            if _has_no_pages(path):
+                raise UnreadableFileError("PDF has no pages") from e
             raise UnreadableFileError("not a PDF file (corrupt or truncated)") from e
         try:
             meta_title = _meta_title(doc.get_metadata_value("Title") or "")
@@ -104,6 +106,23 @@ def parse_pdf(path: Path, limits: IngestLimits) -> ParsedSource:
         raise UnreadableFileError("PDF has no pages")
     title = meta_title or next((s.heading for s in segments if s.heading), "") or path.stem
     return ParsedSource(kind=SourceKind.SLIDES, title=title, segments=tuple(segments))
+
+
+_NO_PAGES = re.compile(rb"/Count\s*0\b")
+_A_PAGE = re.compile(rb"/Type\s*/Page\b")
+
+
+def _has_no_pages(path: Path) -> bool:
+    """PDFium refuses a valid PDF without pages (without setting an error code of its own:
+    it reports "Success", or an earlier document's error); such a file is tiny and its page
+    tree says ``/Count 0`` (it was called corrupt)."""
+    try:
+        if path.stat().st_size > 64 * 1024:
+            return False
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return bool(_NO_PAGES.search(data)) and not _A_PAGE.search(data)
 
 
 def _shape_texts(shapes: object) -> Iterator[str]:

@@ -62,6 +62,9 @@ def decode_text(data: bytes, what: str = "text") -> str:
             except UnicodeDecodeError as e:
                 raise UnreadableFileError(f"not {what} ({encoding} text is corrupt)") from e
             return _normalize_newlines(text)
+    utf16 = _utf16_without_bom(data)
+    if utf16 is not None:
+        return _normalize_newlines(utf16)
     if looks_binary(data):
         raise UnreadableFileError(f"not {what} (binary data)")
     try:
@@ -69,6 +72,26 @@ def decode_text(data: bytes, what: str = "text") -> str:
     except UnicodeDecodeError:
         pass
     return _normalize_newlines(_decode_legacy(data, what))
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """UTF-16 text written without a byte order mark (it was called "binary data"): mostly
+    Latin text puts a NUL in every other byte, on the odd bytes for little-endian and the
+    even ones for big-endian. The text it decodes to must hold no NUL or control characters."""
+    sample = data[: _SNIFF_BYTES & ~1]
+    if len(sample) < 4 or len(data) % 2:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    half = len(sample) // 2
+    for encoding, zeros, other in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+        if zeros.count(0) >= 0.6 * half and other.count(0) == 0:
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                return None
+            controls = sum(1 for ch in text[:4096] if ord(ch) < 32 and ch not in "\t\n\r\f")
+            return text if controls == 0 else None
+    return None
 
 
 def _decode_legacy(data: bytes, what: str) -> str:

@@ -61,6 +61,19 @@ def test_corrupt_truncated_and_fake_pdf(tmp_path: Path) -> None:
         parse_pdf(empty, LIMITS)
 
 
+def test_pdf_without_pages_says_so(tmp_path: Path) -> None:
+    """A valid PDF of no pages was reported as corrupt (PDFium refuses it with 'Success')."""
+    import pypdfium2 as pdfium
+
+    path = tmp_path / "empty.pdf"
+    document = pdfium.PdfDocument.new()
+    with path.open("wb") as f:
+        document.save(f)
+    document.close()
+    with pytest.raises(UnreadableFileError, match=r"^PDF has no pages$"):
+        parse_pdf(path, IngestLimits())
+
+
 def test_encrypted_pdf(tmp_path: Path) -> None:
     from fpdf import FPDF
 

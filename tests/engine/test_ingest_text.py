@@ -45,6 +45,16 @@ def test_binary_rejected_with_reason() -> None:
     assert not looks_binary(b"plain\ttext\n")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_bom_is_text_not_binary(encoding: str) -> None:
+    """It was refused as "binary data" for its NUL bytes."""
+    text = "1\n00:00:01,000 --> 00:00:02,000\nCafé: the okapi\n"
+    assert decode_text(text.encode(encoding), "a subtitle file") == text
+    # Binary data with NULs in every other byte is still binary: it decodes to control codes.
+    with pytest.raises(UnreadableFileError, match="binary"):
+        decode_text(bytes([1, 0, 2, 0, 3, 0, 4, 0] * 8), "a text file")
+
+
 def test_read_text_empty_and_too_large(tmp_path: Path) -> None:
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
