@@ -198,7 +198,8 @@ class SelfTest:
         # In a frozen build a model may come from the bundle's folder instead of the user's.
         folders: dict[Path, list[str]] = {}
         for name in (self.config.embedder, self.config.media.speech_model):
-            folder = self.registry.path(name).parent  # raises, saying how to install it
+            # Raises when the model is missing or damaged, saying how to install or reinstall it.
+            folder = self.registry.path(name).parent
             problems = self.registry.verify(name)
             if problems:
                 raise CheckFailed(f"{name} in {folder}: {'; '.join(problems)}")

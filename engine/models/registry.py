@@ -17,7 +17,9 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import importlib.util
+import json
 import logging
+import os
 import shutil
 import sys
 import tempfile
@@ -48,6 +50,7 @@ from engine.models.manifest import (
 from engine.paths import default_models_dir  # its old home: the installer imports it here
 
 logger = logging.getLogger(__name__)
+_VERIFIED = ".verified.json"  # file -> [size, mtime_ns, sha256] of files found sound
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,7 @@ class ModelRegistry:
         self._use_packages = use_packages
         self.bundled = bundled_models_dir() if bundled is True else (bundled or None)
         self._lock = threading.Lock()
+        self._verified_lock = threading.Lock()
 
     def spec(self, name: str) -> ModelSpec:
         try:
@@ -155,13 +159,79 @@ class ModelRegistry:
             ModelError: the model is not installed (the message says how to install it).
         """
         directory = self._installed_dir(name)
-        if directory is not None:
-            return directory
-        spec = self.spec(name)
-        sources = self._packaged_sources(spec)
-        if sources is not None:
-            return self._assemble(spec, sources)
-        raise ModelError(f"model {name} is not installed: run `coursedex models install {name}`")
+        if directory is None:
+            spec = self.spec(name)
+            sources = self._packaged_sources(spec)
+            if sources is None:
+                raise ModelError(
+                    f"model {name} is not installed: run `coursedex models install {name}`"
+                )
+            directory = self._assemble(spec, sources)
+        self._check_sound(name, directory)
+        return directory
+
+    def _check_sound(self, name: str, directory: Path) -> None:
+        """Every file of ``directory`` has its manifest's size and sha256, or ModelError says
+        which model is damaged and how to reinstall it. A damaged embedder made every vector
+        NaN, a damaged speech model changed transcripts silently. Each file is hashed once
+        per size and modification time (remembered in ``<root>/.verified.json``): later
+        loads only stat it, so start-up stays fast.
+
+        Raises:
+            ModelError: a file is missing, or its size or sha256 is not the manifest's.
+        """
+        manifest = ModelManifest.load(directory)
+        problems: list[str] = []
+        with self._verified_lock:
+            verified = self._read_verified()
+            changed = False
+            for fname, entry in sorted(manifest.files.items()):
+                path = directory / fname
+                try:
+                    stat = path.stat()
+                except OSError as e:
+                    problems.append(f"{fname}: {e.strerror or 'missing'}")
+                    continue
+                if stat.st_size != entry.size:
+                    problems.append(f"{fname}: {stat.st_size} bytes, expected {entry.size}")
+                    continue
+                key, stamp = str(path.resolve()), [stat.st_size, stat.st_mtime_ns, entry.sha256]
+                if verified.get(key) == stamp:
+                    continue
+                if sha256_file(path) != entry.sha256:
+                    problems.append(f"{fname}: its content changed (sha256 differs)")
+                    continue
+                verified[key] = stamp
+                changed = True
+            if changed:
+                self._write_verified(verified)
+        if problems:
+            how = (
+                "reinstall Coursedex"
+                if directory.parent == self.bundled
+                else f"run `coursedex models remove {name}`, then `coursedex models install {name}`"
+            )
+            raise ModelError(
+                f"model {name} in {directory.parent} is damaged ({'; '.join(problems)}): {how}"
+            )
+
+    def _read_verified(self) -> dict[str, list[object]]:
+        try:
+            data = json.loads((self.root / _VERIFIED).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write_verified(self, verified: dict[str, list[object]]) -> None:
+        """Best effort: a read-only models folder only means hashing again next time."""
+        target = self.root / _VERIFIED
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            temp = target.with_name(f"{_VERIFIED}.{os.getpid()}.tmp")
+            temp.write_text(json.dumps(verified), encoding="utf-8")
+            temp.replace(target)
+        except OSError as e:
+            logger.info("cannot remember verified model files in %s: %s", target, e)
 
     def manifest(self, name: str) -> ModelManifest:
         return ModelManifest.load(self.path(name))
@@ -176,7 +246,7 @@ class ModelRegistry:
         directory = self.root / name
         if not directory.is_dir():
             # The app's own copy, else one assembled from packages, else it says how to install.
-            directory = self.path(name)
+            directory = self._installed_dir(name) or self.path(name)
         try:
             manifest = ModelManifest.load(directory)
         except ModelError as e:

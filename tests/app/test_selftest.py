@@ -107,8 +107,9 @@ def test_a_truncated_model_fails_the_self_test_naming_the_check_and_file(
             "FAIL",
             "find the models",
             "",
-            f"all-minilm-l6-v2-int8 in {models}: model.onnx: size {size // 2} bytes, "
-            f"expected {size}",
+            f"model all-minilm-l6-v2-int8 in {models} is damaged (model.onnx: {size // 2} "
+            f"bytes, expected {size}): run `coursedex models remove all-minilm-l6-v2-int8`, "
+            "then `coursedex models install all-minilm-l6-v2-int8`",
         )
     ], run.stdout
     assert run.stdout.splitlines()[-1] == "self-test FAILED: find the models"

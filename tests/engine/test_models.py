@@ -408,7 +408,8 @@ def test_registry_reads_the_apps_bundled_models(model_dir: Path, tmp_path: Path)
     assert listed.installed and listed.path == bundled / DEFAULT_EMBEDDER
     assert registry.verify(DEFAULT_EMBEDDER) == []
     assert registry.install(DEFAULT_EMBEDDER) == bundled / DEFAULT_EMBEDDER  # nothing to fetch
-    assert not user.exists()
+    # Nothing is copied or fetched: the user's folder holds only the record of files checked.
+    assert [p.name for p in user.iterdir()] == [".verified.json"]
     with pytest.raises(ModelError, match="came with the app"):
         registry.remove(DEFAULT_EMBEDDER)
     _copy_model(model_dir, user / DEFAULT_EMBEDDER)
@@ -416,6 +417,38 @@ def test_registry_reads_the_apps_bundled_models(model_dir: Path, tmp_path: Path)
     assert not registry.is_bundled(DEFAULT_EMBEDDER)
     # From source there is no bundle: the default finds none.
     assert ModelRegistry(user).bundled is None
+
+
+def test_a_damaged_model_is_refused_at_load_with_how_to_reinstall(
+    model_dir: Path, tmp_path: Path
+) -> None:
+    """A corrupted embedder made every vector NaN and dense search return nothing; a corrupted
+    speech model changed transcripts silently. Sizes and sha256 are checked when a model is
+    taken from the registry, each file hashed once per size and modification time."""
+    root = tmp_path / "models"
+    _copy_model(model_dir, root / DEFAULT_EMBEDDER)
+    registry = ModelRegistry(root, use_packages=False, bundled=False)
+    assert registry.path(DEFAULT_EMBEDDER) == root / DEFAULT_EMBEDDER
+    remembered = json.loads((root / ".verified.json").read_text())
+    assert len(remembered) == 2  # model.onnx and tokenizer.json were hashed once
+    onnx = root / DEFAULT_EMBEDDER / "model.onnx"
+    data = bytearray(onnx.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 64] = bytes(64)  # same size, other content
+    onnx.write_bytes(bytes(data))
+    for fresh in (registry, ModelRegistry(root, use_packages=False, bundled=False)):
+        with pytest.raises(ModelError) as refused:
+            fresh.load_embedder(DEFAULT_EMBEDDER, threads=1)
+        message = str(refused.value)
+        assert f"model {DEFAULT_EMBEDDER} in {root} is damaged (model.onnx: its content" in message
+        assert f"`coursedex models remove {DEFAULT_EMBEDDER}`, then" in message
+    (root / DEFAULT_EMBEDDER / "tokenizer.json").unlink()
+    with pytest.raises(ModelError, match=r"tokenizer.json: No such file"):
+        registry.path(DEFAULT_EMBEDDER)
+    # The app's own copy: reinstalling the app is the way.
+    bundled = tmp_path / "bundle"
+    shutil.copytree(root, bundled)
+    with pytest.raises(ModelError, match=r"reinstall Coursedex$"):
+        ModelRegistry(tmp_path / "user", use_packages=False, bundled=bundled).path(DEFAULT_EMBEDDER)
 
 
 def test_default_models_dir() -> None:
