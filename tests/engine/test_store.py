@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from engine.errors import LibraryError, NotFoundError
+from engine.errors import CoursedexError, LibraryError, NotFoundError
 from engine.search import fts_match
-from engine.store import SCHEMA_VERSION, Store
+from engine.store import MIGRATIONS, SCHEMA_VERSION, Store
 from engine.types import SegmentDraft, SegmentKind, SourceKind, SourceStatus, Timing
 
 HOSTILE = ['"', "NOT", "a AND (", "*", "NEAR(", "-", "^x", "col:term", "'", ")", "OR OR", "\\"]
@@ -220,3 +221,156 @@ def test_course_names_are_case_insensitive_and_renamable() -> None:
     assert store.ensure_course("linear algebra") == first
     store.rename_course("Linear Algebra", "LA")
     assert [c.name for c in store.courses()] == ["LA"]
+
+
+# --- schema compatibility: libraries made by released versions must keep opening ----------
+
+RELEASED_MIGRATIONS = (
+    "18e212e00e2914c1c1df407a0c8b9ac2ceafefbcfe7e9be07644f54a8156b5b1",
+    "d4ab5f5bd9f835a018634528a2bb3bd68744434952d58578f7bb10a391268d61",
+    "10f28ded16de8c8df279538b9682196c78e22fb347f405455e66997dec4bd2b3",
+)
+
+
+def test_released_migration_steps_never_change() -> None:
+    # Libraries on users' disks were made by these scripts; a change needs a new step.
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 3
+    digests = tuple(hashlib.sha256(step.encode()).hexdigest() for step in MIGRATIONS)
+    assert digests == RELEASED_MIGRATIONS
+
+
+def _schema(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    return conn.execute(
+        "SELECT type, name, coalesce(sql, '') FROM sqlite_master ORDER BY type, name"
+    ).fetchall()
+
+
+def test_a_version_1_library_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(f"BEGIN;\n{MIGRATIONS[0]};\nPRAGMA user_version = 1;\nCOMMIT;")
+    conn.execute("INSERT INTO courses(id, name, root, created_at) VALUES (1, 'Old', NULL, 'x')")
+    conn.execute(
+        "INSERT INTO sources(id, course_id, path, kind, title, status, added_at) "
+        "VALUES (1, 1, '/old.md', 'notes', 'old.md', 'indexed', 'x')"
+    )
+    conn.execute(
+        "INSERT INTO segments(id, source_id, ord, kind, heading, text, timings) "
+        "VALUES (7, 1, 0, 'note', 'Eigen', 'eigenvalues of a matrix', '[[0,900,\"a\"]]')"
+    )
+    conn.close()
+
+    store = Store(path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert _schema(store.conn) == _schema(Store(":memory:").conn)
+    assert [h[0] for h in store.fulltext('"eigenvalues"', 10)] == [7]
+    row = store.segments([7])[7]
+    assert (row.course, row.source_path, row.timings, row.words) == (
+        "Old",
+        "/old.md",
+        (Timing(0, 900, "a"),),
+        (),
+    )
+    assert [(c.name, c.sources, c.segments) for c in store.courses()] == [("Old", 1, 1)]
+
+
+# --- transactions ------------------------------------------------------------------------
+
+
+def test_a_nested_transaction_that_fails_rolls_back_only_its_own_writes() -> None:
+    store = Store(":memory:")
+    before = store.generation
+    with store.transaction():
+        store.ensure_course("kept")
+        with pytest.raises(RuntimeError), store.transaction():
+            store.ensure_course("dropped")
+            raise RuntimeError("inner step failed")
+        store.ensure_course("also kept")
+    assert [c.name for c in store.courses()] == ["also kept", "kept"]
+    assert store.generation == before + 2
+
+
+def test_a_failure_that_escapes_a_nested_transaction_rolls_back_everything() -> None:
+    store = Store(":memory:")
+    with pytest.raises(RuntimeError), store.transaction():
+        store.ensure_course("outer")
+        with store.transaction():
+            store.ensure_course("inner")
+        raise RuntimeError("late failure")
+    assert store.courses() == []
+    assert not store.conn.in_transaction
+    store.ensure_course("after")  # the connection is usable again
+    assert [c.name for c in store.courses()] == ["after"]
+
+
+def test_a_taken_course_name_is_refused_and_changes_nothing() -> None:
+    store = Store(":memory:")
+    store.ensure_course("A")
+    store.ensure_course("B")
+    with pytest.raises(CoursedexError, match="already a course named 'b'"):
+        store.rename_course("A", "b")
+    assert [c.name for c in store.courses()] == ["A", "B"]
+
+
+# --- rows come back by name ----------------------------------------------------------------
+
+
+def test_video_rows_have_names_and_still_unpack_as_tuples() -> None:
+    store = Store(":memory:")
+    (_,) = _add(store, "/deck.md", ["slide one"])
+    deck = store.source_by_path("/deck.md")
+    course_id = store.ensure_course("c")
+    video = store.upsert_source(
+        course_id=course_id,
+        path="/v.mp4",
+        kind=SourceKind.VIDEO,
+        title="v",
+        status=SourceStatus.INDEXING,
+    )
+    assert deck is not None
+    with store.transaction():
+        store.put_scenes(video, [(0, 5000, 2000, "t0.jpg"), (5000, 9000, 6000, "")])
+    store.replace_slide_links(video, [(1000, 4000, deck.id, 1, 0.75)])
+    store.add_transcript_part("h" * 64, "tiny", 0, 1200, "hello", [Timing(0, 500, "hello")])
+    store.finish_transcript("h" * 64, "tiny", "en", 9000)
+
+    scene = store.scenes(video)[1]
+    assert (scene.start_ms, scene.keyframe_ms, scene.thumbnail) == (5000, 6000, "")
+    assert store.thumbnail_at(video, 4000) == "t0.jpg"
+    assert store.thumbnail_at(video, 6000) is None
+    assert store.thumbnails_of_source(video) == ["t0.jpg"]
+    (link,) = store.slide_links(video)
+    assert (link.slides_id, link.page, link.score) == (deck.id, 1, 0.75)
+    assert link == (1000, 4000, deck.id, 1, 0.75)
+    assert store.slide_at(video, 2000) == ("/deck.md", 1)
+    assert store.slide_at(video, 4000) is None
+    assert store.shown_at(deck.id, 1) == [("/v.mp4", 1000, 4000)]
+    (part,) = store.transcript_parts("h" * 64, "tiny")
+    start, end, text, words = part
+    assert (start, end, text, words) == (0, 1200, "hello", (Timing(0, 500, "hello"),))
+    finished = store.transcript_finished("h" * 64, "tiny")
+    assert finished is not None and finished.language == "en" and finished.duration_ms == 9000
+    store.forget_transcript("h" * 64)
+    assert store.transcript_parts("h" * 64, "tiny") == []
+    assert store.transcript_finished("h" * 64, "tiny") is None
+
+
+def test_texts_neighbours_and_stats_read_their_rows_by_name() -> None:
+    store = Store(":memory:")
+    ids = _add(store, "/a.md", ["first part", "second part", "third part"])
+    (second,) = store.texts([ids[1]])
+    assert (second.id, second.heading, second.text, second.source_title) == (
+        ids[1],
+        "Head",
+        "second part",
+        "t",
+    )
+    assert [t.id for batch in store.iter_segment_texts(batch=2) for t in batch] == ids
+    assert store.neighbours([ids[0], ids[1]]) == {
+        ids[0]: ("", "second part"),
+        ids[1]: ("first part", "third part"),
+    }
+    stats = store.stats()
+    assert stats["segments_by_kind"] == {"note": 3}
+    assert stats["sources_by_status"] == {"indexed": 1}
+    assert (stats["courses"], stats["sources"], stats["segments"]) == (1, 1, 3)

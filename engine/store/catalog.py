@@ -1,0 +1,208 @@
+"""Courses and sources: what the library holds (one source per indexed file)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.errors import CoursedexError, NotFoundError
+from engine.store.codec import now_iso
+from engine.store.database import Database, Record
+from engine.types import SourceKind, SourceStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Course:
+    id: int
+    name: str
+    root: str | None
+    sources: int = 0
+    segments: int = 0
+
+    @classmethod
+    def from_row(cls, row: Record) -> Course:
+        return cls(
+            id=row.id,
+            name=row.name,
+            root=row.root,
+            sources=row.sources,
+            segments=row.segments,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    id: int
+    course_id: int
+    course: str
+    path: str
+    kind: SourceKind
+    title: str
+    sha256: str | None
+    size: int | None
+    duration_ms: int | None
+    status: SourceStatus
+    error: str | None
+    embedder_id: str | None
+    segments: int = 0
+    mtime_ns: int | None = None
+
+    @classmethod
+    def from_row(cls, row: Record) -> Source:
+        return cls(
+            id=row.id,
+            course_id=row.course_id,
+            course=row.course,
+            path=row.path,
+            kind=SourceKind(row.kind),
+            title=row.title,
+            sha256=row.sha256,
+            size=row.size,
+            duration_ms=row.duration_ms,
+            status=SourceStatus(row.status),
+            error=row.error,
+            embedder_id=row.embedder_id,
+            segments=row.segments,
+            mtime_ns=row.mtime_ns,
+        )
+
+
+_SOURCE_SELECT = (
+    "SELECT s.id, s.course_id, c.name AS course, s.path, s.kind, s.title, s.sha256, s.size, "
+    "s.duration_ms, s.status, s.error, s.embedder_id, "
+    "(SELECT count(*) FROM segments g WHERE g.source_id = s.id) AS segments, s.mtime_ns "
+    "FROM sources s JOIN courses c ON c.id = s.course_id "
+)
+
+
+class Catalog:
+    """The ``courses`` and ``sources`` tables."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # --- courses ------------------------------------------------------------------------
+
+    def ensure_course(self, name: str, root: str | None = None) -> int:
+        with self._db.lock:
+            found = self._db.row("SELECT id FROM courses WHERE name = ?", (name,))
+            if found is not None:
+                return int(found.id)
+            cur = self._db.execute(
+                "INSERT INTO courses(name, root, created_at) VALUES (?, ?, ?)",
+                (name, root, now_iso()),
+            )
+            return int(cur.lastrowid or 0)
+
+    def courses(self) -> list[Course]:
+        rows = self._db.rows(
+            "SELECT c.id, c.name, c.root, "
+            "(SELECT count(*) FROM sources s WHERE s.course_id = c.id) AS sources, "
+            "(SELECT count(*) FROM segments g JOIN sources s ON g.source_id = s.id "
+            " WHERE s.course_id = c.id) AS segments FROM courses c ORDER BY c.name"
+        )
+        return [Course.from_row(r) for r in rows]
+
+    def course_id(self, name: str) -> int:
+        found = self._db.row("SELECT id FROM courses WHERE name = ?", (name,))
+        if found is None:
+            raise NotFoundError(f"no course named {name!r}")
+        return int(found.id)
+
+    def rename_course(self, old: str, new: str) -> None:
+        """Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken)."""
+        course = self.course_id(old)
+        try:
+            with self._db.transaction():
+                self._db.execute("UPDATE courses SET name = ? WHERE id = ?", (new, course))
+        except sqlite3.IntegrityError as e:
+            raise CoursedexError(f"there is already a course named {new!r}") from e
+
+    def delete_course(self, course_id: int) -> None:
+        with self._db.transaction():
+            self._db.execute("DELETE FROM courses WHERE id = ?", (course_id,))
+
+    # --- sources ------------------------------------------------------------------------
+
+    def _sources(self, where: str, args: Sequence[object]) -> list[Source]:
+        rows = self._db.rows(_SOURCE_SELECT + where + " ORDER BY c.name, s.path", args)
+        return [Source.from_row(r) for r in rows]
+
+    def sources(self, course_id: int | None = None) -> list[Source]:
+        if course_id is None:
+            return self._sources("", ())
+        return self._sources("WHERE s.course_id = ?", (course_id,))
+
+    def source_by_path(self, path: str) -> Source | None:
+        found = self._sources("WHERE s.path = ?", (path,))
+        return found[0] if found else None
+
+    def sources_by_sha256(self, sha256: str) -> list[Source]:
+        return self._sources("WHERE s.sha256 = ? AND s.status = 'indexed'", (sha256,))
+
+    def upsert_source(
+        self, *, course_id: int, path: str, kind: SourceKind, title: str, status: SourceStatus
+    ) -> int:
+        """Register a file (queued or about to be indexed); keeps the row id of a known path."""
+        with self._db.lock:
+            self._db.execute(
+                "INSERT INTO sources(course_id, path, kind, title, status, added_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
+                "course_id = excluded.course_id, kind = excluded.kind, status = excluded.status",
+                (course_id, path, kind.value, title, status.value, now_iso()),
+            )
+            return int(self._db.value("SELECT id FROM sources WHERE path = ?", (path,)))
+
+    def set_embedder_id(self, embedder_id: str) -> None:
+        """Record that every indexed source's vectors now come from ``embedder_id``."""
+        with self._db.transaction():
+            self._db.execute(
+                "UPDATE sources SET embedder_id = ? WHERE status = 'indexed'", (embedder_id,)
+            )
+
+    def set_source_status(self, source_id: int, status: SourceStatus, error: str | None) -> None:
+        self._db.execute(
+            "UPDATE sources SET status = ?, error = ? WHERE id = ?",
+            (status.value, error, source_id),
+        )
+
+    def move_source(self, source_id: int, new_path: str, course_id: int) -> None:
+        with self._db.transaction():  # a new generation: the source may change course
+            self._db.execute(
+                "UPDATE sources SET path = ?, course_id = ? WHERE id = ?",
+                (new_path, course_id, source_id),
+            )
+
+    def delete_source(self, source_id: int) -> None:
+        with self._db.transaction():
+            self._db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+
+    def mark_indexed(
+        self,
+        source_id: int,
+        *,
+        title: str,
+        sha256: str,
+        size: int,
+        mtime_ns: int,
+        duration_ms: int | None,
+        embedder_id: str | None,
+        status: SourceStatus,
+    ) -> None:
+        """Record a source's new content and status (clearing its error)."""
+        self._db.execute(
+            "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
+            "embedder_id = ?, status = ?, error = NULL, indexed_at = ? WHERE id = ?",
+            (
+                title,
+                sha256,
+                size,
+                mtime_ns,
+                duration_ms,
+                embedder_id,
+                status.value,
+                now_iso(),
+                source_id,
+            ),
+        )

@@ -1,0 +1,160 @@
+"""The library database's one connection: opening, its lock, transactions, named rows.
+
+Every table group (:mod:`engine.store.catalog`, ``segments``, ``embeddings``, ``media``,
+``meta``) works through one :class:`Database`, so they share the lock and the transaction.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from engine.errors import LibraryError
+from engine.store.schema import migrate
+
+# A row read by column name: ``row.start_ms``. A named tuple made per column list, not
+# sqlite3.Row, whose lookup by name scans the columns each time (search reads hundreds of
+# segment rows per query: this keeps that as fast as reading by position).
+Record: TypeAlias = Any
+
+
+@functools.lru_cache(maxsize=256)
+def _record_type(names: tuple[str, ...]) -> type[Any]:
+    return collections.namedtuple("Record", names, rename=True)
+
+
+def _column_names(cursor: sqlite3.Cursor) -> tuple[str, ...]:
+    return tuple(column[0] for column in cursor.description)
+
+
+class Database:
+    """One SQLite connection shared between threads: every call holds :attr:`lock` briefly.
+
+    Rows come back as :data:`Record` (read by column name); the connection itself keeps
+    plain tuples for callers that query it directly.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.lock = threading.RLock()
+        # Bumped after every transaction: readers cache statistics per generation (search's
+        # document frequencies) and drop them when it moves.
+        self.generation = 0
+        self._depth = 0
+
+    @classmethod
+    def open(cls, path: Path | str) -> Database:
+        """Open (or create) a library database and migrate it to the current schema.
+
+        Raises:
+            LibraryError: the file is not a Coursedex database or is newer than this program.
+        """
+        try:
+            conn = sqlite3.connect(
+                str(path), check_same_thread=False, timeout=30.0, isolation_level=None
+            )
+            # A REPLACE that deletes a segment must fire its delete trigger too, or the FTS
+            # index keeps the old text (sqlite-utils, used before, set this on every open).
+            conn.execute("PRAGMA recursive_triggers = ON")
+            if str(path) != ":memory:":
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            migrate(conn)
+        except sqlite3.DatabaseError as e:
+            raise LibraryError(f"cannot open library database {path}: {e}") from e
+        return cls(conn)
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All writes inside commit together or roll back together, and the error is
+        re-raised. A block inside another is a savepoint: it rolls back only its own writes."""
+        with self.lock:
+            try:
+                if self.conn.in_transaction:
+                    with self._savepoint():
+                        yield
+                else:
+                    with self._outermost():
+                        yield
+            finally:
+                self.generation += 1
+
+    @contextmanager
+    def _outermost(self) -> Iterator[None]:
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.conn.rollback()  # a no-op when the error already ended the transaction
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.rollback()
+            raise
+
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        self._depth += 1
+        name = f"nested_{self._depth}"
+        self.conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            # An error can end the whole transaction, savepoints included; undoing the
+            # savepoint then would hide the original error behind "no such savepoint".
+            if self.conn.in_transaction:
+                self.conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                self.conn.execute(f"RELEASE SAVEPOINT {name}")
+            raise
+        else:
+            self.conn.execute(f"RELEASE SAVEPOINT {name}")
+        finally:
+            self._depth -= 1
+
+    def execute(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Cursor:
+        with self.lock:
+            return self.conn.execute(sql, tuple(args))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        with self.lock:
+            self.conn.executemany(sql, rows)
+
+    def rows(self, sql: str, args: Sequence[object] = ()) -> list[Record]:
+        """Every row of ``sql``, each read by column name (``row.start_ms``)."""
+        with self.lock:
+            cursor = self.conn.execute(sql, tuple(args))
+            found = cursor.fetchall()
+        make = _record_type(_column_names(cursor))._make
+        return [make(values) for values in found]
+
+    def row(self, sql: str, args: Sequence[object] = ()) -> Record | None:
+        """The first row of ``sql`` (None when there is none)."""
+        with self.lock:
+            cursor = self.conn.execute(sql, tuple(args))
+            values = cursor.fetchone()
+        return None if values is None else _record_type(_column_names(cursor))._make(values)
+
+    def value(self, sql: str, args: Sequence[object] = ()) -> Any:
+        """The single value of a one-column, one-row query (None when there is no row)."""
+        with self.lock:
+            found = self.conn.execute(sql, tuple(args)).fetchone()
+        return None if found is None else found[0]
+
+    def ids_in(self, sql: str, ids: Sequence[int], chunk: int = 900) -> Iterator[Record]:
+        """The rows of ``sql`` (which ends in ``IN ({marks})``) for the given ids, asking
+        for at most ``chunk`` at a time (SQLite caps the number of parameters)."""
+        for start in range(0, len(ids), chunk):
+            part = ids[start : start + chunk]
+            yield from self.rows(sql.format(marks=",".join("?" * len(part))), part)

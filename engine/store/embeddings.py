@@ -1,0 +1,86 @@
+"""Each segment's embedding, and a timed segment's cue (sentence) vectors, kept so the
+vector index can always be rebuilt without running the model again."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.store.codec import cue_matrix_blob, cue_matrix_from, vector_blobs, vectors_from
+from engine.store.database import Database
+from engine.types import SegmentDraft
+
+
+class Embeddings:
+    """The ``embeddings`` and ``sentence_vectors`` tables."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def embedded_ids(self, space: str) -> set[int]:
+        rows = self._db.rows("SELECT segment_id FROM embeddings WHERE space = ?", (space,))
+        return {r.segment_id for r in rows}
+
+    def vectors(self, ids: Sequence[int], dimension: int) -> tuple[np.ndarray, np.ndarray]:
+        """Stored vectors of the given segment ids (those that have one)."""
+        rows = list(
+            self._db.ids_in(
+                "SELECT segment_id, vector FROM embeddings WHERE segment_id IN ({marks})", ids
+            )
+        )
+        found = np.asarray([int(r.segment_id) for r in rows], dtype=np.int64)
+        return found, vectors_from([r.vector for r in rows], dimension)
+
+    def put(self, ids: Sequence[int], vectors: np.ndarray, space: str) -> None:
+        """Store (or replace) the vectors of the given segments, ``vectors[i]`` for ``ids[i]``."""
+        blobs = vector_blobs(vectors)
+        with self._db.transaction():
+            self._db.executemany(
+                "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?) "
+                "ON CONFLICT(segment_id) DO UPDATE SET space = excluded.space, "
+                "vector = excluded.vector",
+                ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(ids)),
+            )
+
+    def add_for_new(
+        self, ids: Sequence[int], drafts: Sequence[SegmentDraft], vectors: np.ndarray, space: str
+    ) -> None:
+        """The vectors of just-inserted segments ``ids`` (made from ``drafts``): one row of
+        ``vectors`` per segment with text, in order. Must be called inside a transaction."""
+        # Segments without text (pages waiting for OCR) have no vector.
+        with_text = [sid for sid, seg in zip(ids, drafts, strict=True) if seg.text.strip()]
+        blobs = vector_blobs(vectors)
+        self._db.executemany(
+            "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?)",
+            ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(with_text)),
+        )
+
+    def clear(self) -> None:
+        """Forget every vector (a switch of embedding model re-embeds everything)."""
+        with self._db.transaction():
+            self._db.execute("DELETE FROM embeddings")
+            self._db.execute("DELETE FROM sentence_vectors")
+
+    def put_sentences(self, ids: Sequence[int], sentences: Sequence[np.ndarray | None]) -> None:
+        """``sentences[i]``: the cue vectors of segment ``ids[i]`` (None: it has none).
+
+        Writes without a transaction of its own: callers hold one."""
+        if not sentences:
+            return
+        self._db.executemany(
+            "INSERT INTO sentence_vectors(segment_id, vectors) VALUES (?, ?) "
+            "ON CONFLICT(segment_id) DO UPDATE SET vectors = excluded.vectors",
+            (
+                (sid, cue_matrix_blob(m))
+                for sid, m in zip(ids, sentences, strict=True)
+                if m is not None and len(m)
+            ),
+        )
+
+    def sentence_vectors(self, ids: Sequence[int], dimension: int) -> dict[int, np.ndarray]:
+        """The cue vectors (rows in cue order, float32) of those given segments that have them."""
+        rows = self._db.ids_in(
+            "SELECT segment_id, vectors FROM sentence_vectors WHERE segment_id IN ({marks})", ids
+        )
+        return {int(r.segment_id): cue_matrix_from(r.vectors, dimension) for r in rows}

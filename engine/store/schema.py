@@ -1,0 +1,165 @@
+"""The library database's schema: the migration scripts and the step that applies them.
+
+The scripts are the schema's history and must never change once released: existing
+libraries were created by them, and PRAGMA user_version records how many have run.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+from engine.errors import LibraryError
+
+log = logging.getLogger(__name__)
+
+# Each entry moves the schema one version up; PRAGMA user_version records where a file is.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE courses (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        root TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE sources (
+        id INTEGER PRIMARY KEY,
+        course_id INTEGER NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+        path TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        title TEXT NOT NULL,
+        sha256 TEXT,
+        size INTEGER,
+        mtime_ns INTEGER,
+        duration_ms INTEGER,
+        status TEXT NOT NULL,
+        error TEXT,
+        embedder_id TEXT,
+        added_at TEXT NOT NULL,
+        indexed_at TEXT
+    );
+    CREATE INDEX sources_sha256 ON sources(sha256);
+    CREATE INDEX sources_course ON sources(course_id);
+    CREATE TABLE segments (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        start_ms INTEGER,
+        end_ms INTEGER,
+        page INTEGER,
+        path_in_archive TEXT,
+        line_start INTEGER,
+        line_end INTEGER,
+        heading TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL,
+        extra TEXT NOT NULL DEFAULT '',
+        timings TEXT,
+        needs_ocr INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX segments_source ON segments(source_id, ord);
+    CREATE TABLE embeddings (
+        segment_id INTEGER PRIMARY KEY REFERENCES segments(id) ON DELETE CASCADE,
+        space TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE VIRTUAL TABLE segments_fts USING fts5(
+        text, heading, extra,
+        content='segments', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO segments_fts(segments_fts, rank) VALUES ('rank', 'bm25(1.0, 0.5, 0.6)');
+    CREATE VIRTUAL TABLE segments_vocab USING fts5vocab(segments_fts, 'row');
+    CREATE TRIGGER segments_ai AFTER INSERT ON segments BEGIN
+        INSERT INTO segments_fts(rowid, text, heading, extra)
+        VALUES (new.id, new.text, new.heading, new.extra);
+    END;
+    CREATE TRIGGER segments_ad AFTER DELETE ON segments BEGIN
+        INSERT INTO segments_fts(segments_fts, rowid, text, heading, extra)
+        VALUES ('delete', old.id, old.text, old.heading, old.extra);
+    END;
+    CREATE TRIGGER segments_au AFTER UPDATE ON segments BEGIN
+        INSERT INTO segments_fts(segments_fts, rowid, text, heading, extra)
+        VALUES ('delete', old.id, old.text, old.heading, old.extra);
+        INSERT INTO segments_fts(rowid, text, heading, extra)
+        VALUES (new.id, new.text, new.heading, new.extra);
+    END;
+    """,
+    # 2: video and audio. Word times of recognised speech; scenes with their thumbnails;
+    # slide pages linked to the video moments that show them; the finished part of a
+    # transcription (kept per content and model, so a killed import resumes there).
+    """
+    ALTER TABLE segments ADD COLUMN words TEXT;
+    CREATE TABLE scenes (
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL,
+        keyframe_ms INTEGER NOT NULL,
+        thumbnail TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (source_id, ord)
+    );
+    CREATE TABLE slide_links (
+        id INTEGER PRIMARY KEY,
+        video_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL,
+        slides_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        page INTEGER NOT NULL,
+        score REAL NOT NULL
+    );
+    CREATE INDEX slide_links_video ON slide_links(video_id, start_ms);
+    CREATE INDEX slide_links_slides ON slide_links(slides_id, page);
+    CREATE TABLE transcript_parts (
+        sha256 TEXT NOT NULL,
+        model TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        words TEXT,
+        PRIMARY KEY (sha256, model, ord)
+    );
+    CREATE TABLE transcripts (
+        sha256 TEXT NOT NULL,
+        model TEXT NOT NULL,
+        language TEXT NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        PRIMARY KEY (sha256, model)
+    );
+    """,
+    # 3: multi-granularity. A timed segment's cues (sentences) embedded one by one, as a
+    # float16 matrix in cue order, so search can score a window by its closest sentence.
+    """
+    CREATE TABLE sentence_vectors (
+        segment_id INTEGER PRIMARY KEY REFERENCES segments(id) ON DELETE CASCADE,
+        vectors BLOB NOT NULL
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the database up to :data:`SCHEMA_VERSION`, one committed step at a time.
+
+    Raises:
+        LibraryError: the file was written by a newer Coursedex.
+        sqlite3.Error: a step failed (it is rolled back whole).
+    """
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise LibraryError(
+            f"this library was written by a newer Coursedex (schema {version}); update the program"
+        )
+    for number in range(version, SCHEMA_VERSION):
+        # One script per step, inside its own transaction: a step applies whole or not.
+        script = f"BEGIN;\n{MIGRATIONS[number]};\nPRAGMA user_version = {number + 1};\nCOMMIT;"
+        try:
+            conn.executescript(script)
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        log.info("library schema migrated to version %d", number + 1)

@@ -1,0 +1,255 @@
+"""Segments, the searchable units of a source, and their FTS5 full-text index.
+
+The index (``segments_fts``, external content) follows the table through triggers, so
+writing a segment is enough to make it searchable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from engine.store.codec import timings_from, timings_json
+from engine.store.database import Database, Record
+from engine.types import SegmentDraft, SegmentKind, SourceKind, Timing
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRow:
+    """A stored segment joined with where it came from, as search needs it."""
+
+    id: int
+    source_id: int
+    kind: SegmentKind
+    start_ms: int | None
+    end_ms: int | None
+    page: int | None
+    path_in_archive: str | None
+    line_start: int | None
+    line_end: int | None
+    heading: str
+    text: str
+    timings: tuple[Timing, ...]
+    source_path: str
+    source_title: str
+    course: str
+    source_kind: SourceKind
+    words: tuple[Timing, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: Record) -> SegmentRow:
+        return cls(
+            id=row.id,
+            source_id=row.source_id,
+            kind=SegmentKind(row.kind),
+            start_ms=row.start_ms,
+            end_ms=row.end_ms,
+            page=row.page,
+            path_in_archive=row.path_in_archive,
+            line_start=row.line_start,
+            line_end=row.line_end,
+            heading=row.heading,
+            text=row.text,
+            timings=timings_from(row.timings),
+            source_path=row.source_path,
+            source_title=row.source_title,
+            course=row.course,
+            source_kind=SourceKind(row.source_kind),
+            words=timings_from(row.words),
+        )
+
+
+class SegmentText(NamedTuple):
+    """What an embedding is made from. A tuple still: callers unpack it."""
+
+    id: int
+    heading: str
+    text: str
+    source_title: str
+
+    @classmethod
+    def from_row(cls, row: Record) -> SegmentText:
+        return cls(int(row.id), str(row.heading), str(row.text), str(row.title))
+
+
+_SEGMENT_SELECT = (
+    "SELECT g.id, g.source_id, g.kind, g.start_ms, g.end_ms, g.page, g.path_in_archive, "
+    "g.line_start, g.line_end, g.heading, g.text, g.timings, g.words, s.path AS source_path, "
+    "s.title AS source_title, c.name AS course, s.kind AS source_kind "
+    "FROM segments g JOIN sources s ON s.id = g.source_id JOIN courses c ON c.id = s.course_id "
+)
+_TEXT_SELECT = (
+    "SELECT g.id, g.heading, g.text, s.title FROM segments g JOIN sources s ON s.id = g.source_id "
+)
+
+
+class Segments:
+    """The ``segments`` table and its full-text index."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # --- writing (inside a transaction) --------------------------------------------------
+
+    def insert(self, source_id: int, first_ord: int, drafts: Sequence[SegmentDraft]) -> list[int]:
+        """Store ``drafts`` as a source's segments from ``first_ord`` on; their ids in order."""
+        ids: list[int] = []
+        for ord_, seg in enumerate(drafts, start=first_ord):
+            cur = self._db.execute(
+                "INSERT INTO segments(source_id, ord, kind, start_ms, end_ms, page, "
+                "path_in_archive, line_start, line_end, heading, text, extra, timings, "
+                "needs_ocr, words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    source_id,
+                    ord_,
+                    seg.kind.value,
+                    seg.start_ms,
+                    seg.end_ms,
+                    seg.page,
+                    seg.path_in_archive,
+                    seg.line_start,
+                    seg.line_end,
+                    seg.heading,
+                    seg.text,
+                    seg.extra,
+                    timings_json(seg.timings),
+                    int(seg.needs_ocr),
+                    timings_json(seg.words),
+                ),
+            )
+            ids.append(int(cur.lastrowid or 0))
+        return ids
+
+    def next_ord(self, source_id: int) -> int:
+        """The position after a source's last segment (0 for none)."""
+        return int(
+            self._db.value(
+                "SELECT coalesce(max(ord) + 1, 0) FROM segments WHERE source_id = ?", (source_id,)
+            )
+        )
+
+    def delete_of_source(self, source_id: int) -> None:
+        self._db.execute("DELETE FROM segments WHERE source_id = ?", (source_id,))
+
+    # --- reading -------------------------------------------------------------------------
+
+    def ids_of_source(self, source_id: int) -> list[int]:
+        rows = self._db.rows("SELECT id FROM segments WHERE source_id = ?", (source_id,))
+        return [r.id for r in rows]
+
+    def by_ids(self, ids: Sequence[int]) -> dict[int, SegmentRow]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._db.rows(_SEGMENT_SELECT + f"WHERE g.id IN ({marks})", ids)
+        return {r.id: SegmentRow.from_row(r) for r in rows}
+
+    def of_source(self, source_id: int) -> list[SegmentRow]:
+        rows = self._db.rows(_SEGMENT_SELECT + "WHERE g.source_id = ? ORDER BY g.ord", (source_id,))
+        return [SegmentRow.from_row(r) for r in rows]
+
+    def timed(self, *, missing_only: bool, batch: int = 256) -> Iterator[list[SegmentRow]]:
+        """Segments with cues, in batches; ``missing_only``: those without cue vectors (a
+        library from before they existed, or one whose vectors were cleared)."""
+        missing = " AND id NOT IN (SELECT segment_id FROM sentence_vectors)" if missing_only else ""
+        rows = self._db.rows(
+            f"SELECT id FROM segments WHERE timings IS NOT NULL{missing} ORDER BY id"
+        )
+        ids = [r.id for r in rows]
+        for start in range(0, len(ids), batch):
+            found = self.by_ids(ids[start : start + batch])
+            yield [found[i] for i in ids[start : start + batch] if i in found]
+
+    def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """The text of the segments of the same kind just before and after each given one
+        in its file ("" at either end)."""
+        marks = ",".join("?" * len(ids))
+        rows = self._db.rows(
+            "SELECT g.id, coalesce(p.text, '') AS before, coalesce(n.text, '') AS after "
+            "FROM segments g "
+            "LEFT JOIN segments p ON p.source_id = g.source_id AND p.ord = g.ord - 1 "
+            "AND p.kind = g.kind "
+            "LEFT JOIN segments n ON n.source_id = g.source_id AND n.ord = g.ord + 1 "
+            f"AND n.kind = g.kind WHERE g.id IN ({marks})",
+            ids,
+        )
+        return {int(r.id): (r.before, r.after) for r in rows}
+
+    def texts(self, ids: Sequence[int]) -> list[SegmentText]:
+        """(id, heading, text, source title) of the given segments."""
+        rows = self._db.ids_in(_TEXT_SELECT + "WHERE g.id IN ({marks})", ids)
+        return [SegmentText.from_row(r) for r in rows]
+
+    def iter_texts(self, batch: int = 512) -> Iterator[list[SegmentText]]:
+        """(id, heading, text, source title) of every segment with text, in batches."""
+        last = 0
+        while True:
+            rows = self._db.rows(
+                _TEXT_SELECT + "WHERE g.id > ? AND g.text != '' ORDER BY g.id LIMIT ?",
+                (last, batch),
+            )
+            if not rows:
+                return
+            last = rows[-1].id
+            yield [SegmentText.from_row(r) for r in rows]
+
+    def ids_with_text(self) -> set[int]:
+        """Segments that should have a vector: all that have text."""
+        return {r.id for r in self._db.rows("SELECT id FROM segments WHERE text != ''")}
+
+    def count(self) -> int:
+        return int(self._db.value("SELECT count(*) FROM segments"))
+
+    # --- full text -----------------------------------------------------------------------
+
+    def fulltext(
+        self,
+        match: str,
+        limit: int,
+        *,
+        kinds: Sequence[str] = (),
+        course_id: int | None = None,
+    ) -> list[tuple[int, float]]:
+        """bm25-ranked (segment id, score) for an FTS5 MATCH expression; higher is better."""
+        # The table's rank is bm25 with column weights body 1.0, heading 0.5 (lower, per
+        # DESIGN), split identifiers 0.6; ORDER BY rank lets FTS5 use its top-k path.
+        where, args = _filters(kinds, course_id)
+        join = "JOIN segments g ON g.id = f.rowid JOIN sources s ON s.id = g.source_id "
+        sql = (
+            "SELECT f.rowid AS id, f.rank FROM segments_fts f "
+            + (join if where else "")
+            + "WHERE segments_fts MATCH ? "
+            + where
+            + " ORDER BY f.rank LIMIT ?"
+        )
+        rows = self._db.rows(sql, (match, *args, limit))
+        return [(int(r.id), -float(r.rank)) for r in rows]
+
+    def allowed_ids(self, kinds: Sequence[str], course_id: int | None) -> set[int]:
+        where, args = _filters(kinds, course_id)
+        rows = self._db.rows(
+            "SELECT g.id FROM segments g JOIN sources s ON s.id = g.source_id WHERE 1 " + where,
+            args,
+        )
+        return {r.id for r in rows}
+
+    def document_frequency(self, terms: Iterable[str]) -> dict[str, int]:
+        """How many segments contain each (already stemmed) term."""
+        out: dict[str, int] = {}
+        with self._db.lock:
+            for term in set(terms):
+                found = self._db.row("SELECT doc FROM segments_vocab WHERE term = ?", (term,))
+                out[term] = 0 if found is None else int(found.doc)
+        return out
+
+
+def _filters(kinds: Sequence[str], course_id: int | None) -> tuple[str, list[object]]:
+    where, args = "", []
+    if kinds:
+        where += f" AND g.kind IN ({','.join('?' * len(kinds))})"
+        args.extend(kinds)
+    if course_id is not None:
+        where += " AND s.course_id = ?"
+        args.append(course_id)
+    return where, args
