@@ -1,0 +1,273 @@
+"""The one writer of a library's segments and their vectors.
+
+SQLite gives a new row the highest free id, so a removed file's segment ids go to the next
+file imported. Were rows and vectors written apart, a removal could delete the vectors of the
+file that got its ids, or an import index the ids another file just freed. Every change to a
+source's rows and vectors therefore happens here, under one lock: rows first (committed in
+one transaction), then the vectors, and only then can another write begin.
+
+Lock order, always: this lock, then the store's (held only inside a transaction, which never
+calls the vector index), then the vector index's own. Searches take none of the first two:
+the vector index serialises its calls, and a dense hit whose rows are gone is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.embedding import Embedding
+from engine.errors import Cancelled
+from engine.models import Embedder
+from engine.store import Store
+from engine.types import SegmentDraft, SourceStatus
+from engine.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+SPACE = "text"  # one embedding space for now: every segment's text, by the text embedder
+
+
+@dataclass(frozen=True, slots=True)
+class SourceContent:
+    """Everything one commit writes for a source. ``vectors``: one row per segment with text,
+    in order; ``sentences``: one matrix of cue vectors per segment."""
+
+    title: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    duration_ms: int | None
+    segments: Sequence[SegmentDraft]
+    vectors: np.ndarray
+    sentences: Sequence[np.ndarray]
+    finished: bool = True  # False: a later stage (the video's frames) still has to run
+
+
+def _with_text(ids: Sequence[int], drafts: Sequence[SegmentDraft]) -> np.ndarray:
+    embedded = [sid for sid, d in zip(ids, drafts, strict=True) if d.text.strip()]
+    return np.asarray(embedded, dtype=np.int64)
+
+
+class Indexer:
+    """Writes and removes a source's rows, vectors and thumbnails together."""
+
+    def __init__(self, store: Store, folder: Path, embedding: Embedding) -> None:
+        self.store = store
+        self.thumbs = folder / "thumbs"
+        self._vectors = folder / "vectors"
+        self._embedding = embedding
+        self._index: VectorIndex | None = None
+        self._lock = threading.RLock()
+        self._missing: set[int] = set()  # segments whose stored vector was lost
+
+    @property
+    def index(self) -> VectorIndex | None:
+        """The vector index (None before the first import); searches read it unlocked."""
+        return self._index
+
+    def vector_count(self) -> int:
+        index = self._index
+        return len(index) if index is not None else 0
+
+    def open(self) -> None:
+        """Open the vector index and make it agree with the database. Segments with no stored
+        vector are left for :meth:`repair`, which needs the embedder."""
+        model_id = self.store.get_meta("embedder_id")
+        dimension = self.store.get_meta("dimension")
+        if model_id is None or dimension is None:
+            return
+        with self._lock:
+            index = VectorIndex.open(
+                self._vectors, SPACE, dimension=int(dimension), model_id=model_id
+            )
+            expected = self.store.segment_ids()
+            report = index.reconcile(expected, lambda ids: self.store.vectors(ids, int(dimension)))
+            if report.added or report.deleted:
+                log.warning(
+                    "vector index repaired: %d added, %d removed", report.added, report.deleted
+                )
+                index.save()
+            self._index = index
+            self._missing = set(report.missing_vectors)
+
+    def _ensure(self, embedder: Embedder) -> VectorIndex:
+        with self._lock:
+            if self._index is None:
+                self.store.set_meta("embedder_id", embedder.model_id)
+                self.store.set_meta("dimension", str(embedder.dimension))
+                self._index = VectorIndex.open(
+                    self._vectors, SPACE, dimension=embedder.dimension, model_id=embedder.model_id
+                )
+            return self._index
+
+    def save(self) -> None:
+        with self._lock:
+            if self._index is not None:
+                self._index.save()
+
+    # --- writes -------------------------------------------------------------------------
+
+    def write_source(self, source_id: int, content: SourceContent, embedder: Embedder) -> int:
+        """Swap a source's segments and vectors for ``content``'s; returns its segments."""
+        status = SourceStatus.INDEXED if content.finished else SourceStatus.INDEXING
+        with self._lock:
+            index = self._ensure(embedder)
+            old = self.store.segment_ids_of_source(source_id)
+            with self.store.transaction():
+                ids = self.store.replace_source_content(
+                    source_id,
+                    title=content.title,
+                    sha256=content.sha256,
+                    size=content.size,
+                    mtime_ns=content.mtime_ns,
+                    duration_ms=content.duration_ms,
+                    embedder_id=embedder.model_id,
+                    segments=content.segments,
+                    vectors=content.vectors,
+                    space=SPACE,
+                    status=status,
+                    sentences=content.sentences,
+                )
+            index.delete(old)
+            index.add(_with_text(ids, content.segments), content.vectors)
+        return len(ids)
+
+    def append_screen(
+        self,
+        source_id: int,
+        scenes: Sequence[tuple[int, int, int, str]],
+        drafts: Sequence[SegmentDraft],
+        vectors: np.ndarray,
+        embedder: Embedder,
+    ) -> int:
+        """Add a video's scenes and on-screen text after its speech; marks it indexed."""
+        with self._lock:
+            index = self._ensure(embedder)
+            old = set(self.store.thumbnails_of_source(source_id))
+            with self.store.transaction():
+                self.store.put_scenes(source_id, scenes)
+                ids = self.store.append_segments(source_id, drafts, vectors, SPACE)
+                self.store.set_source_status(source_id, SourceStatus.INDEXED, None)
+            index.add(_with_text(ids, drafts), vectors)
+            self._delete_thumbnails(old - {s[3] for s in scenes})
+        return len(ids)
+
+    def drop_segments(self, source_id: int) -> None:
+        """Forget a source's segments, vectors, scenes and thumbnails; the source stays."""
+        with self._lock:
+            thumbnails = self.store.thumbnails_of_source(source_id)
+            if thumbnails:
+                with self.store.transaction():
+                    self.store.put_scenes(source_id, [])
+                self._delete_thumbnails(thumbnails)
+            ids = self.store.segment_ids_of_source(source_id)
+            if ids:
+                self.store.delete_segments(source_id)
+                self._delete_vectors(ids)
+
+    def remove_source(self, source_id: int) -> None:
+        """Delete a source with its segments, vectors and thumbnails."""
+        with self._lock:
+            self._delete_thumbnails(self.store.thumbnails_of_source(source_id))
+            ids = self.store.segment_ids_of_source(source_id)
+            self.store.delete_source(source_id)
+            self._delete_vectors(ids)
+
+    def _delete_vectors(self, ids: Sequence[int]) -> None:
+        if self._index is not None:
+            self._index.delete(ids)
+
+    def _delete_thumbnails(self, names: Iterable[str]) -> None:
+        for name in names:
+            if name and "/" not in name and "\\" not in name:
+                (self.thumbs / name).unlink(missing_ok=True)
+
+    # --- repair and re-index ------------------------------------------------------------
+
+    def repair(self, embedder: Embedder) -> None:
+        """Embed what lacks vectors: segments whose stored vector was lost (found at open),
+        and timed segments stored before cue vectors existed (or whose were lost). Under the
+        lock, so no id can change hands between reading a text and storing its vector."""
+        with self._lock:
+            rows = self.store.texts(sorted(self._missing))
+            if rows:
+                vectors = self._embedding.stored(embedder, rows)
+                ids = [sid for sid, _, _, _ in rows]
+                self.store.put_vectors(ids, vectors, SPACE)
+                index = self._ensure(embedder)
+                index.add(np.asarray(ids, dtype=np.int64), vectors)
+                index.save()
+                log.warning("re-embedded %d segments that had lost their vectors", len(ids))
+            self._missing = set()
+            done = 0
+            for batch in self.store.timed_segments(missing_only=True):
+                cues = self._embedding.sentences(embedder, [r.timings for r in batch])
+                self.store.put_sentence_vectors([r.id for r in batch], cues)
+                done += len(batch)
+            if done:
+                log.info("embedded the sentences of %d timed segments", done)
+
+    def rebuild(
+        self,
+        embedder: Embedder,
+        switch: Callable[[], None],
+        progress: Callable[[int, int], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> int:
+        """Re-embed every segment with ``embedder`` and rebuild the vector index; returns the
+        segments embedded; ``switch`` runs as the new vectors take over. Nothing changes
+        until the new vectors are complete, and no import can commit meanwhile (a re-index
+        would miss its segments).
+
+        Raises:
+            Cancelled: ``cancel`` was set; the library is unchanged.
+        """
+        with self._lock:
+            ids, vectors = self._embed_all(embedder, progress, cancel)
+            sentence_ids: list[int] = []
+            sentences: list[np.ndarray] = []
+            for rows in self.store.timed_segments(missing_only=False):
+                timings = [r.timings for r in rows]
+                sentences.extend(self._embedding.sentences(embedder, timings, cancel))
+                sentence_ids.extend(r.id for r in rows)
+            self.store.clear_vectors()
+            if ids:
+                self.store.put_vectors(ids, vectors, SPACE)
+            self.store.put_sentence_vectors(sentence_ids, sentences)
+            self.store.set_meta("embedder_id", embedder.model_id)
+            self.store.set_meta("dimension", str(embedder.dimension))
+            index = VectorIndex.open(
+                self._vectors, SPACE, dimension=embedder.dimension, model_id=embedder.model_id
+            )
+            index.reconcile(set(ids), lambda want: self.store.vectors(want, embedder.dimension))
+            index.save()
+            self._index = index
+            self._missing = set()
+            switch()
+            self.store.set_embedder_id(embedder.model_id)
+        return len(ids)
+
+    def _embed_all(
+        self,
+        embedder: Embedder,
+        progress: Callable[[int, int], None] | None,
+        cancel: threading.Event | None,
+    ) -> tuple[list[int], np.ndarray]:
+        total = len(self.store.segment_ids())
+        ids: list[int] = []
+        parts: list[np.ndarray] = []
+        for batch in self.store.iter_segment_texts():
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("re-index cancelled; the library is unchanged")
+            parts.append(self._embedding.stored(embedder, batch))
+            ids.extend(sid for sid, _, _, _ in batch)
+            if progress is not None:
+                progress(len(ids), total)
+        vectors = np.vstack(parts) if parts else np.zeros((0, embedder.dimension), np.float32)
+        return ids, vectors

@@ -1,0 +1,376 @@
+"""The import pipeline: plan -> queue -> per file: read -> one commit -> link slides.
+
+:func:`plan` lists the files an import reads; :meth:`Pipeline.queue` registers each once
+(its course, and a queued row a later start resumes); then each file is checked against what
+the library holds (unchanged, a copy, moved), read (:mod:`engine.reading`), embedded and
+committed in one write (:mod:`engine.indexer`); a video's frames are read after its speech
+is searchable. When the job ends, the courses it touched get their slides lined up with
+their lectures (:mod:`engine.linking`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine import ingest
+from engine.config import EngineConfig
+from engine.embedding import Embedding, with_context
+from engine.errors import Cancelled, CoursedexError, ModelMismatchError, UnreadableFileError
+from engine.indexer import Indexer, SourceContent
+from engine.linking import link_slides
+from engine.models import Embedder
+from engine.progress import (
+    FileResult,
+    IngestProgress,
+    IngestReport,
+    Outcome,
+    ProgressTracker,
+    Stage,
+    StageReport,
+)
+from engine.reading import Reader
+from engine.store import Source, Store
+from engine.types import ParsedSource, SourceKind, SourceStatus
+
+log = logging.getLogger(__name__)
+
+UNSORTED = "Unsorted"  # the course of loose files dropped without a course name
+MEDIA = (SourceKind.VIDEO, SourceKind.AUDIO)
+_SAVE_EVERY_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    path: Path
+    course: str
+    course_root: str | None
+    kind: SourceKind
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A planned file registered in the library: its course, and its row when it has one
+    waiting (None: the file is indexed, and keeps that row until it proves changed)."""
+
+    file: PlannedFile
+    course_id: int
+    source_id: int | None
+
+
+def plan(paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
+    """The files an ingest of ``paths`` would read. A folder becomes a course of its
+    name; loose files go to ``course`` or "Unsorted". Subtitles beside a media file of
+    the same name in the same ingest are that file's transcript, not sources of their own.
+    Videos and audio come last, so everything else is searchable while they transcribe."""
+    planned: list[PlannedFile] = []
+    for raw in paths:
+        path = Path(raw).expanduser().resolve()
+        if path.is_dir():
+            name = course or path.name
+            files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+            root: str | None = str(path)
+        else:
+            name, files, root = course or UNSORTED, [path], None
+        for f in files:
+            kind = ingest.classify(f)
+            if kind is None:
+                if not path.is_dir():
+                    planned.append(PlannedFile(f, name, root, SourceKind.NOTES))
+                continue
+            planned.append(PlannedFile(f, name, root, kind))
+    media = (p.path for p in planned if p.kind in MEDIA)
+    sidecars = {found for m in media if (found := ingest.find_sidecar(m)) is not None}
+    unique: dict[Path, PlannedFile] = {p.path: p for p in planned if p.path not in sidecars}
+    # Quick files first: notes, slides and code are searchable in seconds, while a video
+    # can take minutes to transcribe.
+    return sorted(unique.values(), key=lambda p: p.kind in MEDIA)
+
+
+class Pipeline:
+    """Runs imports into one library. ``embedder`` is the library's (loaded on first use)."""
+
+    def __init__(
+        self,
+        store: Store,
+        indexer: Indexer,
+        reader: Reader,
+        config: EngineConfig,
+        embedder: Callable[[], Embedder],
+    ) -> None:
+        self.store = store
+        self.indexer = indexer
+        self.reader = reader
+        self.config = config
+        self.embedding = Embedding(config.embed_batch_size, config.embed_context)
+        self._embedder = embedder
+
+    def queue(self, planned: Sequence[PlannedFile]) -> list[Job]:
+        """Register each file once: its course, and a queued row unless it is indexed."""
+        jobs: list[Job] = []
+        for item in planned:
+            course_id = self.store.ensure_course(item.course, item.course_root)
+            known = self.store.source_by_path(str(item.path))
+            source_id = None
+            if known is None or known.status != SourceStatus.INDEXED:
+                source_id = self.store.upsert_source(
+                    course_id=course_id,
+                    path=str(item.path),
+                    kind=item.kind,
+                    title=item.path.name,
+                    status=SourceStatus.QUEUED,
+                )
+            jobs.append(Job(item, course_id, source_id))
+        return jobs
+
+    def pending(self) -> list[Job]:
+        """The files a previous run queued but did not index (after a quit or crash)."""
+        return [
+            Job(PlannedFile(Path(s.path), s.course, None, s.kind), s.course_id, s.id)
+            for s in self.store.sources()
+            if s.status in (SourceStatus.QUEUED, SourceStatus.INDEXING)
+        ]
+
+    def run(
+        self,
+        jobs: Sequence[Job],
+        progress: Callable[[IngestProgress], None] | None,
+        cancel: threading.Event | None,
+    ) -> IngestReport:
+        """Import the files one by one. Bad files end as ``error`` with a reason; the rest go
+        on. A cancel stops between files and marks the rest cancelled.
+
+        Raises:
+            ModelMismatchError: the library was built with another embedder.
+        """
+        report = IngestReport()
+        tracker = ProgressTracker([job.file.path for job in jobs], progress)
+        last_save = time.monotonic()
+        touched: set[str] = set()
+        for i, job in enumerate(jobs):
+            path = str(job.file.path)
+            if cancel is not None and cancel.is_set():
+                report.files.append(FileResult(path, Outcome.CANCELLED))
+                continue
+            tracker.report(i, Stage.READING)
+            result = self._guarded(job, tracker.reporter(i), cancel)
+            report.files.append(result)
+            if result.outcome in (Outcome.INDEXED, Outcome.MOVED):
+                touched.add(job.file.course)
+            tracker.finished(i, result)
+            if time.monotonic() - last_save > _SAVE_EVERY_S:
+                self.indexer.save()
+                last_save = time.monotonic()
+        if touched and self.config.media.link_slides:
+            try:
+                link_slides(self.store, touched)
+            except CoursedexError as e:
+                log.warning("slides not linked to lectures: %s", e)
+        self.indexer.save()
+        return report
+
+    def _guarded(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
+        """One file's import; what goes wrong with the file is its result, not the job's."""
+        path = str(job.file.path)
+        try:
+            return self._one(job, stage, cancel)
+        except Cancelled:
+            return FileResult(path, Outcome.CANCELLED)
+        except ModelMismatchError:
+            raise
+        except CoursedexError as e:
+            self._mark_error(job, str(e))
+            return FileResult(path, Outcome.ERROR, str(e))
+        except (OSError, ValueError, RuntimeError, MemoryError) as e:
+            # A parser library failed in a way we did not foresee: the file is bad,
+            # the import is not. Keep the traceback in the log.
+            log.warning("unexpected failure reading %s", path, exc_info=True)
+            reason = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+            self._mark_error(job, reason)
+            return FileResult(path, Outcome.ERROR, reason)
+
+    def _mark_error(self, job: Job, reason: str) -> None:
+        """Record why a file failed. Its earlier index goes: a hit must never open a file
+        that no longer holds the text that matched."""
+        source = self.store.source_by_path(str(job.file.path))
+        if source is not None:
+            self.indexer.drop_segments(source.id)
+            self.store.set_source_status(source.id, SourceStatus.ERROR, reason)
+
+    def _one(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
+        item = job.file
+        path = item.path
+        if not path.is_file():
+            raise CoursedexError("file not found")
+        sidecar = ingest.find_sidecar(path) if item.kind in MEDIA else None
+        stat = path.stat()
+        known = self.store.source_by_path(str(path))
+        indexed = known if known is not None and known.status == SourceStatus.INDEXED else None
+        if (
+            indexed is not None
+            and sidecar is None
+            and (indexed.size, indexed.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+        ):
+            # Same size and modification time: unchanged, without reading a large file again.
+            return FileResult(str(path), Outcome.UNCHANGED, segments=indexed.segments)
+        sha = _sha256(path, [sidecar] if sidecar else [])
+        if indexed is not None and indexed.sha256 == sha:
+            return FileResult(str(path), Outcome.UNCHANGED, segments=indexed.segments)
+        elsewhere = self._elsewhere(job, known, sha)
+        if elsewhere is not None:
+            return elsewhere
+
+        source_id = self._start(job, known)
+        parsed = self.reader.read(
+            path, sha, transcribe=item.kind in MEDIA and sidecar is None, stage=stage, cancel=cancel
+        )
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("cancelled")
+        scan = item.kind is SourceKind.VIDEO and self.config.media.screen_text
+        stage(Stage.EMBEDDING)
+        content, embedder = self.content(
+            parsed,
+            sha256=sha,
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+            cancel=cancel,
+            finished=not scan,
+        )
+        n = self.indexer.write_source(source_id, content, embedder)
+        notes = list(parsed.warnings)
+        if scan:
+            # Speech is searchable now; the frames are read after it.
+            n += self._frames(source_id, path, sha, parsed.title, notes, stage, cancel)
+        self.store.forget_transcript(sha)
+        waiting = sum(1 for s in parsed.segments if s.needs_ocr)
+        if waiting:
+            notes.append(
+                f"{waiting} page{'s' if waiting > 1 else ''} without a text layer wait for OCR"
+            )
+        return FileResult(str(path), Outcome.INDEXED, "; ".join(notes), n)
+
+    def _elsewhere(self, job: Job, known: Source | None, sha: str) -> FileResult | None:
+        """The result when the library holds this content under another path: a copy (a
+        duplicate) or the same file moved or renamed (its index follows the new path)."""
+        path = str(job.file.path)
+        for twin in self.store.sources_by_sha256(sha):
+            if twin.path == path:
+                continue
+            if Path(twin.path).exists():
+                # A copy is not a second source: forget the row queued for it.
+                if known is not None:
+                    self.indexer.remove_source(known.id)
+                return FileResult(path, Outcome.DUPLICATE, f"same content as {twin.path}")
+            # A loose file with no course named keeps the course it had.
+            if known is not None:
+                self.indexer.remove_source(known.id)
+            item = job.file
+            keep_course = item.course_root is None and item.course == UNSORTED
+            self.store.move_source(twin.id, path, twin.course_id if keep_course else job.course_id)
+            return FileResult(path, Outcome.MOVED, f"was {twin.path}", twin.segments)
+        return None
+
+    def _start(self, job: Job, known: Source | None) -> int:
+        """Mark the file's row as being indexed (a crash from here on is resumed); the one
+        write of its row for a file that was indexed when the job was queued."""
+        if known is not None and known.id == job.source_id:
+            self.store.set_source_status(known.id, SourceStatus.INDEXING, None)
+            return known.id
+        return self.store.upsert_source(
+            course_id=job.course_id,
+            path=str(job.file.path),
+            kind=job.file.kind,
+            title=job.file.path.name,
+            status=SourceStatus.INDEXING,
+        )
+
+    def content(
+        self,
+        parsed: ParsedSource,
+        *,
+        sha256: str,
+        size: int = 0,
+        mtime_ns: int = 0,
+        cancel: threading.Event | None = None,
+        vectors: np.ndarray | None = None,
+        finished: bool = True,
+    ) -> tuple[SourceContent, Embedder]:
+        """A parsed source embedded, ready for one commit; with the embedder that made it.
+
+        Raises:
+            CoursedexError: the source has no text, or ``vectors`` do not fit it.
+            Cancelled: ``cancel`` was set while embedding.
+        """
+        segments = with_context(parsed)
+        if not any(s.text.strip() or s.needs_ocr for s in segments):
+            raise CoursedexError("no text found in this file")
+        embedder = self._embedder()
+        with_text = sum(1 for s in segments if s.text.strip())
+        if vectors is None:
+            vectors = self.embedding.drafts(embedder, parsed.title, segments, cancel)
+        elif vectors.shape != (with_text, embedder.dimension):
+            raise CoursedexError(f"{with_text} segments but vectors of shape {vectors.shape}")
+        sentences = self.embedding.sentences(embedder, [s.timings for s in segments], cancel)
+        content = SourceContent(
+            parsed.title,
+            sha256,
+            size,
+            mtime_ns,
+            parsed.duration_ms,
+            segments,
+            vectors,
+            sentences,
+            finished,
+        )
+        return content, embedder
+
+    def _frames(
+        self,
+        source_id: int,
+        path: Path,
+        sha: str,
+        title: str,
+        notes: list[str],
+        stage: StageReport,
+        cancel: threading.Event | None,
+    ) -> int:
+        """Scenes, thumbnails and on-screen text of an already searchable video; marks the
+        source indexed. A video whose frames cannot be read keeps its speech, with a note."""
+        from engine.media.screen import screen_segments
+
+        if self.store.source_by_path(str(path)) is None:
+            raise CoursedexError("the video disappeared from the library while indexing")
+        try:
+            scanned = self.reader.scan_frames(path, sha, stage, cancel)
+        except UnreadableFileError as e:
+            notes.append(f"frames not read: {e}")
+            self.store.set_source_status(source_id, SourceStatus.INDEXED, None)
+            return 0
+        drafts = [d for d, _ in screen_segments(scanned)]
+        embedder = self._embedder()
+        vectors = self.embedding.drafts(embedder, title, drafts, cancel)
+        scenes = [
+            (s.scene.start_ms, s.scene.end_ms, s.scene.keyframe_ms, s.scene.thumbnail)
+            for s in scanned
+        ]
+        return self.indexer.append_screen(source_id, scenes, drafts, vectors, embedder)
+
+
+def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:
+    digest = hashlib.sha256()
+    for p in (path, *extra):
+        with p.open("rb") as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
