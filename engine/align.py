@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.search import STOPWORDS, stem
 from engine.types import Timing
+from engine.words import STOPWORDS, stem
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Diversity of a result list: near-duplicate removal and maximal marginal relevance.
 
-Pure functions over candidates the caller has already ranked. Kept free of engine imports
-(the word folding mirrors :mod:`engine.search`) so that the searcher can import this module.
+Pure functions over candidates the caller has already ranked. Words are folded by
+:mod:`engine.words`, as search folds query words.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import itertools
 import logging
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -18,29 +17,22 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from engine.words import WORD, fold
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 _ASCII_WORD = re.compile(r"\w+", re.ASCII)  # same words on ASCII text, a third faster
 # ceil(threshold * n) computed in floats may land one above the true integer (0.7 * 10 =
 # 7.000000000000001); a prefix one token longer is still correct, one shorter is not.
 _EPS = 1e-9
 
 
-def _fold(text: str) -> str:
-    """Lower-cased, compatibility-decomposed, combining marks dropped ("Café" -> "cafe")."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    if decomposed.isascii():
-        return decomposed
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
 def word_set(text: str) -> frozenset[str]:
     """The distinct words of ``text``, folded as the search folds query words."""
-    folded = _fold(text)
-    words = (_ASCII_WORD if folded.isascii() else _WORD).findall(folded)
+    folded = fold(text)
+    words = (_ASCII_WORD if folded.isascii() else WORD).findall(folded)
     if "_" in folded:
         return frozenset(w for w in words if w.strip("_"))
     return frozenset(words)

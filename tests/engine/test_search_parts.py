@@ -94,11 +94,11 @@ def test_best_passage_scores_sentences_of_untimed_text() -> None:
 
 
 def test_candidate_prefix_filter_keeps_every_word_that_stems_to_a_query_stem() -> None:
-    from engine.search import _scorer
+    from engine.search.lexical import scorer
 
     words = ["happy", "happiness", "caresses", "ponies", "running", "generalization", "go", "us"]
     for word in words:
-        assert _scorer({stem(word): 1.0})(f"Some text with {word.upper()} inside.") == 1.0, word
+        assert scorer({stem(word): 1.0})(f"Some text with {word.upper()} inside.") == 1.0, word
 
 
 def test_informative_terms_drop_very_common_words_only_in_large_libraries() -> None:

@@ -1,0 +1,22 @@
+"""Stage 2, early exit: the library has no answer (a cooking question in a Photoshop course)."""
+
+from __future__ import annotations
+
+from engine.config import SearchConfig
+from engine.search.candidates import Pool
+from engine.search.query import Query
+from engine.words import stem
+
+
+def gated(query: Query, pool: Pool, cfg: SearchConfig) -> bool:
+    """No segment's vector is close to the query's, and no candidate has a sentence holding
+    a good share of the query's term weight (the word being typed does not count: it may be
+    the start of a longer one). Without vectors, never."""
+    if cfg.gate <= 0 or pool.best_similarity is None or pool.best_similarity >= cfg.gate:
+        return False
+    typed = None if query.typed is None else stem(query.typed)
+    total = sum(w for s, w in query.weights.items() if s != typed)
+    if total <= 0:
+        return False
+    best = max((c.passage.score for c in pool.head if c.passage is not None), default=0.0)
+    return min(best, total) / total < cfg.gate_overlap

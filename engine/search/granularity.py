@@ -1,0 +1,84 @@
+"""Stage 3, multi-granularity: the fused head rescored by its closest sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from engine.config import SearchConfig
+from engine.search.candidate import Candidate, Passage
+from engine.search.lexical import scorer
+from engine.search.query import Query
+from engine.store import SegmentRow, Store
+
+SEEK_WORDS = 0.2  # in choosing a window's sentence: weight of query words beside similarity
+
+
+def unit(values: Sequence[float]) -> np.ndarray:
+    """Scores scaled to 0..1 (all 1 when they are equal): fused RRF scores only compare
+    within one query's candidates."""
+    raw = np.asarray(values, dtype=np.float64)
+    span = float(raw.max() - raw.min())
+    return (raw - raw.min()) / span if span > 0 else np.ones_like(raw)
+
+
+def by_sentence(
+    head: Sequence[Candidate],
+    query: Query,
+    vector: np.ndarray,
+    dimension: int,
+    best_bm25: float,
+    store: Store,
+    cfg: SearchConfig,
+) -> list[Candidate]:
+    """The head rescored and re-sorted. A candidate scores its fused RRF score (scaled to
+    0..1; with ``score_fusion``, its BM25 over the best (``best_bm25``) and its own vector's
+    similarity instead), the similarity of its closest sentence and the share of the query's
+    term weight its best sentence holds, each weighted. A timed window answers in one
+    sentence, not on average, so it is scored by that sentence and playback seeks to it (its
+    passage becomes that sentence); a candidate without sentence vectors (a slide, a note,
+    code) stands for its one sentence."""
+    ids = [c.id for c in head]
+    sentences = store.sentence_vectors(ids, dimension)
+    # Own vectors: every candidate's for score fusion, else only those without sentences.
+    needed = ids if cfg.score_fusion else [sid for sid in ids if sid not in sentences]
+    found, matrix = store.vectors(needed, dimension)
+    whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
+    rrf = unit([c.score for c in head])
+    total = sum(query.weights.values())
+    score = scorer(query.weights) if total > 0 else None
+    out: list[Candidate] = []
+    for candidate, prior_rrf in zip(head, rrf, strict=True):
+        own = whole.get(candidate.id, 0.0)
+        cues = sentences.get(candidate.id)
+        passage = candidate.passage
+        if cues is not None and len(cues) == len(candidate.row.timings):
+            similarity, words, passage = _closest_cue(candidate.row, cues, vector, score, total)
+        else:
+            similarity = own
+            words = min(1.0, passage.score / total) if passage and total > 0 else 0.0
+        if cfg.score_fusion:
+            lexical = candidate.bm25 / best_bm25 if best_bm25 > 0 else 0.0
+            prior = cfg.fulltext_weight * lexical + cfg.window_weight * own
+        else:
+            prior = float(prior_rrf)
+        rescored = prior + cfg.sentence_weight * similarity + cfg.sentence_words * words
+        out.append(candidate.rescored(rescored, passage))
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def _closest_cue(
+    row: SegmentRow,
+    cues: np.ndarray,
+    vector: np.ndarray,
+    score: Callable[[str], float] | None,
+    total: float,
+) -> tuple[float, float, Passage]:
+    """(similarity of the closest cue, largest share of the query's term weight a cue
+    holds, the cue playback seeks to: by similarity and, a little, by words)."""
+    sims = cues @ vector
+    share = np.array([score(t.text) / total if score else 0.0 for t in row.timings])
+    best = int(np.argmax(sims + SEEK_WORDS * share))
+    return float(sims.max()), float(share.max()), Passage(best, float(share[best] * total))

@@ -1,0 +1,124 @@
+"""Stage 7, snippets: each hit as a result, with the words around its best passage, the
+query words marked, its line in code, and the scene thumbnail or slide it goes with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from engine.config import SearchConfig
+from engine.search.candidate import Candidate
+from engine.search.lexical import best_line, is_query_word, passage_offset
+from engine.search.results import SearchResult
+from engine.store import SegmentRow, Store
+from engine.types import SegmentKind, SourceKind
+from engine.words import WORD, fold, stem
+
+_TIMED_SOURCES = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
+
+
+def make_snippet(
+    text: str, weights: Mapping[str, float], *, words: int = 32, around: int | None = None
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A window of about ``words`` words where the query terms are densest (or starting
+    near character ``around``), and the character spans of the query terms inside it."""
+    tokens = list(WORD.finditer(text))
+    if not tokens:
+        return text[:200], ()
+    is_match = is_query_word(weights)
+    hits = [i for i, m in enumerate(tokens) if is_match(m.group())]
+    if around is not None:
+        start_tok = next((i for i, m in enumerate(tokens) if m.start() >= around), 0)
+        start_tok = max(0, start_tok - 3)
+    elif hits:
+        # slide a window over token positions and keep the one covering the most weight
+        hit_weight = {i: weights[stem(fold(tokens[i].group()))] for i in hits}
+        best_i, best_w = hits[0], -1.0
+        for i in hits:
+            w = sum(v for j, v in hit_weight.items() if i <= j < i + words)
+            if w > best_w:
+                best_i, best_w = i, w
+        start_tok = max(0, best_i - words // 4)
+    else:
+        start_tok = 0
+    end_tok = min(len(tokens), start_tok + words)
+    start_tok = max(0, min(start_tok, end_tok - words))
+    lo = 0 if start_tok == 0 else tokens[start_tok].start()
+    hi = len(text) if end_tok == len(tokens) else tokens[end_tok - 1].end()
+    prefix = "" if lo == 0 else "…"
+    suffix = "" if hi == len(text) else "…"
+    snippet = prefix + " ".join(text[lo:hi].split()) + suffix
+    spans = tuple((m.start(), m.end()) for m in WORD.finditer(snippet) if is_match(m.group()))
+    return snippet, spans
+
+
+class ResultMaker:
+    """Turns the chosen candidates into results; reads the media links from the store."""
+
+    def __init__(self, store: Store, thumbs: Path | None) -> None:
+        self._store, self._thumbs = store, thumbs
+
+    def results(
+        self, hits: Sequence[Candidate], weights: Mapping[str, float], cfg: SearchConfig
+    ) -> list[SearchResult]:
+        context: Mapping[int, tuple[str, str]] = {}
+        if cfg.neighbours and hits:
+            context = self._store.neighbours([c.id for c in hits])
+        return [
+            self._result(c, weights, cfg, context.get(c.id, ("", "")) if cfg.neighbours else None)
+            for c in hits
+        ]
+
+    def _result(
+        self,
+        hit: Candidate,
+        weights: Mapping[str, float],
+        cfg: SearchConfig,
+        context: tuple[str, str] | None,
+    ) -> SearchResult:
+        row, line = hit.row, None
+        around = passage_offset(row, hit.passage) if cfg.seek_refinement else None
+        if row.line_start is not None:
+            offset = best_line(row.text, weights) if weights else None
+            line = row.line_start + (offset or 0)
+        snippet, spans = make_snippet(row.text, weights, words=cfg.snippet_words, around=around)
+        thumbnail, slide, shown_in = self._media_links(row, hit.seek_ms)
+        return SearchResult(
+            segment_id=row.id,
+            source=row.source_path,
+            source_kind=row.source_kind,
+            kind=row.kind,
+            course=row.course,
+            title=row.source_title,
+            heading=row.heading,
+            start_ms=hit.seek_ms,
+            end_ms=row.end_ms,
+            page=row.page,
+            path_in_archive=row.path_in_archive,
+            line_start=row.line_start,
+            line_end=row.line_end,
+            line=line,
+            snippet=snippet,
+            highlights=spans,
+            score=hit.score,
+            fulltext_rank=hit.fulltext_rank,
+            dense_rank=hit.dense_rank,
+            thumbnail=thumbnail,
+            slide=slide,
+            shown_in=shown_in,
+            context=context,
+        )
+
+    def _media_links(
+        self, row: SegmentRow, start_ms: int | None
+    ) -> tuple[str | None, tuple[str, int] | None, tuple[tuple[str, int], ...]]:
+        """The scene thumbnail and the slide on screen at a video moment, or the video
+        moments that show a slide page."""
+        if row.page is not None and row.kind == SegmentKind.SLIDE:
+            shown = self._store.shown_at(row.source_id, row.page)
+            return None, None, tuple((path, a) for path, a, _ in shown[:5])
+        if start_ms is None or row.source_kind not in _TIMED_SOURCES:
+            return None, None, ()
+        name = self._store.thumbnail_at(row.source_id, start_ms)
+        thumbnail = str(self._thumbs / name) if name and self._thumbs is not None else None
+        return thumbnail, self._store.slide_at(row.source_id, start_ms), ()
