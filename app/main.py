@@ -91,13 +91,13 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     )
     window.show()
 
-    def model_loaded(payload: object) -> None:
+    def model_failed(failed: Failure) -> None:
         _report("model")
-        if isinstance(payload, Failure):
-            window.status.setText(f"The search model could not load: {payload.message}")
+        window.status.setText(f"The search model could not load: {failed.message}")
 
     QTimer.singleShot(0, lambda: _report("shown"))  # once the event loop has shown the window
-    window.tasks.run(library.embedder, model_loaded)  # models load in the background
+    # The models load in the background.
+    window.tasks.run(library.embedder, lambda _embedder: _report("model"), model_failed)
     first_start = not library.flag(DEMO_FLAG) and not library.sources()
     has_demo = any(c.name == DEMO_COURSE for c in library.courses())
     if args.paths:  # "Open with Coursedex", or a drop on its launcher: before the demo

@@ -144,16 +144,16 @@ class ModelsPage(QWidget):
         self.status.setText(f"Installing {name}…")
         registry, mirror, report = self.registry, self.mirror, self._progress.emit
 
-        def job() -> object:
+        def job() -> None:
             try:
-                return registry.install(name, progress=report, cancel=cancel, mirror=mirror)
-            except Cancelled:
-                return Failure("cancelled; Install resumes where it stopped")
-            except ModelError:
+                registry.install(name, progress=report, cancel=cancel, mirror=mirror)
+            except ModelError:  # a cancelled one keeps what it downloaded for the next Install
                 _discard_partial(registry, name)
                 raise
 
-        self.tasks.run(job, lambda payload: self._install_done(name, payload))
+        self.tasks.run(
+            job, lambda _: self._install_done(name, None), lambda f: self._install_done(name, f)
+        )
 
     def _show_progress(self, done: int, total: object) -> None:
         if isinstance(total, int) and total > 0:
@@ -163,12 +163,14 @@ class ModelsPage(QWidget):
         else:
             self.progress.setFormat(human_size(done))
 
-    def _install_done(self, name: str, payload: object) -> None:
+    def _install_done(self, name: str, failed: Failure | None) -> None:
         self._cancel = None
         self._set_busy(False)
-        if isinstance(payload, Failure):
-            self.status.setText(f"{name} was not installed: {payload.message}")
-            self.install_failed.emit(name, payload.message)
+        if failed is not None:
+            cancelled = isinstance(failed.error, Cancelled)
+            why = "cancelled; Install resumes where it stopped" if cancelled else failed.message
+            self.status.setText(f"{name} was not installed: {why}")
+            self.install_failed.emit(name, why)
         else:
             self.status.setText(f"{name} is installed")
             self.installed.emit(name)
@@ -189,11 +191,14 @@ class ModelsPage(QWidget):
         self.cancel_button.hide()
         self.status.setText(f"Checking every file of {name}…")
         registry = self.registry
-        self.tasks.run(lambda: registry.verify(name), lambda p: self._verified(name, p))
+        self.tasks.run(
+            lambda: list(registry.verify(name)),
+            lambda problems: self._verified(name, problems),
+            lambda failed: self._verified(name, [failed.message]),
+        )
 
-    def _verified(self, name: str, payload: object) -> None:
+    def _verified(self, name: str, problems: list[str]) -> None:
         self._set_busy(False)
-        problems = [payload.message] if isinstance(payload, Failure) else list(payload)  # type: ignore[call-overload]
         if problems:
             self.status.setText(f"{name} is damaged: " + "; ".join(problems))
         else:

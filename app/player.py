@@ -93,7 +93,48 @@ class PlayerView(QWidget):
     # --- layout --------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        style = self.style()
+        self._build_video()
+        self._build_transcript()
+        self._splitter = QSplitter(Qt.Orientation.Horizontal)
+        self._splitter.addWidget(self.video_stack)
+        self._splitter.addWidget(self.transcript_list)
+        self._splitter.setStretchFactor(0, 2)
+        self._splitter.setStretchFactor(1, 1)
+        self._splitter.setChildrenCollapsible(False)
+
+        self.message_label = QLabel()
+        self.message_label.setStyleSheet("color: #c0392b;")
+        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message_label.hide()
+
+        volume_icon = self._build_controls()
+        seek_row = QHBoxLayout()
+        seek_row.addWidget(self.seek_slider, 1)
+        seek_row.addWidget(self.time_label)
+        buttons = QHBoxLayout()
+        for widget in (self.back_button, self.play_button, self.forward_button, self.speed_box):
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        buttons.addWidget(volume_icon)
+        buttons.addWidget(self.volume_slider)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._splitter, 1)
+        layout.addWidget(self.message_label)
+        layout.addLayout(seek_row)
+        layout.addLayout(buttons)
+
+        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for key, slot in (
+            (Qt.Key.Key_Space, self.toggle_pause),
+            (Qt.Key.Key_Left, lambda: self.skip(-SKIP_MS)),
+            (Qt.Key.Key_Right, lambda: self.skip(SKIP_MS)),
+        ):
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(context)
+            shortcut.activated.connect(slot)
+
+    def _build_video(self) -> None:
         self.video_stack = QStackedWidget()
         self.video_stack.addWidget(self._backend.video)
         self._backend.video.installEventFilter(self)
@@ -105,6 +146,7 @@ class PlayerView(QWidget):
         self.video_stack.addWidget(self.audio_panel)
         self.video_stack.setMinimumSize(320, 180)
 
+    def _build_transcript(self) -> None:
         self.transcript_list = QListWidget()
         self.transcript_list.setWordWrap(True)
         self.transcript_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -119,18 +161,8 @@ class PlayerView(QWidget):
         scroll.actionTriggered.connect(self._user_scrolled)  # wheel, drag, page clicks
         self.transcript_list.hide()
 
-        self._splitter = QSplitter(Qt.Orientation.Horizontal)
-        self._splitter.addWidget(self.video_stack)
-        self._splitter.addWidget(self.transcript_list)
-        self._splitter.setStretchFactor(0, 2)
-        self._splitter.setStretchFactor(1, 1)
-        self._splitter.setChildrenCollapsible(False)
-
-        self.message_label = QLabel()
-        self.message_label.setStyleSheet("color: #c0392b;")
-        self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message_label.hide()
-
+    def _build_controls(self) -> QLabel:
+        """The seek bar, the buttons, speed and volume; returns the volume's icon."""
         self.seek_slider = QSlider(Qt.Orientation.Horizontal)
         self.seek_slider.setRange(0, 0)
         self.seek_slider.setSingleStep(5_000)
@@ -159,7 +191,9 @@ class PlayerView(QWidget):
             lambda i: self.set_rate(float(self.speed_box.itemData(i)))
         )
         volume_icon = QLabel()
-        volume_icon.setPixmap(style.standardIcon(QStyle.StandardPixmap.SP_MediaVolume).pixmap(16))
+        volume_icon.setPixmap(
+            self.style().standardIcon(QStyle.StandardPixmap.SP_MediaVolume).pixmap(16)
+        )
         self.volume_slider = QSlider(Qt.Orientation.Horizontal)
         self.volume_slider.setRange(0, 100)
         self.volume_slider.setValue(100)
@@ -171,32 +205,7 @@ class PlayerView(QWidget):
                         self.volume_slider, self.seek_slider):  # fmt: skip
             control.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._show_playing(False)
-
-        seek_row = QHBoxLayout()
-        seek_row.addWidget(self.seek_slider, 1)
-        seek_row.addWidget(self.time_label)
-        buttons = QHBoxLayout()
-        for widget in (self.back_button, self.play_button, self.forward_button, self.speed_box):
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        buttons.addWidget(volume_icon)
-        buttons.addWidget(self.volume_slider)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._splitter, 1)
-        layout.addWidget(self.message_label)
-        layout.addLayout(seek_row)
-        layout.addLayout(buttons)
-
-        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
-        for key, slot in (
-            (Qt.Key.Key_Space, self.toggle_pause),
-            (Qt.Key.Key_Left, lambda: self.skip(-SKIP_MS)),
-            (Qt.Key.Key_Right, lambda: self.skip(SKIP_MS)),
-        ):
-            shortcut = QShortcut(QKeySequence(key), self)
-            shortcut.setContext(context)
-            shortcut.activated.connect(slot)
+        return volume_icon
 
     # --- public API ----------------------------------------------------------------------------
 

@@ -140,7 +140,9 @@ def _shoot(out: Path, work: Path) -> int:
         first = hits[0] if hits else None
     if first is not None:
         window.open_result(first)
-        wait_until(lambda: window._player is not None and window.player.is_playing(), 20, "play")
+        wait_until(
+            lambda: window.preview_pane.has_player and window.player.is_playing(), 20, "play"
+        )
         settle(2500)
         save("4-playing", from_screen=True)
         window.player.pause()

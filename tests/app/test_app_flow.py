@@ -79,7 +79,7 @@ def test_drop_search_enter_plays_from_the_hit(
     assert window.focusWidget() is window.search
     qtbot.keyClick(window.search, Qt.Key.Key_Return)
     qtbot.waitUntil(
-        lambda: window._player is not None and window.player.is_playing(), timeout=15_000
+        lambda: window.preview_pane.has_player and window.player.is_playing(), timeout=15_000
     )
     assert window.player.backend_name == backend
     assert window.preview.currentWidget() is window.player

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.importing import progress_text
+from app.import_bar import progress_text
 from app.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.library import IngestProgress, IngestReport, Library, Outcome
@@ -85,7 +85,7 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
     qtbot.addWidget(window)
     window.show()
     reports: list[IngestProgress] = []
-    window._import_signals.progress.connect(reports.append)
+    window.import_bar.progress_reported.connect(reports.append)
     with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
         drop(window, [course])
         assert window.importing and window.progress.isVisible()

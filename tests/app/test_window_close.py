@@ -28,7 +28,7 @@ def test_closing_waits_for_a_search_still_running(
         go.wait(10)  # still running when close() begins
         return library.search("what do giraffes eat")
 
-    window.tasks.run(search, outcomes.append)
+    window.tasks.run(search, outcomes.append, outcomes.append)
     assert started.wait(10)
     threading.Timer(0.3, go.set).start()  # released while close() is waiting
     window.close()

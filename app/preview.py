@@ -1,0 +1,134 @@
+"""The preview: a lecture playing from the hit with its transcript, a slide page, or a file at
+its line, in one stack (with a hint before anything is open)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from app.code_view import CodeView
+from app.playback import PlayerUnavailable
+from app.player import PlayerView
+from app.results import OPEN_HINT
+from app.slide_view import SlideView
+from app.tasks import Failure, Tasks
+from engine.api import Library, SearchResult, SegmentKind, SourceKind, Timing
+
+log = logging.getLogger(__name__)
+
+
+class PreviewPane(QWidget):
+    """Shows a search result: plays it, or shows its slide page or its file at the line.
+    The player is made on first use (loading libVLC takes a moment)."""
+
+    def __init__(
+        self,
+        library: Library,
+        tasks: Tasks,
+        *,
+        backend: str = "auto",
+        vlc_args: Sequence[str] = (),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.tasks = tasks
+        self.backend = backend
+        self.vlc_args = tuple(vlc_args)
+        self.stack = QStackedWidget()
+        self.placeholder = QLabel(OPEN_HINT)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.stack.addWidget(self.placeholder)
+        self.slide_view = SlideView()
+        self.slide_view.play_requested.connect(self.play)
+        self.stack.addWidget(self.slide_view)
+        self.code_view = CodeView()
+        self.stack.addWidget(self.code_view)
+        self._player: PlayerView | None = None
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.hide()
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.stack, 1)
+        column.addWidget(self.error)
+
+    @property
+    def has_player(self) -> bool:
+        """Whether the player was made (without making it)."""
+        return self._player is not None
+
+    @property
+    def player(self) -> PlayerView:
+        """The player, made on first use."""
+        if self._player is None:
+            try:
+                self._player = PlayerView(backend=self.backend, vlc_args=self.vlc_args)
+            except PlayerUnavailable as e:
+                log.warning("%s; using Qt Multimedia", e)
+                self._player = PlayerView(backend="qt")
+            self._player.error.connect(self._player_error)
+            self.stack.addWidget(self._player)
+        return self._player
+
+    def set_backend(self, backend: str) -> None:
+        """Use another player from the next result played on."""
+        if backend != self.backend and self._player is not None:
+            self._player.shutdown()
+            self.stack.removeWidget(self._player)
+            self._player.deleteLater()
+            self._player = None
+        self.backend = backend
+
+    def shutdown(self) -> None:
+        if self._player is not None:
+            self._player.shutdown()
+
+    def show_result(self, result: SearchResult, terms: Sequence[str]) -> None:
+        """Play a video hit from its time, show a slide page, or a file at the line."""
+        self.error.hide()
+        playable = result.source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
+        if result.kind == SegmentKind.SLIDE and result.page is not None:
+            self.slide_view.show_page(result.source, result.page, result.shown_in, terms)
+            self.stack.setCurrentWidget(self.slide_view)
+        elif playable and result.start_ms is not None:
+            self.play(result.source, result.start_ms)
+        else:
+            self._show_text(result, terms)
+
+    def _show_text(self, result: SearchResult, terms: Sequence[str]) -> None:
+        library, member = self.library, result.path_in_archive
+        line = result.line or result.line_start
+        name = member or Path(result.source).name
+
+        def shown(text: str) -> None:
+            self.code_view.show_code(text, name, line, terms)
+            self.stack.setCurrentWidget(self.code_view)
+
+        def failed(failure: Failure) -> None:
+            self.code_view.show_error(failure.message)
+            self.stack.setCurrentWidget(self.code_view)
+
+        self.tasks.run(lambda: str(library.source_text(result.source, member)), shown, failed)
+
+    def play(self, path: str, start_ms: int) -> None:
+        """Open a lecture at a time, with its transcript beside it."""
+        player = self.player
+        self.stack.setCurrentWidget(player)
+        library = self.library
+
+        def with_lines(lines: Sequence[Timing]) -> None:
+            player.open(path, start_ms, lines)
+
+        self.tasks.run(
+            lambda: library.transcript(path), with_lines, lambda _failure: with_lines([])
+        )
+
+    def _player_error(self, message: str) -> None:
+        self.error.setText(message)
+        self.error.show()

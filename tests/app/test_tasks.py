@@ -1,0 +1,116 @@
+"""The one way the app runs background work: results and failures come back on the UI
+thread, long jobs report progress and stop when cancelled, and the inline pool runs it all
+before ``run`` returns."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.tasks import Failure, Job, Tasks
+from app.window import SearchWindow
+from engine.api import Cancelled, Library, NotFoundError
+
+
+def test_results_and_failures_arrive_on_the_ui_thread(
+    qtbot: QtBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    tasks = Tasks()
+    ui = threading.get_ident()
+    ran_on: list[int] = []
+    done: list[tuple[int, object]] = []
+
+    def work() -> int:
+        ran_on.append(threading.get_ident())
+        return 42
+
+    def broken() -> int:
+        raise ValueError("no such thing")
+
+    def ours() -> int:
+        raise NotFoundError("no course named “Botany”")
+
+    def record(value: object) -> None:
+        done.append((threading.get_ident(), value))
+
+    tasks.run(work, record)
+    tasks.run(broken, record, record)
+    tasks.run(ours, record, record)
+    qtbot.waitUntil(lambda: len(done) == 3)
+    assert ran_on and ran_on[0] != ui
+    assert [thread for thread, _ in done] == [ui, ui, ui]
+    (_, value), (_, other), (_, mine) = done
+    assert value == 42
+    assert isinstance(other, Failure) and other.message == "ValueError: no such thing"
+    assert isinstance(other.error, ValueError)
+    assert isinstance(mine, Failure) and mine.message == "no course named “Botany”"
+    # A surprise keeps its traceback in the log; our own errors are only the message.
+    logged = [r for r in caplog.records if r.exc_info]
+    assert len(logged) == 1 and logged[0].exc_info and logged[0].exc_info[0] is ValueError
+
+
+def test_a_long_job_reports_progress_in_order_and_stops_when_cancelled(qtbot: QtBot) -> None:
+    tasks = Tasks()
+    seen: list[int] = []
+    ended: list[object] = []
+
+    def work(job: Job[int]) -> str:
+        for step in range(10_000):
+            if job.cancelled.wait(0.001):
+                raise Cancelled("stopped")
+            job.report(step)
+        return "ran to the end"
+
+    def progress(step: int) -> None:
+        seen.append(step)
+        if step == 3:
+            handle.cancel()
+
+    handle = tasks.start(work, ended.append, ended.append, progress)
+    qtbot.waitUntil(lambda: bool(ended), timeout=10_000)
+    (failed,) = ended
+    assert isinstance(failed, Failure) and isinstance(failed.error, Cancelled)
+    assert seen == list(range(len(seen))) and 4 <= len(seen) < 10_000
+
+
+def test_the_inline_pool_runs_everything_before_run_returns() -> None:
+    tasks = Tasks(inline=True)
+    ui = threading.get_ident()
+    events: list[object] = []
+
+    def work(job: Job[str]) -> int:
+        events.append(threading.get_ident())
+        job.report("half")
+        return 7
+
+    tasks.start(work, events.append, events.append, events.append)
+    assert events == [ui, "half", 7]
+    tasks.run(lambda: 1 / 0, events.append, lambda f: events.append(f.message))
+    assert events[-1] == "ZeroDivisionError: division by zero"
+    # Once closed nothing starts, inline or not.
+    assert tasks.close(1000)
+    tasks.run(lambda: 1, events.append)
+    assert events[-1] == "ZeroDivisionError: division by zero"
+
+
+def test_the_window_searches_deterministically_on_the_inline_pool(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
+    library.ingest([notes])
+    window = SearchWindow(library, tasks=Tasks(inline=True))
+    qtbot.addWidget(window)
+    assert window.course_box.count() == 2  # the panel and the filter read the library inline
+    window.search.setText("what do giraffes eat")
+    window.search_pane.start_search()  # not waiting for the debounce
+    assert re.fullmatch(r"1 result \(\d+ ms\)", window.status.text())
+    first = window.result_at(0)
+    assert first is not None and first.source == str(notes)
+    window.open_current()
+    assert window.preview.currentWidget() is window.code_view
+    assert window.code_view.current_line == (first.line or first.line_start)
