@@ -20,38 +20,29 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine import documents
 from engine.config import EngineConfig, SearchConfig
 from engine.embedding import Embedding, embed_text
-from engine.errors import ModelError, ModelMismatchError, NotFoundError
+from engine.errors import NotFoundError
 from engine.indexer import Indexer
-from engine.ingest.safezip import open_zip, read_member
-from engine.ingest.text import decode_text, read_text
+from engine.library_models import LibraryModels
 from engine.linking import link_slides
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
-from engine.pipeline import UNSORTED, Pipeline, PlannedFile, plan
-from engine.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
+from engine.pipeline import Pipeline, PlannedFile, plan
+from engine.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.reading import Reader
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Course, Source, Store
-from engine.types import ParsedSource, SegmentKind, SourceKind, SourceStatus, Timing
+from engine.types import ParsedSource, SourceKind, SourceStatus, Timing
 
 if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "UNSORTED",
-    "FileResult",
-    "IngestProgress",
-    "IngestReport",
-    "Library",
-    "Outcome",
-    "PlannedFile",
-    "Stage",
-    "embed_text",
-]
+# What callers imported from here before the import pipeline had modules of its own.
+__all__ = ["FileResult", "IngestProgress", "IngestReport", "Library", "Outcome", "embed_text"]
 
 
 class Library:
@@ -74,22 +65,18 @@ class Library:
         self.config = config
         self.models = models or ModelRegistry(default_models_dir())
         self.thumbs = folder / "thumbs"
-        self.thumbs.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.thumbs.mkdir(exist_ok=True)
         self.store = Store(folder / "library.db")
-        self._load_embedder = embedder
-        self._embedder: Embedder | None = None
-        self._embedder_lock = threading.Lock()  # taken alone: loading never repairs
-        self._repaired = False
+        self._models = LibraryModels(
+            config, self.models, embedder, lambda: self.embedder_id, reranker
+        )
+        self._repaired = False  # missing vectors found at open are embedded on first use
         self._repair_lock = threading.Lock()  # then the indexer's, never the other way
-        self._load_reranker = reranker or self._installed_reranker
-        self._reranker: Reranker | None = None
-        self._reranker_tried = False
-        self._reranker_lock = threading.Lock()
-        self._recognizer: TextRecognizer | None = None
         embedding = Embedding(config.embed_batch_size, config.embed_context)
         self.indexer = Indexer(self.store, folder, embedding)
         self.indexer.open()  # reconciles the vector index with the database
-        reader = Reader(self.store, config, self.models, self.thumbs, self.recognizer)
+        reader = Reader(self.store, config, self.models, self.thumbs, self._models.recognizer)
         self.pipeline = Pipeline(self.store, self.indexer, reader, config, self.embedder)
         self.searcher = Searcher(
             self.store,
@@ -97,7 +84,7 @@ class Library:
             self._embedder_if_any,
             config.search,
             self.thumbs,
-            reranker=self.reranker,
+            reranker=self._models.reranker,
         )
 
     @classmethod
@@ -135,63 +122,33 @@ class Library:
 
     def embedder(self) -> Embedder:
         """The library's embedder, loaded on first use and checked against the library.
-        The first use also repairs what lacks vectors (found when the library opened): the
-        one place that happens, as it needs the model.
 
         Raises:
             ModelMismatchError: the library's vectors come from a different model.
         """
-        model = self._loaded_embedder()
+        model = self._models.embedder()
+        self._repair(model)
+        return model
+
+    def _repair(self, model: Embedder) -> None:
+        """Embed what the check at open found without vectors: the one place that happens,
+        once, on the embedder's first use (it needs the model; loading it repairs nothing)."""
         if not self._repaired:
             with self._repair_lock:
                 if not self._repaired:
                     self.indexer.repair(model)
                     self._repaired = True
-        return model
-
-    def _loaded_embedder(self) -> Embedder:
-        with self._embedder_lock:
-            if self._embedder is None:
-                model = self._load_embedder()
-                recorded = self.embedder_id
-                if recorded is not None and recorded != model.model_id:
-                    raise ModelMismatchError(
-                        f"this library was indexed with {recorded}, not {model.model_id}; "
-                        f"run `coursedex reindex` to switch models"
-                    )
-                self._embedder = model
-            return self._embedder
 
     def _embedder_if_any(self) -> Embedder | None:
         return self.embedder() if self.indexer.index is not None else None
 
     def reranker(self) -> Reranker | None:
-        """The cross-encoder, loaded on first use; None when none is installed (or it
-        cannot be loaded: search then ranks without it, and says why once in the log)."""
-        with self._reranker_lock:
-            if not self._reranker_tried:
-                self._reranker_tried = True
-                try:
-                    self._reranker = self._load_reranker()
-                except ModelError as e:
-                    log.warning("searching without a reranker: %s", e)
-            return self._reranker
-
-    def _installed_reranker(self) -> Reranker | None:
-        name = self.config.reranker
-        if name is None or not any(m.installed for m in self.models.list() if m.name == name):
-            return None
-        from engine.models.reranker import OnnxReranker
-
-        return OnnxReranker(self.models.path(name), self.config.threads)
+        """The cross-encoder, loaded on first use; None when none is installed or loads."""
+        return self._models.reranker()
 
     def recognizer(self) -> TextRecognizer:
         """The on-screen text reader, loaded on first use."""
-        from engine.models.ocr import RapidTextRecognizer
-
-        if self._recognizer is None:
-            self._recognizer = RapidTextRecognizer(threads=self.config.threads)
-        return self._recognizer
+        return self._models.recognizer()
 
     # --- ingest -------------------------------------------------------------------------
 
@@ -309,21 +266,10 @@ class Library:
     def transcript(self, path: str) -> list[Timing]:
         """The spoken sentences (or subtitle cues) of a lecture in time order, once each.
 
-        Transcript windows overlap by a sentence or two; the overlap is dropped here.
-
         Raises:
             NotFoundError: no such file in the library.
         """
-        source = self._source_or_raise(path)
-        lines: list[Timing] = []
-        for row in self.store.segments_of_source(source.id):
-            if row.kind != SegmentKind.TRANSCRIPT:
-                continue
-            units = row.timings or (
-                (Timing(row.start_ms or 0, row.end_ms or 0, row.text),) if row.text else ()
-            )
-            lines += [u for u in units if not lines or u.start_ms >= lines[-1].end_ms]
-        return lines
+        return documents.transcript(self.store, self._source_or_raise(path))
 
     def source_text(self, path: str, member: str | None = None) -> str:
         """The text of a code or notes file, or of a file inside an imported archive,
@@ -333,17 +279,7 @@ class Library:
             NotFoundError: the file is not in the library, or the archive has no such member.
             UnreadableFileError: the file is gone or changed so it cannot be read as text.
         """
-        source = self._source_or_raise(path)
-        limits = self.config.limits
-        if member is None:
-            return read_text(Path(source.path), limits.max_file_bytes, "a text file")
-        with open_zip(Path(source.path)) as zf:
-            try:
-                info = zf.getinfo(member)
-            except KeyError:
-                raise NotFoundError(f"{member} is not in {Path(path).name}") from None
-            data = read_member(zf, info, limits.max_archive_member_bytes)
-        return decode_text(data, "a text file")
+        return documents.source_text(self._source_or_raise(path), self.config.limits, member)
 
     def _source_or_raise(self, path: str) -> Source:
         source = self.store.source_by_path(path)
@@ -393,8 +329,7 @@ class Library:
         """
 
         def switch() -> None:  # as the new vectors take over, under the indexer's lock
-            with self._embedder_lock:
-                self._embedder = embedder
+            self._models.use_embedder(embedder)
             self._repaired = True  # everything was just embedded
 
         return self.indexer.rebuild(embedder, switch, progress, cancel)

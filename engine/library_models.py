@@ -1,0 +1,99 @@
+"""The models a library loads on first use: the embedder (checked against the model its
+vectors came from), the reranker (optional) and the on-screen text reader. Loading has no
+other effect; the library repairs missing vectors itself, once it has the embedder."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from engine.config import EngineConfig
+from engine.errors import ModelError, ModelMismatchError
+from engine.models import Embedder, Reranker
+from engine.models.registry import ModelRegistry
+
+if TYPE_CHECKING:
+    from engine.models.ocr import TextRecognizer
+
+log = logging.getLogger(__name__)
+
+
+class LibraryModels:
+    """Loads each model once, on first use, whichever thread asks first.
+
+    ``recorded`` gives the id of the model the library's vectors came from (None: no
+    vectors yet); ``reranker`` replaces the installed one.
+    """
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        registry: ModelRegistry,
+        embedder: Callable[[], Embedder],
+        recorded: Callable[[], str | None],
+        reranker: Callable[[], Reranker | None] | None = None,
+    ) -> None:
+        self.config = config
+        self.registry = registry
+        self._load_embedder = embedder
+        self._recorded = recorded
+        self._embedder: Embedder | None = None
+        self._embedder_lock = threading.Lock()  # held while loading only, nothing inside
+        self._load_reranker = reranker or self._installed_reranker
+        self._reranker: Reranker | None = None
+        self._reranker_tried = False
+        self._reranker_lock = threading.Lock()
+        self._recognizer: TextRecognizer | None = None
+
+    def embedder(self) -> Embedder:
+        """The embedder, loaded on first use.
+
+        Raises:
+            ModelMismatchError: the library's vectors come from a different model.
+        """
+        with self._embedder_lock:
+            if self._embedder is None:
+                model = self._load_embedder()
+                recorded = self._recorded()
+                if recorded is not None and recorded != model.model_id:
+                    raise ModelMismatchError(
+                        f"this library was indexed with {recorded}, not {model.model_id}; "
+                        f"run `coursedex reindex` to switch models"
+                    )
+                self._embedder = model
+            return self._embedder
+
+    def use_embedder(self, model: Embedder) -> None:
+        """Switch to ``model`` (a re-index has just made the library's vectors with it)."""
+        with self._embedder_lock:
+            self._embedder = model
+
+    def reranker(self) -> Reranker | None:
+        """The cross-encoder, loaded on first use; None when none is installed (or it
+        cannot be loaded: search then ranks without it, and says why once in the log)."""
+        with self._reranker_lock:
+            if not self._reranker_tried:
+                self._reranker_tried = True
+                try:
+                    self._reranker = self._load_reranker()
+                except ModelError as e:
+                    log.warning("searching without a reranker: %s", e)
+            return self._reranker
+
+    def _installed_reranker(self) -> Reranker | None:
+        name = self.config.reranker
+        if name is None or not any(m.installed for m in self.registry.list() if m.name == name):
+            return None
+        from engine.models.reranker import OnnxReranker
+
+        return OnnxReranker(self.registry.path(name), self.config.threads)
+
+    def recognizer(self) -> TextRecognizer:
+        """The on-screen text reader, loaded on first use."""
+        from engine.models.ocr import RapidTextRecognizer
+
+        if self._recognizer is None:
+            self._recognizer = RapidTextRecognizer(threads=self.config.threads)
+        return self._recognizer

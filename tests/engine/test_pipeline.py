@@ -1,0 +1,28 @@
+"""The import pipeline registers each file once: its course and its row are written when the
+job is queued (so a later start resumes it), and not again while the file is read and
+committed (they were written three times per file before)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.library import Library, Outcome
+from engine.progress import Stage
+
+
+def test_each_file_is_registered_once(library: Library, tmp_path: Path) -> None:
+    folder = tmp_path / "Zoo"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Giraffes\n\nThe giraffe eats acacia leaves.\n")
+    (folder / "b.md").write_text("# Okapi\n\nThe okapi is a giraffe of the forest.\n")
+    statements: list[str] = []
+    stages: list[str] = []
+    library.store.conn.set_trace_callback(statements.append)
+    try:
+        report = library.ingest([folder], progress=lambda p: stages.append(p.stage))
+    finally:
+        library.store.conn.set_trace_callback(None)
+    assert report.count(Outcome.INDEXED) == 2
+    written = [s for s in statements if s.lstrip().upper().startswith("INSERT INTO SOURCES")]
+    assert len(written) == 2, written
+    assert stages == [Stage.READING, Stage.EMBEDDING, Stage.DONE] * 2
