@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
 from typing import Any
 
@@ -39,12 +40,19 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-@functools.cache
-def _porter() -> Any:
-    """The Porter stemmer, made on first use (importing it costs ~0.2 s at start-up)."""
-    import snowballstemmer
+_local = threading.local()
 
-    return snowballstemmer.stemmer("porter")
+
+def _porter() -> Any:
+    """This thread's Porter stemmer, made on first use (importing it costs ~0.2 s at start-up).
+    One per thread: a snowballstemmer keeps its state in the object, and one shared by the
+    window's search threads and the import gave wrong stems and IndexErrors."""
+    stemmer = getattr(_local, "porter", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _local.porter = snowballstemmer.stemmer("porter")
+    return stemmer
 
 
 @functools.lru_cache(maxsize=65536)
