@@ -17,9 +17,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import importlib.util
-import json
 import logging
-import os
 import shutil
 import sys
 import tempfile
@@ -38,6 +36,7 @@ from engine.models.catalog import (
 )
 from engine.models.download import Progress, apply_mirror, download, part_path
 from engine.models.embedder import OnnxEmbedder
+from engine.models.integrity import VERIFIED_NAME, SoundFiles
 from engine.models.manifest import (
     MANIFEST_NAME,
     FileEntry,
@@ -50,7 +49,6 @@ from engine.models.manifest import (
 from engine.paths import default_models_dir  # its old home: the installer imports it here
 
 logger = logging.getLogger(__name__)
-_VERIFIED = ".verified.json"  # file -> [size, mtime_ns, sha256] of files found sound
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +89,7 @@ class ModelRegistry:
         self._use_packages = use_packages
         self.bundled = bundled_models_dir() if bundled is True else (bundled or None)
         self._lock = threading.Lock()
-        self._verified_lock = threading.Lock()
+        self._sound = SoundFiles(root / VERIFIED_NAME)
 
     def spec(self, name: str) -> ModelSpec:
         try:
@@ -171,40 +169,9 @@ class ModelRegistry:
         return directory
 
     def _check_sound(self, name: str, directory: Path) -> None:
-        """Every file of ``directory`` has its manifest's size and sha256, or ModelError says
-        which model is damaged and how to reinstall it. A damaged embedder made every vector
-        NaN, a damaged speech model changed transcripts silently. Each file is hashed once
-        per size and modification time (remembered in ``<root>/.verified.json``): later
-        loads only stat it, so start-up stays fast.
-
-        Raises:
-            ModelError: a file is missing, or its size or sha256 is not the manifest's.
-        """
-        manifest = ModelManifest.load(directory)
-        problems: list[str] = []
-        with self._verified_lock:
-            verified = self._read_verified()
-            changed = False
-            for fname, entry in sorted(manifest.files.items()):
-                path = directory / fname
-                try:
-                    stat = path.stat()
-                except OSError as e:
-                    problems.append(f"{fname}: {e.strerror or 'missing'}")
-                    continue
-                if stat.st_size != entry.size:
-                    problems.append(f"{fname}: {stat.st_size} bytes, expected {entry.size}")
-                    continue
-                key, stamp = str(path.resolve()), [stat.st_size, stat.st_mtime_ns, entry.sha256]
-                if verified.get(key) == stamp:
-                    continue
-                if sha256_file(path) != entry.sha256:
-                    problems.append(f"{fname}: its content changed (sha256 differs)")
-                    continue
-                verified[key] = stamp
-                changed = True
-            if changed:
-                self._write_verified(verified)
+        """Raises ModelError when a file of ``directory`` is missing or changed, saying how to
+        reinstall the model (see :class:`~engine.models.integrity.SoundFiles`)."""
+        problems = self._sound.problems(directory)
         if problems:
             how = (
                 "reinstall Coursedex"
@@ -214,24 +181,6 @@ class ModelRegistry:
             raise ModelError(
                 f"model {name} in {directory.parent} is damaged ({'; '.join(problems)}): {how}"
             )
-
-    def _read_verified(self) -> dict[str, list[object]]:
-        try:
-            data = json.loads((self.root / _VERIFIED).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _write_verified(self, verified: dict[str, list[object]]) -> None:
-        """Best effort: a read-only models folder only means hashing again next time."""
-        target = self.root / _VERIFIED
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            temp = target.with_name(f"{_VERIFIED}.{os.getpid()}.tmp")
-            temp.write_text(json.dumps(verified), encoding="utf-8")
-            temp.replace(target)
-        except OSError as e:
-            logger.info("cannot remember verified model files in %s: %s", target, e)
 
     def manifest(self, name: str) -> ModelManifest:
         return ModelManifest.load(self.path(name))
