@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from engine import __version__
 from engine.config import EngineConfig, MediaConfig, SearchConfig
+from engine.documents import Chapter
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
 from engine.errors import (
     Cancelled,
@@ -42,6 +43,12 @@ from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
 from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
 from engine.store import Course, Source
+from engine.transcript_export import (
+    TRANSCRIPT_FORMATS,
+    transcript_srt,
+    transcript_text,
+    write_transcript,
+)
 from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
 
 
@@ -64,7 +71,9 @@ __all__ = [
     "DEMO_DIR",
     "KNOWN_MODELS",
     "PDFIUM_LOCK",
+    "TRANSCRIPT_FORMATS",
     "Cancelled",
+    "Chapter",
     "Course",
     "CoursedexError",
     "DownloadError",
@@ -112,5 +121,8 @@ __all__ = [
     "query_terms",
     "run_cli",
     "stage_text",
+    "transcript_srt",
+    "transcript_text",
     "valid_text",
+    "write_transcript",
 ]

@@ -1,0 +1,65 @@
+"""A lecture's transcript written out for the user: SubRip subtitles (.srt) or plain text
+with a time before each sentence (.txt)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.errors import CoursedexError
+from engine.formatting import clock
+from engine.types import Timing
+
+TRANSCRIPT_FORMATS = ("srt", "txt")
+
+
+def _srt_time(ms: int) -> str:
+    ms = max(0, ms)
+    seconds, ms = divmod(ms, 1000)
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours:02d}:{minutes:02d}:{seconds:02d},{ms:03d}"
+
+
+def transcript_srt(lines: Sequence[Timing]) -> str:
+    """SubRip: numbered cues, ``HH:MM:SS,mmm --> HH:MM:SS,mmm``, a blank line between."""
+    cues = []
+    for number, line in enumerate((t for t in lines if t.text.strip()), start=1):
+        end = max(line.end_ms, line.start_ms + 1)  # a cue must not end before it starts
+        # A blank line ends a cue, so a line break inside the text must not leave one.
+        text = "\n".join(part for part in line.text.strip().splitlines() if part.strip())
+        cues.append(f"{number}\n{_srt_time(line.start_ms)} --> {_srt_time(end)}\n{text}\n")
+    return "\n".join(cues)
+
+
+def transcript_text(lines: Sequence[Timing], title: str = "") -> str:
+    """Plain text: the title, then ``[mm:ss] sentence`` per line."""
+    head = [title, ""] if title else []
+    body = [f"[{clock(t.start_ms)}] {' '.join(t.text.split())}" for t in lines if t.text.strip()]
+    return "\n".join([*head, *body]) + "\n"
+
+
+def write_transcript(lines: Sequence[Timing], dest: Path, title: str = "") -> Path:
+    """Write ``lines`` to ``dest`` as .srt or .txt (by its suffix), atomically, in UTF-8.
+
+    Raises:
+        CoursedexError: the suffix is neither .srt nor .txt, or the file cannot be written.
+    """
+    suffix = dest.suffix.lower().lstrip(".")
+    if suffix not in TRANSCRIPT_FORMATS:
+        raise CoursedexError(f"cannot export a transcript as .{suffix}: choose .srt or .txt")
+    text = transcript_srt(lines) if suffix == "srt" else transcript_text(lines, title)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    except OSError as e:
+        raise CoursedexError(f"cannot write {dest.name}: {e.strerror or e}") from e
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, dest)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise CoursedexError(f"cannot write {dest.name}: {e.strerror or e}") from e
+    return dest
