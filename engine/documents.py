@@ -1,8 +1,9 @@
-"""What the window shows of an indexed file beside a hit: a lecture's transcript, or the text
-of a code or notes file (or of a file inside an imported archive)."""
+"""What the window shows of an indexed file beside a hit: a lecture's transcript and its
+chapters, or the text of a code or notes file (or of a file inside an imported archive)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.config import IngestLimits
@@ -11,6 +12,17 @@ from engine.ingest.safezip import open_zip, read_member
 from engine.ingest.text import decode_text, read_text
 from engine.store import Source, Store
 from engine.types import SegmentKind, Timing
+
+MAX_TITLE_CHARS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Chapter:
+    """Where a lecture moves on to the next slide (or the next screen), and its title."""
+
+    start_ms: int
+    title: str
+    page: int | None = None  # the linked slide page, when the chapter comes from a deck
 
 
 def transcript(store: Store, source: Source) -> list[Timing]:
@@ -46,3 +58,51 @@ def source_text(source: Source, limits: IngestLimits, member: str | None = None)
             raise NotFoundError(f"{member} is not in {Path(source.path).name}") from None
         data = read_member(zf, info, limits.max_archive_member_bytes)
     return decode_text(data, "a text file")
+
+
+def chapters(store: Store, source: Source) -> list[Chapter]:
+    """A lecture's chapters, earliest first: each time the slide linked to it changes, titled
+    by the slide's title (its first line); without a linked deck, each time the text read
+    off its frames changes, titled by that text's first line. Consecutive chapters with the
+    same title are one (a slide shown twice in a row, "continued" pages).
+    """
+    links = store.slide_links(source.id)
+    if links:
+        titles: dict[int, dict[int, str]] = {}
+        found: list[Chapter] = []
+        for link in links:
+            if link.slides_id not in titles:
+                titles[link.slides_id] = _page_titles(store, link.slides_id)
+            title = titles[link.slides_id].get(link.page) or f"Slide {link.page}"
+            found.append(Chapter(link.start_ms, title, link.page))
+    else:
+        screens = [
+            row
+            for row in store.segments_of_source(source.id)
+            if row.kind == SegmentKind.SCREEN and row.start_ms is not None
+        ]
+        found = [
+            Chapter(row.start_ms or 0, title)
+            for row in sorted(screens, key=lambda r: r.start_ms or 0)
+            if (title := _first_line(row.heading) or _first_line(row.text))
+        ]
+    merged: list[Chapter] = []
+    for chapter in found:
+        if not merged or chapter.title.casefold() != merged[-1].title.casefold():
+            merged.append(chapter)
+    return merged
+
+
+def _page_titles(store: Store, deck_id: int) -> dict[int, str]:
+    titles: dict[int, str] = {}
+    for row in store.segments_of_source(deck_id):
+        if row.page is not None and row.page not in titles:
+            title = _first_line(row.heading) or _first_line(row.text)
+            if title:
+                titles[row.page] = title
+    return titles
+
+
+def _first_line(text: str) -> str:
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    return line if len(line) <= MAX_TITLE_CHARS else line[: MAX_TITLE_CHARS - 1] + "…"

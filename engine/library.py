@@ -271,6 +271,14 @@ class Library:
         """
         return documents.transcript(self.store, self._source_or_raise(path))
 
+    def chapters(self, path: str) -> list[documents.Chapter]:
+        """A lecture's chapters: where its slide (or the text on its screen) changes, titled.
+
+        Raises:
+            NotFoundError: no such file in the library.
+        """
+        return documents.chapters(self.store, self._source_or_raise(path))
+
     def source_text(self, path: str, member: str | None = None) -> str:
         """The text of a code or notes file, or of a file inside an imported archive,
         decoded the way the import decoded it (for showing it at the matched line).

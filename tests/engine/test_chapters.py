@@ -1,0 +1,52 @@
+"""A lecture's chapters come from the slides linked to it (titled by each slide's first line)
+or, without a deck, from the text read off its screen; real library, real PDF and subtitles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.documents import Chapter
+from engine.library import Library
+from tests.factories import make_pdf, make_srt
+
+DECK = (
+    "Bubble sort\nswap neighbours until nothing moves",
+    "Merge sort\nsplit in halves and merge the sorted halves",
+    "Hash tables\nkeys hash to buckets that hold values",
+)
+CUES = (
+    (0, 9_000, "Bubble sort swaps neighbours until nothing moves in the list."),
+    (9_000, 18_000, "Bubble sort is slow: it swaps neighbours again and again."),
+    (18_000, 27_000, "Merge sort splits the list in halves and merges the sorted halves."),
+    (27_000, 36_000, "Merging the sorted halves keeps merge sort stable."),
+    (36_000, 45_000, "Hash tables map keys to buckets; each bucket holds values."),
+    (45_000, 54_000, "A hash table resizes when its buckets fill up with keys."),
+)
+
+
+def test_chapters_follow_the_linked_slides_and_are_titled_by_them(
+    library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Algorithms"
+    course.mkdir()
+    make_pdf(course / "slides.pdf", list(DECK), slides=True)
+    lecture = make_srt(course / "lecture.srt", CUES)
+    library.ingest([course])
+
+    chapters = library.chapters(str(lecture))
+    assert [c.title for c in chapters] == ["Bubble sort", "Merge sort", "Hash tables"]
+    assert [c.page for c in chapters] == [1, 2, 3]
+    starts = [c.start_ms for c in chapters]
+    assert starts == sorted(starts)
+    assert starts[0] < 18_000 <= starts[1] + 9_000 and starts[1] < 36_000 <= starts[2] + 9_000
+
+
+def test_a_lecture_without_slides_has_no_chapters_and_a_deck_none(
+    library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Talks"
+    course.mkdir()
+    lecture = make_srt(course / "talk.srt", CUES[:2])
+    library.ingest([course])
+    assert library.chapters(str(lecture)) == []
+    assert Chapter(0, "x") == Chapter(0, "x", None)
