@@ -3,7 +3,7 @@ a third time by its best sentence; reciprocal rank fusion merges the three."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +44,7 @@ class Pool:
     vector: np.ndarray | None  # the query's (None: no dense search)
     dimension: int | None  # of the vector index (None: dense is off or there is no index)
     best_bm25: float  # the top full-text score (0: no full-text hits)
+    similarity: Mapping[int, float]  # each dense hit's vector similarity to the query's
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +126,7 @@ class CandidateFinder:
             vector=vector,
             dimension=None if index is None else index.dimension,
             best_bm25=max(ft.scores.values(), default=0.0),
+            similarity=dn.scores,
         )
 
     def _head(

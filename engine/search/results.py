@@ -42,6 +42,9 @@ class SearchResult:
     shown_in: tuple[tuple[str, int], ...] = ()  # a slide hit: (video path, start_ms) shown
     # With SearchConfig.neighbours: the text of the segments before and after it in its file.
     context: tuple[str, str] | None = None
+    # A strong match passes the early exit on its own (engine/search/strength.py); the
+    # results below the first weaker one are all weaker.
+    strong: bool = True
 
     def to_json(self) -> dict[str, object]:
         """The CLI's JSON shape: seconds for times, 1-based pages and lines."""
@@ -71,6 +74,7 @@ class SearchResult:
                 None if self.slide is None else {"source": self.slide[0], "page": self.slide[1]}
             ),
             "shown_in": [{"source": p, "start": sec(ms)} for p, ms in self.shown_in],
+            "strong": self.strong,
             "context": (
                 None
                 if self.context is None

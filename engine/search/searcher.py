@@ -18,6 +18,7 @@ from engine.search.results import NO_FILTERS, SearchFilters, SearchOutcome
 from engine.search.seek import distinct_moments, refine_seeks
 from engine.search.snippets import ResultMaker
 from engine.search.stats import LibraryStats
+from engine.search.strength import strengths
 from engine.store import Store
 
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ class Searcher:
             with clock("mmr"):
                 head = by_mmr(head, self._store, pool.dimension, limit, cfg.mmr)
         with clock("fuse"):  # its key in took_ms from before the split (bench/ prints it)
-            results = self._results.results(distinct_hits(head, cfg, limit), q.weights, cfg)
+            hits = distinct_hits(head, cfg, limit)
+            strong = strengths(hits, q.weights, pool.similarity, cfg)
+            results = self._results.results(hits, q.weights, cfg, strong)
         return SearchOutcome(
             results, clock.took(), best_similarity=pool.best_similarity, reranked=reranked
         )

@@ -52,6 +52,31 @@ def make_snippet(
     return snippet, spans
 
 
+def code_snippet(
+    text: str, weights: Mapping[str, float], line: int, *, lines: int = 6
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Up to ``lines`` lines of code from the 0-based ``line`` on (one before it), with their
+    line breaks and relative indentation kept, and the spans of the query words in them."""
+    source = text.splitlines()
+    first = max(0, line - 1)
+    shown = [s.rstrip() for s in source[first : first + lines]]
+    while shown and not shown[-1].strip():
+        shown.pop()
+    while len(shown) > 1 and not shown[0].strip():
+        shown.pop(0)
+        first += 1
+    indents = [len(s) - len(s.lstrip()) for s in shown if s.strip()]
+    cut = min(indents, default=0)
+    snippet = "\n".join(s[cut:] for s in shown)
+    if first > 0:
+        snippet = "…\n" + snippet
+    if first + lines < len(source):
+        snippet += "\n…"
+    is_match = is_query_word(weights)
+    spans = tuple((m.start(), m.end()) for m in WORD.finditer(snippet) if is_match(m.group()))
+    return snippet, spans
+
+
 class ResultMaker:
     """Turns the chosen candidates into results; reads the media links from the store."""
 
@@ -59,14 +84,22 @@ class ResultMaker:
         self._store, self._thumbs = store, thumbs
 
     def results(
-        self, hits: Sequence[Candidate], weights: Mapping[str, float], cfg: SearchConfig
+        self,
+        hits: Sequence[Candidate],
+        weights: Mapping[str, float],
+        cfg: SearchConfig,
+        strong: Sequence[bool] = (),
     ) -> list[SearchResult]:
+        """``strong`` says, per hit, whether it is a strong match (every hit when empty)."""
         context: Mapping[int, tuple[str, str]] = {}
         if cfg.neighbours and hits:
             context = self._store.neighbours([c.id for c in hits])
+        sure = list(strong) or [True] * len(hits)
         return [
-            self._result(c, weights, cfg, context.get(c.id, ("", "")) if cfg.neighbours else None)
-            for c in hits
+            self._result(
+                c, weights, cfg, context.get(c.id, ("", "")) if cfg.neighbours else None, s
+            )
+            for c, s in zip(hits, sure, strict=True)
         ]
 
     def _result(
@@ -75,13 +108,16 @@ class ResultMaker:
         weights: Mapping[str, float],
         cfg: SearchConfig,
         context: tuple[str, str] | None,
+        strong: bool = True,
     ) -> SearchResult:
         row, line = hit.row, None
         around = passage_offset(row, hit.passage) if cfg.seek_refinement else None
+        snippet, spans = make_snippet(row.text, weights, words=cfg.snippet_words, around=around)
         if row.line_start is not None:
             offset = best_line(row.text, weights) if weights else None
             line = row.line_start + (offset or 0)
-        snippet, spans = make_snippet(row.text, weights, words=cfg.snippet_words, around=around)
+            if row.kind == SegmentKind.CODE:  # code reads in lines, not in a run of words
+                snippet, spans = code_snippet(row.text, weights, offset or 0)
         thumbnail, slide, shown_in = self._media_links(row, hit.seek_ms)
         return SearchResult(
             segment_id=row.id,
@@ -107,6 +143,7 @@ class ResultMaker:
             slide=slide,
             shown_in=shown_in,
             context=context,
+            strong=strong,
         )
 
     def _media_links(

@@ -1,0 +1,61 @@
+"""Each result says whether it is a strong match (the window draws "weaker matches" above
+the first weak one), and code results keep their lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.config import EngineConfig
+from engine.demo import DEMO_COURSE, demo_files
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from engine.types import SegmentKind
+
+
+@pytest.fixture(scope="module")
+def demo_text_library(
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
+) -> Iterator[Library]:
+    """The demo course's notes, slides and code (its video needs the speech model)."""
+    folder = tmp_path_factory.mktemp("demo-text")
+    library = Library.open(
+        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
+    yield library
+    library.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "word"),
+    [("pivot", "pivot"), ("when should a hash table resize", "hash")],
+)
+def test_padding_below_the_real_answers_is_weaker(
+    demo_text_library: Library, query: str, word: str
+) -> None:
+    results = demo_text_library.search(query, limit=20, typing=True).results
+    assert len(results) == 20
+    strong = [r for r in results if r.strong]
+    # Strength is a prefix of the ranking: no strong hit below a weaker one.
+    assert [r.strong for r in results] == [True] * len(strong) + [False] * (20 - len(strong))
+    assert 2 <= len(strong) <= 6, [(r.snippet[:40], r.strong) for r in results]
+    assert all(word in r.snippet.casefold() for r in strong)
+    weaker = results[len(strong) :]
+    # What fills the list to 20 only shares the course's topic: no query word in it.
+    assert sum(word in r.snippet.casefold() for r in weaker) <= 1
+    assert all(r.to_json()["strong"] is r.strong for r in results)
+
+
+def test_a_code_result_keeps_its_line_breaks(demo_text_library: Library) -> None:
+    hits = demo_text_library.search("binary_search target", limit=5).results
+    code = next(r for r in hits if r.kind == SegmentKind.CODE)
+    lines = code.snippet.splitlines()
+    assert len(lines) >= 3, code.snippet
+    assert any(line.startswith("def binary_search(") for line in lines), code.snippet
+    assert any(line.startswith("    ") for line in lines)  # the body's indentation
+    spans = [code.snippet[a:b].casefold() for a, b in code.highlights]
+    assert "target" in spans
