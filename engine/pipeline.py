@@ -10,8 +10,10 @@ their lectures (:mod:`engine.linking`).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -188,21 +190,27 @@ class Pipeline:
         except CoursedexError as e:
             self._mark_error(job, str(e))
             return FileResult(path, Outcome.ERROR, str(e))
-        except (OSError, ValueError, RuntimeError, MemoryError) as e:
-            # A parser library failed in a way we did not foresee: the file is bad,
-            # the import is not. Keep the traceback in the log.
-            log.warning("unexpected failure reading %s", path, exc_info=True)
-            reason = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+        except Exception as e:
+            # A library failed in a way we did not foresee (a parser on odd input, a full
+            # disk): the file is bad or could not be written, the import is not. Every write
+            # is one transaction, so what failed left nothing half done. The log keeps the
+            # traceback.
+            log.warning("unexpected failure importing %s", path, exc_info=True)
+            reason = failure_reason(e)
             self._mark_error(job, reason)
             return FileResult(path, Outcome.ERROR, reason)
 
     def _mark_error(self, job: Job, reason: str) -> None:
         """Record why a file failed. Its earlier index goes: a hit must never open a file
-        that no longer holds the text that matched."""
-        source = self.store.source_by_path(str(job.file.path))
-        if source is not None:
-            self.indexer.drop_segments(source.id)
-            self.store.set_source_status(source.id, SourceStatus.ERROR, reason)
+        that no longer holds the text that matched. When even that cannot be written (the
+        disk is full), the row stays queued and a later import tries the file again."""
+        try:
+            source = self.store.source_by_path(str(job.file.path))
+            if source is not None:
+                self.indexer.drop_segments(source.id)
+                self.store.set_source_status(source.id, SourceStatus.ERROR, reason)
+        except Exception:
+            log.warning("could not record the failure of %s", job.file.path, exc_info=True)
 
     def _one(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
         item = job.file
@@ -361,6 +369,19 @@ class Pipeline:
             for s in scanned
         ]
         return self.indexer.append_screen(source_id, scenes, drafts, vectors, embedder)
+
+
+def failure_reason(error: Exception) -> str:
+    """One line a user can act on for an error nobody foresaw."""
+    if isinstance(error, sqlite3.Error) and getattr(error, "sqlite_errorcode", None) == (
+        sqlite3.SQLITE_FULL
+    ):
+        return "disk full: the library database cannot grow; free some space and import again"
+    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+        where = f" writing {error.filename}" if error.filename else ""
+        return f"disk full{where}; free some space and import again"
+    text = str(error).splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text}"[:200]
 
 
 def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:
