@@ -14,6 +14,7 @@ import errno
 import hashlib
 import logging
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -74,12 +75,16 @@ def plan(paths: Iterable[Path | str], course: str | None = None) -> list[Planned
     Videos and audio come last, so everything else is searchable while they transcribe."""
     planned: list[PlannedFile] = []
     for raw in paths:
-        path = Path(raw).expanduser().resolve()
+        given = Path(raw).expanduser()
+        path = given.resolve()
         if path.is_dir():
             name = course or path.name
             files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
             root: str | None = str(path)
         else:
+            # A file keeps the name it was given: a link is not its target (as in a folder,
+            # where the files found keep their own names too).
+            path = given.absolute().parent.resolve() / given.name
             name, files, root = course or UNSORTED, [path], None
         for f in files:
             kind = ingest.classify(f)
@@ -216,7 +221,7 @@ class Pipeline:
         item = job.file
         path = item.path
         if not path.is_file():
-            raise CoursedexError("file not found")
+            raise UnreadableFileError(_not_a_file(path))
         sidecar = ingest.find_sidecar(path) if item.kind in MEDIA else None
         stat = path.stat()
         known = self.store.source_by_path(str(path))
@@ -241,7 +246,15 @@ class Pipeline:
         )
         if cancel is not None and cancel.is_set():
             raise Cancelled("cancelled")
-        scan = item.kind is SourceKind.VIDEO and self.config.media.screen_text
+        if parsed.kind is not item.kind:  # a .mkv or .mp4 with sound only is audio
+            self.store.upsert_source(
+                course_id=job.course_id,
+                path=str(path),
+                kind=parsed.kind,
+                title=path.name,
+                status=SourceStatus.INDEXING,
+            )
+        scan = parsed.kind is SourceKind.VIDEO and self.config.media.screen_text
         stage(Stage.EMBEDDING)
         content, embedder = self.content(
             parsed,
@@ -382,6 +395,26 @@ def failure_reason(error: Exception) -> str:
         return f"disk full{where}; free some space and import again"
     text = str(error).splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {text}"[:200]
+
+
+def _not_a_file(path: Path) -> str:
+    """Why ``path`` cannot be read as a file; found without opening it (a named pipe would
+    wait for a writer forever)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "broken link: its target is gone" if path.is_symlink() else "file not found"
+    except OSError as e:
+        return f"cannot read it: {e.strerror or e}"
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return "not a regular file (a named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "not a regular file (a device)"
+    if stat.S_ISSOCK(mode):
+        return "not a regular file (a socket)"
+    return "not a regular file"
 
 
 def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:

@@ -66,7 +66,7 @@ class Reader:
         if transcribe:
             parsed = self._transcribe(path, sha, stage, cancel)
         else:
-            parsed = ingest.parse_file(path, self.config)
+            parsed = _as_audio_if_no_picture(ingest.parse_file(path, self.config), path)
         if self.config.media.screen_text and any(s.needs_ocr for s in parsed.segments):
             parsed = self._read_pages(path, parsed, stage, cancel)
         return parsed
@@ -186,3 +186,18 @@ class Reader:
             progress=report,
             cancel=cancel,
         )
+
+
+def _as_audio_if_no_picture(parsed: ParsedSource, path: Path) -> ParsedSource:
+    """A "video" read through its subtitles is audio when the file has no video stream (an
+    audio-only .mkv): there are no frames to scan. A file that is not media at all stays a
+    video; its frames fail later with a note, and its subtitles stay searchable."""
+    if parsed.kind is not SourceKind.VIDEO:
+        return parsed
+    from engine.media.probe import probe
+
+    try:
+        has_video = probe(path).has_video
+    except UnreadableFileError:
+        return parsed
+    return parsed if has_video else replace(parsed, kind=SourceKind.AUDIO)

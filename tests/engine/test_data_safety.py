@@ -3,11 +3,13 @@ fails on in a way nobody foresaw, a truncated database, a full disk, odd paths."
 
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
 
 from engine.library import Library, Outcome
-from engine.types import SourceStatus
+from engine.types import SourceKind, SourceStatus
+from tools.lecture_media import make_audio
 
 
 class _NamelessInfo(zipfile.ZipInfo):
@@ -41,3 +43,51 @@ def test_an_unexpected_failure_ends_that_file_and_the_import_goes_on(
     source = library.source(str(odd))
     assert source is not None and source.status == SourceStatus.ERROR
     assert library.search("sea otter stone").results
+
+
+# --- item 12: what a file given by name is ------------------------------------------------
+
+
+def test_a_fifo_or_device_given_by_name_is_not_a_regular_file(
+    library: Library, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)  # nothing ever writes to it: opening it to read would wait forever
+    report = library.ingest([fifo, "/dev/null"])
+    details = {Path(f.path).name: f for f in report.files}
+    assert details["pipe.md"].outcome == Outcome.ERROR
+    assert details["pipe.md"].detail == "not a regular file (a named pipe)"
+    assert details["null"].outcome == Outcome.ERROR
+    assert details["null"].detail == "not a regular file (a device)"
+
+
+def test_a_symlink_is_reported_under_the_name_the_user_gave(
+    library: Library, tmp_path: Path
+) -> None:
+    target = tmp_path / "store" / "3f9a1c.md"
+    target.parent.mkdir()
+    target.write_text("# Lemurs\n\nThe ring-tailed lemur lives in Madagascar.\n")
+    link = tmp_path / "lemur-notes.md"
+    link.symlink_to(target)
+    report = library.ingest([link])
+    assert [Path(f.path).name for f in report.files] == ["lemur-notes.md"]
+    assert report.files[0].outcome == Outcome.INDEXED
+    hit = library.search("ring-tailed lemur").results[0]
+    assert hit.source == str(link)
+    assert library.source(str(target)) is None
+
+
+def test_an_audio_only_mkv_is_audio_and_not_scanned_for_frames(
+    library: Library, tmp_path: Path
+) -> None:
+    mkv = tmp_path / "talk.mkv"
+    spoken_ms = make_audio(mkv, "The capybara is the largest rodent in the world.")
+    report = library.ingest([mkv])
+    result = report.files[0]
+    assert result.outcome == Outcome.INDEXED, result.detail
+    assert "frames" not in result.detail
+    source = library.source(str(mkv))
+    assert source is not None and source.kind == SourceKind.AUDIO
+    assert source.duration_ms is not None and source.duration_ms < spoken_ms + 5_000
+    assert library.store.scenes(source.id) == []
+    assert library.search("capybara rodent").results[0].source == str(mkv)
