@@ -1,0 +1,48 @@
+"""The `coursedex` command: every engine job from a terminal, for scripts and tests.
+
+This is an entry point: it alone reads the environment (COURSEDEX_LIBRARY, COURSEDEX_MODELS)
+and configures logging. Its parts: ``parser`` (the grammar), ``context`` (options, models,
+library), ``commands`` (the library's commands), ``models`` (model commands and ``eval``) and
+``output`` (what they print).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import sys
+from collections.abc import Callable, Sequence
+
+from engine.api import DEMO_DIR, CoursedexError
+from engine.cli.context import Context
+from engine.cli.parser import build_parser, command_names
+
+__all__ = ["DEMO_DIR", "build_parser", "command_names", "main"]
+
+log = logging.getLogger("coursedex")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # A frozen build (PyInstaller) runs its speech-recognition child through this entry point.
+    multiprocessing.freeze_support()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if args.command is None:
+        parser.print_help()
+        return 0
+    ctx = Context(args)
+    func: Callable[[Context], int] = args.func
+    try:
+        return func(ctx)
+    except CoursedexError as e:
+        log.debug("command failed", exc_info=True)
+        print(f"coursedex: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    finally:
+        ctx.close()

@@ -1,0 +1,232 @@
+"""The library's commands: ingest, search, list, remove, rename, stats, reindex and demo."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+from engine.api import (
+    DEMO_COURSE,
+    DEMO_DIR,
+    FileResult,
+    Library,
+    SearchConfig,
+    SearchFilters,
+    SegmentKind,
+    demo_files,
+    demo_queries,
+    printable,
+    valid_text,
+)
+from engine.cli.context import Context
+from engine.cli.output import ProgressBar, print_report, print_results
+
+
+def cmd_ingest(ctx: Context) -> int:
+    args = ctx.args
+    missing = [p for p in args.paths if not Path(p).exists()]
+    for p in missing:
+        print(f"coursedex: no such file or folder: {printable(p)}", file=sys.stderr)
+    bar = ProgressBar(sys.stderr)
+    cancel = threading.Event()
+    try:
+        report = ctx.library().ingest(
+            [p for p in args.paths if p not in missing],
+            course=args.course,
+            progress=bar,
+            cancel=cancel,
+        )
+    except KeyboardInterrupt:
+        cancel.set()
+        bar.finish()
+        print("coursedex: interrupted; indexed files are kept", file=sys.stderr)
+        return 130
+    bar.finish()
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "seconds": round(report.seconds, 3),
+                    "files": [_file_json(f) for f in report.files],
+                }
+            )
+        )
+    else:
+        print_report(report, sys.stdout)
+    return 1 if missing or (report.errors and args.strict) else 0
+
+
+def _file_json(f: FileResult) -> dict[str, object]:
+    return {"path": f.path, "outcome": f.outcome.value, "detail": f.detail, "segments": f.segments}
+
+
+def _search_config(args: argparse.Namespace) -> SearchConfig:
+    cfg = SearchConfig(neighbours=args.context)
+    if args.mode == "fulltext":
+        cfg = replace(cfg, dense=False, passage_rank=False)
+    elif args.mode == "dense":
+        cfg = replace(cfg, fulltext=False, passage_rank=False)
+    return cfg
+
+
+def cmd_search(ctx: Context) -> int:
+    args = ctx.args
+    library = ctx.library()
+    filters = SearchFilters(
+        kinds=tuple(SegmentKind(k) for k in args.kind or ()), course=args.course
+    )
+    cfg = _search_config(args)
+    if args.batch:
+        return _search_batch(library, Path(args.batch), args.limit, filters, cfg)
+    if args.query is None:
+        print("coursedex search: give a QUERY or --batch FILE", file=sys.stderr)
+        return 2
+    # Invalid UTF-8 on the command line arrives as lone surrogates: show it as U+FFFD.
+    query = valid_text(args.query)
+    outcome = library.search(query, limit=args.limit, filters=filters, config=cfg)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "query": query,
+                    "results": [r.to_json() for r in outcome.results],
+                    "gated": outcome.gated,
+                    "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+                }
+            )
+        )
+    else:
+        print_results(query, outcome)
+    return 0
+
+
+def _search_batch(
+    library: Library, path: Path, limit: int, filters: SearchFilters, cfg: SearchConfig
+) -> int:
+    try:
+        # Bytes that are not UTF-8 become U+FFFD instead of ending the whole batch.
+        if str(path) == "-" and isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(encoding="utf-8", errors="replace")
+        source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8", errors="replace")
+    except OSError as e:
+        print(f"coursedex: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    with source:
+        for number, line in enumerate(source, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                qid, query = item["id"], valid_text(str(item["query"]))
+            except (ValueError, KeyError, TypeError) as e:
+                print(
+                    f'coursedex: {path}:{number}: not a {{"id", "query"}} line ({e})',
+                    file=sys.stderr,
+                )
+                return 2
+            outcome = library.search(query, limit=limit, filters=filters, config=cfg)
+            print(
+                json.dumps(
+                    {
+                        "id": qid,
+                        "results": [r.to_json() for r in outcome.results],
+                        "gated": outcome.gated,
+                        "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+                    }
+                ),
+                flush=True,
+            )
+    return 0
+
+
+def cmd_list(ctx: Context) -> int:
+    library = ctx.library()
+    sources = library.sources(ctx.args.course)
+    if ctx.args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "course": s.course,
+                        "path": s.path,
+                        "kind": s.kind.value,
+                        "title": s.title,
+                        "status": s.status.value,
+                        "error": s.error,
+                        "segments": s.segments,
+                    }
+                    for s in sources
+                ]
+            )
+        )
+        return 0
+    course = None
+    for s in sources:
+        if s.course != course:
+            course = s.course
+            print(printable(course))
+        status = printable(s.status.value + (f": {s.error}" if s.error else ""))
+        name = printable(Path(s.path).name)
+        print(f"  {s.kind.value:9s} {name}  ({s.segments} segments, {status})")
+    if not sources:
+        print("the library is empty: run `coursedex ingest FOLDER`")
+    return 0
+
+
+def cmd_remove(ctx: Context) -> int:
+    n = ctx.library().remove(ctx.args.target)
+    print(f"removed {n} file{'s' if n != 1 else ''}")
+    return 0
+
+
+def cmd_rename(ctx: Context) -> int:
+    ctx.library().rename_course(ctx.args.old, ctx.args.new)
+    print(f"renamed {ctx.args.old!r} to {ctx.args.new!r}")
+    return 0
+
+
+def cmd_stats(ctx: Context) -> int:
+    stats = ctx.library().stats()
+    if ctx.args.json:
+        print(json.dumps(stats))
+    else:
+        for key, value in stats.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+def cmd_reindex(ctx: Context) -> int:
+    library = ctx.library()
+    name = ctx.args.model or ctx.config.embedder
+    embedder = ctx.registry.load_embedder(name, ctx.config.threads)
+
+    def progress(done: int, total: int) -> None:
+        print(f"\rre-embedding {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    n = library.reindex(embedder, progress=progress)
+    print(f"\nre-indexed {n} segments with {embedder.model_id}")
+    return 0
+
+
+def cmd_demo(ctx: Context) -> int:
+    library = ctx.library()
+    if not any(c.name == DEMO_COURSE for c in library.courses()):
+        print(f"indexing the demo course from {DEMO_DIR} ...", file=sys.stderr)
+        bar = ProgressBar(sys.stderr)
+        report = library.ingest(demo_files(), course=DEMO_COURSE, progress=bar)
+        bar.finish()
+        print_report(report, sys.stderr)
+    for query in ctx.args.queries or demo_queries():
+        outcome = library.search(query, limit=3, filters=SearchFilters(course=DEMO_COURSE))
+        print_results(query, outcome)
+        print()
+    print(f'library: {library.folder}  (try: coursedex search "your question")')
+    return 0
+
+
+# --- parser ---------------------------------------------------------------------------------

@@ -1,0 +1,101 @@
+"""What the commands print: the progress line, search results and an import's summary."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from engine.api import (
+    IngestProgress,
+    IngestReport,
+    Outcome,
+    SearchOutcome,
+    clock,
+    location,
+    masked,
+    printable,
+    progress_line,
+)
+
+
+class ProgressBar:
+    """One updating line on a terminal; one line per finished file when not a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+
+    def __call__(self, p: IngestProgress) -> None:
+        if self.tty:
+            filled = int(p.fraction * 24)
+            bar = "#" * filled + "." * (24 - filled)
+            line = f"\r[{bar}] {p.fraction:4.0%} {progress_line(p)}"
+            self.stream.write(line.ljust(100)[:100])
+            self.stream.flush()
+        elif p.result is not None:
+            name = printable(Path(p.path).name)
+            self.stream.write(f"[{p.index + 1}/{p.total}] {p.result.outcome.value}: {name}\n")
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+
+
+def _highlight(snippet: str, spans: Sequence[tuple[int, int]], tty: bool) -> str:
+    on, off = ("\033[1m", "\033[0m") if tty else ("[", "]")
+    out, last = [], 0
+    for a, b in spans:
+        out.extend([snippet[last:a], on, snippet[a:b], off])
+        last = b
+    out.append(snippet[last:])
+    return "".join(out)
+
+
+def print_results(query: str, outcome: SearchOutcome) -> None:
+    tty = sys.stdout.isatty()
+    results, took = outcome.results, outcome.took_ms.get("total", 0.0)
+    if outcome.gated:
+        # The early exit: nothing is close, so no nearest noise either.
+        print(
+            f"Nothing in your library is close to {query!r} "
+            f"(best similarity {outcome.best_similarity or 0.0:.2f}, {took:.0f} ms)"
+        )
+        return
+    print(f"{len(results)} results for {query!r} ({took:.0f} ms)")
+    for i, r in enumerate(results, start=1):
+        where = printable(f"{r.course} / {r.title}  {location(r)}")
+        print(f"{i:2d}. [{r.kind.value}] {where}")
+        print(f"    {_highlight(masked(r.snippet), r.highlights, tty)}")
+        if r.context is not None:
+            before, after = (
+                printable(_words(text, n)) for text, n in zip(r.context, (-24, 24), strict=True)
+            )
+            print(f"    before: …{before}" if before else "    before: (start of file)")
+            print(f"    after:  {after}…" if after else "    after:  (end of file)")
+        if r.slide is not None:
+            print(f"    on screen: {printable(Path(r.slide[0]).name)} page {r.slide[1]}")
+        for path, ms in r.shown_in[:3]:
+            print(f"    shown in {printable(Path(path).name)} at {clock(ms)}")
+
+
+def _words(text: str, n: int) -> str:
+    """The first ``n`` words of ``text``, or its last ``-n`` when ``n`` is negative."""
+    words = text.split()
+    return " ".join(words[n:] if n < 0 else words[:n])
+
+
+def print_report(report: IngestReport, stream: TextIO) -> None:
+    counts = {o: report.count(o) for o in Outcome}
+    parts = [f"{n} {o.value}" for o, n in counts.items() if n]
+    stream.write(
+        f"{len(report.files)} files in {report.seconds:.1f} s: "
+        f"{', '.join(parts) or 'nothing to do'}\n"
+    )
+    for f in report.files:
+        if f.outcome == Outcome.ERROR:
+            stream.write(f"  error: {printable(f.path)}: {printable(f.detail)}\n")
+        elif f.outcome == Outcome.INDEXED and f.detail:
+            stream.write(f"  note: {printable(f.path)}: {printable(f.detail)}\n")

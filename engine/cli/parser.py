@@ -1,0 +1,163 @@
+"""The command line's grammar: global options, then one sub-parser per command."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from engine.api import MediaConfig, SegmentKind, __version__, default_library, default_models
+from engine.cli import commands
+from engine.cli.models import cmd_eval, cmd_models
+
+
+def positive(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="coursedex",
+        description="Search your own lecture videos, slides, code and notes, offline.",
+    )
+    p.add_argument("--version", action="version", version=f"coursedex {__version__}")
+    p.add_argument(
+        "--library",
+        default=str(default_library(os.environ)),
+        help="library folder (default: $COURSEDEX_LIBRARY or the user data folder)",
+    )
+    p.add_argument(
+        "--models",
+        default=str(default_models(os.environ)),
+        help="models folder (default: $COURSEDEX_MODELS or the user data folder)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=min(4, os.cpu_count() or 2),
+        help="CPU threads for models (default: up to 4)",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    _ingest(sub)
+    _search(sub)
+    _manage(sub)
+    _models(sub)
+    _eval(sub)
+    s = sub.add_parser("demo", help="index the built-in demo course and run example searches")
+    s.add_argument("queries", nargs="*", help="queries to run instead of the examples")
+    s.set_defaults(func=commands.cmd_demo)
+    return p
+
+
+def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("ingest", help="index files and folders (a folder becomes a course)")
+    s.add_argument("paths", nargs="+", metavar="PATH")
+    s.add_argument("--course", help="course name (default: the folder's name)")
+    s.add_argument("--json", action="store_true", help="print the outcome per file as JSON")
+    s.add_argument("--strict", action="store_true", help="exit 1 when any file failed")
+    s.add_argument("--model", help="embedder for a new library (default: all-minilm-l6-v2-int8)")
+    s.add_argument(
+        "--speech-model",
+        help=f"speech recognition model (default: {MediaConfig().speech_model}; "
+        "see `coursedex models list`)",
+    )
+    s.add_argument("--language", help="spoken language code for multilingual speech models")
+    s.add_argument(
+        "--no-screen-text",
+        action="store_true",
+        help="do not read text off video frames and scanned pages",
+    )
+    s.set_defaults(func=commands.cmd_ingest)
+
+
+def _search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("search", help="search the library")
+    s.add_argument("query", nargs="?", help="any text")
+    s.add_argument("--limit", type=positive, default=10, help="results to show (1 or more)")
+    s.add_argument(
+        "--kind",
+        action="append",
+        choices=[k.value for k in SegmentKind],
+        help="only this kind of result (repeatable)",
+    )
+    s.add_argument("--course", help="only this course")
+    s.add_argument("--json", action="store_true", help="print results as JSON")
+    s.add_argument(
+        "--batch",
+        metavar="FILE.jsonl",
+        help='queries as {"id", "query"} lines ("-" for stdin); one JSON line each',
+    )
+    s.add_argument("--mode", choices=["hybrid", "fulltext", "dense"], default="hybrid")
+    s.add_argument("--context", action="store_true", help="show the text before and after each hit")
+    s.add_argument("--model", help=argparse.SUPPRESS)
+    s.set_defaults(func=commands.cmd_search)
+
+
+def _manage(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("list", help="list courses and files with their status")
+    s.add_argument("--course")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=commands.cmd_list)
+
+    s = sub.add_parser("remove", help="remove a course (by name) or a file (by path)")
+    s.add_argument("target")
+    s.set_defaults(func=commands.cmd_remove)
+
+    s = sub.add_parser("rename", help="rename a course")
+    s.add_argument("old")
+    s.add_argument("new")
+    s.set_defaults(func=commands.cmd_rename)
+
+    s = sub.add_parser("stats", help="library size and contents")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=commands.cmd_stats)
+
+    s = sub.add_parser("reindex", help="re-embed everything (e.g. to switch embedding models)")
+    s.add_argument("--model", help="embedder to switch to (default: the configured one)")
+    s.set_defaults(func=commands.cmd_reindex)
+
+
+def _models(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("models", help="list, verify, install or remove models")
+    ms = s.add_subparsers(dest="models_command", metavar="ACTION", required=True)
+    m = ms.add_parser("list", help="known models and which are installed")
+    m.add_argument("--json", action="store_true")
+    m = ms.add_parser("verify", help="check installed model files against their checksums")
+    m.add_argument("name", nargs="?")
+    m = ms.add_parser("install", help="download a known model (resumes; checks sha256)")
+    m.add_argument("name")
+    m.add_argument("--mirror", help="base URL that replaces https://huggingface.co")
+    m = ms.add_parser("remove", help="delete an installed model")
+    m.add_argument("name")
+    s.set_defaults(func=cmd_models)
+
+
+def _eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("eval", help="score retrieval on a public benchmark (../shared/eval)")
+    s.add_argument("benchmark", choices=["tutorialvqa", "scifact"])
+    s.add_argument("--split", default="dev", choices=["dev"])
+    s.add_argument("--data", help="eval data folder (default: ../shared/eval)")
+    s.add_argument("--work", help="folder for the benchmark's library (default: a cache folder)")
+    s.add_argument("--limit-queries", type=int, default=None, help=argparse.SUPPRESS)
+    s.add_argument("--model", help="embedder (default: all-minilm-l6-v2-int8)")
+    s.add_argument("--reranker", help="cross-encoder: an installed model's name or a model folder")
+    s.add_argument(
+        "--ablation", action="store_true", help="one row per retrieval stage added to hybrid"
+    )
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_eval)
+
+
+def command_names() -> frozenset[str]:
+    """The CLI's commands (``ingest``, ``search``, ...)."""
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return frozenset(action.choices)
+    return frozenset()
