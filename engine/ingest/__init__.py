@@ -12,8 +12,8 @@ from pathlib import Path
 
 from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
+from engine.ingest.archive import parse_archive, parse_code_file
 from engine.ingest.chunking import chunk_transcript
-from engine.ingest.code import parse_archive, parse_code_file
 from engine.ingest.kinds import (
     ARCHIVE_EXTENSIONS,
     AUDIO_EXTENSIONS,

@@ -1,28 +1,22 @@
-"""Source code, Jupyter notebooks and zip archives of them -> CODE (and NOTE) segments.
+"""Source code -> CODE segments, cut where tree-sitter finds definitions.
 
 Code is cut at definition boundaries found by tree-sitter: each top-level function/class
 is one segment (a class longer than ``code_max_lines`` is cut into its header, its methods
 and the code between them); code between definitions (imports, module statements) forms
 its own segments; anything still too long becomes line windows that prefer blank lines.
 Languages without a grammar here fall back to blank-line-aware windows of ~40 lines.
-Comments directly above a definition belong to it.
-
-Notebook line numbers: the notebook is read as the concatenation of its cells' sources in
-order (markdown, code and raw cells; outputs excluded), each cell starting on a new line,
-with no separator lines. Line N is the N-th line of that concatenation, so cell 1 holding 3
-lines makes cell 2 start at line 4. Markdown cells become NOTE segments (heading path from
-the notebook's markdown headings), code cells are chunked like a source file.
+Comments directly above a definition belong to it. Notebooks (notebook.py) and files and
+archives (archive.py) are built on ``code_segments``.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import tree_sitter
 import tree_sitter_c
@@ -34,29 +28,13 @@ import tree_sitter_python
 import tree_sitter_rust
 import tree_sitter_typescript
 
-from engine.config import ChunkingConfig, EngineConfig
-from engine.errors import UnreadableFileError
-from engine.formatting import human_size
-from engine.ingest.kinds import NOTE_EXTENSIONS, NOTEBOOK_EXTENSIONS, classify
-from engine.ingest.notes import HeadingStack, markdown_segments, note_segments
-from engine.ingest.safezip import (
-    READABLE_COMPRESSION,
-    check_archive,
-    is_symlink,
-    open_zip,
-    read_member,
-)
-from engine.ingest.text import check_file, decode_text, read_text
-from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind
+from engine.config import ChunkingConfig
+from engine.types import SegmentDraft, SegmentKind
 
 log = logging.getLogger(__name__)
 
 FALLBACK_WINDOW_LINES = 40
 _MAX_HEADING_CHARS = 120
-SKIPPED_ARCHIVE_DIRS = frozenset(
-    {"__MACOSX", ".git", "node_modules", "__pycache__", ".venv", "venv", ".hg", ".svn",
-     ".ipynb_checkpoints", ".mypy_cache", ".pytest_cache", ".tox", ".idea"}
-)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- languages
@@ -162,15 +140,11 @@ _GRAMMARS: dict[str, _Grammar] = {
     ),
 }
 
-_EXTENSION_GRAMMAR = {
+EXTENSION_GRAMMAR = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
     ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript", ".tsx": "tsx",
     ".java": "java", ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp", ".cc": "cpp",
     ".cxx": "cpp", ".hh": "cpp", ".hxx": "cpp", ".go": "go", ".rs": "rust",
-}  # fmt: skip
-_NOTEBOOK_LANGUAGE_EXTENSION = {
-    "python": ".py", "python3": ".py", "javascript": ".js", "typescript": ".ts",
-    "java": ".java", "c": ".c", "c++": ".cpp", "cpp": ".cpp", "go": ".go", "rust": ".rs",
 }  # fmt: skip
 
 
@@ -182,7 +156,7 @@ def _parser(name: str) -> tree_sitter.Parser:
 
 def grammar_for(filename: str) -> str | None:
     """Name of the tree-sitter grammar used for a file name, or None (line windows)."""
-    return _EXTENSION_GRAMMAR.get(PurePosixPath(filename).suffix.lower())
+    return EXTENSION_GRAMMAR.get(PurePosixPath(filename).suffix.lower())
 
 
 # ---------------------------------------------------------------------------- identifiers
@@ -480,183 +454,3 @@ def code_segments(
             )
         )
     return segments
-
-
-# ---------------------------------------------------------------------------- notebooks
-
-
-def _cell_source(cell: dict[str, object]) -> str:
-    source = cell.get("source", cell.get("input", ""))
-    if isinstance(source, list):
-        source = "".join(str(part) for part in source)
-    if not isinstance(source, str):
-        return ""
-    source = source.replace("\r\n", "\n").replace("\r", "\n")
-    return source[:-1] if source.endswith("\n") else source
-
-
-def notebook_segments(text: str, name: str, cfg: ChunkingConfig) -> list[SegmentDraft]:
-    """Segments of a Jupyter notebook (see the module docstring for line numbering).
-
-    Raises:
-        UnreadableFileError: not JSON or not a notebook.
-    """
-    try:
-        notebook = json.loads(text)
-    except json.JSONDecodeError as e:
-        reason = f"not a Jupyter notebook (invalid JSON at line {e.lineno})"
-        raise UnreadableFileError(reason) from e
-    except RecursionError as e:  # thousands of nested brackets: no notebook looks like that
-        raise UnreadableFileError("not a Jupyter notebook (JSON nested too deeply)") from e
-    if not isinstance(notebook, dict):
-        raise UnreadableFileError("not a Jupyter notebook")
-    cells = notebook.get("cells")
-    worksheets = notebook.get("worksheets")
-    if cells is None and isinstance(worksheets, list) and worksheets:
-        first = worksheets[0]
-        cells = first.get("cells") if isinstance(first, dict) else None  # nbformat 3
-    if not isinstance(cells, list):
-        raise UnreadableFileError("not a Jupyter notebook (no cells)")
-    metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
-    language = ""
-    if isinstance(metadata, dict):
-        for key in ("kernelspec", "language_info"):
-            info = metadata.get(key)
-            if isinstance(info, dict):
-                language = str(info.get("language") or info.get("name") or "").lower()
-                if language:
-                    break
-    extension = _NOTEBOOK_LANGUAGE_EXTENSION.get(language or "python", "")
-    grammar_name = _EXTENSION_GRAMMAR.get(extension)
-
-    segments: list[SegmentDraft] = []
-    stack = HeadingStack()
-    offset = 0
-    for number, cell in enumerate(cells, start=1):
-        if not isinstance(cell, dict):
-            continue
-        source = _cell_source(cell)
-        line_count = len(source.split("\n")) if source else 0
-        if source.strip():
-            if cell.get("cell_type") == "code":
-                segments += code_segments(
-                    source,
-                    name,
-                    cfg,
-                    grammar_name=grammar_name,
-                    line_offset=offset,
-                    default_heading=stack.path() or f"cell {number}",
-                )
-            else:
-                segments += markdown_segments(
-                    source, cfg, stack=stack, line_offset=offset, path_in_archive=name
-                )
-        offset += line_count
-    return segments
-
-
-# ---------------------------------------------------------------------------- files
-
-
-def _member_segments(text: str, name: str, config: EngineConfig) -> list[SegmentDraft]:
-    suffix = PurePosixPath(name).suffix.lower()
-    if suffix in NOTEBOOK_EXTENSIONS:
-        return notebook_segments(text, name, config.chunking)
-    if suffix in NOTE_EXTENSIONS and PurePosixPath(name).name.lower() != "cmakelists.txt":
-        return note_segments(text, name, config.chunking, path_in_archive=name)[1]
-    return code_segments(text, name, config.chunking, grammar_name=grammar_for(name))
-
-
-def parse_code_file(path: Path, config: EngineConfig) -> ParsedSource:
-    """A single source file or notebook; ``path_in_archive`` is the file name.
-
-    Raises:
-        UnreadableFileError: empty, too large, binary, or (notebook) not valid JSON.
-    """
-    limits = config.limits
-    is_notebook = path.suffix.lower() in NOTEBOOK_EXTENSIONS
-    max_bytes = limits.max_text_file_bytes if is_notebook else limits.max_code_file_bytes
-    text = read_text(path, max_bytes, what="a notebook" if is_notebook else "a source file")
-    segments = _member_segments(text, path.name, config)
-    if not segments:
-        raise UnreadableFileError("no code to index (only blank lines or punctuation)")
-    return ParsedSource(kind=SourceKind.CODE, title=path.name, segments=tuple(segments))
-
-
-def _skip_reason(name: str) -> str | None:
-    parts = PurePosixPath(name.replace("\\", "/")).parts
-    if any(part in SKIPPED_ARCHIVE_DIRS for part in parts[:-1]):
-        return "ignored folder"
-    if parts and parts[-1].startswith("._"):
-        return "macOS metadata"
-    return None
-
-
-def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
-    """Every code, notebook and notes file inside a zip, read in memory, never extracted.
-
-    Members that are binary, too big, symlinks, nested archives or of other kinds are
-    skipped (named in ``warnings``); unsafe archives are refused as a whole.
-
-    Raises:
-        UnreadableFileError: not a zip, a member escapes its folder, a zip bomb, too many
-            members, or nothing indexable inside.
-    """
-    limits = config.limits
-    size = check_file(path, limits.max_file_bytes)
-    segments: list[SegmentDraft] = []
-    warnings: list[str] = []
-    budget = limits.max_archive_total_bytes
-    locked = 0  # members skipped as encrypted or compressed in a way zipfile cannot read
-    with open_zip(path) as zf:
-        check_archive(zf, size, limits)
-        seen: set[str] = set()
-        for info in sorted(zf.infolist(), key=lambda i: i.filename):
-            name = info.filename.replace("\\", "/")
-            if info.is_dir() or name in seen or _skip_reason(name):
-                continue
-            seen.add(name)
-            if is_symlink(info):
-                warnings.append(f"{name}: symbolic link skipped")
-                continue
-            if PurePosixPath(name).suffix.lower() == ".zip":
-                warnings.append(f"{name}: archive inside an archive skipped")
-                continue
-            if classify(PurePosixPath(name)) not in (SourceKind.CODE, SourceKind.NOTES):
-                continue
-            cap = limits.max_archive_member_bytes
-            if PurePosixPath(name).suffix.lower() not in NOTEBOOK_EXTENSIONS | NOTE_EXTENSIONS:
-                cap = min(cap, limits.max_code_file_bytes)
-            if info.file_size > cap:
-                warnings.append(f"{name}: too large ({human_size(info.file_size)}) skipped")
-                continue
-            if info.file_size == 0:
-                continue
-            if info.flag_bits & 0x1:
-                warnings.append(f"{name}: encrypted, skipped")
-                locked += 1
-                continue
-            if info.compress_type not in READABLE_COMPRESSION:
-                warnings.append(f"{name}: unsupported compression, skipped")
-                locked += 1
-                continue
-            data = read_member(zf, info, min(cap, budget))
-            budget -= len(data)
-            try:
-                text = decode_text(data, "a text file")
-                segments += _member_segments(text, name, config)
-            except UnreadableFileError as e:
-                warnings.append(f"{name}: {e}")
-                continue
-    for warning in warnings:
-        log.info("%s: %s", path.name, warning)
-    if not segments and locked:
-        raise UnreadableFileError(
-            f"cannot read the archive's files: {locked} are password-protected or use a "
-            "compression method Coursedex does not read"
-        )
-    if not segments:
-        raise UnreadableFileError("no code or notes files in the archive")
-    return ParsedSource(
-        kind=SourceKind.CODE, title=path.stem, segments=tuple(segments), warnings=tuple(warnings)
-    )

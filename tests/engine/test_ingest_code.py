@@ -10,14 +10,9 @@ import pytest
 from engine.api import Library, Outcome
 from engine.config import ChunkingConfig, EngineConfig, IngestLimits
 from engine.errors import UnreadableFileError
-from engine.ingest.code import (
-    code_segments,
-    identifier_words,
-    notebook_segments,
-    parse_archive,
-    parse_code_file,
-    split_identifier,
-)
+from engine.ingest.archive import parse_archive, parse_code_file
+from engine.ingest.code import code_segments, identifier_words, split_identifier
+from engine.ingest.notebook import notebook_segments
 from engine.types import SegmentKind, SourceKind
 from tests.factories import (
     make_code_zip,
