@@ -23,7 +23,7 @@ import numpy as np
 from engine import documents
 from engine.config import EngineConfig, SearchConfig
 from engine.embedding import Embedding, embed_text
-from engine.errors import NotFoundError
+from engine.errors import LibraryError, NotFoundError
 from engine.indexer import Indexer
 from engine.library_models import LibraryModels
 from engine.linking import link_slides
@@ -65,9 +65,17 @@ class Library:
         self.config = config
         self.models = models or ModelRegistry(default_models_dir())
         self.thumbs = folder / "thumbs"
+        db = folder / "library.db"
+        _refuse_lost_database(folder, db, empty=True)
         folder.mkdir(parents=True, exist_ok=True)
         self.thumbs.mkdir(exist_ok=True)
-        self.store = Store(folder / "library.db")
+        self.store = Store(db)
+        if self.embedder_id is None:
+            try:
+                _refuse_lost_database(folder, db, empty=False)
+            except LibraryError:
+                self.store.close()
+                raise
         self._models = LibraryModels(
             config, self.models, embedder, lambda: self.embedder_id, reranker
         )
@@ -350,3 +358,38 @@ class Library:
         db = self.folder / "library.db"
         out["database_bytes"] = db.stat().st_size if db.exists() else 0
         return out
+
+
+def _refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:
+    """Refuse a library whose database lost what its folder shows it held: a vector index
+    or thumbnails beside a database that is missing, empty (``empty``: checked before SQLite
+    touches it, which would make a 0-byte file a new library) or never held vectors.
+    Opening it would make an empty library, and its first write would delete the vectors of
+    everything it held; the user should restore the database instead.
+
+    Raises:
+        LibraryError: naming the database and what to do.
+    """
+    if empty:
+        wal = db.with_name(db.name + "-wal")
+        if _size(db) > 0 or _size(wal) > 0:
+            return  # SQLite reads it; a damaged one is refused with SQLite's reason
+    held = [p.parent.name for p in (folder / "vectors").glob("*.hnsw")]
+    if (folder / "thumbs").is_dir() and any((folder / "thumbs").iterdir()):
+        held.append("thumbs")
+    if not held:
+        return
+    state = "missing" if not db.exists() else "empty" if _size(db) == 0 else "new"
+    raise LibraryError(
+        f"the library database {db} is {state}, but the folder still holds the search index "
+        f"of an earlier library ({', '.join(sorted(set(held)))}): the database was truncated, "
+        "deleted or replaced. Restore library.db from a backup, or move the folder away to "
+        "start a new library. Nothing was changed"
+    )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

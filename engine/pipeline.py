@@ -386,7 +386,7 @@ class Pipeline:
 
 def failure_reason(error: Exception) -> str:
     """One line a user can act on for an error nobody foresaw."""
-    if isinstance(error, sqlite3.Error) and getattr(error, "sqlite_errorcode", None) == (
+    if isinstance(error, sqlite3.Error) and getattr(error, "sqlite_errorcode", 0) & 0xFF == (
         sqlite3.SQLITE_FULL
     ):
         return "disk full: the library database cannot grow; free some space and import again"

@@ -24,6 +24,10 @@ from engine.store.schema import migrate
 Record: TypeAlias = Any
 
 
+# SQLite's "database disk image is malformed" and "file is not a database".
+_DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
 @functools.lru_cache(maxsize=256)
 def _record_type(names: tuple[str, ...]) -> type[Any]:
     return collections.namedtuple("Record", names, rename=True)
@@ -55,6 +59,7 @@ class Database:
         Raises:
             LibraryError: the file is not a Coursedex database or is newer than this program.
         """
+        conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(
                 str(path), check_same_thread=False, timeout=30.0, isolation_level=None
@@ -68,6 +73,14 @@ class Database:
             conn.execute("PRAGMA synchronous = NORMAL")
             migrate(conn)
         except sqlite3.DatabaseError as e:
+            if conn is not None:
+                conn.close()
+            if getattr(e, "sqlite_errorcode", 0) & 0xFF in _DAMAGED:
+                raise LibraryError(
+                    f"the library database {path} is damaged ({e}): it may have been cut "
+                    "short by a full disk or a copy that did not finish. Restore it from a "
+                    "backup. Nothing was changed"
+                ) from e
             raise LibraryError(f"cannot open library database {path}: {e}") from e
         return cls(conn)
 

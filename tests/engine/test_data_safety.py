@@ -7,7 +7,13 @@ import os
 import zipfile
 from pathlib import Path
 
+import pytest
+
+from engine.config import EngineConfig
+from engine.errors import LibraryError
 from engine.library import Library, Outcome
+from engine.models.embedder import OnnxEmbedder
+from engine.store import Store
 from engine.types import SourceKind, SourceStatus
 from tools.lecture_media import make_audio
 
@@ -91,3 +97,43 @@ def test_an_audio_only_mkv_is_audio_and_not_scanned_for_frames(
     assert source.duration_ms is not None and source.duration_ms < spoken_ms + 5_000
     assert library.store.scenes(source.id) == []
     assert library.search("capybara rodent").results[0].source == str(mkv)
+
+
+# --- item 3: a truncated database ---------------------------------------------------------
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _open(folder: Path, embedder: OnnxEmbedder) -> Library:
+    return Library.open(folder, EngineConfig(), lambda: embedder)
+
+
+@pytest.mark.parametrize("keep", [0.0, 0.5])
+def test_a_truncated_database_is_refused_and_nothing_is_changed(
+    built_library_dir: Path, embedder: OnnxEmbedder, keep: float
+) -> None:
+    db = built_library_dir / "library.db"
+    data = db.read_bytes()
+    db.write_bytes(data[: int(len(data) * keep)])
+    before = _contents(built_library_dir)
+    assert any(name.startswith("vectors") for name in before)
+    with pytest.raises(LibraryError) as raised:
+        _open(built_library_dir, embedder)
+    message = str(raised.value)
+    assert str(db) in message and "\n" not in message
+    assert "backup" in message
+    assert _contents(built_library_dir) == before
+
+
+def test_a_database_replaced_by_an_empty_one_is_refused(
+    built_library_dir: Path, embedder: OnnxEmbedder
+) -> None:
+    db = built_library_dir / "library.db"
+    db.unlink()
+    Store(db).close()  # a valid library database that never held anything
+    before = _contents(built_library_dir)
+    with pytest.raises(LibraryError, match=r"library\.db"):
+        _open(built_library_dir, embedder)
+    assert _contents(built_library_dir) == before
