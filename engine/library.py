@@ -110,8 +110,12 @@ class Library:
         return cls(Path(folder), config, embedder, models=models, reranker=reranker)
 
     def close(self) -> None:
-        self.save()
-        self.store.close()
+        try:
+            self.save()
+        except LibraryError as e:  # a full disk: the database holds every vector
+            log.warning("%s; it is rebuilt from the library database at the next start", e)
+        finally:
+            self.store.close()
 
     def __enter__(self) -> Library:
         return self

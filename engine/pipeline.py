@@ -26,7 +26,13 @@ import numpy as np
 from engine import ingest
 from engine.config import EngineConfig
 from engine.embedding import Embedding, with_context
-from engine.errors import Cancelled, CoursedexError, ModelMismatchError, UnreadableFileError
+from engine.errors import (
+    Cancelled,
+    CoursedexError,
+    LibraryError,
+    ModelMismatchError,
+    UnreadableFileError,
+)
 from engine.indexer import Indexer, SourceContent
 from engine.linking import link_slides
 from engine.models import Embedder
@@ -173,15 +179,23 @@ class Pipeline:
                 touched.add(job.file.course)
             tracker.finished(i, result)
             if time.monotonic() - last_save > _SAVE_EVERY_S:
-                self.indexer.save()
+                self._save()
                 last_save = time.monotonic()
         if touched and self.config.media.link_slides:
             try:
                 link_slides(self.store, touched)
             except CoursedexError as e:
                 log.warning("slides not linked to lectures: %s", e)
-        self.indexer.save()
+        self._save()
         return report
+
+    def _save(self) -> None:
+        """Save the vector index. When it cannot be written (a full disk), nothing is lost:
+        the database holds every vector, and the index is rebuilt from it at the next open."""
+        try:
+            self.indexer.save()
+        except LibraryError as e:
+            log.warning("%s; it is rebuilt from the library database at the next start", e)
 
     def _guarded(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
         """One file's import; what goes wrong with the file is its result, not the job's."""

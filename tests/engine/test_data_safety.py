@@ -4,7 +4,9 @@ fails on in a way nobody foresaw, a truncated database, a full disk, odd paths."
 from __future__ import annotations
 
 import os
+import subprocess
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,62 @@ def test_a_database_replaced_by_an_empty_one_is_refused(
     with pytest.raises(LibraryError, match=r"library\.db"):
         _open(built_library_dir, embedder)
     assert _contents(built_library_dir) == before
+
+
+# --- item 5: a full disk ------------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 1.5 MB file system (tmpfs): needs root, or a system that lets us mount."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1500k", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {done.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _notes(folder: Path, count: int) -> list[Path]:
+    """``count`` notes of ~400 distinct words each; note i is found by "w{i}x7"."""
+    folder.mkdir()
+    notes = []
+    for i in range(count):
+        note = folder / f"n{i:02d}.md"
+        note.write_text(f"# Note {i}\n\n" + " ".join(f"w{i}x{j}" for j in range(400)) + "\n")
+        notes.append(note)
+    return notes
+
+
+def test_a_full_disk_ends_files_as_errors_and_loses_nothing(
+    tiny_disk: Path, tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    notes = _notes(tmp_path / "Course", 40)
+    lib = _open(tiny_disk / "lib", embedder)
+    report = lib.ingest([notes[0].parent])  # must not raise: the disk fills a third of the way
+    lib.close()  # nor here, where the vector index cannot be saved
+    indexed = [Path(f.path) for f in report.files if f.outcome == Outcome.INDEXED]
+    failed = [f for f in report.files if f.outcome == Outcome.ERROR]
+    assert indexed and failed, report.files
+    assert all(f.detail.startswith("disk full") and "\n" not in f.detail for f in failed)
+
+    subprocess.run(["mount", "-o", "remount,size=50m", str(tiny_disk)], check=True)
+    with _open(tiny_disk / "lib", embedder) as lib:
+        db = lib.store.conn
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        for note in indexed:  # what was indexed is whole and found, by words and by meaning
+            i = notes.index(note)
+            assert lib.search(f"w{i}x7").results[0].source == str(note)
+        assert lib.stats()["vectors"] == db.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+        again = lib.ingest([notes[0].parent])
+        assert again.count(Outcome.ERROR) == 0, again.errors
+        assert {Path(f.path) for f in again.files if f.outcome == Outcome.UNCHANGED} == set(indexed)
+        assert all(lib.search(f"w{i}x7").results[0].source == str(n) for i, n in enumerate(notes))
+        assert lib.stats()["vectors"] == db.execute("SELECT count(*) FROM segments").fetchone()[0]
