@@ -17,11 +17,12 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -116,57 +117,90 @@ class Transcriber:
             self.niceness,
         )
         child = ctx.Process(target=_child_main, args=(sender, job), daemon=True)
-        started = time.monotonic()
+        run = _Run(start_ms, self.language or "", time.monotonic())
         child.start()
         sender.close()
-        language = self.language or ""
-        duration_ms = 0
-        count = 0
-        last_message = time.monotonic()
-        finished = False
         try:
-            while True:
-                if cancel is not None and cancel.is_set():
-                    raise Cancelled("cancelled")
-                if not receiver.poll(_POLL_S):
-                    if not child.is_alive() and not receiver.poll(0):
-                        raise WorkerCrashed(_died(child.exitcode))
-                    if duration_ms == 0 and time.monotonic() - last_message > _START_TIMEOUT_S:
-                        raise WorkerCrashed("speech recognition did not start in time")
-                    continue
-                try:
-                    message = receiver.recv()
-                except (EOFError, OSError) as e:
-                    child.join(5)
-                    raise WorkerCrashed(_died(child.exitcode)) from e
-                last_message = time.monotonic()
-                tag = message[0]
-                if tag == "info":
-                    language, duration_ms = str(message[1]), int(message[2])
-                elif tag == "segment":
-                    segment = SpeechSegment(
-                        message[1],
-                        message[2],
-                        message[3],
-                        tuple(Timing(a, b, w) for a, b, w in message[4]),
-                    )
-                    count += 1
+            for message in _messages(receiver, child, cancel, run):
+                segment = run.take(message)
+                if segment is not None:
                     on_segment(segment)
                     if progress is not None:
-                        progress(_progress(segment.end_ms, start_ms, duration_ms, started))
-                elif tag == "done":
-                    finished = True
-                    break
-                elif tag == "unreadable":
-                    raise UnreadableFileError(str(message[1]))
-                else:  # "error"
-                    raise WorkerCrashed(f"speech recognition failed: {message[1]}")
+                        progress(run.progress(segment.end_ms))
         finally:
-            _stop(child, wait_s=10.0 if finished else 0.0)
+            _stop(child, wait_s=10.0 if run.finished else 0.0)
             receiver.close()
         if progress is not None:
-            progress(_progress(duration_ms, start_ms, duration_ms, started))
-        return TranscriptionResult(language, duration_ms, count, time.monotonic() - started)
+            progress(run.progress(run.duration_ms))
+        return TranscriptionResult(
+            run.language, run.duration_ms, run.count, time.monotonic() - run.started
+        )
+
+
+@dataclass(slots=True)
+class _Run:
+    """What the child has said so far about one transcription."""
+
+    start_ms: int
+    language: str
+    started: float
+    duration_ms: int = 0
+    count: int = 0
+    finished: bool = False
+
+    def take(self, message: tuple[Any, ...]) -> SpeechSegment | None:
+        """Record one message from the child; a recognised segment is returned.
+
+        Raises:
+            UnreadableFileError: the child could not decode the audio.
+            WorkerCrashed: the child reported a failure.
+        """
+        tag = message[0]
+        if tag == "info":
+            self.language, self.duration_ms = str(message[1]), int(message[2])
+        elif tag == "segment":
+            self.count += 1
+            timings = tuple(Timing(a, b, w) for a, b, w in message[4])
+            return SpeechSegment(message[1], message[2], message[3], timings)
+        elif tag == "done":
+            self.finished = True
+        elif tag == "unreadable":
+            raise UnreadableFileError(str(message[1]))
+        else:  # "error"
+            raise WorkerCrashed(f"speech recognition failed: {message[1]}")
+        return None
+
+    def progress(self, done_ms: int) -> TranscriptionProgress:
+        return _progress(done_ms, self.start_ms, self.duration_ms, self.started)
+
+
+def _messages(
+    receiver: Connection, child: BaseProcess, cancel: threading.Event | None, run: _Run
+) -> Iterator[tuple[Any, ...]]:
+    """The child's messages up to its "done", watching for cancel, a dead child and a child
+    that never starts.
+
+    Raises:
+        Cancelled: ``cancel`` was set.
+        WorkerCrashed: the child died or did not start in time.
+    """
+    last_message = time.monotonic()
+    while not run.finished:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("cancelled")
+        if not receiver.poll(_POLL_S):
+            if not child.is_alive() and not receiver.poll(0):
+                raise WorkerCrashed(_died(child.exitcode))
+            if run.duration_ms == 0 and time.monotonic() - last_message > _START_TIMEOUT_S:
+                raise WorkerCrashed("speech recognition did not start in time")
+            continue
+        try:
+            message = receiver.recv()
+        except (EOFError, OSError) as e:
+            child.join(5)
+            raise WorkerCrashed(_died(child.exitcode)) from e
+        last_message = time.monotonic()
+        yield message
 
 
 def _progress(

@@ -158,31 +158,7 @@ def _fetch(
         offset = 0
     if size is not None and offset == size and offset > 0:
         return []  # a previous attempt got every byte; the checksum decides
-    request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
-    request.add_header("Accept-Encoding", "identity")
-    if offset:
-        request.add_header("Range", f"bytes={offset}-")
-    redirects = _RecordingRedirects()
-    opener = urllib.request.build_opener(
-        urllib.request.HTTPSHandler(context=ssl_context()), redirects
-    )
-    try:
-        response = opener.open(request, timeout=timeout)
-    except urllib.error.HTTPError as e:
-        if e.code == 416 and offset:
-            # Our range starts at or past the end: the .part is stale or complete; start over.
-            part.unlink(missing_ok=True)
-            raise _Transient("server refused the resume range") from e
-        if e.code in _RETRYABLE_STATUS:
-            raise _Transient(f"HTTP {e.code} {e.reason}") from e
-        raise DownloadError(f"download of {url} failed: HTTP {e.code} {e.reason}") from e
-    except urllib.error.URLError as e:
-        if isinstance(e.reason, ssl.SSLError):
-            raise DownloadError(f"download of {url} failed: TLS error: {e.reason}") from e
-        raise _Transient(f"cannot connect: {e.reason}") from e
-    except (OSError, http.client.HTTPException) as e:
-        raise _Transient(str(e) or type(e).__name__) from e
-
+    response, redirects = _open(url, part, offset, timeout)
     with response:
         seen = [*redirects.hop_headers, response.headers]
         total: int | None
@@ -201,29 +177,77 @@ def _fetch(
             mode = "wb"
         if total is None:
             total = size
-        done = offset
-        try:
-            with part.open(mode) as f:
-                while True:
-                    if cancel is not None and cancel.is_set():
-                        f.flush()
-                        os.fsync(f.fileno())
-                        raise Cancelled(f"download of {part.name} cancelled; it can resume")
-                    chunk = response.read(CHUNK_BYTES)
-                    if not chunk:
-                        break
-                    f.write(chunk)
-                    done += len(chunk)
-                    if progress is not None:
-                        progress(done, total)
-                f.flush()
-                os.fsync(f.fileno())
-        except (OSError, http.client.HTTPException) as e:
-            # A dropped connection; what arrived stays in .part for the resumed request.
-            raise _Transient(str(e) or type(e).__name__) from e
+        done = _copy(response, part, mode, offset, total, progress, cancel)
     if total is not None and done < total:
         raise _Transient(f"connection closed after {done} of {total} bytes")
     return seen
+
+
+def _open(
+    url: str, part: Path, offset: int, timeout: float
+) -> tuple[http.client.HTTPResponse, _RecordingRedirects]:
+    """The response to a GET of ``url`` from byte ``offset`` on, and the redirects taken.
+
+    Raises:
+        _Transient: a failure worth retrying (connection, 5xx, 429, a stale resume range).
+        DownloadError: one that is not (other HTTP errors, TLS).
+    """
+    request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
+    request.add_header("Accept-Encoding", "identity")
+    if offset:
+        request.add_header("Range", f"bytes={offset}-")
+    redirects = _RecordingRedirects()
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPSHandler(context=ssl_context()), redirects
+    )
+    try:
+        return opener.open(request, timeout=timeout), redirects
+    except urllib.error.HTTPError as e:
+        if e.code == 416 and offset:
+            # Our range starts at or past the end: the .part is stale or complete; start over.
+            part.unlink(missing_ok=True)
+            raise _Transient("server refused the resume range") from e
+        if e.code in _RETRYABLE_STATUS:
+            raise _Transient(f"HTTP {e.code} {e.reason}") from e
+        raise DownloadError(f"download of {url} failed: HTTP {e.code} {e.reason}") from e
+    except urllib.error.URLError as e:
+        if isinstance(e.reason, ssl.SSLError):
+            raise DownloadError(f"download of {url} failed: TLS error: {e.reason}") from e
+        raise _Transient(f"cannot connect: {e.reason}") from e
+    except (OSError, http.client.HTTPException) as e:
+        raise _Transient(str(e) or type(e).__name__) from e
+
+
+def _copy(
+    response: http.client.HTTPResponse,
+    part: Path,
+    mode: str,
+    done: int,
+    total: int | None,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+) -> int:
+    """Write the body to ``part`` (appending or from the start); returns the bytes in it."""
+    try:
+        with part.open(mode) as f:
+            while True:
+                if cancel is not None and cancel.is_set():
+                    f.flush()
+                    os.fsync(f.fileno())
+                    raise Cancelled(f"download of {part.name} cancelled; it can resume")
+                chunk = response.read(CHUNK_BYTES)
+                if not chunk:
+                    break
+                f.write(chunk)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+            f.flush()
+            os.fsync(f.fileno())
+    except (OSError, http.client.HTTPException) as e:
+        # A dropped connection; what arrived stays in .part for the resumed request.
+        raise _Transient(str(e) or type(e).__name__) from e
+    return done
 
 
 def _resumed_total(headers: Message, offset: int) -> int | None:
