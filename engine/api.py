@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from engine import __version__
 from engine.config import EngineConfig, MediaConfig, SearchConfig
-from engine.documents import Chapter
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
+from engine.documents import Chapter
 from engine.errors import (
     Cancelled,
     CoursedexError,
@@ -35,6 +35,17 @@ from engine.formatting import (
     valid_text,
 )
 from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
+from engine.links import (
+    Link,
+    LinkError,
+    describe_link,
+    link_of,
+    make_link,
+    parse_link,
+    quote_with_time,
+    resolve_link,
+    result_link,
+)
 from engine.models import Embedder
 from engine.models.catalog import KNOWN_MODELS, ModelSpec
 from engine.models.manifest import ModelManifest, ModelRole
@@ -84,6 +95,8 @@ __all__ = [
     "IngestReport",
     "Library",
     "LibraryError",
+    "Link",
+    "LinkError",
     "MediaConfig",
     "ModelError",
     "ModelInfo",
@@ -113,12 +126,19 @@ __all__ = [
     "default_models_dir",
     "demo_files",
     "demo_queries",
+    "describe_link",
     "human_size",
+    "link_of",
     "location",
+    "make_link",
     "masked",
+    "parse_link",
     "printable",
     "progress_line",
     "query_terms",
+    "quote_with_time",
+    "resolve_link",
+    "result_link",
     "run_cli",
     "stage_text",
     "transcript_srt",

@@ -1,0 +1,212 @@
+"""Timestamp links: ``coursedex://open?source=PATH&t=SECONDS`` (or ``&page=N``, ``&line=N``).
+
+A link names a moment in one file of a library: a time in a lecture, a page of a deck, a line
+of a code or notes file (``&member=`` for a file inside an imported archive). It also carries
+the file's sha256 (``&sha256=``), so a link still opens the file after it moved: the path is
+tried first, then any indexed file with the same content. Times are seconds in the link (what
+a person reads and types) and milliseconds inside the engine.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qs, quote, urlsplit
+
+from engine.errors import CoursedexError, NotFoundError
+from engine.formatting import clock, location
+
+if TYPE_CHECKING:
+    from engine.library import Library
+    from engine.search import SearchResult
+    from engine.store import Source
+
+SCHEME = "coursedex"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_CLOCK = re.compile(r"(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)")
+
+
+class LinkError(CoursedexError):
+    """Text that is not a Coursedex link, or a link with a value that cannot be a moment."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One moment in one file. ``source`` is the path the link was made with (or, after
+    :func:`resolve_link`, where that file is now)."""
+
+    source: str
+    start_ms: int | None = None
+    page: int | None = None  # 1-based
+    line: int | None = None  # 1-based
+    member: str | None = None  # a file inside an imported archive
+    sha256: str | None = None
+
+
+def make_link(
+    source: str,
+    *,
+    start_ms: int | None = None,
+    page: int | None = None,
+    line: int | None = None,
+    member: str | None = None,
+    sha256: str | None = None,
+) -> str:
+    """``coursedex://open?source=...&t=...``: seconds with at most millisecond precision,
+    trailing zeros dropped (``t=83.5``, ``t=120``)."""
+    parts = [f"source={quote(source, safe='/:')}"]
+    if start_ms is not None:
+        parts.append(f"t={_seconds(max(0, start_ms))}")
+    if page is not None:
+        parts.append(f"page={page}")
+    if member:
+        parts.append(f"member={quote(member, safe='/')}")
+    if line is not None:
+        parts.append(f"line={line}")
+    if sha256:
+        parts.append(f"sha256={sha256}")
+    return f"{SCHEME}://open?{'&'.join(parts)}"
+
+
+def parse_link(text: str) -> Link:
+    """The moment a link names.
+
+    ``t`` may be seconds (``83``, ``83.5``, ``83s``) or a clock (``1:23``, ``1:02:03``).
+
+    Raises:
+        LinkError: not a ``coursedex://open`` link, no ``source``, or a value that is not a
+            time, page or line.
+    """
+    text = text.strip()
+    parts = urlsplit(text)
+    if parts.scheme.lower() != SCHEME:
+        raise LinkError(f"not a Coursedex link (it must start with {SCHEME}://open?): {text}")
+    action = parts.netloc or parts.path.strip("/")
+    if action.lower() != "open":
+        raise LinkError(f"a Coursedex link opens a file ({SCHEME}://open?...), not {action!r}")
+    query = parse_qs(parts.query, keep_blank_values=True)
+
+    def one(name: str) -> str | None:
+        values = query.get(name)
+        return values[-1].strip() if values else None
+
+    source = one("source")
+    if not source:
+        raise LinkError(f"the link names no file (source=...): {text}")
+    sha = (one("sha256") or "").lower() or None
+    if sha is not None and not _HEX64.fullmatch(sha):
+        raise LinkError(f"sha256 must be 64 hex digits, not {sha!r}")
+    return Link(
+        source=source,
+        start_ms=_time_ms(one("t")),
+        page=_positive(one("page"), "page"),
+        line=_positive(one("line"), "line"),
+        member=one("member") or None,
+        sha256=sha,
+    )
+
+
+def resolve_link(library: Library, link: Link) -> Link:
+    """The link with ``source`` where its file is in this library now.
+
+    The path first (when the library has it and the file is there), then an indexed file with
+    the link's sha256 that is on disk, then one with the same file name and content hash as the
+    library's record of the old path.
+
+    Raises:
+        NotFoundError: no file of the library is the one the link names.
+    """
+    source = library.source(link.source)
+    if source is not None and Path(source.path).exists():
+        return link
+    hashes = [h for h in (link.sha256, source.sha256 if source else None) if h]
+    for sha in hashes:
+        found = _present(library.store.sources_by_sha256(sha))
+        if found is not None:
+            return replace(link, source=found.path, sha256=sha)
+    if source is not None:
+        return link  # in the library, but gone from disk: the window says so when it opens it
+    raise NotFoundError(
+        f"{link.source} is not in this library"
+        + (", and no file in it has the same content" if hashes else "")
+    )
+
+
+def link_of(result: SearchResult, sha256: str | None = None) -> str:
+    """The link to a search result's moment (pass the file's sha256 so it survives a move)."""
+    line = result.line or result.line_start
+    return make_link(
+        result.source,
+        start_ms=result.start_ms,
+        page=result.page,
+        line=None if result.start_ms is not None or result.page is not None else line,
+        member=result.path_in_archive,
+        sha256=sha256,
+    )
+
+
+def result_link(library: Library, result: SearchResult) -> str:
+    """:func:`link_of` with the file's hash taken from the library."""
+    source = library.source(result.source)
+    return link_of(result, source.sha256 if source else None)
+
+
+def quote_with_time(result: SearchResult, link: str) -> str:
+    """A result as a citation to paste: the words, where they are, and the link.
+
+    ``"...snippet..." (Lecture title, 12:34) coursedex://open?...``
+    """
+    words = " ".join(result.snippet.split())
+    where = location(result)
+    cite = f"{result.title}, {where}" if where else result.title
+    return f"\u201c{words}\u201d ({cite}) {link}"
+
+
+def describe_link(link: Link) -> str:
+    """A short human reading of a link: ``lecture.mp4 at 01:23``."""
+    name = Path(link.source).name
+    if link.start_ms is not None:
+        return f"{name} at {clock(link.start_ms)}"
+    if link.page is not None:
+        return f"{name} page {link.page}"
+    if link.line is not None:
+        return f"{link.member or name} line {link.line}"
+    return name
+
+
+def _present(sources: list[Source]) -> Source | None:
+    return next((s for s in sources if Path(s.path).exists()), None)
+
+
+def _seconds(ms: int) -> str:
+    whole, rest = divmod(ms, 1000)
+    return str(whole) if rest == 0 else f"{whole}.{rest:03d}".rstrip("0")
+
+
+def _time_ms(value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    text = value.lower().removesuffix("s")
+    clock_match = _CLOCK.fullmatch(text)
+    try:
+        if clock_match:
+            h, m, s = clock_match.groups()
+            seconds = int(h or 0) * 3600 + int(m) * 60 + float(s)
+        else:
+            seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise LinkError(f"t must be a time in seconds (t=83.5) or a clock (t=1:23), not {value!r}")
+    return round(seconds * 1000)
+
+
+def _positive(value: str | None, name: str) -> int | None:
+    if value is None or value == "":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise LinkError(f"{name} must be a number from 1, not {value!r}")
+    return int(value)
