@@ -10,6 +10,7 @@ import collections
 import functools
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,6 +36,22 @@ def _record_type(names: tuple[str, ...]) -> type[Any]:
 
 def _column_names(cursor: sqlite3.Cursor) -> tuple[str, ...]:
     return tuple(column[0] for column in cursor.description)
+
+
+def _use_wal(conn: sqlite3.Connection, wait_s: float = 30.0) -> None:
+    """Switch to write-ahead logging. SQLite answers "database is locked" at once, without
+    waiting, while another process opening the same new library switches it: try again
+    until that one is done."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as e:
+            busy = getattr(e, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 class Database:
@@ -68,7 +85,7 @@ class Database:
             # index keeps the old text (sqlite-utils, used before, set this on every open).
             conn.execute("PRAGMA recursive_triggers = ON")
             if str(path) != ":memory:":
-                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+                _use_wal(conn)
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             migrate(conn)

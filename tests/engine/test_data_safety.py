@@ -3,11 +3,14 @@ fails on in a way nobody foresaw, a truncated database, a full disk, odd paths."
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import sqlite3
 import subprocess
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -198,3 +201,40 @@ def test_a_full_disk_ends_files_as_errors_and_loses_nothing(
         assert {Path(f.path) for f in again.files if f.outcome == Outcome.UNCHANGED} == set(indexed)
         assert all(lib.search(f"w{i}x7").results[0].source == str(n) for i, n in enumerate(notes))
         assert lib.stats()["vectors"] == db.execute("SELECT count(*) FROM segments").fetchone()[0]
+
+
+# --- item 4: two processes at once --------------------------------------------------------
+
+
+def _open_new_libraries(folders: list[str], start: Any, errors: Any) -> None:
+    """In a child process: open (so create) each library when every child is ready to."""
+    from engine.errors import CoursedexError
+
+    def no_model() -> OnnxEmbedder:
+        raise AssertionError("opening a library must not load a model")
+
+    for folder in folders:
+        start.wait()
+        try:
+            Library.open(folder, EngineConfig(), no_model).close()
+        except (CoursedexError, sqlite3.Error) as e:
+            errors.put(f"{type(e).__name__}: {e}")
+
+
+def test_processes_creating_one_library_at_once_all_open_it(tmp_path: Path) -> None:
+    spawn = multiprocessing.get_context("spawn")
+    errors = spawn.Queue()
+    start = spawn.Barrier(4)
+    folders = [str(tmp_path / f"lib{attempt}") for attempt in range(8)]
+    children = [
+        spawn.Process(target=_open_new_libraries, args=(folders, start, errors)) for _ in range(4)
+    ]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(120)
+    assert [child.exitcode for child in children] == [0] * 4
+    found = []
+    while not errors.empty():
+        found.append(errors.get())
+    assert found == []
