@@ -23,8 +23,6 @@ from PySide6.QtWidgets import (
 
 log = logging.getLogger(__name__)
 
-log = logging.getLogger(__name__)
-
 
 class PlayerUnavailable(Exception):
     """The backend asked for cannot play here; the message is one line saying why."""
@@ -234,6 +232,9 @@ class _QtBackend:
         self._audio: Any = audio
         self._player.setAudioOutput(self._audio)
         self.video: QWidget = QVideoWidget()
+        # Its window container took the focus when first shown, out of the search box.
+        for widget in (self.video, *self.video.findChildren(QWidget)):
+            widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._player.setVideoOutput(self.video)
         self._player.mediaStatusChanged.connect(self._status_changed)
         self._player.errorOccurred.connect(self._failed)

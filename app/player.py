@@ -26,40 +26,40 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QAbstractSlider,
-    QComboBox,
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
-    QListWidget,
+    QLineEdit,
     QListWidgetItem,
-    QSlider,
     QSplitter,
     QStackedWidget,
-    QStyle,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.playback import make_backend
-from engine.api import Timing, clock
+from app.player_chrome import PlayerChrome
+from app.player_controls import SubtitleLabel, media_icon
+from app.player_keys import SearchBoxKeys
+from app.player_memory import PlaybackMemory
+from app.player_transcript import TranscriptColumn
+from engine.api import Chapter, Timing, clock
 
 log = logging.getLogger(__name__)
 
 TICK_MS = 200  # how often the widget reads the backend's position while it plays
-SKIP_MS = 10_000
-SPEEDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+REMEMBER_EVERY_MS = 5_000  # the position is written this often while playing
+NEAR_END_MS = 5_000  # a lecture left this close to its end starts over next time
 
 
-class PlayerView(QWidget):
-    """Video (or a plain panel for audio) left, the transcript right, the controls below.
+class PlayerView(PlayerChrome):
+    """Video (or a plain panel for audio) left, the transcript column right, controls below.
 
-    Space plays or pauses and Left/Right skip 10 s while the player has focus. The row being
-    spoken is selected and kept in view, except for a few seconds after the user scrolls the
+    Its keys (app/player_keys.py) work in its whole window. The row being spoken is
+    selected and kept in view, except for a few seconds after the user scrolls the
     transcript; clicking a row seeks to it. Failures show as one line and emit ``error``.
     """
 
@@ -69,19 +69,29 @@ class PlayerView(QWidget):
     USER_SCROLL_HOLD_S = 5.0  # how long a user's scroll of the transcript is left alone
 
     def __init__(
-        self, parent: QWidget | None = None, backend: str = "auto", vlc_args: Sequence[str] = ()
+        self,
+        parent: QWidget | None = None,
+        backend: str = "auto",
+        vlc_args: Sequence[str] = (),
+        memory: PlaybackMemory | None = None,
     ) -> None:
         super().__init__(parent)
         self._backend = make_backend(backend, vlc_args)
+        self._memory = memory
         self._path = ""
+        self._start_ms = 0  # where the passage opened starts: "replay from here"
         self._starts: list[int] = []  # transcript rows' start times, ascending
         self._line = -1  # the highlighted row
         self._last_position = -1
-        self._was_playing: bool | None = None
+        self._remembered = -REMEMBER_EVERY_MS
         self._user_scrolled_at = float("-inf")
         self._closed = False
+        self._box_keys = SearchBoxKeys(self._showing, self)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
+        self._keys()
+        if memory is not None:
+            self.set_rate(memory.speed())
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
@@ -89,15 +99,25 @@ class PlayerView(QWidget):
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)  # libVLC must stop before Python exits
+            if isinstance(app, QApplication):
+                app.focusChanged.connect(self._focus_changed)
 
     # --- layout --------------------------------------------------------------------------------
 
     def _build(self) -> None:
         self._build_video()
-        self._build_transcript()
+        self.transcript = TranscriptColumn()
+        self.transcript.seek_requested.connect(self._seek_chosen)
+        self.transcript.matches_changed.connect(lambda _m: self._mark())
+        self.transcript_list = self.transcript.transcript_list
+        self.transcript_list.itemClicked.connect(self._row_chosen)
+        self.transcript_list.itemActivated.connect(self._row_chosen)
+        scroll = self.transcript_list.verticalScrollBar()
+        scroll.actionTriggered.connect(self._user_scrolled)  # wheel, drag, page clicks
+        self.transcript.hide()
         self._splitter = QSplitter(Qt.Orientation.Horizontal)
-        self._splitter.addWidget(self.video_stack)
-        self._splitter.addWidget(self.transcript_list)
+        self._splitter.addWidget(self.video_area)
+        self._splitter.addWidget(self.transcript)
         self._splitter.setStretchFactor(0, 2)
         self._splitter.setStretchFactor(1, 1)
         self._splitter.setChildrenCollapsible(False)
@@ -107,15 +127,18 @@ class PlayerView(QWidget):
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.hide()
 
-        volume_icon = self._build_controls()
+        self._build_controls()
         seek_row = QHBoxLayout()
         seek_row.addWidget(self.seek_slider, 1)
         seek_row.addWidget(self.time_label)
         buttons = QHBoxLayout()
-        for widget in (self.back_button, self.play_button, self.forward_button, self.speed_box):
+        for widget in (self.back_button, self.play_button, self.forward_button,
+                       self.replay_button, self.speed_box, self.previous_match_button,
+                       self.next_match_button, self.subtitles_button, self.full_screen_button,
+                       self.copy_link_button):  # fmt: skip
             buttons.addWidget(widget)
         buttons.addStretch(1)
-        buttons.addWidget(volume_icon)
+        buttons.addWidget(self.mute_button)
         buttons.addWidget(self.volume_slider)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -124,17 +147,9 @@ class PlayerView(QWidget):
         layout.addLayout(seek_row)
         layout.addLayout(buttons)
 
-        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
-        for key, slot in (
-            (Qt.Key.Key_Space, self.toggle_pause),
-            (Qt.Key.Key_Left, lambda: self.skip(-SKIP_MS)),
-            (Qt.Key.Key_Right, lambda: self.skip(SKIP_MS)),
-        ):
-            shortcut = QShortcut(QKeySequence(key), self)
-            shortcut.setContext(context)
-            shortcut.activated.connect(slot)
-
     def _build_video(self) -> None:
+        self.video_area = QWidget()
+        self.video_area.installEventFilter(self)  # keeps the subtitle over the picture
         self.video_stack = QStackedWidget()
         self.video_stack.addWidget(self._backend.video)
         self._backend.video.installEventFilter(self)
@@ -145,67 +160,10 @@ class PlayerView(QWidget):
         self.audio_panel.installEventFilter(self)
         self.video_stack.addWidget(self.audio_panel)
         self.video_stack.setMinimumSize(320, 180)
-
-    def _build_transcript(self) -> None:
-        self.transcript_list = QListWidget()
-        self.transcript_list.setWordWrap(True)
-        self.transcript_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        palette = self.transcript_list.palette()  # the spoken row stays visible unfocused
-        for role in (QPalette.ColorRole.Highlight, QPalette.ColorRole.HighlightedText):
-            color = palette.color(QPalette.ColorGroup.Active, role)
-            palette.setColor(QPalette.ColorGroup.Inactive, role, color)
-        self.transcript_list.setPalette(palette)
-        self.transcript_list.itemClicked.connect(self._row_chosen)
-        self.transcript_list.itemActivated.connect(self._row_chosen)
-        scroll = self.transcript_list.verticalScrollBar()
-        scroll.actionTriggered.connect(self._user_scrolled)  # wheel, drag, page clicks
-        self.transcript_list.hide()
-
-    def _build_controls(self) -> QLabel:
-        """The seek bar, the buttons, speed and volume; returns the volume's icon."""
-        self.seek_slider = QSlider(Qt.Orientation.Horizontal)
-        self.seek_slider.setRange(0, 0)
-        self.seek_slider.setSingleStep(5_000)
-        self.seek_slider.setPageStep(SKIP_MS)
-        self.seek_slider.actionTriggered.connect(self._slider_action)
-        self.seek_slider.sliderReleased.connect(self._slider_released)
-        self.seek_slider.sliderMoved.connect(self._slider_moved)
-        self.time_label = QLabel("00:00 / 00:00")
-
-        self.play_button = QToolButton()
-        self.play_button.clicked.connect(self.toggle_pause)
-        self.back_button = QToolButton()
-        self.back_button.setText("-10 s")
-        self.back_button.setToolTip("Back 10 seconds (Left)")
-        self.back_button.clicked.connect(lambda: self.skip(-SKIP_MS))
-        self.forward_button = QToolButton()
-        self.forward_button.setText("+10 s")
-        self.forward_button.setToolTip("Forward 10 seconds (Right)")
-        self.forward_button.clicked.connect(lambda: self.skip(SKIP_MS))
-        self.speed_box = QComboBox()
-        self.speed_box.setToolTip("Speed")
-        for speed in SPEEDS:
-            self.speed_box.addItem(f"{speed:g}x", speed)
-        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
-        self.speed_box.currentIndexChanged.connect(
-            lambda i: self.set_rate(float(self.speed_box.itemData(i)))
-        )
-        volume_icon = QLabel()
-        volume_icon.setPixmap(
-            self.style().standardIcon(QStyle.StandardPixmap.SP_MediaVolume).pixmap(16)
-        )
-        self.volume_slider = QSlider(Qt.Orientation.Horizontal)
-        self.volume_slider.setRange(0, 100)
-        self.volume_slider.setValue(100)
-        self.volume_slider.setMaximumWidth(120)
-        self.volume_slider.setToolTip("Volume")
-        self.volume_slider.valueChanged.connect(self._backend.set_volume)
-        # Controls never take focus, so Space and the arrows always reach the player.
-        for control in (self.play_button, self.back_button, self.forward_button, self.speed_box,
-                        self.volume_slider, self.seek_slider):  # fmt: skip
-            control.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._show_playing(False)
-        return volume_icon
+        area = QVBoxLayout(self.video_area)
+        area.setContentsMargins(0, 0, 0, 0)
+        area.addWidget(self.video_stack)
+        self.subtitle = SubtitleLabel(self.video_area)
 
     # --- public API ----------------------------------------------------------------------------
 
@@ -213,13 +171,28 @@ class PlayerView(QWidget):
     def backend_name(self) -> str:
         return self._backend.name
 
-    def open(self, path: str, start_ms: int = 0, transcript: Sequence[Timing] = ()) -> None:
-        """Play ``path`` from ``start_ms``, replacing what played; a failure emits ``error``."""
+    def open(
+        self,
+        path: str,
+        start_ms: int | None = 0,
+        transcript: Sequence[Timing] = (),
+        *,
+        terms: Sequence[str] = (),
+        chapters: Sequence[Chapter] = (),
+    ) -> None:
+        """Play ``path`` from ``start_ms`` (None: where it was left, else its start),
+        replacing what played; a failure emits ``error``. ``terms`` are the words searched:
+        their lines are marked on the seek bar and highlighted in the transcript."""
         if self._closed:
             return
+        self._remember()
+        if start_ms is None:
+            start_ms = (self._memory.position(path) if self._memory else None) or 0
         self._path = path
+        self._start_ms = max(0, start_ms)
+        self._box_keys.typed = False
         self.message_label.hide()
-        self._set_transcript(transcript)
+        self._set_transcript(transcript, chapters, " ".join(terms))
         self.audio_panel.setText(
             f'<div style="font-size: 48pt">♪</div><p>{html.escape(Path(path).name)}</p>'
         )
@@ -230,8 +203,15 @@ class PlayerView(QWidget):
             self._fail(f"Cannot play {path}: no such file")
             self._refresh()
             return
-        self._backend.load(path, max(0, start_ms))
+        self._backend.load(path, self._start_ms)
+        self._backend.set_rate(float(self.speed_box.currentData()))
+        self._remembered = self._start_ms
         self._refresh()
+
+    def watch_text_box(self, box: QLineEdit) -> None:
+        """Let Space, Left and Right reach the player from ``box`` while it is empty or not
+        typed in since a lecture opened (the search box; see app/player_keys.py)."""
+        self._box_keys.watch(box)
 
     def position_ms(self) -> int:
         return 0 if self._closed else self._backend.position_ms()
@@ -252,6 +232,28 @@ class PlayerView(QWidget):
     def skip(self, delta_ms: int) -> None:
         self.seek(self.position_ms() + delta_ms)
 
+    def replay(self) -> None:
+        """Back to where the passage found starts, playing."""
+        self.seek(self._start_ms)
+        self.play()
+
+    def matches(self) -> list[int]:
+        """Start times of the transcript lines with the words searched, in order."""
+        return list(self.transcript.matches)
+
+    def next_match(self) -> None:
+        position = self.position_ms()
+        later = [ms for ms in self.transcript.matches if ms > position + 500]
+        if later:
+            self.seek(later[0])
+
+    def previous_match(self) -> None:
+        # Just after a match has started, "previous" is the one before it.
+        position = self.position_ms()
+        earlier = [ms for ms in self.transcript.matches if ms < position - 1_500]
+        if earlier:
+            self.seek(earlier[-1])
+
     def toggle_pause(self) -> None:
         if self.is_playing():
             self.pause()
@@ -262,6 +264,7 @@ class PlayerView(QWidget):
         if not self._closed:
             self._backend.pause()
             self._refresh()
+            self._remember()
 
     def play(self) -> None:
         if not self._closed and self._path:
@@ -272,6 +275,8 @@ class PlayerView(QWidget):
         if self._closed:
             return
         self._backend.set_rate(rate)
+        if self._memory is not None:
+            self._memory.set_speed(rate)
         index = self.speed_box.findData(rate)
         if index >= 0 and index != self.speed_box.currentIndex():
             self.speed_box.blockSignals(True)
@@ -284,6 +289,26 @@ class PlayerView(QWidget):
     def set_volume(self, percent: int) -> None:
         self.volume_slider.setValue(max(0, min(100, percent)))  # the slider tells the backend
 
+    def is_muted(self) -> bool:
+        return self._muted
+
+    def toggle_mute(self) -> None:
+        self._muted = not self._muted
+        if not self._closed:
+            self._backend.set_volume(0 if self._muted else self.volume_slider.value())
+        self.mute_button.setToolTip("Unmute (M)" if self._muted else "Mute (M)")
+        self._paint_icons()
+
+    def _volume_moved(self, percent: int) -> None:
+        if self._muted:
+            self.toggle_mute()  # moving the volume unmutes, as players do
+        elif not self._closed:
+            self._backend.set_volume(percent)
+
+    def copy_link(self) -> None:
+        """A coursedex:// link to the moment playing, on the clipboard."""
+        self.transcript.copy_link(self.position_ms())
+
     def stop(self) -> None:
         if not self._closed:
             self._backend.stop()
@@ -293,11 +318,25 @@ class PlayerView(QWidget):
         """Stop and release the media engine; the widget plays nothing afterwards."""
         if self._closed:
             return
+        self._remember()
+        if self._memory is not None:
+            self._memory.sync()
         self._closed = True
         self._timer.stop()
         self._backend.release()
 
     # --- following playback --------------------------------------------------------------------
+
+    def _showing(self) -> bool:
+        """Whether the keys are the player's: a lecture is open and the player is on screen."""
+        return bool(self._path) and not self._closed and self.isVisible()
+
+    def _focus_changed(self, old: QWidget | None, new: QWidget | None) -> None:
+        """Qt Multimedia's video window takes the focus when it is shown (from the search
+        box, as Enter opens a hit): it goes back where it was."""
+        video = self._backend.video
+        if new is not None and old is not None and (new is video or video.isAncestorOf(new)):
+            old.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _tick(self) -> None:
         if self._closed:
@@ -324,16 +363,24 @@ class PlayerView(QWidget):
             self.seek_slider.setValue(position)
             self.time_label.setText(f"{clock(position)} / {clock(duration)}")
         self._follow(position)
+        if playing and abs(position - self._remembered) >= REMEMBER_EVERY_MS:
+            self._remember()
         if playing or position != self._last_position:
             self._last_position = position
             self.position_changed.emit(position)
 
+    def _remember(self) -> None:
+        """Keep where the lecture is (forgotten near its end: next time it starts over)."""
+        if self._memory is None or not self._path or self._closed:
+            return
+        position, duration = self._backend.position_ms(), self._backend.duration_ms()
+        near_end = duration > 0 and position >= duration - NEAR_END_MS
+        self._memory.set_position(self._path, None if near_end else position)
+        self._remembered = position
+
     def _show_playing(self, playing: bool) -> None:
         self._was_playing = playing
-        icon = (
-            QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
-        )
-        self.play_button.setIcon(self.style().standardIcon(icon))
+        self.play_button.setIcon(media_icon("pause" if playing else "play", self.palette()))
         self.play_button.setToolTip("Pause (Space)" if playing else "Play (Space)")
 
     def _fail(self, message: str) -> None:
@@ -344,27 +391,34 @@ class PlayerView(QWidget):
 
     # --- transcript ----------------------------------------------------------------------------
 
-    def _set_transcript(self, transcript: Sequence[Timing]) -> None:
+    def _set_transcript(
+        self, transcript: Sequence[Timing], chapters: Sequence[Chapter], terms: str
+    ) -> None:
         lines = sorted(transcript, key=lambda t: t.start_ms)
-        self.transcript_list.clear()
-        for line in lines:
-            item = QListWidgetItem(f"{clock(line.start_ms)}  {line.text}")
-            item.setData(Qt.ItemDataRole.UserRole, line.start_ms)
-            self.transcript_list.addItem(item)
+        self.transcript.set_lecture(self._path, lines, chapters, terms)
         self._starts = [line.start_ms for line in lines]
         self._line = -1
+        self._show_subtitle(-1)
         self._user_scrolled_at = float("-inf")
-        if lines and self.transcript_list.isHidden():
-            self.transcript_list.show()
+        if lines and self.transcript.isHidden():
+            self.transcript.show()
             self._splitter.setSizes([2_000, 1_000])  # in proportion: the picture gets two thirds
         elif not lines:
-            self.transcript_list.hide()
+            self.transcript.hide()
+        self._mark()
+
+    def _mark(self) -> None:
+        self.seek_slider.set_marks(
+            self.transcript.matches, [c.start_ms for c in self.transcript.chapters]
+        )
 
     def _follow(self, position: int) -> None:
+        self.transcript.follow_chapter(position)
         line = bisect_right(self._starts, position) - 1
         if line == self._line:
             return
         self._line = line
+        self._show_subtitle(line)
         if line < 0:
             self.transcript_list.clearSelection()
             return
@@ -376,31 +430,38 @@ class PlayerView(QWidget):
         if time.monotonic() - self._user_scrolled_at > self.USER_SCROLL_HOLD_S:
             self.transcript_list.scrollToItem(item, QAbstractItemView.ScrollHint.PositionAtCenter)
 
+    def _show_subtitle(self, line: int | None) -> None:
+        """The spoken line (``line``; None: the current one) over the picture, when on."""
+        spoken = self.transcript.line_at(self._line if line is None else line)
+        text = spoken.text if spoken is not None and self.subtitles_button.isChecked() else ""
+        self.subtitle.setText(text)
+        self.subtitle.place(self.video_stack)
+        self.subtitle.setVisible(bool(text))
+
     def _row_chosen(self, item: QListWidgetItem) -> None:
         self._user_scrolled_at = float("-inf")  # a chosen row may be scrolled into view again
         self.seek(int(item.data(Qt.ItemDataRole.UserRole)))
+
+    def _seek_chosen(self, ms: int) -> None:
+        self._user_scrolled_at = float("-inf")
+        self.seek(ms)
 
     def _user_scrolled(self, _action: int) -> None:
         self._user_scrolled_at = time.monotonic()
 
     # --- seek bar and clicks on the picture ----------------------------------------------------
 
-    def _slider_action(self, action: int) -> None:
-        # Clicks on the groove, the wheel and keys seek at once; a drag seeks on release.
-        if action != QAbstractSlider.SliderAction.SliderMove.value or not (
-            self.seek_slider.isSliderDown()
-        ):
-            self.seek(self.seek_slider.sliderPosition())
-
-    def _slider_moved(self, value: int) -> None:
-        self.time_label.setText(f"{clock(value)} / {clock(self.seek_slider.maximum())}")
-
-    def _slider_released(self) -> None:
-        self.seek(self.seek_slider.sliderPosition())
-
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.video_area:
+            if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+                self.subtitle.place(self.video_stack)
+            return super().eventFilter(watched, event)
         if event.type() == QEvent.Type.MouseButtonPress:
             self.setFocus(Qt.FocusReason.MouseFocusReason)
             self.toggle_pause()
+            return True
+        if event.type() == QEvent.Type.MouseButtonDblClick:
+            self.toggle_pause()  # the press before it paused
+            self.toggle_full_screen()
             return True
         return super().eventFilter(watched, event)

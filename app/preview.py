@@ -8,15 +8,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QStackedWidget, QVBoxLayout, QWidget
 
 from app.code_view import CodeView
 from app.playback import PlayerUnavailable
 from app.player import PlayerView
+from app.player_memory import PlaybackMemory
 from app.results import OPEN_HINT
 from app.slide_view import SlideView
 from app.tasks import Failure, Tasks
-from engine.api import Library, SearchResult, SegmentKind, SourceKind, Timing
+from engine.api import Chapter, Library, SearchResult, SegmentKind, SourceKind, Timing
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,8 @@ class PreviewPane(QWidget):
         self.code_view = CodeView()
         self.stack.addWidget(self.code_view)
         self._player: PlayerView | None = None
+        self.memory: PlaybackMemory | None = None  # the player's speed and positions
+        self.keys_from: QLineEdit | None = None  # a text box the player's keys work from
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.hide()
@@ -68,10 +71,12 @@ class PreviewPane(QWidget):
         """The player, made on first use."""
         if self._player is None:
             try:
-                self._player = PlayerView(backend=self.backend, vlc_args=self.vlc_args)
+                self._player = PlayerView(
+                    backend=self.backend, vlc_args=self.vlc_args, memory=self.memory
+                )
             except PlayerUnavailable as e:
                 log.warning("%s; using Qt Multimedia", e)
-                self._player = PlayerView(backend="qt")
+                self._player = PlayerView(backend="qt", memory=self.memory)
             self._player.error.connect(self._player_error)
             self.stack.addWidget(self._player)
         return self._player
@@ -97,7 +102,7 @@ class PreviewPane(QWidget):
             self.slide_view.show_page(result.source, result.page, result.shown_in, terms)
             self.stack.setCurrentWidget(self.slide_view)
         elif playable and result.start_ms is not None:
-            self.play(result.source, result.start_ms)
+            self.play(result.source, result.start_ms, terms)
         else:
             self._show_text(result, terms)
 
@@ -116,17 +121,22 @@ class PreviewPane(QWidget):
 
         self.tasks.run(lambda: str(library.source_text(result.source, member)), shown, failed)
 
-    def play(self, path: str, start_ms: int) -> None:
-        """Open a lecture at a time, with its transcript beside it."""
+    def play(self, path: str, start_ms: int | None, terms: Sequence[str] = ()) -> None:
+        """Open a lecture at a time (None: where it was left), with its transcript and
+        chapters beside it; ``terms`` (the words searched) are marked in both."""
         player = self.player
+        if self.keys_from is not None:
+            player.watch_text_box(self.keys_from)
         self.stack.setCurrentWidget(player)
         library = self.library
 
-        def with_lines(lines: Sequence[Timing]) -> None:
-            player.open(path, start_ms, lines)
+        def with_lines(read: tuple[Sequence[Timing], Sequence[Chapter]]) -> None:
+            player.open(path, start_ms, read[0], terms=terms, chapters=read[1])
 
         self.tasks.run(
-            lambda: library.transcript(path), with_lines, lambda _failure: with_lines([])
+            lambda: (library.transcript(path), library.chapters(path)),
+            with_lines,
+            lambda _failure: with_lines(([], [])),
         )
 
     def _player_error(self, message: str) -> None:

@@ -92,7 +92,11 @@ class SearchPane(QWidget):
         self.kind_box.currentIndexChanged.connect(self._filters_changed)
         for keys in ("Ctrl+F", "Ctrl+L"):
             QShortcut(QKeySequence(keys), self).activated.connect(self.focus_search)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self).activated.connect(self._escape)
+        # Esc clears the query only in the box: elsewhere (the player, the results) it must
+        # not wipe the query and results (issue 14, item 13).
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search)
+        escape.setContext(Qt.ShortcutContext.WidgetShortcut)
+        escape.activated.connect(self._escape)
 
     def _result_list(self) -> QListWidget:
         results = QListWidget()

@@ -38,6 +38,7 @@ from app.code_view import CodeView
 from app.import_bar import ImportBar, file_state
 from app.library_panel import LibraryPanel
 from app.player import PlayerView
+from app.player_memory import PlaybackMemory
 from app.preview import PreviewPane
 from app.results import OPEN_HINT, ResultRow
 from app.search_pane import EMPTY_LIBRARY, SearchPane
@@ -94,6 +95,9 @@ class SearchWindow(QMainWindow):
         self.search_pane.open_requested.connect(self.open_result)
         backend = settings.player if settings is not None else player_backend
         self.preview_pane = PreviewPane(library, self.tasks, backend=backend, vlc_args=vlc_args)
+        if settings_path is not None:  # speed and positions, beside the settings
+            self.preview_pane.memory = PlaybackMemory.beside(settings_path)
+        self.preview_pane.keys_from = self.search  # Space, Left, Right: see app/player_keys.py
         self.import_bar = ImportBar(library)
         self.import_bar.progress_reported.connect(self._import_progress)
         self.import_bar.finished.connect(self._import_finished)
@@ -128,7 +132,16 @@ class SearchWindow(QMainWindow):
         settings.setEnabled(self.registry is not None)
         menu.addSeparator()
         menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
-        self.menuBar().addMenu("&Help").addAction("&About Coursedex", self.show_about)
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction("&Keyboard shortcuts", self.show_shortcuts)
+        help_menu.addAction("&About Coursedex", self.show_about)
+
+    def show_shortcuts(self) -> None:
+        from app.player_keys import ShortcutsDialog
+
+        dialog = ShortcutsDialog(self)
+        dialog.exec()
+        dialog.deleteLater()
 
     def show_about(self) -> None:
         from app.about import AboutDialog  # imports the model libraries to read their versions
@@ -264,8 +277,8 @@ class SearchWindow(QMainWindow):
         self.preview_pane.show_result(result, query_terms(self.search_pane.query))
         self.opened.emit(result)
 
-    def play(self, path: str, start_ms: int) -> None:
-        """Open a lecture at a time, with its transcript beside it."""
+    def play(self, path: str, start_ms: int | None) -> None:
+        """Open a lecture at a time (None: where it was left), with its transcript beside it."""
         self.preview_pane.play(path, start_ms)
 
     # --- settings ------------------------------------------------------------------------------

@@ -1,0 +1,178 @@
+"""The player's own controls: a seek bar that jumps to the click and marks the query's matches
+and the chapters, icons drawn in the palette's text colour (legible light and dark), and the
+subtitle drawn over the picture."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QIcon,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPalette,
+    QPen,
+    QPixmap,
+    QPolygonF,
+)
+from PySide6.QtWidgets import QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
+
+ICON_PX = 32  # drawn at this size; Qt scales it down for the buttons
+ICONS = ("play", "pause", "volume", "muted", "replay")
+
+
+def media_icon(name: str, palette: QPalette) -> QIcon:
+    """A play, pause, volume, muted or replay glyph in the palette's button text colour.
+
+    The style's own media icons are dark grey pixmaps whatever the palette: on a dark theme
+    they were all but invisible.
+    """
+    pixmap = QPixmap(ICON_PX, ICON_PX)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    colour = palette.color(QPalette.ColorRole.ButtonText)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(colour)
+    s = ICON_PX / 32
+    if name == "play":
+        painter.drawPolygon(QPolygonF([QPointF(9 * s, 5 * s), QPointF(27 * s, 16 * s),
+                                       QPointF(9 * s, 27 * s)]))  # fmt: skip
+    elif name == "pause":
+        painter.drawRect(QRectF(8 * s, 6 * s, 6 * s, 20 * s))
+        painter.drawRect(QRectF(18 * s, 6 * s, 6 * s, 20 * s))
+    elif name in ("volume", "muted"):
+        speaker = ((4, 12), (10, 12), (17, 5), (17, 27), (10, 20), (4, 20))
+        painter.drawPolygon(QPolygonF([QPointF(x * s, y * s) for x, y in speaker]))
+        pen = QPen(colour, 2.5 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if name == "volume":
+            for r in (5, 10):
+                painter.drawArc(QRectF((17 - r) * s, (16 - r) * s, 2 * r * s, 2 * r * s),
+                                -50 * 16, 100 * 16)  # fmt: skip
+        else:
+            painter.drawLine(QPointF(21 * s, 11 * s), QPointF(29 * s, 21 * s))
+            painter.drawLine(QPointF(29 * s, 11 * s), QPointF(21 * s, 21 * s))
+    elif name == "replay":
+        pen = QPen(colour, 3 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawArc(QRectF(6 * s, 6 * s, 20 * s, 20 * s), 100 * 16, 280 * 16)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        arrow = QPainterPath(QPointF(10 * s, 2 * s))
+        arrow.lineTo(QPointF(17 * s, 7 * s))
+        arrow.lineTo(QPointF(10 * s, 12 * s))
+        arrow.closeSubpath()
+        painter.drawPath(arrow)
+    painter.end()
+    return QIcon(pixmap)
+
+
+class SeekBar(QSlider):
+    """A horizontal slider over a lecture's milliseconds. A click on the groove jumps to the
+    clicked time (a plain QSlider steps a page, 10 s, towards it); dragging the handle works
+    as usual. Ticks above the groove mark the current query's matches (highlight colour)
+    and the chapters (text colour, shorter)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.matches: list[int] = []
+        self.chapters: list[int] = []
+        self.setMinimumHeight(24)
+
+    def set_marks(self, matches: Sequence[int], chapters: Sequence[int]) -> None:
+        self.matches, self.chapters = list(matches), list(chapters)
+        self.update()
+
+    def _groove(self) -> tuple[int, int]:
+        """The x of the groove's first and last value, in the slider's coordinates."""
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        style = self.style()
+        groove = style.subControlRect(
+            QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderGroove, self
+        )
+        handle = style.subControlRect(
+            QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, self
+        )
+        first = groove.x() + handle.width() // 2
+        return first, first + groove.width() - handle.width()
+
+    def value_at(self, x: float) -> int:
+        first, last = self._groove()
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        return QStyle.sliderValueFromPosition(
+            self.minimum(), self.maximum(), round(x - first), max(1, last - first)
+        )
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        on = self.style().hitTestComplexControl(
+            QStyle.ComplexControl.CC_Slider, option, event.position().toPoint(), self
+        )
+        if event.button() == Qt.MouseButton.LeftButton and on != QStyle.SubControl.SC_SliderHandle:
+            # Jump to the click, then let the press go on as a drag of the handle from there.
+            self.setSliderPosition(self.value_at(event.position().x()))
+            self.triggerAction(QSlider.SliderAction.SliderMove)
+        super().mousePressEvent(event)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self.maximum() <= 0 or not (self.matches or self.chapters):
+            return
+        first, last = self._groove()
+        span = max(1, last - first)
+        painter = QPainter(self)
+        palette = self.palette()
+        for times, role, height in (
+            (self.chapters, QPalette.ColorRole.WindowText, 4),
+            (self.matches, QPalette.ColorRole.Highlight, 7),
+        ):
+            painter.setPen(QPen(QColor(palette.color(role)), 2))
+            for ms in times:
+                x = first + span * min(max(ms, 0), self.maximum()) / self.maximum()
+                painter.drawLine(QPointF(x, 0), QPointF(x, height))
+        painter.end()
+
+
+class SubtitleLabel(QLabel):
+    """The line being spoken, drawn over the bottom of the picture. A native window of its
+    own: libVLC and Qt Multimedia draw the video into native windows, which cover any
+    plain sibling widget."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
+        self.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setMargin(6)
+        self.setAutoFillBackground(True)
+        palette = self.palette()
+        palette.setColor(QPalette.ColorRole.Window, QColor(0, 0, 0))
+        palette.setColor(QPalette.ColorRole.WindowText, QColor(255, 255, 255))
+        self.setPalette(palette)
+        font = self.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        self.setFont(font)
+        self.hide()
+
+    def place(self, area: QWidget) -> None:
+        """Sit centred at the bottom of ``area`` (a sibling: the video's page)."""
+        if not self.text():
+            return
+        width = max(120, area.width() - 40)
+        self.setFixedWidth(width)
+        height = self.heightForWidth(width)
+        geometry = area.geometry()
+        self.move(geometry.x() + (geometry.width() - width) // 2, geometry.bottom() - height - 12)
+        self.setFixedHeight(height)
+        self.raise_()

@@ -1,0 +1,109 @@
+"""The player's keys: which they are, the rule for text boxes, and Help > Keyboard shortcuts.
+
+The player's shortcuts work in its whole window. A text box takes the keys it types with
+(Qt's shortcut override), so letters always type there. The search box lets Space, Left and
+Right through to the player while it is empty or has not been typed in since a lecture was
+opened: after Enter plays a hit, Space pauses it; the first letter typed makes them edit
+the query again.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+# (keys, what they do); a key name is shown in bold, "or" between them
+SHORTCUTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("Space", "K"), "Play or pause"),
+    (("Left", "J"), "Back 10 seconds"),
+    (("Right", "L"), "Forward 10 seconds"),
+    (("N",), "Next match of the search in this lecture"),
+    (("P",), "Previous match"),
+    (("R",), "Replay from the start of the passage found"),
+    (("F",), "Full screen on or off"),
+    (("Esc",), "Leave full screen (in the search box: clear it)"),
+    (("M",), "Mute or unmute"),
+    (("C",), "Subtitles on the picture on or off"),
+    (("Ctrl+F", "Ctrl+L"), "Go to the search box"),
+    (("Up", "Down"), "In the search box: move through the results"),
+    (("Enter",), "In the search box: open the result"),
+)
+TEXT_BOX_RULE = (
+    "The player's keys work wherever the focus is, except while you type in a text box: "
+    "there letters type, and Space, Left and Right edit the text. In the search box they "
+    "play, pause and skip while the box is empty or you have not typed in it since the "
+    "lecture opened (right after Enter); the first letter you type makes them edit again. "
+    "Esc never clears anything outside the search box."
+)
+PASSED_KEYS = (Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Right)
+
+
+def shortcuts_html() -> str:
+    rows = "".join(
+        "<tr><td>"
+        + " or ".join(f"<b>{html.escape(k)}</b>" for k in keys)
+        + f"</td><td>{html.escape(what)}</td></tr>"
+        for keys, what in SHORTCUTS
+    )
+    return f'<table cellspacing="6">{rows}</table><p>{html.escape(TEXT_BOX_RULE)}</p>'
+
+
+class ShortcutsDialog(QDialog):
+    """Help > Keyboard shortcuts: the keys, and the rule for the search box."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.text = shortcuts_html()
+        label = QLabel(self.text)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label)
+        layout.addWidget(buttons)
+        self.resize(520, 460)
+
+
+class SearchBoxKeys(QObject):
+    """Lets Space, Left and Right through to the player's shortcuts from the search box while
+    it is empty or not typed in since a lecture opened (``typed`` is reset then)."""
+
+    def __init__(self, player_showing: Callable[[], bool], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._player_showing = player_showing
+        self.typed = False
+        self._boxes: list[QLineEdit] = []
+
+    def watch(self, box: QLineEdit) -> None:
+        if box in self._boxes:
+            return
+        self._boxes.append(box)
+        box.installEventFilter(self)
+        box.textEdited.connect(self._edited)  # typing, pasting, deleting: not setText()
+
+    def _edited(self, _text: str) -> None:
+        self.typed = True
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
+            return False
+        plain = event.modifiers() in (
+            Qt.KeyboardModifier.NoModifier,
+            Qt.KeyboardModifier.KeypadModifier,
+        )
+        if (
+            plain
+            and event.key() in PASSED_KEYS
+            and isinstance(watched, QLineEdit)
+            and (not self.typed or not watched.text())
+            and self._player_showing()
+        ):
+            event.ignore()  # not the box's: the player's shortcut takes it
+            return True
+        return False

@@ -1,0 +1,238 @@
+"""The column beside the picture: a search inside the open transcript (the query's words to
+begin with, highlighted in every line), the lecture's chapters, and the transcript.
+A right click on a line copies a timestamp link to it or a quote with its time."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QGuiApplication,
+    QPainter,
+    QPalette,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.api import Chapter, Timing, clock, make_link
+
+CHAPTER_ROWS = 5  # the chapter list shows this many before it scrolls
+
+
+def timestamp_link(path: str, ms: int, sha256: str | None = None) -> str:
+    """``coursedex://open?source=<path>&t=<seconds>`` (engine/links.py, issue 16)."""
+    return make_link(path, start_ms=max(0, ms), sha256=sha256)
+
+
+def line_quote(path: str, line: Timing, sha256: str | None = None) -> str:
+    """“What was said” (lecture title, mm:ss) and the link to the moment."""
+    return (
+        f"\u201c{' '.join(line.text.split())}\u201d ({Path(path).stem}, {clock(line.start_ms)}) "
+        f"{timestamp_link(path, line.start_ms, sha256)}"
+    )
+
+
+def words_pattern(text: str) -> re.Pattern[str] | None:
+    """Words starting with any word of ``text`` ("sort" finds "sorting"), any case."""
+    words = sorted({w for w in re.findall(r"\w+", text.casefold()) if len(w) > 1}, key=len)
+    if not words:
+        return None
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in reversed(words)) + r")\w*", re.I)
+
+
+def marked_html(text: str, pattern: re.Pattern[str] | None, mark: str) -> str:
+    if pattern is None:
+        return html.escape(text)
+    out, last = [], 0
+    for found in pattern.finditer(text):
+        out.append(html.escape(text[last : found.start()]))
+        out.append(f'<span style="background-color: {mark}">{html.escape(found.group())}</span>')
+        last = found.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+class _MarkedLines(QStyledItemDelegate):
+    """Draws each transcript line with the searched words on a highlight, wrapped to the
+    list's width (and sized the same way, so nothing is clipped)."""
+
+    MARGIN = 4
+
+    def __init__(self, listing: QListWidget) -> None:
+        super().__init__(listing)
+        self.listing = listing
+        self.pattern: re.Pattern[str] | None = None
+
+    def _document(self, text: str, width: int, colour: str) -> QTextDocument:
+        document = QTextDocument()
+        document.setDocumentMargin(0)
+        document.setDefaultFont(self.listing.font())
+        mark = (
+            "#806a00"
+            if self.listing.palette().color(QPalette.ColorRole.Base).lightness() < 128
+            else "#ffe58a"
+        )
+        document.setHtml(
+            f'<span style="color: {colour}">{marked_html(text, self.pattern, mark)}</span>'
+        )
+        document.setTextWidth(max(40, width))
+        return document
+
+    def _width(self) -> int:
+        return self.listing.viewport().width() - 2 * self.MARGIN
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        document = self._document(text, self._width(), "black")
+        return QSize(self._width(), round(document.size().height()) + 2 * self.MARGIN)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        text, item.text = item.text, ""
+        style = item.widget.style() if item.widget is not None else self.listing.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, item.widget)
+        selected = bool(item.state & QStyle.StateFlag.State_Selected)
+        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        colour = item.palette.color(role).name()
+        rect = item.rect.adjusted(self.MARGIN, self.MARGIN, -self.MARGIN, -self.MARGIN)
+        document = self._document(text, rect.width(), colour)
+        painter.save()
+        painter.translate(rect.topLeft())
+        painter.setClipRect(0, 0, rect.width(), rect.height())
+        context = QAbstractTextDocumentLayout.PaintContext()
+        document.documentLayout().draw(painter, context)
+        painter.restore()
+
+
+class TranscriptColumn(QWidget):
+    """Find box, chapters and transcript; asks the player to seek with ``seek_requested``."""
+
+    seek_requested = Signal(int)
+    matches_changed = Signal(list)  # start times (ms) of the lines the find box matches
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path = ""
+        self.sha256: str | None = None  # in links, so they survive a moved file
+        self.lines: list[Timing] = []
+        self.chapters: list[Chapter] = []
+        self.matches: list[int] = []
+        self.find_box = QLineEdit(placeholderText="Find in the transcript")
+        self.find_box.setClearButtonEnabled(True)
+        self.find_box.textChanged.connect(self._find)
+        self.chapter_list = QListWidget()
+        self.chapter_list.setToolTip("Chapters: where the slide changes. Click to go there.")
+        self.chapter_list.itemClicked.connect(self._chapter_chosen)
+        self.chapter_list.itemActivated.connect(self._chapter_chosen)
+        self.chapter_list.hide()
+        self.transcript_list = QListWidget()
+        self.transcript_list.setWordWrap(True)
+        self.transcript_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.transcript_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.transcript_list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.transcript_list.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self._delegate = _MarkedLines(self.transcript_list)
+        self.transcript_list.setItemDelegate(self._delegate)
+        palette = self.transcript_list.palette()  # the spoken row stays visible unfocused
+        for role in (QPalette.ColorRole.Highlight, QPalette.ColorRole.HighlightedText):
+            color = palette.color(QPalette.ColorGroup.Active, role)
+            palette.setColor(QPalette.ColorGroup.Inactive, role, color)
+        self.transcript_list.setPalette(palette)
+        self.transcript_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.transcript_list.customContextMenuRequested.connect(self._menu)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.find_box)
+        column.addWidget(self.chapter_list)
+        column.addWidget(self.transcript_list, 1)
+
+    def set_lecture(
+        self, path: str, lines: Sequence[Timing], chapters: Sequence[Chapter], terms: str
+    ) -> None:
+        self.path, self.lines, self.chapters = path, list(lines), list(chapters)
+        self.transcript_list.clear()
+        for line in self.lines:
+            item = QListWidgetItem(f"{clock(line.start_ms)}  {line.text}")
+            item.setData(Qt.ItemDataRole.UserRole, line.start_ms)
+            self.transcript_list.addItem(item)
+        self.chapter_list.clear()
+        for chapter in self.chapters:
+            item = QListWidgetItem(f"{clock(chapter.start_ms)}  {chapter.title}")
+            item.setData(Qt.ItemDataRole.UserRole, chapter.start_ms)
+            item.setToolTip(chapter.title)
+            self.chapter_list.addItem(item)
+        if self.chapters:
+            row = self.chapter_list.sizeHintForRow(0)
+            self.chapter_list.setFixedHeight(
+                row * min(CHAPTER_ROWS, len(self.chapters)) + 2 * self.chapter_list.frameWidth()
+            )
+        self.chapter_list.setVisible(bool(self.chapters))
+        blocked = self.find_box.blockSignals(True)
+        self.find_box.setText(terms)
+        self.find_box.blockSignals(blocked)
+        self._find(terms)
+
+    def _find(self, text: str) -> None:
+        pattern = words_pattern(text)
+        self._delegate.pattern = pattern
+        self.matches = (
+            [] if pattern is None else [t.start_ms for t in self.lines if pattern.search(t.text)]
+        )
+        self.transcript_list.viewport().update()
+        self.matches_changed.emit(self.matches)
+
+    def follow_chapter(self, position: int) -> None:
+        current = -1
+        for row, chapter in enumerate(self.chapters):
+            if chapter.start_ms <= position:
+                current = row
+        if current >= 0 and current != self.chapter_list.currentRow():
+            self.chapter_list.setCurrentRow(current)
+
+    def _chapter_chosen(self, item: QListWidgetItem) -> None:
+        self.seek_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+
+    def line_at(self, row: int) -> Timing | None:
+        return self.lines[row] if 0 <= row < len(self.lines) else None
+
+    def _menu(self, point: QPoint) -> None:
+        line = self.line_at(self.transcript_list.indexAt(point).row())
+        if line is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Copy link to this moment", lambda: self.copy_link(line.start_ms))
+        menu.addAction("Copy quote with its time", lambda: self.copy_quote(line))
+        menu.exec(self.transcript_list.viewport().mapToGlobal(point))
+        menu.deleteLater()
+
+    def copy_link(self, ms: int) -> None:
+        if self.path:
+            QGuiApplication.clipboard().setText(timestamp_link(self.path, ms, self.sha256))
+
+    def copy_quote(self, line: Timing) -> None:
+        if self.path:
+            QGuiApplication.clipboard().setText(line_quote(self.path, line, self.sha256))

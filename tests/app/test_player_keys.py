@@ -1,0 +1,166 @@
+"""The player's keys in the whole window, as a student uses them: after Enter opens a lecture
+Space, Left and Right reach the player though the search box has the focus; typing in the
+box types (Space included); J/K/L, M, F and Esc work from anywhere; Esc never wipes the query
+unless it is pressed in the search box; Help lists the keys."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialog, QMenu
+from pytestqt.qtbot import QtBot
+
+from app.window import SearchWindow
+from engine.config import EngineConfig
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from tests.app.media import PlayerMedia, make_test_media
+from tests.factories import make_srt
+
+PLAYING_TIMEOUT_MS = 10_000
+
+
+@pytest.fixture(autouse=True)
+def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory: pytest.TempPathFactory) -> PlayerMedia:
+    return make_test_media(tmp_path_factory.mktemp("player-media"))
+
+
+@pytest.fixture
+def lecture_library(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder, media: PlayerMedia
+) -> Iterator[Library]:
+    """A library of one course: the test lecture with its subtitles beside it."""
+    course = tmp_path / "Algorithms"
+    course.mkdir()
+    shutil.copy(media.video, course / "lecture.mp4")
+    make_srt(course / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
+    base = EngineConfig()
+    config = replace(base, media=replace(base.media, screen_text=False))
+    lib = Library.open(tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir))
+    lib.ingest([course])
+    yield lib
+    lib.close()
+
+
+@pytest.fixture
+def window(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
+    win = SearchWindow(lecture_library, player_backend="qt")
+    qtbot.addWidget(win)
+    win.show()
+    win.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
+    yield win
+    win.close()
+
+
+def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
+    qtbot.keyClicks(window.search, query)
+    qtbot.waitUntil(lambda: window.result_at(0) is not None and window.search_pane.query == query)
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: window.preview_pane.has_player and window.player.is_playing(),
+        timeout=PLAYING_TIMEOUT_MS,
+    )
+
+
+def test_space_and_arrows_reach_the_player_from_the_search_box_until_the_user_types(
+    qtbot: QtBot, window: SearchWindow
+) -> None:
+    open_first_hit(qtbot, window, "merge sort halves")
+    player = window.player
+    assert window.focusWidget() is window.search
+    qtbot.keyClick(window.search, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: not player.is_playing())
+    assert window.search.text() == "merge sort halves"
+    before = player.position_ms()
+    qtbot.keyClick(window.search, Qt.Key.Key_Right)
+    assert abs(player.position_ms() - (before + 10_000)) <= 500, player.position_ms()
+    qtbot.keyClick(window.search, Qt.Key.Key_Left)
+    assert abs(player.position_ms() - before) <= 500, player.position_ms()
+    assert window.search.text() == "merge sort halves"
+
+    # Typing again edits the query: Space is a space and the arrows move the cursor.
+    qtbot.keyClick(window.search, Qt.Key.Key_S)
+    qtbot.keyClick(window.search, Qt.Key.Key_Space)
+    assert window.search.text() == "merge sort halvess "
+    qtbot.keyClick(window.search, Qt.Key.Key_Left)
+    assert window.search.cursorPosition() == len("merge sort halvess")
+    assert not player.is_playing()
+    assert abs(player.position_ms() - before) <= 500, player.position_ms()
+
+
+def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_query(
+    qtbot: QtBot, window: SearchWindow
+) -> None:
+    open_first_hit(qtbot, window, "binary search")
+    player = window.player
+    rows = window.results.count()
+    window.results.setFocus()
+    qtbot.waitUntil(window.results.hasFocus)
+    qtbot.keyClick(window.results, Qt.Key.Key_K)
+    qtbot.waitUntil(lambda: not player.is_playing())
+    before = player.position_ms()
+    qtbot.keyClick(window.results, Qt.Key.Key_J)
+    assert abs(player.position_ms() - max(0, before - 10_000)) <= 500, player.position_ms()
+    qtbot.keyClick(window.results, Qt.Key.Key_L)
+    assert abs(player.position_ms() - before) <= 500, player.position_ms()
+    qtbot.keyClick(window.results, Qt.Key.Key_M)
+    assert player.is_muted()
+    qtbot.keyClick(window.results, Qt.Key.Key_M)
+    assert not player.is_muted()
+
+    # Esc in the results (or on the player) wipes nothing.
+    qtbot.keyClick(window.results, Qt.Key.Key_Escape)
+    assert window.search.text() == "binary search" and window.results.count() == rows
+
+    qtbot.keyClick(window.results, Qt.Key.Key_F)
+    qtbot.waitUntil(player.is_full_screen)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is player)
+    qtbot.keyClick(player, Qt.Key.Key_Space)
+    qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)
+    qtbot.keyClick(player, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not player.is_full_screen())
+    assert player.window() is window and player.isVisible()
+    assert window.search.text() == "binary search" and window.results.count() == rows
+    assert player.is_playing()  # leaving full screen stops nothing
+
+    # Esc in the search box still clears it.
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.search.setFocus()
+    qtbot.waitUntil(window.search.hasFocus)
+    qtbot.keyClick(window.search, Qt.Key.Key_Escape)
+    assert window.search.text() == ""
+
+
+def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -> None:
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
+    assert isinstance(menu, QMenu)
+    action = next(a for a in menu.actions() if "shortcuts" in a.text().lower())
+    dialogs: list[QDialog] = []
+
+    def close_it() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, QDialog)
+        dialogs.append(dialog)
+        dialog.accept()
+
+    QTimer.singleShot(200, close_it)
+    action.trigger()
+    assert dialogs
+    text = getattr(dialogs[0], "text", None)
+    assert isinstance(text, str), dialogs[0]
+    for key in ("Space", "J", "K", "L", "F", "M", "Esc", "N", "P"):
+        assert f"<b>{key}</b>" in text, key
+    assert "search box" in text
