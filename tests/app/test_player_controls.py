@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QGuiApplication, QImage
 from PySide6.QtWidgets import QStyle, QStyleOptionSlider, QToolButton
 from pytestqt.qtbot import QtBot
 
 from app.player import PlayerView
+from app.player_memory import PlaybackMemory
 from app.settings import dark_palette
-from tests.app.media import PlayerMedia, make_test_media
+from engine.api import Chapter, parse_link
+from tests.app.media import SLOT_MS, PlayerMedia, make_test_media
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
 PLAYING_TIMEOUT_MS = 10_000
@@ -101,3 +104,151 @@ def test_play_pause_and_volume_icons_contrast_with_a_dark_background(qtbot: QtBo
         image = button.icon().pixmap(16).toImage()
         assert contrast(image, background) >= 120, button.toolTip()
     player.shutdown()
+
+
+@pytest.fixture
+def qt_player(qtbot: QtBot) -> Iterator[PlayerView]:
+    view = make_player(qtbot, "qt")
+    yield view
+    view.shutdown()
+
+
+def test_replay_goes_back_to_the_start_of_the_passage_found(
+    qtbot: QtBot, qt_player: PlayerView, media: PlayerMedia
+) -> None:
+    player = qt_player
+    player.open(str(media.video), 12_300, media.transcript)
+    wait_playing(qtbot, player)
+    player.seek(20_000)
+    player.pause()
+    qtbot.mouseClick(player.replay_button, Qt.MouseButton.LeftButton)
+    assert abs(player.position_ms() - 12_300) <= 500, player.position_ms()
+    wait_playing(qtbot, player)
+
+
+def highlight_pixels(player: PlayerView) -> int:
+    image = player.transcript_list.viewport().grab().toImage()
+    mark = QColor("#ffe58a")
+    return sum(
+        1
+        for y in range(image.height())
+        for x in range(image.width())
+        if image.pixelColor(x, y) == mark
+    )
+
+
+def test_matches_are_marked_and_next_previous_go_through_them_and_the_find_box_highlights(
+    qtbot: QtBot, qt_player: PlayerView, media: PlayerMedia
+) -> None:
+    player = qt_player
+    player.open(str(media.video), 0, media.transcript, terms=["sort"])
+    wait_playing(qtbot, player)
+    player.pause()
+    sorting = [SLOT_MS * i for i in (1, 2, 3)]  # "Sorting puts", "Merge sort", "Quick sort"
+    assert player.matches() == sorting
+    assert player.seek_slider.matches == sorting
+    assert player.transcript.find_box.text() == "sort"
+    qtbot.waitUntil(lambda: highlight_pixels(player) > 50)
+
+    player.setFocus()
+    qtbot.keyClick(player, Qt.Key.Key_N)
+    assert abs(player.position_ms() - sorting[0]) <= 300, player.position_ms()
+    qtbot.mouseClick(player.next_match_button, Qt.MouseButton.LeftButton)
+    assert abs(player.position_ms() - sorting[1]) <= 300, player.position_ms()
+    qtbot.keyClick(player, Qt.Key.Key_N)
+    qtbot.keyClick(player, Qt.Key.Key_P)
+    assert abs(player.position_ms() - sorting[1]) <= 300, player.position_ms()
+    qtbot.mouseClick(player.previous_match_button, Qt.MouseButton.LeftButton)
+    assert abs(player.position_ms() - sorting[0]) <= 300, player.position_ms()
+
+    # The transcript's own search: other words, other marks.
+    player.transcript.find_box.setText("heaps")
+    assert player.matches() == [SLOT_MS * 4]
+    assert player.seek_slider.matches == [SLOT_MS * 4]
+    player.transcript.find_box.setText("")
+    assert player.matches() == [] and player.seek_slider.matches == []
+    qtbot.waitUntil(lambda: highlight_pixels(player) == 0)
+
+
+def test_subtitles_are_drawn_over_the_picture_when_on(
+    qtbot: QtBot, player: PlayerView, media: PlayerMedia
+) -> None:
+    player.open(str(media.video), 6_500, media.transcript)
+    wait_playing(qtbot, player)
+    assert not player.subtitle.isVisible()
+    qtbot.mouseClick(player.subtitles_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: player.subtitle.isVisible())
+    qtbot.waitUntil(lambda: player.subtitle.text() in [t.text for t in media.transcript[2:4]])
+    picture = player.video_stack.geometry()
+    label = player.subtitle.geometry()
+    assert picture.contains(label), (picture, label)
+    assert label.center().y() > picture.center().y()  # over the bottom half
+    player.seek(13_000)
+    qtbot.waitUntil(lambda: player.subtitle.text() == media.transcript[4].text)
+    player.setFocus()
+    qtbot.keyClick(player, Qt.Key.Key_C)
+    assert not player.subtitles_button.isChecked() and not player.subtitle.isVisible()
+
+
+def test_chapters_list_beside_the_transcript_seeks_and_follows(
+    qtbot: QtBot, qt_player: PlayerView, media: PlayerMedia
+) -> None:
+    player = qt_player
+    chapters = [Chapter(0, "Opening"), Chapter(9_000, "Quick sort", 2), Chapter(15_000, "Search")]
+    player.open(str(media.video), 0, media.transcript, chapters=chapters)
+    wait_playing(qtbot, player)
+    listing = player.transcript.chapter_list
+    assert listing.isVisible() and listing.count() == 3
+    assert listing.item(1).text() == "00:09  Quick sort"
+    assert player.seek_slider.chapters == [0, 9_000, 15_000]
+    item = listing.item(2)
+    qtbot.mouseClick(
+        listing.viewport(), Qt.MouseButton.LeftButton, pos=listing.visualItemRect(item).center()
+    )
+    assert abs(player.position_ms() - 15_000) <= 300, player.position_ms()
+    player.seek(10_000)
+    qtbot.waitUntil(lambda: listing.currentRow() == 1)
+    player.open(str(media.video), 0, media.transcript)  # a lecture without chapters
+    assert not listing.isVisible()
+
+
+def test_copy_link_and_quote_with_time(
+    qtbot: QtBot, qt_player: PlayerView, media: PlayerMedia
+) -> None:
+    player = qt_player
+    player.open(str(media.video), 9_400, media.transcript)
+    wait_playing(qtbot, player)
+    player.pause()
+    qtbot.mouseClick(player.copy_link_button, Qt.MouseButton.LeftButton)
+    link = parse_link(QGuiApplication.clipboard().text())
+    assert link.source == str(media.video)
+    assert link.start_ms is not None and abs(link.start_ms - player.position_ms()) <= 1_000
+    player.transcript.copy_quote(media.transcript[3])
+    quote = QGuiApplication.clipboard().text()
+    assert quote.startswith(f"\u201c{media.transcript[3].text}\u201d (lecture, 00:09) coursedex://")
+    assert parse_link(quote.split(") ", 1)[1]).start_ms == media.transcript[3].start_ms
+
+
+def test_speed_and_position_are_remembered_between_starts(
+    qtbot: QtBot, media: PlayerMedia, tmp_path: Path
+) -> None:
+    settings = tmp_path / "settings.json"
+    first = make_player(qtbot, "qt", memory=PlaybackMemory.beside(settings))
+    first.open(str(media.video), 0, media.transcript)
+    wait_playing(qtbot, first)
+    first.set_rate(1.5)
+    first.seek(14_000)
+    first.pause()
+    first.shutdown()  # as when the app quits
+
+    second = make_player(qtbot, "qt", memory=PlaybackMemory.beside(settings))
+    assert second.speed_box.currentText() == "1.5x"
+    second.open(str(media.video), None, media.transcript)  # where it was left
+    wait_playing(qtbot, second)
+    assert abs(second.position_ms() - 14_000) <= 700, second.position_ms()
+    assert second.rate() == 1.5
+    second.open(str(media.video), 3_000, media.transcript)  # a hit's time wins
+    wait_playing(qtbot, second)
+    assert abs(second.position_ms() - 3_000) <= 700, second.position_ms()
+    second.shutdown()
+    assert (tmp_path / "playback.ini").is_file()
