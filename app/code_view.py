@@ -40,6 +40,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QLabel,
@@ -285,7 +286,10 @@ class CodeView(QWidget):
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # Long lines and notes' paragraphs wrap to the view: a narrow preview must not hide
+        # the end of the matched line behind a horizontal scroll bar.
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.editor.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.editor.setFont(font)
         self.editor.document().setDefaultFont(font)

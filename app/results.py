@@ -1,12 +1,19 @@
 """Result rows: kind glyph, course, title, where, the snippet with the query words in bold,
-and the scene on screen or the slide page as a thumbnail."""
+the scene on screen or the slide page as a thumbnail, and a lecture's other moments.
+
+A lecture's hits are one row (its best moment, then links to the others), so one long
+lecture cannot fill the list; a speech row names the slide on screen at its moment.
+"""
 
 from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import (
     QIcon,
     QImage,
@@ -15,14 +22,16 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QVBoxLayout,
     QWidget,
 )
 
-from engine.api import SearchResult, SegmentKind, location
+from engine.api import SearchResult, SegmentKind, SourceKind, clock, location
 
 log = logging.getLogger(__name__)
 
-THUMB_W, THUMB_H = 112, 63
+THUMB_W, THUMB_H = 160, 90
+MOMENTS = 5  # a lecture row's other moments shown as links
 OPEN_HINT = "Open a result to play it from the word, or to see its slide or code here."
 KIND_GLYPHS = {
     SegmentKind.TRANSCRIPT: "\u25b6",  # play
@@ -40,8 +49,34 @@ KIND_NAMES = {
 }
 
 
+LECTURES = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultGroup:
+    """One row of the list: a hit, and for a lecture its other moments, best first."""
+
+    best: SearchResult
+    moments: tuple[SearchResult, ...] = ()
+
+
+def grouped(results: Sequence[SearchResult]) -> list[ResultGroup]:
+    """A lecture's hits become one group at the rank of its best; other files' hits stay
+    one row each. A group is as strong as its best hit."""
+    order: list[str | int] = []
+    hits: dict[str | int, list[SearchResult]] = {}
+    for result in results:
+        key: str | int = result.source if result.source_kind in LECTURES else result.segment_id
+        if key not in hits:
+            order.append(key)
+            hits[key] = []
+        hits[key].append(result)
+    return [ResultGroup(hits[k][0], tuple(hits[k][1:])) for k in order]
+
+
 def snippet_html(result: SearchResult) -> str:
-    """The snippet with the query words in bold, escaped for a rich-text label."""
+    """The snippet with the query words in bold, escaped for a rich-text label; code keeps
+    its lines and indentation."""
     out: list[str] = []
     last = 0
     for a, b in result.highlights:
@@ -49,15 +84,33 @@ def snippet_html(result: SearchResult) -> str:
         out.append(f"<b>{html.escape(result.snippet[a:b])}</b>")
         last = b
     out.append(html.escape(result.snippet[last:]))
-    return "".join(out)
+    text = "".join(out)
+    if "\n" in result.snippet:
+        return f'<div style="white-space: pre-wrap; font-family: monospace">{text}</div>'
+    return text
+
+
+def on_screen(result: SearchResult) -> str:
+    """ "Slide 4 on screen (slides.pdf)" for a lecture moment that shows a slide, else ""."""
+    if result.slide is None or result.kind == SegmentKind.SLIDE:
+        return ""
+    deck, page = result.slide
+    return f"Slide {page} on screen ({Path(deck).name})"
 
 
 class ResultRow(QWidget):
-    """One result: kind icon, thumbnail, "kind · course", title, where, snippet."""
+    """One result: kind icon, thumbnail, "kind · course", title, where, the slide on screen,
+    snippet, and a lecture's other moments as links."""
 
-    def __init__(self, result: SearchResult, icon: QIcon, parent: QWidget | None = None) -> None:
+    moment_chosen = Signal(object)  # the SearchResult of a moment link clicked
+
+    def __init__(
+        self, group: ResultGroup | SearchResult, icon: QIcon, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
-        self.result = result
+        group = group if isinstance(group, ResultGroup) else ResultGroup(group)
+        self.result = result = group.best
+        self.moments = group.moments
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.icon = QLabel()
@@ -68,17 +121,44 @@ class ResultRow(QWidget):
         self.thumb.setFixedSize(THUMB_W, THUMB_H)
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.thumb.hide()
+        screen = on_screen(result)
         self.text = QLabel(
             f"<small>{html.escape(KIND_NAMES[result.kind])} · {html.escape(result.course)}"
             f"</small><br><b>{html.escape(result.title)}</b>&nbsp;&nbsp;"
-            f"{html.escape(location(result))}<br>{snippet_html(result)}"
+            f"{html.escape(location(result))}"
+            + (f"<br><small><i>{html.escape(screen)}</i></small>" if screen else "")
+            + f"<br>{snippet_html(result)}"
         )
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.moment_links = QLabel(self._moments_html())
+        self.moment_links.setTextFormat(Qt.TextFormat.RichText)
+        self.moment_links.setWordWrap(True)
+        self.moment_links.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.moment_links.linkActivated.connect(self._moment_link)
+        if not self.moments:
+            self.moment_links.hide()  # never show(): without a parent yet it is a window
+        column = QVBoxLayout()
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(self.text)
+        column.addWidget(self.moment_links)
         layout.addWidget(self.icon)
         layout.addWidget(self.thumb)
-        layout.addWidget(self.text, 1)
+        layout.addLayout(column, 1)
+
+    def _moments_html(self) -> str:
+        links = [
+            f'<a href="{i}">{html.escape(clock(m.start_ms or 0))}</a>'
+            for i, m in enumerate(self.moments[:MOMENTS])
+        ]
+        more = len(self.moments) - MOMENTS
+        tail = f" and {more} more" if more > 0 else ""
+        return f"<small>Also at {' · '.join(links)}{tail}</small>"
+
+    def _moment_link(self, href: str) -> None:
+        self.moment_chosen.emit(self.moments[int(href)])
 
     def set_thumbnail(self, image: QImage | None) -> None:
         if image is None or image.isNull():
@@ -98,23 +178,28 @@ class ResultRow(QWidget):
         text_width = width - 8 - 20 - spacing  # margins, the kind icon
         if not self.thumb.isHidden():
             text_width -= THUMB_W + spacing
-        return max(THUMB_H, self.text.heightForWidth(max(120, text_width))) + 10
+        text_width = max(120, text_width)
+        height = self.text.heightForWidth(text_width)
+        if self.moments:
+            height += 2 + self.moment_links.heightForWidth(text_width)
+        return max(THUMB_H, height) + 10
 
 
 def thumbnail(result: SearchResult) -> QImage | None:
-    """The scene on screen at a video hit, or the slide page of a slide hit (worker thread)."""
+    """The slide page of a slide hit or on screen at a lecture moment, else the scene's
+    frame at a video hit (worker thread)."""
     from app.pages import ViewerError, render_page
 
-    if result.thumbnail:
-        image = QImage(result.thumbnail)
-        return None if image.isNull() else image
     page = result.page if result.kind == SegmentKind.SLIDE else None
     deck = result.source
     if page is None and result.slide is not None:
-        deck, page = result.slide
-    if page is None:
-        return None
-    try:
-        return render_page(deck, page, THUMB_W * 2)
-    except ViewerError:
-        return None
+        deck, page = result.slide  # the slide on screen: sharper than the scene's frame
+    if page is not None:
+        try:
+            return render_page(deck, page, THUMB_W * 2)
+        except ViewerError:
+            pass  # a deck moved away: the scene's frame still shows it
+    if result.thumbnail:
+        image = QImage(result.thumbnail)
+        return None if image.isNull() else image
+    return None

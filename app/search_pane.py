@@ -1,30 +1,34 @@
-"""The search pane: a box focused on start, course and kind filters, and results that follow
-the typing, with a status line under them.
+"""The search pane: a box focused on start, course and kind filters, a chip naming the
+course filter, and results that follow the typing, with a status line under them.
 
 Searches run on a worker (the model loads there on first use); each keystroke restarts a
 short debounce timer, and results of an older query than the newest are dropped, so the
-window never waits on the engine.
+window never waits on the engine. Enter searches what is in the box if its results are not
+shown yet, then opens the top hit. Up in an empty box recalls earlier queries.
 """
 
 from __future__ import annotations
 
+import html
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QIcon, QImage, QKeySequence, QPainter, QPalette, QPixmap, QShortcut
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QImage, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-from app.results import KIND_GLYPHS, KIND_NAMES, ResultRow, thumbnail
+from app.filter_chip import FilterChip
+from app.result_list import ResultList
+from app.results import KIND_NAMES, ResultRow, thumbnail
+from app.search_history import SearchHistory
 from app.tasks import Failure, Tasks
 from engine.api import Course, Library, SearchFilters, SearchResult, SegmentKind
 
@@ -32,10 +36,10 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
-ROW_BATCH = 4  # result rows added per turn of the event loop
 EMPTY_LIBRARY = (
     "Nothing indexed yet. Drop lecture videos, slide decks, code archives or notes here."
 )
+ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
 
 # results, their thumbnails by segment id, the search's time in ms, and whether it was gated
 Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool]
@@ -50,8 +54,8 @@ class SearchPane(QWidget):
         super().__init__(parent)
         self.library = library
         self.tasks = tasks
-        self._icons = self._kind_icons()
-        self.search = QLineEdit(placeholderText="Search your courses")
+        self.history = SearchHistory()
+        self.search = QLineEdit(placeholderText="Search your courses (Up: earlier searches)")
         self.search.setClearButtonEnabled(True)
         self.search.installEventFilter(self)
         self.course_box = QComboBox()
@@ -60,15 +64,23 @@ class SearchPane(QWidget):
         self.kind_box.addItem("All kinds", None)
         for kind in SegmentKind:
             self.kind_box.addItem(KIND_NAMES[kind], kind.value)  # Qt keeps enums as plain str
-        self.results = self._result_list()
-        # Why the list is empty, said inside it ("Nothing in your library is close to …").
-        self.empty_note = QLabel(self.results.viewport())
-        self.empty_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_note.setWordWrap(True)
-        self.empty_note.setMargin(24)
-        self.empty_note.hide()
+        for box in (self.course_box, self.kind_box):
+            box.setMinimumContentsLength(8)  # a long course name must not widen the pane
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+        self.filter_chip = FilterChip()
+        self.filter_chip.cleared.connect(lambda: self.pick_course(None))
+        self.results = ResultList()
+        self.results.open_requested.connect(self._open)
+        self.results.link_activated.connect(self._note_link)
+        self.empty_note = self.results.empty_note
         self.status = QLabel()
         self.status.setWordWrap(True)
+        # Two lines always: the list above must not jump as messages come and go.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.status.setFixedHeight(self.status.fontMetrics().lineSpacing() * 2 + 4)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.search)
@@ -76,15 +88,15 @@ class SearchPane(QWidget):
         filters.addWidget(self.course_box, 1)
         filters.addWidget(self.kind_box, 1)
         column.addLayout(filters)
+        column.addWidget(self.filter_chip)
         column.addWidget(self.results, 1)
         column.addWidget(self.status)
 
-        self._relayout = QTimer(self, singleShot=True, interval=60)
-        self._relayout.timeout.connect(self._relayout_rows)
         self._generation = 0
         self.query = ""  # the query of the results shown (or being searched)
+        self._shown = ""  # the query whose results the list holds
+        self._open_when_shown = 0  # the generation whose top hit Enter asked to open
         self._sources = 0
-        self._rows: list[tuple[SearchResult, QImage | None]] = []  # rows still to add
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.start_search)
         self.search.textChanged.connect(self._debounce.start)
@@ -97,58 +109,6 @@ class SearchPane(QWidget):
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search)
         escape.setContext(Qt.ShortcutContext.WidgetShortcut)
         escape.activated.connect(self._escape)
-
-    def _result_list(self) -> QListWidget:
-        results = QListWidget()
-        results.setWordWrap(True)
-        results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        results.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
-        # A scroll bar that comes and goes would change the width rows were wrapped for.
-        results.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
-        results.viewport().installEventFilter(self)
-        results.itemActivated.connect(self._activated)
-        results.itemClicked.connect(self._activated)
-        return results
-
-    def _kind_icons(self) -> dict[SegmentKind, QIcon]:
-        """A glyph per kind, drawn in the palette's text colour (legible light and dark)."""
-        colour = self.palette().color(QPalette.ColorRole.WindowText)
-        icons: dict[SegmentKind, QIcon] = {}
-        for kind, glyph in KIND_GLYPHS.items():
-            pixmap = QPixmap(40, 40)
-            pixmap.fill(Qt.GlobalColor.transparent)
-            painter = QPainter(pixmap)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-            font = QFont(self.font())
-            font.setPixelSize(30 if len(glyph) == 1 else 20)
-            font.setBold(True)
-            painter.setFont(font)
-            painter.setPen(colour)
-            painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, glyph)
-            painter.end()
-            icons[kind] = QIcon(pixmap)
-        return icons
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
-            self._icons = self._kind_icons()
-            for row in range(self.results.count()):
-                widget = self.row_widget(row)
-                if widget is not None:
-                    widget.icon.setPixmap(self._icons[widget.result.kind].pixmap(20, 20))
-        super().changeEvent(event)
-
-    def _row_width(self) -> int:
-        return max(240, self.results.viewport().width() - 2)
-
-    def _relayout_rows(self) -> None:
-        """Rows wrap to the list's width: after a resize their heights change."""
-        self.empty_note.setGeometry(self.results.viewport().rect())
-        width = self._row_width()
-        for row in range(self.results.count()):
-            item, widget = self.results.item(row), self.row_widget(row)
-            if item is not None and widget is not None:
-                item.setSizeHint(QSize(width, widget.height_for(width)))
 
     # --- what the library holds -----------------------------------------------------------
 
@@ -163,6 +123,7 @@ class SearchPane(QWidget):
         index = self.course_box.findData(current)
         self.course_box.setCurrentIndex(max(0, index))
         self.course_box.blockSignals(False)
+        self.filter_chip.show_course(self.course_box.currentData())
         self._sources = sources
         if not self.query:
             self.show_idle()
@@ -172,9 +133,8 @@ class SearchPane(QWidget):
         self.course_box.setCurrentIndex(max(0, index))
 
     def show_idle(self) -> None:
-        self.status.setText(
-            EMPTY_LIBRARY if not self._sources else f"{self._sources} files in the library"
-        )
+        files = f"{self._sources} file{'s' if self._sources != 1 else ''}"
+        self.status.setText(EMPTY_LIBRARY if not self._sources else f"{files} in the library")
 
     # --- search ------------------------------------------------------------------------------
 
@@ -193,6 +153,7 @@ class SearchPane(QWidget):
         )
 
     def _filters_changed(self) -> None:
+        self.filter_chip.show_course(self.course_box.currentData())
         if self.search.text().strip():
             self.start_search()
 
@@ -200,13 +161,24 @@ class SearchPane(QWidget):
         """A query typed just now must not start once the library may be closing."""
         self._debounce.stop()
 
+    def restore(self, query: str, history: Iterable[str]) -> None:
+        """The last session's searches, and its query searched again."""
+        self.history = SearchHistory(history)
+        if query.strip():
+            self.search.blockSignals(True)
+            self.search.setText(query)
+            self.search.blockSignals(False)
+            self.start_search()
+
     def start_search(self) -> None:
+        self._debounce.stop()
         self._generation += 1
         generation = self._generation
         query = self.query = self.search.text().strip()
         if not query:
-            self.results.clear()
-            self._note_empty("")
+            self.results.clear_results()
+            self._shown = ""
+            self.results.note_empty("")
             self.show_idle()
             return
         self.status.setText("Searching…")
@@ -229,74 +201,101 @@ class SearchPane(QWidget):
         if generation != self._generation:
             return  # an older query finished after a newer one started
         results, thumbs, took, gated = found
-        self.results.clear()
-        self._rows = [(result, thumbs.get(result.segment_id)) for result in results]
-        self._add_rows(generation)
+        self._shown = self.query
+        self.results.show_results(results, thumbs)
         count = len(results)
+        note = ""
         if results:
             self.status.setText(f"{count} result{'s' if count != 1 else ''} ({took:.0f} ms)")
+        else:
+            note = self._nothing_found(gated)
+        self.results.note_empty(note)
+        if self._open_when_shown == generation and results:
+            self.results.open_current()
+
+    def _nothing_found(self, gated: bool) -> str:
+        """Say why nothing was found, and offer to search without the filters; the empty
+        note's text (rich text, with the offer as a link)."""
+        query, course, kind = self.query, self.course_box.currentData(), self.kind_box.currentData()
+        if course is not None:
+            self.status.setText(f"Nothing in “{course}” matches “{query}”.")
+            link = ALL_COURSES, "Search all courses"
+        elif kind is not None:
+            self.status.setText(f"No {self.kind_box.currentText().lower()} match “{query}”.")
+            link = ALL_KINDS, "Search all kinds"
         elif gated:
             # The early exit: nothing is close, rather than the nearest noise.
-            self.status.setText(f"Nothing in your library is close to “{self.query}”.")
+            self.status.setText(f"Nothing in your library is close to “{query}”.")
+            return self.status.text()
         else:
             self.status.setText("No results")
-        self._note_empty("" if results else self.status.text())
+            return self.status.text()
+        return f'{html.escape(self.status.text())}<br><br><a href="{link[0]}">{link[1]}</a>'
 
-    def _note_empty(self, text: str) -> None:
-        self.empty_note.setText(text)
-        self.empty_note.setGeometry(self.results.viewport().rect())
-        self.empty_note.setVisible(bool(text))
+    def _note_link(self, href: str) -> None:
+        if href == ALL_COURSES:
+            self.pick_course(None)
+        elif href == ALL_KINDS:
+            self.kind_box.setCurrentIndex(0)
 
-    def _add_rows(self, generation: int) -> None:
-        """Add a few rows, and the rest on later turns of the event loop: a row costs about
-        1.5 ms of layout, so 20 at once would hold the UI thread for 30 ms or more."""
-        if generation != self._generation:
+    def enter(self) -> None:
+        """Open the top hit of the text in the box: searched first if its results are not
+        the ones shown (the debounce has not run, or its search is still on the worker)."""
+        text = self.search.text().strip()
+        if not text:
             return
-        width = self._row_width()
-        batch, self._rows = self._rows[:ROW_BATCH], self._rows[ROW_BATCH:]
-        for result, thumb in batch:
-            item = QListWidgetItem(self.results)
-            item.setData(Qt.ItemDataRole.UserRole, result)
-            row = ResultRow(result, self._icons[result.kind])
-            row.set_thumbnail(thumb)
-            item.setSizeHint(QSize(width, row.height_for(width)))
-            self.results.setItemWidget(item, row)
-        if batch and self.results.currentRow() < 0:
-            self.results.setCurrentRow(0)
-        if self._rows:
-            QTimer.singleShot(0, lambda: self._add_rows(generation))
+        self.history.add(text)
+        if text == self._shown and not self._debounce.isActive():
+            self.results.open_current()
+            return
+        if text != self.query or self._debounce.isActive():
+            self.start_search()
+        self._open_when_shown = self._generation
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Up/Down in the search box move through the results; Enter opens the current one."""
-        if watched is self.results.viewport() and event.type() == QEvent.Type.Resize:
-            self._relayout.start()
+        """Up/Down in the search box move through the results (Up in an empty box, or on a
+        recalled query at the top row, recalls an earlier query); Enter opens the top hit."""
         if watched is self.search and event.type() == QEvent.Type.KeyPress:
             key = event.key()  # type: ignore[attr-defined]
+            if key == Qt.Key.Key_Up and self._recall():
+                return True
             step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(key)
             if step is not None and self.results.count():
-                row = min(max(0, self.results.currentRow() + step), self.results.count() - 1)
-                self.results.setCurrentRow(row)
+                self.results.step(step)
                 return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                self.open_current()
+                self.enter()
                 return True
         return super().eventFilter(watched, event)
 
+    def _recall(self) -> bool:
+        text = self.search.text().strip()
+        at_top = self.results.currentRow() <= 0
+        if text and not (self.history.recalling(text) and at_top):
+            return False
+        earlier = self.history.older()
+        if earlier is None:
+            return bool(text)  # at the oldest: stay there
+        self.search.blockSignals(True)
+        self.search.setText(earlier)
+        self.search.blockSignals(False)
+        self.start_search()
+        return True
+
+    def _open(self, result: SearchResult) -> None:
+        self.history.add(self.query)
+        self.open_requested.emit(result)
+
+    @property
+    def shown_query(self) -> str:
+        """The query whose results the list holds ("" before any)."""
+        return self._shown
+
     def result_at(self, row: int) -> SearchResult | None:
-        item = self.results.item(row)
-        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+        return self.results.result_at(row)
 
     def row_widget(self, row: int) -> ResultRow | None:
-        item = self.results.item(row)
-        widget = None if item is None else self.results.itemWidget(item)
-        return widget if isinstance(widget, ResultRow) else None
+        return self.results.row_widget(row)
 
     def open_current(self) -> None:
-        result = self.result_at(self.results.currentRow())
-        if result is not None:
-            self.open_requested.emit(result)
-
-    def _activated(self, item: QListWidgetItem) -> None:
-        result = item.data(Qt.ItemDataRole.UserRole)
-        if result is not None:
-            self.open_requested.emit(result)
+        self.results.open_current()

@@ -12,6 +12,7 @@ from PySide6.QtCore import (
     QObject,
     QRectF,
     QRunnable,
+    QSize,
     Qt,
     QThreadPool,
     QTimer,
@@ -23,6 +24,8 @@ from PySide6.QtGui import (
     QImage,
     QKeyEvent,
     QPainter,
+    QPaintEvent,
+    QPalette,
     QPixmap,
     QResizeEvent,
 )
@@ -131,6 +134,50 @@ def _show_page_job(request: _PageRequest, scrollbar: int) -> _PageShown:
         return _PageShown(request, error=f"cannot show this page: {type(e).__name__}: {e}")
 
 
+class _TitleLabel(QLabel):
+    """ "Deck title — page 2 of 8": when it does not fit, the title is shortened with an
+    ellipsis and the page number stays whole (the full text is in the tooltip)."""
+
+    SEPARATOR = " — "
+
+    def shown_text(self, width: int | None = None) -> str:
+        """What is drawn in ``width`` pixels (default: the label's own width)."""
+        text = self.text()
+        room = (self.contentsRect().width() if width is None else width) - 2
+        metrics = self.fontMetrics()
+        if metrics.horizontalAdvance(text) <= room or self.SEPARATOR not in text:
+            return metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+        title, page = text.rsplit(self.SEPARATOR, 1)
+        tail = self.SEPARATOR + page
+        title = metrics.elidedText(
+            title, Qt.TextElideMode.ElideRight, room - metrics.horizontalAdvance(tail)
+        )
+        return (title or "…") + tail
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(text)
+
+    def minimumSizeHint(self) -> QSize:
+        page = self.text().rsplit(self.SEPARATOR, 1)[-1]
+        hint = super().minimumSizeHint()
+        return QSize(
+            self.fontMetrics().horizontalAdvance("…" + self.SEPARATOR + page) + 4, hint.height()
+        )
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        try:
+            painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+            painter.drawText(
+                self.contentsRect(),
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                self.shown_text(),
+            )
+        finally:
+            painter.end()
+
+
 class SlideView(QWidget):
     """A deck's page fitted to the view, Previous/Next (also PageUp/PageDown), and "Play
     where this slide is shown" when the page was found in a lecture video."""
@@ -153,7 +200,7 @@ class SlideView(QWidget):
         self._shown_in: tuple[tuple[str, int], ...] = ()
         self._shown_in_page = 0
 
-        self.page_label = QLabel()
+        self.page_label = _TitleLabel()
         self.page_label.setTextFormat(Qt.TextFormat.PlainText)
         self.page_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.prev_button = QPushButton("Previous")
@@ -180,14 +227,17 @@ class SlideView(QWidget):
         self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
 
+        # The title has a line of its own: beside the buttons a narrow preview cut it off.
+        self.page_label.setContentsMargins(6, 4, 6, 0)
         bar = QHBoxLayout()
-        bar.setContentsMargins(6, 4, 6, 4)
-        bar.addWidget(self.page_label, 1)
+        bar.setContentsMargins(6, 0, 6, 4)
         bar.addWidget(self.play_button)
+        bar.addStretch(1)
         bar.addWidget(self.prev_button)
         bar.addWidget(self.next_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.page_label)
         column.addLayout(bar)
         column.addWidget(self._scroll, 1)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -23,13 +30,13 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QLineEdit,
-    QListWidget,
     QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
     QSplitter,
     QStackedWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -40,10 +47,12 @@ from app.library_panel import LibraryPanel
 from app.player import PlayerView
 from app.player_memory import PlaybackMemory
 from app.preview import PreviewPane
+from app.result_list import ResultList
 from app.results import OPEN_HINT, ResultRow
 from app.search_pane import EMPTY_LIBRARY, SearchPane
 from app.slide_view import SlideView
 from app.tasks import Failure, Tasks
+from app.window_state import WindowState, load_state, save_state, state_path
 from engine.api import (
     Course,
     IngestProgress,
@@ -63,6 +72,14 @@ __all__ = ["EMPTY_LIBRARY", "SearchWindow"]
 log = logging.getLogger(__name__)
 
 
+def pane_widths(width: int) -> list[int]:
+    """Library panel, results and preview for a window ``width`` wide: at 1024 px about
+    180 / 340 / 500, at 1600 px 260 / 500 / 840."""
+    panel = max(150, min(280, round(width * 0.165)))
+    results = max(300, min(520, round(width * 0.32)))
+    return [panel, results, max(380, width - panel - results)]
+
+
 class SearchWindow(QMainWindow):
     """Library panel, search with filters and results, and a preview that plays the hit."""
 
@@ -79,8 +96,12 @@ class SearchWindow(QMainWindow):
         settings: Settings | None = None,
         settings_path: Path | None = None,
         tasks: Tasks | None = None,
+        window_state: Path | None = None,
     ) -> None:
+        """``window_state``: the file remembering size, panes and searches between starts
+        (default: ``window.ini`` beside ``settings_path``; none when neither is given)."""
         super().__init__()
+        self._panes_placed = False  # the splitter's sizes set for the shown window
         self.library = library
         self.registry = registry
         self.settings = settings
@@ -91,8 +112,15 @@ class SearchWindow(QMainWindow):
         self.panel = LibraryPanel()
         self.panel.course_selected.connect(self._course_picked)
         self.panel.remove_requested.connect(self._remove)
+        self.panel.itemDoubleClicked.connect(self._panel_double_clicked)
+        self._course_before: object = None  # the course filter before the panel's last pick
         self.search_pane = SearchPane(library, self.tasks)
         self.search_pane.open_requested.connect(self.open_result)
+        # The filter cleared (by the chip, the empty list's link or the box): a course still
+        # picked in the panel would look like a filter, and a click on it would do nothing.
+        self.course_box.currentIndexChanged.connect(
+            lambda: self.course_box.currentData() is None and self.panel.clearSelection()
+        )
         backend = settings.player if settings is not None else player_backend
         self.preview_pane = PreviewPane(library, self.tasks, backend=backend, vlc_args=vlc_args)
         if settings_path is not None:  # speed and positions, beside the settings
@@ -107,10 +135,7 @@ class SearchWindow(QMainWindow):
         self.splitter.addWidget(self.panel)
         self.splitter.addWidget(self.search_pane)
         self.splitter.addWidget(self.preview_pane)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setStretchFactor(2, 2)
-        self.splitter.setSizes([280, 460, 660])
+        self._lay_out_panes()
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.addWidget(self.splitter, 1)
@@ -121,6 +146,8 @@ class SearchWindow(QMainWindow):
         self.refresh_library()
         self.status.setText("")
         self.search.setFocus()
+        self.state_file = window_state or state_path(settings_path)
+        self._restore_state()
 
     def _menus(self) -> None:
         menu = self.menuBar().addMenu("&File")
@@ -165,7 +192,7 @@ class SearchWindow(QMainWindow):
         return self.search_pane.kind_box
 
     @property
-    def results(self) -> QListWidget:
+    def results(self) -> ResultList:
         return self.search_pane.results
 
     @property
@@ -229,7 +256,68 @@ class SearchWindow(QMainWindow):
             self.placeholder.setText(EMPTY_LIBRARY if not sources else OPEN_HINT)
 
     def _course_picked(self, name: object) -> None:
+        """A course row picked in the panel filters the search (the chip above the results
+        says so); a file row picked, to see or play it, does not."""
+        items = self.panel.selectedItems()
+        if items and items[0].parent() is not None:
+            return
+        self._course_before = self.search_pane.course_box.currentData()
         self.search_pane.pick_course(name)
+
+    def _panel_double_clicked(self, item: QTreeWidgetItem) -> None:
+        """A double-click on a course opens or closes it: the filter its first click set
+        was not asked for."""
+        if item.parent() is None:
+            self.search_pane.pick_course(self._course_before)
+
+    # --- the panes' layout, and what the window remembers -------------------------------
+
+    def _lay_out_panes(self) -> None:
+        """Each pane keeps a usable width (the results a readable column, the preview room
+        for the video and its transcript); the preview takes what a wider window adds."""
+        self.splitter.setChildrenCollapsible(False)
+        self.panel.setMinimumWidth(120)
+        self.search_pane.setMinimumWidth(280)
+        self.preview_pane.setMinimumWidth(340)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setSizes(pane_widths(self.width()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._panes_placed:  # until shown (or restored), fit the panes to the size
+            self.splitter.setSizes(pane_widths(self.splitter.width() or self.width()))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._panes_placed:
+            self.splitter.setSizes(pane_widths(self.splitter.width()))
+            self._panes_placed = True
+
+    def _restore_state(self) -> None:
+        if self.state_file is None or not self.state_file.exists():
+            return
+        state = load_state(self.state_file)
+        if not state.geometry.isEmpty():
+            self.restoreGeometry(state.geometry)
+        if not state.splitter.isEmpty() and self.splitter.restoreState(state.splitter):
+            self._panes_placed = True
+        self.search_pane.restore(state.query, state.history)
+
+    def _save_state(self) -> None:
+        if self.state_file is None:
+            return
+        pane = self.search_pane
+        pane.history.add(pane.query)
+        state = WindowState(
+            self.saveGeometry(), self.splitter.saveState(), pane.query, tuple(pane.history.entries)
+        )
+        try:
+            self.state_file.parent.mkdir(parents=True, exist_ok=True)
+            save_state(self.state_file, state)
+        except OSError as e:  # a read-only config folder: nothing is remembered, no harm
+            log.warning("cannot save the window's state to %s: %s", self.state_file, e)
 
     def _remove(self, target: str, is_course: bool) -> None:
         if self.importing:
@@ -368,6 +456,7 @@ class SearchWindow(QMainWindow):
                 event.ignore()
                 return
             self.import_bar.shutdown(30_000)
+        self._save_state()
         self.preview_pane.shutdown()
         self.search_pane.stop()
         if not self.tasks.close(30_000):

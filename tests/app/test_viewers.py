@@ -422,3 +422,36 @@ def test_qt_calls_keep_none_alive(qapp: QApplication) -> None:
     for _ in range(1000):
         label.setText("x")
     assert sys.getrefcount(None) >= before - 10
+
+
+def test_long_lines_and_notes_wrap_in_the_view(qtbot: QtBot) -> None:
+    """A narrow preview shows the whole matched line: no horizontal scrolling."""
+    view = _code_view(qtbot)
+    view.resize(420, 400)
+    long_line = "    # " + "the pivot is moved to its final place " * 8
+    notes = "# Quicksort\n\n" + "Quicksort partitions around a pivot, then sorts each side. " * 6
+    for text, name in ((SORTING + long_line + "\n", "src/sorting.py"), (notes, "notes.md")):
+        view.show_code(text, name, 3 if name == "notes.md" else 13, ["pivot"])
+        qtbot.wait(50)
+        assert view.editor.horizontalScrollBar().maximum() == 0, name
+        block = view.editor.document().findBlockByNumber(2 if name == "notes.md" else 12)
+        assert block.layout().lineCount() > 1, name
+
+
+def test_a_narrow_slide_view_shortens_the_title_not_the_page_number(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    deck = make_pdf(
+        tmp_path / "Algorithms 101 Sorting and Searching, lecture one.pdf", PAGES, slides=True
+    )
+    view = _slide_view(qtbot)
+    view.resize(360, 400)
+    view.show_page(str(deck), 2)
+    full = "Algorithms 101 Sorting and Searching, lecture one — page 2 of 3"
+    qtbot.waitUntil(lambda: view.page_label.text() == full)
+    shown = view.page_label.shown_text()
+    assert shown.endswith("… — page 2 of 3") and shown.startswith("Algorithms")
+    metrics = view.page_label.fontMetrics()
+    assert metrics.horizontalAdvance(shown) <= view.page_label.contentsRect().width()
+    assert view.page_label.toolTip() == full
+    assert view.page_label.width() >= view.width() - 20  # a line of its own

@@ -1,0 +1,199 @@
+"""The list of results: a row per lecture or file, a "Weaker matches" divider above the
+first weak hit, and a note inside the list when it is empty (with a link to act on it).
+
+Rows are added a few per turn of the event loop (a row costs about 1.5 ms of layout), and
+they wrap to the list's width, so a resize lays them out again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QIcon, QImage, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
+
+from app.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped
+from engine.api import SearchResult, SegmentKind
+
+ROW_BATCH = 4  # result rows added per turn of the event loop
+WEAKER = "Weaker matches"
+_DIVIDER = Qt.ItemDataRole.UserRole + 1  # set on the divider's item
+
+
+class ResultList(QListWidget):
+    """Result rows (the item's UserRole holds the row's best SearchResult) and a divider."""
+
+    open_requested = Signal(object)  # a SearchResult: a row or one of its moments
+    link_activated = Signal(str)  # a link in the empty note
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
+        # A scroll bar that comes and goes would change the width rows were wrapped for.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.viewport().installEventFilter(self)
+        self.itemActivated.connect(self._activated)
+        self.itemClicked.connect(self._activated)
+        # Why the list is empty, said inside it ("Nothing in your library is close to …").
+        self.empty_note = QLabel(self.viewport())
+        self.empty_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_note.setWordWrap(True)
+        self.empty_note.setMargin(24)
+        self.empty_note.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.empty_note.linkActivated.connect(self.link_activated)
+        self.empty_note.hide()
+        self._icons = self.kind_icons()
+        self._relayout = QTimer(self, singleShot=True, interval=60)
+        self._relayout.timeout.connect(self._relayout_rows)
+        self._shown = 0  # counts the result sets shown: a batch of an older one stops
+        self._pending: list[tuple[ResultGroup | None, QImage | None]] = []
+
+    # --- rows ------------------------------------------------------------------------------
+
+    def show_results(
+        self, results: Sequence[SearchResult], thumbs: Mapping[int, QImage | None]
+    ) -> None:
+        """Replace the rows: a lecture's hits as one row, and the divider before the first
+        group whose best hit is weak (none when every hit is weak: nothing is above it)."""
+        self.clear_results()
+        groups = grouped(results)
+        rows: list[tuple[ResultGroup | None, QImage | None]] = []
+        for group in groups:
+            if not group.best.strong and rows and all(g is not None for g, _ in rows):
+                rows.append((None, None))
+            rows.append((group, thumbs.get(group.best.segment_id)))
+        self._pending = rows
+        self._add_rows(self._shown)
+
+    def clear_results(self) -> None:
+        self._shown += 1
+        self._pending = []
+        self.clear()
+
+    def _add_rows(self, shown: int) -> None:
+        if shown != self._shown:
+            return
+        width = self.row_width()
+        batch, self._pending = self._pending[:ROW_BATCH], self._pending[ROW_BATCH:]
+        for group, thumb in batch:
+            if group is None:
+                self._add_divider(width)
+                continue
+            item = QListWidgetItem(self)
+            item.setData(Qt.ItemDataRole.UserRole, group.best)
+            row = ResultRow(group, self._icons[group.best.kind])
+            row.set_thumbnail(thumb)
+            row.moment_chosen.connect(self.open_requested)
+            item.setSizeHint(QSize(width, row.height_for(width)))
+            self.setItemWidget(item, row)
+        if batch and self.currentRow() < 0:
+            self.setCurrentRow(0)
+        if self._pending:
+            QTimer.singleShot(0, lambda: self._add_rows(shown))
+
+    def _add_divider(self, width: int) -> None:
+        item = QListWidgetItem(WEAKER, self)
+        item.setData(_DIVIDER, True)
+        item.setFlags(Qt.ItemFlag.NoItemFlags)  # not selectable: Up/Down step over it
+        font = QFont(self.font())
+        font.setItalic(True)
+        item.setFont(font)
+        item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+        item.setToolTip("Below here the results only share some words or the topic.")
+        item.setSizeHint(QSize(width, self.fontMetrics().height() + 12))
+
+    def divider_row(self) -> int | None:
+        """The row of the "Weaker matches" divider, if the list has one."""
+        for row in range(self.count()):
+            item = self.item(row)
+            if item is not None and item.data(_DIVIDER):
+                return row
+        return None
+
+    def result_at(self, row: int) -> SearchResult | None:
+        item = self.item(row)
+        return None if item is None else item.data(Qt.ItemDataRole.UserRole)
+
+    def row_widget(self, row: int) -> ResultRow | None:
+        item = self.item(row)
+        widget = None if item is None else self.itemWidget(item)
+        return widget if isinstance(widget, ResultRow) else None
+
+    def step(self, delta: int) -> None:
+        """Move the current row by one result, over the divider."""
+        row = self.currentRow()
+        while 0 <= row + delta < self.count():
+            row += delta
+            if self.result_at(row) is not None:
+                self.setCurrentRow(row)
+                return
+
+    def open_current(self) -> None:
+        result = self.result_at(self.currentRow())
+        if result is not None:
+            self.open_requested.emit(result)
+
+    def _activated(self, item: QListWidgetItem) -> None:
+        result = item.data(Qt.ItemDataRole.UserRole)
+        if result is not None:
+            self.open_requested.emit(result)
+
+    # --- the empty note --------------------------------------------------------------------
+
+    def note_empty(self, text: str) -> None:
+        """Say why the list is empty (rich text: it may hold a link), or hide the note."""
+        self.empty_note.setText(text)
+        self.empty_note.setGeometry(self.viewport().rect())
+        self.empty_note.setVisible(bool(text))
+
+    # --- layout and colours ----------------------------------------------------------------
+
+    def row_width(self) -> int:
+        return max(240, self.viewport().width() - 2)
+
+    def _relayout_rows(self) -> None:
+        """Rows wrap to the list's width: after a resize their heights change."""
+        self.empty_note.setGeometry(self.viewport().rect())
+        width = self.row_width()
+        for row in range(self.count()):
+            item, widget = self.item(row), self.row_widget(row)
+            if item is not None and widget is not None:
+                item.setSizeHint(QSize(width, widget.height_for(width)))
+            elif item is not None:
+                item.setSizeHint(QSize(width, item.sizeHint().height()))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.viewport() and event.type() == QEvent.Type.Resize:
+            self._relayout.start()
+        return super().eventFilter(watched, event)
+
+    def kind_icons(self) -> dict[SegmentKind, QIcon]:
+        """A glyph per kind, drawn in the palette's text colour (legible light and dark)."""
+        colour = self.palette().color(QPalette.ColorRole.WindowText)
+        icons: dict[SegmentKind, QIcon] = {}
+        for kind, glyph in KIND_GLYPHS.items():
+            pixmap = QPixmap(40, 40)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pixmap)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+            font = QFont(self.font())
+            font.setPixelSize(30 if len(glyph) == 1 else 20)
+            font.setBold(True)
+            painter.setFont(font)
+            painter.setPen(colour)
+            painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, glyph)
+            painter.end()
+            icons[kind] = QIcon(pixmap)
+        return icons
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self._icons = self.kind_icons()
+            for row in range(self.count()):
+                widget = self.row_widget(row)
+                if widget is not None:
+                    widget.icon.setPixmap(self._icons[widget.result.kind].pixmap(20, 20))
+        super().changeEvent(event)

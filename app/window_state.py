@@ -1,0 +1,60 @@
+"""What the window remembers between starts: its size and place, the splitter's panes, the
+last query (searched again on start, so the last session's results come back) and the
+search history. Kept in an INI file beside the settings (QSettings), read and written only
+by the window."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+GEOMETRY, SPLITTER, QUERY, HISTORY = (
+    "window/geometry",
+    "window/splitter",
+    "search/query",
+    ("search/history"),
+)
+
+
+def state_path(settings_path: Path | None) -> Path | None:
+    """The window's file beside the settings file (none: nothing is remembered)."""
+    return None if settings_path is None else settings_path.with_name("window.ini")
+
+
+@dataclass(frozen=True, slots=True)
+class WindowState:
+    geometry: QByteArray = field(default_factory=QByteArray)
+    splitter: QByteArray = field(default_factory=QByteArray)
+    query: str = ""
+    history: tuple[str, ...] = ()
+
+
+def load_state(path: Path) -> WindowState:
+    """What ``path`` holds; empty values where it holds nothing usable."""
+    stored = QSettings(str(path), QSettings.Format.IniFormat)
+
+    def data(key: str) -> QByteArray:
+        value = stored.value(key)
+        return value if isinstance(value, QByteArray) else QByteArray()
+
+    query = stored.value(QUERY, "")
+    history = stored.value(HISTORY, [])
+    if isinstance(history, str):  # QSettings reads a one-item list back as its item
+        history = [history]
+    return WindowState(
+        data(GEOMETRY),
+        data(SPLITTER),
+        query if isinstance(query, str) else "",
+        tuple(h for h in history if isinstance(h, str)) if isinstance(history, list) else (),
+    )
+
+
+def save_state(path: Path, state: WindowState) -> None:
+    stored = QSettings(str(path), QSettings.Format.IniFormat)
+    stored.setValue(GEOMETRY, state.geometry)
+    stored.setValue(SPLITTER, state.splitter)
+    stored.setValue(QUERY, state.query)
+    stored.setValue(HISTORY, list(state.history))
+    stored.sync()

@@ -1,0 +1,293 @@
+"""The search pane as a student uses it: Enter, the course filter, weaker matches, a lecture's
+moments in one row, search history and the last session, and the layout at small sizes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QIcon, QMouseEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.results import ResultRow, thumbnail
+from app.window import SearchWindow
+from engine.api import SearchResult, SegmentKind, SourceKind
+from engine.config import EngineConfig
+from engine.demo import DEMO_COURSE, demo_files
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from tests.conftest import LECTURE_CUES
+from tests.factories import make_pdf, make_srt
+
+
+@pytest.fixture
+def two_courses(library: Library, tmp_path: Path) -> Library:
+    """Zoology (a lecture's subtitles and notes on giraffes) and Botany (notes on acacia)."""
+    zoology, botany = tmp_path / "Zoology", tmp_path / "Botany"
+    zoology.mkdir()
+    botany.mkdir()
+    make_srt(zoology / "lecture.srt", LECTURE_CUES)
+    (zoology / "notes.md").write_text("# Giraffes\n\nThe giraffe has a long neck.\n")
+    (botany / "trees.md").write_text("# Acacia\n\nAcacia trees grow thorns against herbivores.\n")
+    library.ingest([zoology, botany])
+    return library
+
+
+def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
+    window = SearchWindow(library, **kwargs)  # type: ignore[arg-type]
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.course_box.count() > 1)
+    return window
+
+
+def test_enter_right_after_typing_opens_the_new_querys_top_hit(
+    qtbot: QtBot, two_courses: Library
+) -> None:
+    window = shown_window(qtbot, two_courses)
+    qtbot.keyClicks(window.search, "hippopotamus")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source.endswith(".srt"))
+    window.search.clear()
+    opened: list[SearchResult] = []
+    window.opened.connect(opened.append)
+    qtbot.keyClicks(window.search, "acacia thorns")
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)  # before the debounce has run
+    qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
+    assert opened[0].source.endswith("trees.md"), opened[0].source
+    assert len(opened) == 1
+    # Enter again on the results shown opens the current row without searching again.
+    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    assert len(opened) == 2 and opened[1].source == opened[0].source
+
+
+def _click_row(window: SearchWindow, text: str, *, double: bool = False) -> None:
+    """A click on a panel row; ``double``: the press, release, double-click and release a
+    mouse sends (QTest's double-click alone never reaches the tree's double-click)."""
+    panel = window.panel
+    flags = Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive
+    item = panel.findItems(text, flags)[0]
+    centre = QPointF(panel.visualItemRect(item).center())
+    kinds = [QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease]
+    if double:
+        kinds += [QEvent.Type.MouseButtonDblClick, QEvent.Type.MouseButtonRelease]
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    for kind in kinds:
+        held = none if kind == QEvent.Type.MouseButtonRelease else left
+        event = QMouseEvent(
+            kind, centre, panel.viewport().mapToGlobal(centre), left, held,
+            Qt.KeyboardModifier.NoModifier,
+        )  # fmt: skip
+        QApplication.sendEvent(panel.viewport(), event)
+
+
+def test_the_course_filter_is_shown_cleared_and_never_set_by_opening_a_course(
+    qtbot: QtBot, two_courses: Library
+) -> None:
+    window = shown_window(qtbot, two_courses)
+    chip = window.search_pane.filter_chip
+    qtbot.waitUntil(lambda: window.panel.topLevelItemCount() == 2)
+    # Clicking a file (to see it) or double-clicking a course (to open it) sets no filter.
+    _click_row(window, "notes.md")
+    assert window.course_box.currentData() is None and not chip.isVisible()
+    _click_row(window, "Botany", double=True)
+    assert window.course_box.currentData() is None and not chip.isVisible()
+    # Picking the course row filters, and says so above the results.
+    _click_row(window, "Zoology")
+    assert window.course_box.currentData() == "Zoology"
+    assert chip.isVisible() and chip.label.text() == "Only in “Zoology”"
+    # A filtered search that finds nothing says where it looked and offers every course.
+    qtbot.keyClicks(window.search, "acacia thorns")
+    expected = "Nothing in “Zoology” matches “acacia thorns”."
+    qtbot.waitUntil(lambda: window.status.text() == expected, timeout=10_000)
+    assert window.empty_note.isVisible() and "Search all courses" in window.empty_note.text()
+    window.empty_note.linkActivated.emit("all-courses")  # the link in the note
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.course == "Botany")
+    assert window.course_box.currentData() is None and not chip.isVisible()
+    # The chip's own button clears the filter too.
+    _click_row(window, "Zoology")
+    assert chip.isVisible()
+    qtbot.mouseClick(chip.clear_button, Qt.MouseButton.LeftButton)
+    assert window.course_box.currentData() is None and not chip.isVisible()
+    assert not window.panel.selectedItems()
+
+
+@pytest.fixture(scope="module")
+def demo_text_library(
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
+) -> Iterator[Library]:
+    """The demo course's notes, slides and code (its video needs the speech model)."""
+    folder = tmp_path_factory.mktemp("demo-text")
+    library = Library.open(
+        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
+    yield library
+    library.close()
+
+
+def test_weaker_matches_are_set_apart_and_stepped_over(
+    qtbot: QtBot, demo_text_library: Library
+) -> None:
+    window = shown_window(qtbot, demo_text_library)
+    qtbot.keyClicks(window.search, "pivot")
+    qtbot.waitUntil(lambda: window.results.divider_row() is not None, timeout=10_000)
+    divider = window.results.divider_row()
+    assert divider is not None and window.results.item(divider).text() == "Weaker matches"
+    assert window.result_at(divider) is None
+    above = [window.result_at(i) for i in range(divider)]
+    assert 2 <= len(above) <= 6 and all(r is not None and r.strong for r in above)
+    assert all("pivot" in r.snippet.casefold() for r in above if r is not None)
+    qtbot.waitUntil(lambda: window.results.count() > divider + 3)
+    below = [window.result_at(i) for i in range(divider + 1, window.results.count())]
+    assert all(r is not None and not r.strong for r in below)
+    # Down from the last strong row lands on the first weaker one, not on the divider.
+    window.results.setCurrentRow(divider - 1)
+    qtbot.keyClick(window.search, Qt.Key.Key_Down)
+    assert window.results.currentRow() == divider + 1
+    qtbot.keyClick(window.search, Qt.Key.Key_Up)
+    assert window.results.currentRow() == divider - 1
+
+
+def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Library) -> None:
+    window = shown_window(qtbot, two_courses)
+    qtbot.keyClicks(window.search, "textbook chapter lecture")
+    qtbot.waitUntil(lambda: window.row_widget(0) is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.search_pane.results._pending)
+    rows = [window.result_at(i) for i in range(window.results.count())]
+    lecture_rows = [r for r in rows if r is not None and r.source.endswith("lecture.srt")]
+    assert len(lecture_rows) == 1
+    row = window.row_widget(rows.index(lecture_rows[0]))
+    assert row is not None and len(row.moments) >= 1
+    assert row.moment_links.isVisible()
+    assert all(m.source == row.result.source for m in row.moments)
+    starts = {m.start_ms for m in row.moments} | {row.result.start_ms}
+    assert len(starts) == len(row.moments) + 1  # each moment a different time
+    with qtbot.waitSignal(window.opened) as blocker:
+        row.moment_links.linkActivated.emit(str(len(row.moments) - 1))  # the last moment's link
+    assert blocker.args == [row.moments[-1]]
+
+
+def test_a_speech_row_shows_the_slide_on_screen(qtbot: QtBot, tmp_path: Path) -> None:
+    deck = make_pdf(
+        tmp_path / "slides.pdf", ["Sorting", "Merge sort\nsplit and merge"], slides=True
+    )
+    result = SearchResult(
+        segment_id=1,
+        source=str(tmp_path / "lecture.mp4"),
+        source_kind=SourceKind.VIDEO,
+        kind=SegmentKind.TRANSCRIPT,
+        course="Algorithms",
+        title="lecture",
+        heading="",
+        start_ms=171_000,
+        end_ms=180_000,
+        page=None,
+        path_in_archive=None,
+        line_start=None,
+        line_end=None,
+        line=None,
+        snippet="Merge sort has a property that comes up in every interview.",
+        highlights=(),
+        score=1.0,
+        fulltext_rank=1,
+        dense_rank=1,
+        slide=(str(deck), 2),
+    )
+    row = ResultRow(result, QIcon())
+    qtbot.addWidget(row)
+    assert "Slide 2 on screen (slides.pdf)" in row.text.text()
+    image = thumbnail(result)  # the slide's page, rendered
+    assert image is not None and image.width() >= 160
+    row.set_thumbnail(image)
+    row.show()
+    assert row.thumb.isVisible() and row.thumb.width() >= 160
+
+
+def test_up_in_an_empty_box_recalls_earlier_searches(qtbot: QtBot, two_courses: Library) -> None:
+    window = shown_window(qtbot, two_courses)
+    for query in ("giraffe neck", "acacia thorns"):
+        window.search.clear()
+        qtbot.keyClicks(window.search, query)
+        with qtbot.waitSignal(window.opened, timeout=10_000):
+            qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    window.search.clear()
+    qtbot.keyClick(window.search, Qt.Key.Key_Up)
+    assert window.search.text() == "acacia thorns"
+    qtbot.keyClick(window.search, Qt.Key.Key_Up)
+    assert window.search.text() == "giraffe neck"
+    qtbot.waitUntil(
+        lambda: (r := window.result_at(0)) is not None and r.source.endswith("notes.md")
+    )
+    qtbot.keyClick(window.search, Qt.Key.Key_Up)  # the oldest: it stays
+    assert window.search.text() == "giraffe neck"
+
+
+def test_the_last_session_comes_back(qtbot: QtBot, two_courses: Library, tmp_path: Path) -> None:
+    state = tmp_path / "config" / "window.ini"
+    first = shown_window(qtbot, two_courses, window_state=state)
+    first.resize(780, 560)  # the offscreen screen is 800 px wide
+    qtbot.keyClicks(first.search, "giraffe neck")
+    with qtbot.waitSignal(first.opened, timeout=10_000):
+        qtbot.keyClick(first.search, Qt.Key.Key_Return)
+    first.search.clear()
+    qtbot.keyClicks(first.search, "acacia")
+    qtbot.waitUntil(lambda: (r := first.result_at(0)) is not None and r.course == "Botany")
+    first.splitter.setSizes([130, 290, 350])
+    sizes = first.splitter.sizes()
+    first.close()
+    assert state.exists()
+
+    again = shown_window(qtbot, two_courses, window_state=state)
+    assert (again.width(), again.height()) == (780, 560)
+    assert again.splitter.sizes() == sizes
+    assert again.search.text() == "acacia"
+    qtbot.waitUntil(lambda: (r := again.result_at(0)) is not None and r.course == "Botany")
+    assert again.search_pane.history.entries[-2:] == ["giraffe neck", "acacia"]
+
+
+@pytest.mark.parametrize(("width", "height"), [(1024, 700), (1600, 1000)])
+def test_panes_keep_readable_widths(
+    qtbot: QtBot, two_courses: Library, width: int, height: int
+) -> None:
+    window = SearchWindow(two_courses)
+    qtbot.addWidget(window)
+    window.resize(width, height)
+    window.show()
+    qtbot.waitExposed(window)
+    panel, results, preview = window.splitter.sizes()
+    assert panel >= 150 and results >= 300 and preview >= 380, window.splitter.sizes()
+    assert preview > results > panel  # the video and its transcript get the most room
+    qtbot.keyClicks(window.search, "giraffe")
+    qtbot.waitUntil(lambda: window.row_widget(0) is not None, timeout=10_000)
+    row = window.row_widget(0)
+    assert row is not None and row.text.width() >= 180  # a column of words, not of letters
+
+
+def test_the_status_line_keeps_its_height(qtbot: QtBot, two_courses: Library) -> None:
+    window = shown_window(qtbot, two_courses)
+    window.resize(1024, 700)
+    qtbot.keyClicks(window.search, "giraffe")
+    qtbot.waitUntil(lambda: "ms)" in window.status.text(), timeout=10_000)
+    qtbot.wait(50)
+    before = (window.status.height(), window.results.height())
+    # A message as long as a failed search's (a model that cannot load, a long query).
+    window.status.setText("The search model could not load: " + "a long reason " * 12)
+    qtbot.wait(50)
+    assert (window.status.height(), window.results.height()) == before
+
+
+def test_click_on_a_course_arrow_only_opens_it(qtbot: QtBot, two_courses: Library) -> None:
+    window = shown_window(qtbot, two_courses)
+    qtbot.waitUntil(lambda: window.panel.topLevelItemCount() == 2)
+    item = window.panel.findItems("Zoology", Qt.MatchFlag.MatchExactly)[0]
+    item.setExpanded(False)
+    rect = window.panel.visualItemRect(item)
+    arrow = QPoint(rect.x() - window.panel.indentation() // 2, rect.center().y())
+    QTest.mouseClick(window.panel.viewport(), Qt.MouseButton.LeftButton, pos=arrow)
+    assert item.isExpanded() and window.course_box.currentData() is None
