@@ -1,6 +1,8 @@
 """The import bar at the bottom of the window: imports run one at a time on their own worker
 (searches keep theirs), with the file, stage and time left, a progress bar and Cancel.
-Paths given during a run wait for the next one."""
+Paths given during a run wait for the next one. Files an earlier run did not finish are
+offered for resuming, not resumed unasked. The bar is one line high whatever it shows: a
+long line is elided, the whole of it in its tooltip."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from app.library_panel import plural
 from app.tasks import Failure, Job, Tasks
 from engine.api import (
     CoursedexError,
@@ -28,30 +32,68 @@ log = logging.getLogger(__name__)
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 
 
+class ElidedLabel(QLabel):
+    """One line of text, elided at the end when it does not fit; ``text()`` is all of it and
+    so is the tooltip. Its height never changes with the text."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(False)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(text if "\n" in text or len(text) > 60 else "")
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, self.fontMetrics().height())
+
+    def sizeHint(self) -> QSize:
+        line = " ".join(self.text().split())
+        return QSize(self.fontMetrics().horizontalAdvance(line), self.fontMetrics().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        line = " · ".join(part for part in self.text().splitlines() if part.strip())
+        shown = self.fontMetrics().elidedText(line, Qt.TextElideMode.ElideRight, self.width())
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignVCenter), shown)
+        painter.end()
+
+
 class ImportBar(QWidget):
     """Runs imports and shows the one under way; its status line keeps the last outcome."""
 
     progress_reported = Signal(object)  # IngestProgress, on the UI thread
+    started = Signal()  # an import (or a resume) starts running
     finished = Signal(object)  # IngestReport, or an error message, when an import ends
 
     def __init__(self, library: Library, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.library = library
         self.tasks = Tasks(self)  # one import at a time, beside the window's searches
-        self.status = QLabel()  # the import's line; the search pane keeps its own
-        self.status.setWordWrap(True)
+        self.status = ElidedLabel()  # the import's line; the search pane keeps its own
         self.progress = QProgressBar(maximum=1000, textVisible=False)
         self.cancel_button = QPushButton("Cancel import")
         self.cancel_button.clicked.connect(self.cancel)
+        self.resume_button = QPushButton("Resume import")
+        self.resume_button.clicked.connect(self.resume_now)
+        self.later_button = QPushButton("Not now")
+        self.later_button.clicked.connect(self.decline)
         bar = QHBoxLayout(self)
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.status, 1)
         bar.addWidget(self.progress, 1)
-        bar.addWidget(self.cancel_button)
+        for button in (self.cancel_button, self.resume_button, self.later_button):
+            bar.addWidget(button)
+            button.hide()
         self.progress.hide()
-        self.cancel_button.hide()
+        # As high as a button whether or not one shows, so the window never jumps.
+        parts = (self.cancel_button, self.progress, self.status)
+        self.setFixedHeight(max(part.sizeHint().height() for part in parts))
         self._job: Job[IngestProgress] | None = None
         self._queued: list[tuple[list[Path], str | None]] = []
+        self._unfinished = 0  # files offered for resuming
 
     @property
     def running(self) -> bool:
@@ -61,7 +103,7 @@ class ImportBar(QWidget):
         """Import in the background; paths given during a run wait for the next one."""
         if self._job is not None:
             self._queued.append((list(paths), course))
-            self.status.setText(f"{self.status.text()}\n{len(paths)} more item(s) wait their turn")
+            self.status.setText(f"{self.status.text()} ({self._waiting_text()})")
             return
         library, chosen = self.library, list(paths)
 
@@ -69,24 +111,60 @@ class ImportBar(QWidget):
             return library.ingest(chosen, course=course, progress=job.report, cancel=job.cancelled)
 
         self._run(work)
-        self.status.setText(f"Importing {len(paths)} item{'s' if len(paths) > 1 else ''}…")
+        self.status.setText(f"Importing {plural(len(paths), 'item')}…")
+
+    def _waiting_text(self) -> str:
+        n = sum(len(paths) for paths, _ in self._queued)
+        return f"then {plural(n, 'more item')}"
 
     def resume(self) -> bool:
-        """Finish the files an earlier run queued but did not index; False if none."""
+        """Offer to finish the files an earlier run queued but did not index (a cancel, a
+        quit or a crash left them); False if there are none. Nothing runs until the user
+        says so: they may have cancelled on purpose."""
         pending = [s for s in self.library.sources() if s.status in _UNFINISHED]
         if not pending or self._job is not None:
             return False
-        library = self.library
-        self._run(lambda job: library.resume(progress=job.report, cancel=job.cancelled))
-        n = len(pending)
-        self.status.setText(f"Resuming the import of {n} file{'s' if n != 1 else ''}…")
+        self._unfinished = n = len(pending)
+        first = Path(pending[0].path).name
+        more = f" and {plural(n - 1, 'other')}" if n > 1 else ""
+        self.status.setText(f"{first}{more} did not finish importing last time. Resume?")
+        self.resume_button.show()
+        self.later_button.show()
         return True
 
+    @property
+    def offering(self) -> bool:
+        """Whether unfinished files are offered for resuming."""
+        return not self.resume_button.isHidden()
+
+    def resume_now(self) -> None:
+        """Finish the files an earlier run did not (the user's answer to the offer)."""
+        self._hide_offer()
+        if self._job is not None:
+            return
+        library, n = self.library, self._unfinished
+        self._run(lambda job: library.resume(progress=job.report, cancel=job.cancelled))
+        self.status.setText(f"Resuming the import of {plural(n, 'file')}…")
+
+    def decline(self) -> None:
+        self._hide_offer()
+        n = self._unfinished
+        self.status.setText(
+            f"Not resumed: {plural(n, 'file')} stay{'s' if n == 1 else ''} not indexed "
+            "(offered again at the next start)."
+        )
+
+    def _hide_offer(self) -> None:
+        self.resume_button.hide()
+        self.later_button.hide()
+
     def _run(self, work: Callable[[Job[IngestProgress]], IngestReport]) -> None:
+        self._hide_offer()
         self.progress.setValue(0)
         self.progress.show()
         self.cancel_button.show()
         self._job = self.tasks.start(work, self._end, self._failed, self._progress)
+        self.started.emit()
 
     def cancel(self) -> None:
         """Stop between files or stages, and drop what waits its turn."""
@@ -102,7 +180,8 @@ class ImportBar(QWidget):
 
     def _progress(self, p: IngestProgress) -> None:
         self.progress.setValue(round(p.fraction * 1000))
-        self.status.setText(progress_text(p))
+        waiting = f" ({self._waiting_text()})" if self._queued else ""
+        self.status.setText(progress_text(p) + waiting)
         self.progress_reported.emit(p)
 
     def _failed(self, failed: Failure) -> None:
@@ -127,13 +206,12 @@ class ImportBar(QWidget):
 
 
 def file_state(p: IngestProgress) -> str:
-    """A file's live state in the library panel: "transcribing 43%", then its outcome."""
+    """A file's live state in the library panel: "transcribing 43%", then its outcome (an
+    error with its reason: the panel shows the word, the reason in a tooltip)."""
     if p.result is not None:
-        return (
-            p.result.outcome.value
-            if p.result.outcome != Outcome.ERROR
-            else (f"error: {p.result.detail}")
-        )
+        if p.result.outcome == Outcome.ERROR:
+            return f"error: {p.result.detail}"
+        return p.result.outcome.value
     return stage_text(p)
 
 
@@ -142,8 +220,18 @@ def progress_text(p: IngestProgress) -> str:
     return f"Importing {progress_line(p)}"
 
 
+_COUNTED = {Outcome.ERROR: "error", Outcome.DUPLICATE: "duplicate"}  # the rest are verbs
+
+
 def report_text(report: IngestReport) -> str:
-    counts = [f"{report.count(o)} {o.value}" for o in Outcome if report.count(o)]
+    """One line (the bar elides it; the tooltip has it all): the counts, then the errors."""
+    counts = [
+        plural(report.count(o), _COUNTED[o]) if o in _COUNTED else f"{report.count(o)} {o.value}"
+        for o in Outcome
+        if report.count(o)
+    ]
     lines = [f"Import finished: {', '.join(counts) or 'nothing to do'}"]
     lines += [f"{Path(f.path).name}: {f.detail}" for f in report.errors[:5]]
+    if len(report.errors) > 5:
+        lines.append(f"and {plural(len(report.errors) - 5, 'more error')} (see the library)")
     return "\n".join(lines)

@@ -1,8 +1,11 @@
 """The library side panel: courses, their files, and each file's state.
 
-A file's state is what the library says (queued, indexing, indexed, error with its reason)
-until an import reports on it live ("transcribing 43%"); the next refresh after the import
-puts the stored state back.
+A file's state is what the library says (queued, indexing, indexed, error) until an import
+reports on it live ("transcribing 43%"); the next refresh after the import puts the stored
+state back. A file the last import did not finish reads "not indexed" (it is queued in the
+library, to resume when the user says so), an indexed file that is gone from disk "missing".
+The state column shows a word or two; the reason is in its tooltip, so a long error never
+takes the width the names need.
 """
 
 from __future__ import annotations
@@ -11,13 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.api import Course, Source, SourceKind, SourceStatus
 
 _PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
 _IS_COURSE = Qt.ItemDataRole.UserRole + 1
+_KIND = Qt.ItemDataRole.UserRole + 2  # a file row's SourceKind value
+_ROOT = Qt.ItemDataRole.UserRole + 3  # a course row's folder, or "" (loose files)
+_STATE_SHARE = 0.45  # the most of the panel's width the state column may take
 
 KIND_LABEL = {
     SourceKind.VIDEO: "video",
@@ -27,12 +33,40 @@ KIND_LABEL = {
     SourceKind.CODE: "code",
     SourceKind.NOTES: "notes",
 }
+LECTURES = (SourceKind.VIDEO, SourceKind.AUDIO)
+TRANSCRIBED = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
+NOT_INDEXED = "not indexed"
+MISSING = "missing"
+REMOVING = "removed after the import"
+_UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 
 
-def status_text(source: Source) -> str:
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``3 files``; ``many`` where adding an s is wrong."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, str]:
+    """What the state column shows for a stored file, and the tooltip that explains it."""
+    name = Path(source.path).name
     if source.status == SourceStatus.ERROR:
-        return f"error: {source.error or 'unknown'}"
-    return source.status.value
+        return "error", f"{name} could not be indexed: {source.error or 'unknown error'}"
+    if source.status in _UNFINISHED and not importing:
+        return NOT_INDEXED, (
+            f"The import stopped before {name} was indexed (it was cancelled, or Coursedex "
+            "quit). Resume it from the bar at the bottom, or import the file again."
+        )
+    if source.status == SourceStatus.INDEXED and not exists:
+        return MISSING, (
+            f"{name} is no longer at {source.path}: it was moved or deleted. Put it back, "
+            "or remove it from the library."
+        )
+    return source.status.value, f"{name}: {source.status.value}"
+
+
+def short_state(text: str) -> str:
+    """A live state as the column shows it: an error's reason goes to the tooltip."""
+    return "error" if text.startswith("error") else text
 
 
 class LibraryPanel(QTreeWidget):
@@ -40,6 +74,10 @@ class LibraryPanel(QTreeWidget):
 
     course_selected = Signal(object)  # course name, or None for every course
     remove_requested = Signal(str, bool)  # course name or file path, is_course
+    play_requested = Signal(str)  # a lecture's path
+    open_requested = Signal(str)  # a file's path: open it in its own application
+    reveal_requested = Signal(str)  # a file's or a course folder's path: show its folder
+    export_requested = Signal(str)  # a lecture's path: save its transcript
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,14 +86,26 @@ class LibraryPanel(QTreeWidget):
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Fixed)
         self.setRootIsDecorated(True)
         self.setUniformRowHeights(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keeps a name's end, its type
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
         self.itemSelectionChanged.connect(self._selection_changed)
+        self.itemActivated.connect(self._activated)
         self._files: dict[str, QTreeWidgetItem] = {}
         self._live: dict[str, str] = {}
+        self._removing: set[str] = set()
+        self._importing = False
+
+    @property
+    def importing(self) -> bool:
+        """Whether an import runs (queued files are then waiting, not left unfinished)."""
+        return self._importing or bool(self._live)
+
+    def set_importing(self, importing: bool) -> None:
+        self._importing = importing
 
     def refresh(self, courses: Sequence[Course], sources: Sequence[Source]) -> None:
         """Rebuild from the library's records, keeping which courses are open."""
@@ -72,42 +122,90 @@ class LibraryPanel(QTreeWidget):
         bold.setBold(True)
         for course in sorted(courses, key=lambda c: c.name.casefold()):
             files = sorted(by_course.get(course.name, []), key=lambda s: s.path.casefold())
-            item = QTreeWidgetItem(self, [course.name, f"{len(files)} files"])
+            item = QTreeWidgetItem(self, [course.name, ""])
             item.setData(0, _PATH, course.name)
             item.setData(0, _IS_COURSE, True)
-            item.setToolTip(0, course.name)
+            item.setData(0, _ROOT, course.root or "")
+            item.setToolTip(0, course.root or course.name)
             item.setFont(0, bold)
-            problems = sum(1 for s in files if s.status == SourceStatus.ERROR)
-            if problems:
-                item.setText(1, f"{len(files)} files, {problems} with errors")
-            for source in files:
-                child = QTreeWidgetItem(item, [Path(source.path).name, status_text(source)])
-                child.setData(0, _PATH, source.path)
-                child.setData(0, _IS_COURSE, False)
-                child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}")
-                child.setToolTip(1, status_text(source))
-                self._files[source.path] = child
+            states = [self._add_file(item, source) for source in files]
+            self._course_state(item, course.name, states)
             item.setExpanded(first_fill or course.name in expanded)
             if course.name == selected:
                 item.setSelected(True)
         for path, text in self._live.items():
             self.set_file_state(path, text)
         self.blockSignals(False)
+        self._fit_columns()
+
+    def _add_file(self, course: QTreeWidgetItem, source: Source) -> str:
+        exists = source.status != SourceStatus.INDEXED or Path(source.path).exists()
+        state, why = file_state(source, importing=self.importing, exists=exists)
+        if source.path in self._removing:
+            state, why = REMOVING, f"{Path(source.path).name} is removed once the import ends"
+        child = QTreeWidgetItem(course, [Path(source.path).name, state])
+        child.setData(0, _PATH, source.path)
+        child.setData(0, _IS_COURSE, False)
+        child.setData(0, _KIND, source.kind.value)
+        child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}")
+        child.setToolTip(1, why)
+        self._files[source.path] = child
+        return state
+
+    def _course_state(self, item: QTreeWidgetItem, name: str, states: Sequence[str]) -> None:
+        counts = [plural(len(states), "file")]
+        errors = states.count("error")
+        if errors:
+            counts.append(plural(errors, "error"))
+        counts += [f"{states.count(s)} {s}" for s in (MISSING, NOT_INDEXED) if s in states]
+        text = ", ".join(counts)
+        if name in self._removing:
+            text = REMOVING
+        item.setText(1, text)
+        item.setToolTip(1, text)
+
+    def _fit_columns(self) -> None:
+        """The state column as wide as its text, up to a share of the panel; names get the
+        rest, so no state, however long, can squeeze them out."""
+        wanted = max(self.sizeHintForColumn(1), self.header().sectionSizeHint(1))
+        limit = int(self.viewport().width() * _STATE_SHARE)
+        self.header().resizeSection(1, max(0, min(wanted, limit)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_columns()
 
     def set_file_state(self, path: str, text: str) -> None:
         """Show an import's live state of one file (kept until ``clear_live``)."""
         self._live[path] = text
         item = self._files.get(path)
         if item is not None:
-            item.setText(1, text)
-            item.setToolTip(1, text)
+            item.setText(1, short_state(text))
+            item.setToolTip(1, f"{Path(path).name}: {text}")
+            self._fit_columns()
 
     def clear_live(self) -> None:
+        """The import ended: stored states show again (unfinished files as not indexed)."""
         self._live.clear()
+
+    def set_removing(self, target: str, removing: bool = True) -> None:
+        """Mark a course or file as waiting for the import to end before it is removed."""
+        if removing:
+            self._removing.add(target)
+        else:
+            self._removing.discard(target)
+        for item in [*self._courses(), *self._files.values()]:
+            if item.data(0, _PATH) == target and removing:
+                item.setText(1, REMOVING)
 
     def state_of(self, path: str) -> str | None:
         item = self._files.get(path)
         return None if item is None else item.text(1)
+
+    def item_of(self, path: str) -> QTreeWidgetItem | None:
+        """The row of a file, or of a course by its name."""
+        found = self._files.get(path)
+        return found or next((i for i in self._courses() if i.data(0, _PATH) == path), None)
 
     def selected_course(self) -> str | None:
         items = self.selectedItems()
@@ -131,15 +229,52 @@ class LibraryPanel(QTreeWidget):
     def _selection_changed(self) -> None:
         self.course_selected.emit(self.selected_course())
 
+    def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        """Enter or a double-click: play a lecture, open any other file in its application."""
+        if item.data(0, _IS_COURSE):
+            return
+        path = str(item.data(0, _PATH))
+        if SourceKind(item.data(0, _KIND)) in LECTURES:
+            self.play_requested.emit(path)
+        else:
+            self.open_requested.emit(path)
+
+    def menu_for(self, item: QTreeWidgetItem) -> QMenu:
+        """The context menu of a row (built, not shown: the window shows it)."""
+        target = str(item.data(0, _PATH))
+        menu = QMenu(self)
+        if item.data(0, _IS_COURSE):
+            root = str(item.data(0, _ROOT) or "")
+            reveal = menu.addAction("Show in folder")
+            reveal.triggered.connect(lambda: self.reveal_requested.emit(root))
+            reveal.setEnabled(bool(root))
+            menu.addSeparator()
+            remove = menu.addAction(f"Remove course “{target}” from the library…")
+            remove.triggered.connect(lambda: self.remove_requested.emit(target, True))
+            return menu
+        kind = SourceKind(item.data(0, _KIND))
+        there = item.text(1) != MISSING
+        if kind in LECTURES:
+            play = menu.addAction("Play")
+            play.triggered.connect(lambda: self.play_requested.emit(target))
+            play.setEnabled(there)
+        opened = menu.addAction("Open original file")
+        opened.triggered.connect(lambda: self.open_requested.emit(target))
+        opened.setEnabled(there)
+        menu.addAction("Show in folder").triggered.connect(
+            lambda: self.reveal_requested.emit(target)
+        )
+        if kind in TRANSCRIBED:
+            export = menu.addAction("Export transcript…")
+            export.triggered.connect(lambda: self.export_requested.emit(target))
+            export.setEnabled(item.text(1) in ("indexed", MISSING))
+        menu.addSeparator()
+        menu.addAction(f"Remove “{Path(target).name}” from the library…").triggered.connect(
+            lambda: self.remove_requested.emit(target, False)
+        )
+        return menu
+
     def _menu(self, point: QPoint) -> None:
         item = self.itemAt(point)
-        if item is None:
-            return
-        target = str(item.data(0, _PATH))
-        is_course = bool(item.data(0, _IS_COURSE))
-        menu = QMenu(self)
-        what = f"course “{target}”" if is_course else f"“{Path(target).name}”"
-        menu.addAction(f"Remove {what} from the library…").triggered.connect(
-            lambda: self.remove_requested.emit(target, is_course)
-        )
-        menu.exec(self.viewport().mapToGlobal(point))
+        if item is not None:
+            self.menu_for(item).exec(self.viewport().mapToGlobal(point))

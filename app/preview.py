@@ -53,6 +53,7 @@ class PreviewPane(QWidget):
         self._player: PlayerView | None = None
         self.memory: PlaybackMemory | None = None  # the player's speed and positions
         self.keys_from: QLineEdit | None = None  # a text box the player's keys work from
+        self._lecture = ""  # the last lecture played
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.hide()
@@ -82,13 +83,20 @@ class PreviewPane(QWidget):
         return self._player
 
     def set_backend(self, backend: str) -> None:
-        """Use another player from the next result played on."""
-        if backend != self.backend and self._player is not None:
-            self._player.shutdown()
-            self.stack.removeWidget(self._player)
-            self._player.deleteLater()
-            self._player = None
-        self.backend = backend
+        """Use another player; a lecture on screen goes on in it from where it was."""
+        old, previous, self.backend = self._player, self.backend, backend
+        if old is None or backend == previous:
+            return
+        showing = self.stack.currentWidget() is old
+        position = old.position_ms()
+        old.shutdown()
+        self.stack.removeWidget(old)  # the stack would show its next page: the code view
+        old.deleteLater()
+        self._player = None
+        if showing and self._lecture:
+            self.play(self._lecture, position)
+        elif showing:
+            self.stack.setCurrentWidget(self.placeholder)
 
     def shutdown(self) -> None:
         if self._player is not None:
@@ -116,7 +124,13 @@ class PreviewPane(QWidget):
             self.stack.setCurrentWidget(self.code_view)
 
         def failed(failure: Failure) -> None:
-            self.code_view.show_error(failure.message)
+            gone = not Path(result.source).exists()
+            self.code_view.show_error(
+                f"{Path(result.source).name} is no longer at {Path(result.source).parent}: "
+                "it was moved or deleted"
+                if gone
+                else f"{name}: {failure.message}"
+            )
             self.stack.setCurrentWidget(self.code_view)
 
         self.tasks.run(lambda: str(library.source_text(result.source, member)), shown, failed)
@@ -128,6 +142,7 @@ class PreviewPane(QWidget):
         if self.keys_from is not None:
             player.watch_text_box(self.keys_from)
         self.stack.setCurrentWidget(player)
+        self._lecture = path
         library = self.library
 
         def with_lines(read: tuple[Sequence[Timing], Sequence[Chapter]]) -> None:

@@ -298,7 +298,10 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         *,
         mirror: str | None = None,
+        in_use: Path | None = None,
     ) -> None:
+        """``in_use``: the library folder open now (it may not be the one saved: a
+        ``--library`` on the command line, or a folder picked for the next start)."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.resize(720, 480)
@@ -312,7 +315,14 @@ class SettingsDialog(QDialog):
         self.threads_box.setValue(min(settings.threads, self.threads_box.maximum()))
         self.screen_text_box = QCheckBox("Read text on screen and in scanned pages (OCR)")
         self.screen_text_box.setChecked(settings.screen_text)
-        self.library_edit = QLineEdit(str(settings.library_path))
+        self._shown_library = str(in_use or settings.library_path)
+        self.library_edit = QLineEdit(self._shown_library)
+        self.library_note = QLabel()
+        self.library_note.setWordWrap(True)
+        saved = settings.library_path
+        if in_use is not None and Path(in_use).expanduser().resolve() != saved.resolve():
+            self.library_note.setText(f"In use now; the next start opens {saved}.")
+        self.library_note.setVisible(bool(self.library_note.text()))
         choose = QPushButton("Choose…")
         choose.clicked.connect(self._choose_library)
         library_row = QHBoxLayout()
@@ -336,6 +346,7 @@ class SettingsDialog(QDialog):
         form.addRow("Threads for importing", self.threads_box)
         form.addRow("", self.screen_text_box)
         form.addRow("Library folder", library_row)
+        form.addRow("", self.library_note)
         form.addRow("Theme", self.theme_box)
         form.addRow("Video player", self.player_box)
         note = QLabel(
@@ -406,9 +417,12 @@ class SettingsDialog(QDialog):
             apply_theme(app, str(self.theme_box.currentData()))
 
     def settings(self) -> Settings:
-        """The values as edited (the library folder kept as "" while it is the default)."""
+        """The values as edited (the library folder kept as saved unless it was edited, and
+        as "" while it is the default)."""
         library = self.library_edit.text().strip()
-        if library and Path(library).expanduser() == self._initial.library_path:
+        if library == self._shown_library.strip() or (
+            library and Path(library).expanduser() == self._initial.library_path
+        ):
             library = self._initial.library_dir
         return replace(
             self._initial,

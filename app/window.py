@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from app.code_view import CodeView
 from app.import_bar import ImportBar, file_state
+from app.library_actions import LibraryActions
 from app.library_panel import LibraryPanel
 from app.player import PlayerView
 from app.player_memory import PlaybackMemory
@@ -51,7 +52,7 @@ from app.result_list import ResultList
 from app.results import OPEN_HINT, ResultRow
 from app.search_pane import EMPTY_LIBRARY, SearchPane
 from app.slide_view import SlideView
-from app.tasks import Failure, Tasks
+from app.tasks import Tasks
 from app.window_state import WindowState, load_state, save_state, state_path
 from engine.api import (
     Course,
@@ -111,7 +112,6 @@ class SearchWindow(QMainWindow):
         self.tasks = tasks or Tasks(self)  # searches, panel refreshes, file texts
         self.panel = LibraryPanel()
         self.panel.course_selected.connect(self._course_picked)
-        self.panel.remove_requested.connect(self._remove)
         self.panel.itemDoubleClicked.connect(self._panel_double_clicked)
         self._course_before: object = None  # the course filter before the panel's last pick
         self.search_pane = SearchPane(library, self.tasks)
@@ -130,6 +130,7 @@ class SearchWindow(QMainWindow):
         self.import_bar.progress_reported.connect(self._import_progress)
         self.import_bar.finished.connect(self._import_finished)
         self._seen_in_panel: set[str] = set()  # files of this run the panel already lists
+        self.library_actions = LibraryActions(self)  # play, open, export, remove from the panel
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.panel)
@@ -319,30 +320,6 @@ class SearchWindow(QMainWindow):
         except OSError as e:  # a read-only config folder: nothing is remembered, no harm
             log.warning("cannot save the window's state to %s: %s", self.state_file, e)
 
-    def _remove(self, target: str, is_course: bool) -> None:
-        if self.importing:
-            self.import_status.setText("Wait for the import to finish before removing files.")
-            return
-        what = f"the course “{target}” and its files" if is_course else f"“{Path(target).name}”"
-        answer = QMessageBox.question(
-            self,
-            "Remove from the library",
-            f"Remove {what} from the library? The files on disk are not touched.",
-        )
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        library = self.library
-        self.tasks.run(lambda: library.remove(target), self._removed, self._removed)
-
-    def _removed(self, outcome: int | Failure) -> None:
-        if isinstance(outcome, Failure):
-            self.import_status.setText(outcome.message)
-        else:
-            self.import_status.setText(f"Removed {outcome} file(s) from the library")
-        self.refresh_library()
-        if self.search_pane.query:
-            self.search_pane.start_search()
-
     # --- search and opening a result ------------------------------------------------------
 
     def focus_search(self) -> None:
@@ -376,7 +353,7 @@ class SearchWindow(QMainWindow):
 
         if self.registry is None or self.settings is None:
             return
-        dialog = SettingsDialog(self.settings, self.registry, self)
+        dialog = SettingsDialog(self.settings, self.registry, self, in_use=self.library.folder)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
         new = dialog.settings()
         dialog.deleteLater()
@@ -450,7 +427,7 @@ class SearchWindow(QMainWindow):
             answer = QMessageBox.question(
                 self,
                 "Import running",
-                "An import is still running. Quit anyway? It resumes at the next start.",
+                "An import is still running. Quit anyway? You can resume it at the next start.",
             )
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()

@@ -36,9 +36,13 @@ def test_first_start_imports_the_demo_course_searchable_before_its_video(
     window.close()
     window.library.close()
 
-    # The next start finishes the video instead of importing the course again.
+    # The next start offers to finish the video (it was cancelled: not unasked), and does
+    # not import the course again.
     again = start(argv)
     qtbot.addWidget(again)
+    assert not again.importing and again.import_bar.offering
+    assert again.panel.state_of(video) in (None, "not indexed")  # None: not read yet
+    again.import_bar.resume_button.click()
     assert again.importing and "Resuming the import of 1 file…" in again.import_status.text()
     with qtbot.waitSignal(again.imported, timeout=30_000):
         again.cancel_import()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,7 +31,10 @@ from app.window import SearchWindow
 from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.app.ui import make_test_video
+from tests.conftest import LECTURE_CUES
 from tests.engine.test_download import ServerState, real_model, served, server  # noqa: F401
+from tests.factories import make_srt
 
 SPEECH = "faster-whisper-tiny.en"
 
@@ -300,3 +305,89 @@ def test_window_settings_are_saved_and_apply_to_the_next_import(
         assert is_dark(app.palette())
     finally:
         apply_theme(app, "light")
+
+
+def _in_the_dialog(check: Callable[[SettingsDialog], None], seen: list[SettingsDialog]) -> None:
+    """Run ``check`` on the Settings dialog once it is up, then press OK."""
+
+    def run() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, SettingsDialog):
+            QTimer.singleShot(50, run)
+            return
+        seen.append(dialog)
+        try:
+            check(dialog)
+        finally:
+            dialog.accept()
+
+    QTimer.singleShot(50, run)
+
+
+def test_settings_show_the_library_folder_in_use(
+    qtbot: QtBot, library: Library, models_dir: Path, tmp_path: Path
+) -> None:
+    """Started with --library, the dialog shows that folder (not the default one), and OK
+    without an edit keeps the saved choice."""
+    path = tmp_path / "settings.json"
+    window = SearchWindow(
+        library, registry=ModelRegistry(models_dir), settings=Settings(), settings_path=path
+    )
+    qtbot.addWidget(window)
+    shown: list[str] = []
+    seen: list[SettingsDialog] = []
+
+    def read(dialog: SettingsDialog) -> None:
+        shown.append(dialog.library_edit.text())
+        shown.append(dialog.library_note.text())
+
+    _in_the_dialog(read, seen)
+    window.open_settings()
+    assert seen and shown[0] == str(library.folder)
+    assert shown[1] == f"In use now; the next start opens {Settings().library_path}."
+    assert load_settings(path).library_dir == ""
+
+
+def playing(window: SearchWindow) -> bool:
+    return window.preview_pane.has_player and window.player.is_playing()
+
+
+@pytest.fixture(scope="module")
+def lecture_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("player") / "Zoology"
+    folder.mkdir()
+    make_test_video(folder / "lecture.mp4", 64)
+    make_srt(folder / "lecture.srt", LECTURE_CUES)
+    return folder / "lecture.mp4"
+
+
+def test_changing_the_player_keeps_the_lecture_on_screen(
+    qtbot: QtBot, library: Library, models_dir: Path, tmp_path: Path, lecture_video: Path
+) -> None:
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path))
+    base = library.config
+    library.config = replace(base, media=replace(base.media, screen_text=False))
+    library.ingest([lecture_video.parent])
+    window = SearchWindow(
+        library,
+        registry=ModelRegistry(models_dir),
+        settings=Settings(player="qt"),
+        settings_path=tmp_path / "settings.json",
+        vlc_args=("--vout=dummy", "--aout=dummy"),
+    )
+    qtbot.addWidget(window)
+    window.show()
+    window.play(str(lecture_video), 30_000)
+    qtbot.waitUntil(lambda: window.player.is_playing(), timeout=15_000)
+    assert window.player.backend_name == "qt"
+    seen: list[SettingsDialog] = []
+    _in_the_dialog(lambda d: d.player_box.setCurrentIndex(d.player_box.findData("vlc")), seen)
+    window.open_settings()
+    assert seen
+    qtbot.waitUntil(
+        lambda: window.preview_pane.has_player and window.player.is_playing(), timeout=15_000
+    )
+    assert window.preview.currentWidget() is window.player
+    assert window.player.backend_name == "vlc"
+    assert window.player.position_ms() >= 29_000
+    window.player.shutdown()

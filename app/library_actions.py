@@ -1,0 +1,197 @@
+"""What the library panel's rows do: play a lecture where it was left, open a file in its own
+application or show its folder, export a transcript, remove a course or file.
+
+A removal asked for during an import waits for the import to end (the panel says so); after
+it, the results are searched again, without a filter on a course that no longer exists.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from app.library_panel import plural
+from app.tasks import Failure
+from engine.api import NotFoundError, Timing, write_transcript
+
+if TYPE_CHECKING:
+    from app.window import SearchWindow
+
+log = logging.getLogger(__name__)
+
+
+class LibraryActions(QObject):
+    """Wires the panel's requests to the window's player, the desktop and the library."""
+
+    def __init__(self, window: SearchWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.panel = window.panel
+        self.message: QMessageBox | None = None  # the last message box shown (not modal)
+        self._pending: list[tuple[str, bool]] = []  # removals waiting for the import's end
+        panel = self.panel
+        panel.play_requested.connect(self.play)
+        panel.open_requested.connect(self.open_file)
+        panel.reveal_requested.connect(self.show_in_folder)
+        panel.export_requested.connect(self.export_transcript)
+        panel.remove_requested.connect(self.remove)
+        window.import_bar.started.connect(lambda: panel.set_importing(True))
+        window.import_bar.finished.connect(self._import_ended)
+
+    # --- playing ---------------------------------------------------------------------------
+
+    def play(self, path: str) -> None:
+        """Play a lecture from where it was left (the player remembers; from the start the
+        first time)."""
+        self.window.play(path, None)
+
+    # --- the desktop ------------------------------------------------------------------------
+
+    def open_file(self, path: str) -> bool:
+        """Open a file in the application the desktop uses for it."""
+        if not Path(path).is_file():
+            self._warn("Cannot open the file", _gone(path))
+            return False
+        return self._open_url(QUrl.fromLocalFile(path))
+
+    def show_in_folder(self, path: str) -> bool:
+        """Open the folder that holds a file (or a course's folder) in the file manager."""
+        folder = Path(path) if Path(path).is_dir() else Path(path).parent
+        if not folder.is_dir():
+            self._warn("Cannot show the folder", f"The folder {folder} no longer exists.")
+            return False
+        return self._open_url(QUrl.fromLocalFile(str(folder)))
+
+    def _open_url(self, url: QUrl) -> bool:
+        if QDesktopServices.openUrl(url):
+            return True
+        self._warn("Cannot open", f"No application on this computer opens {url.toLocalFile()}.")
+        return False
+
+    # --- transcripts ----------------------------------------------------------------------
+
+    def export_transcript(self, path: str, dest: Path | None = None) -> None:
+        """Save a lecture's transcript as .srt or .txt (asks where, unless ``dest``)."""
+        if dest is None:
+            dest = self._ask_export_path(path)
+            if dest is None:
+                return
+        library, where = self.window.library, dest
+        source = library.source(path)
+        title = source.title if source is not None else Path(path).stem
+
+        def work() -> Path:
+            lines: list[Timing] = library.transcript(path)
+            if not lines:
+                raise NotFoundError(f"{Path(path).name} has no transcript to export")
+            return write_transcript(lines, where, title)
+
+        def failed(failure: Failure) -> None:
+            self._warn("Cannot export the transcript", failure.message)
+
+        self.window.tasks.run(work, lambda out: self._say(f"Transcript saved as {out}"), failed)
+
+    def _ask_export_path(self, path: str) -> Path | None:
+        dialog = QFileDialog(self.window, "Export transcript")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilters(["SubRip subtitles (*.srt)", "Plain text (*.txt)"])
+        dialog.setDirectory(str(Path.home()))
+        dialog.selectFile(f"{Path(path).stem}.srt")
+        try:
+            if not dialog.exec() or not dialog.selectedFiles():
+                return None
+            chosen = Path(dialog.selectedFiles()[0])
+            if chosen.suffix.lower() not in (".srt", ".txt"):  # the format picked, then
+                txt = "Plain text" in dialog.selectedNameFilter()
+                chosen = chosen.with_name(f"{chosen.name}.{'txt' if txt else 'srt'}")
+            return chosen
+        finally:
+            dialog.deleteLater()
+
+    # --- removing -------------------------------------------------------------------------
+
+    def remove(self, target: str, is_course: bool, *, confirm: bool = True) -> None:
+        """Remove a course or a file from the library (after asking); during an import, once
+        it ends."""
+        importing = self.window.importing
+        if confirm and not self._confirm_removal(target, is_course, importing):
+            return
+        if importing:
+            self._pending.append((target, is_course))
+            self.panel.set_removing(target)
+            self._say(f"{_what(target, is_course).capitalize()} is removed once the import ends.")
+            return
+        library = self.window.library
+        self.window.tasks.run(
+            lambda: library.remove(target),
+            lambda n: self._removed(target, is_course, n),
+            lambda failed: self._removed(target, is_course, failed),
+        )
+
+    def _confirm_removal(self, target: str, is_course: bool, importing: bool) -> bool:
+        what = _what(target, is_course) + (" and its files" if is_course else "")
+        when = " once the import running now ends" if importing else ""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Remove from the library",
+            f"Remove {what} from the library{when}? The files on disk are not touched.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self.window,
+        )
+        try:
+            return box.exec() == QMessageBox.StandardButton.Yes
+        finally:
+            box.deleteLater()
+
+    def _removed(self, target: str, is_course: bool, outcome: int | Failure) -> None:
+        self.panel.set_removing(target, False)
+        if isinstance(outcome, Failure):
+            if isinstance(outcome.error, NotFoundError):
+                self._say(f"{_what(target, is_course).capitalize()} was already removed.")
+            else:
+                self._warn("Cannot remove", outcome.message)
+        elif is_course:
+            self._say(f"Removed the course “{target}” ({plural(outcome, 'file')}).")
+        else:
+            self._say(f"Removed “{Path(target).name}” from the library.")
+        pane = self.window.search_pane
+        if is_course and pane.filters().course == target:
+            self.panel.select_course(None)  # a filter on a course that is gone finds nothing
+            pane.pick_course(None)
+        self.window.refresh_library()
+        if pane.query:
+            pane.start_search()  # the results must not show what was removed
+
+    def _import_ended(self, _outcome: object) -> None:
+        self.panel.set_importing(False)
+        pending, self._pending = self._pending, []
+        for target, is_course in pending:
+            self.remove(target, is_course, confirm=False)
+
+    # --- messages ---------------------------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        self.window.import_status.setText(text)
+
+    def _warn(self, title: str, text: str) -> None:
+        if self.message is not None:
+            self.message.deleteLater()
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)
+        self.message = box
+        box.open()  # not modal for the app: playback and searching go on
+
+
+def _what(target: str, is_course: bool) -> str:
+    return f"the course “{target}”" if is_course else f"“{Path(target).name}”"
+
+
+def _gone(path: str) -> str:
+    return (
+        f"{Path(path).name} is no longer at {Path(path).parent}: it was moved or deleted. "
+        "Put it back, or remove it from the library."
+    )

@@ -1,0 +1,424 @@
+"""The library panel as a student uses it, on a real library: names stay readable beside
+errors, unfinished and missing files say so, removing waits for an import and refreshes the
+results, lectures play from the panel where they were left, files open on the desktop, and a
+transcript is exported."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Slot
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QLineEdit,
+    QMessageBox,
+    QTreeWidgetItem,
+)
+from pytestqt.qtbot import QtBot
+
+from app.import_bar import report_text
+from app.library_panel import MISSING, NOT_INDEXED, REMOVING
+from app.window import SearchWindow
+from engine.config import EngineConfig
+from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from tests.app.ui import make_test_video
+from tests.conftest import LECTURE_CUES
+from tests.factories import make_srt
+
+VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
+
+
+@pytest.fixture(autouse=True)
+def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
+
+
+def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
+    window = SearchWindow(library, **kwargs)  # type: ignore[arg-type]
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def answer_next_box(button: QMessageBox.StandardButton, seen: list[str]) -> None:
+    """Click ``button`` in the next modal message box, keeping its text."""
+
+    def click() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(50, click)
+            return
+        seen.append(box.text())
+        clicked = box.button(button)
+        assert clicked is not None
+        clicked.click()
+
+    QTimer.singleShot(50, click)
+
+
+def notes(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"# {name}\n\n{text}\n", encoding="utf-8")
+    return path
+
+
+# --- item 1 and 15: readable names, short states, plurals ---------------------------------
+
+
+def test_a_long_error_never_squeezes_the_names(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Marine biology and oceanography"
+    notes(course, "week-01-introduction-to-the-ocean.md", "The octopus has three hearts.")
+    (course / "deck.pptx").write_bytes(b"PK\x03\x04 a truncated deck")
+    (course / "deep.ipynb").write_text("[" * 100_000, encoding="utf-8")
+    report = library.ingest([course])
+    assert report.count(Outcome.ERROR) == 2, report.files
+    window = shown_window(qtbot, library)
+    panel = window.panel
+    qtbot.waitUntil(lambda: panel.state_of(str(course / "deck.pptx")) is not None)
+    qtbot.wait(50)  # the layout after the fill
+    width = panel.viewport().width()
+    assert panel.columnWidth(0) >= width // 2, (panel.columnWidth(0), panel.columnWidth(1))
+    assert panel.columnWidth(0) + panel.columnWidth(1) <= width
+    deck = panel.item_of(str(course / "deck.pptx"))
+    assert deck is not None and deck.text(1) == "error"
+    assert "deck.pptx could not be indexed: not a PowerPoint file" in deck.toolTip(1)
+    top = panel.item_of(course.name)
+    assert top is not None and top.text(1) == "3 files, 2 errors"
+
+
+def test_plurals_in_the_panel_and_the_import_report(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    library.ingest([notes(tmp_path / "Solo", "only.md", "One file alone.")], course="Solo")
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.item_of("Solo") is not None)
+    solo = window.panel.item_of("Solo")
+    assert solo is not None and solo.text(1) == "1 file"
+    report = IngestReport(
+        [FileResult("/c/a.md", Outcome.INDEXED), FileResult("/c/b.pdf", Outcome.ERROR, "empty")]
+        + [FileResult(f"/c/{i}.pdf", Outcome.ERROR, "not a PDF file") for i in range(2)]
+        + [FileResult("/c/d.md", Outcome.DUPLICATE)]
+    )
+    first = report_text(report).splitlines()[0]
+    assert first == "Import finished: 1 indexed, 1 duplicate, 3 errors"
+
+
+def test_the_import_bar_keeps_its_height(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
+    course = tmp_path / "Broken"
+    notes(course, "fine.md", "A fine note about lichens.")
+    for i in range(4):
+        (course / f"broken-{i}.pdf").write_bytes(b"%PDF-1.4 nothing else")
+    window = shown_window(qtbot, library)
+    bar = window.import_bar
+    idle = bar.height()
+    heights: list[int] = []
+    bar.progress_reported.connect(lambda _p: heights.append(bar.height()))
+    with qtbot.waitSignal(window.imported, timeout=60_000):
+        window.import_paths([course])
+    qtbot.wait(50)
+    assert set(heights) | {bar.height()} == {idle}
+    assert "4 errors" in window.import_status.text()
+    assert "broken-0.pdf: not a PDF file" in window.import_status.text()
+
+
+# --- item 11: cancelled and missing files -----------------------------------------------
+
+
+def test_cancelled_files_read_not_indexed_and_resuming_is_offered(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Geology"
+    files = [notes(course, f"rock-{i}.md", f"Basalt sample number {i}.") for i in range(4)]
+    cancel = threading.Event()
+
+    def stop_after_the_first(p: IngestProgress) -> None:
+        if p.result is not None:
+            cancel.set()
+
+    report = library.ingest([course], progress=stop_after_the_first, cancel=cancel)
+    assert report.count(Outcome.INDEXED) == 1 and report.count(Outcome.CANCELLED) == 3
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.state_of(str(files[3])) is not None)
+    states = sorted(window.panel.state_of(str(f)) or "" for f in files)
+    assert states == ["indexed", NOT_INDEXED, NOT_INDEXED, NOT_INDEXED]
+    # A start offers to resume; it does not resume unasked.
+    assert window.resume_pending()
+    assert not window.importing and window.import_bar.offering
+    assert "did not finish importing last time" in window.import_status.text()
+    window.import_bar.later_button.click()
+    assert not window.importing and not window.import_bar.offering
+    assert "3 files stay not indexed" in window.import_status.text()
+    assert window.resume_pending()
+    with qtbot.waitSignal(window.imported, timeout=60_000):
+        window.import_bar.resume_button.click()
+    qtbot.waitUntil(lambda: all(window.panel.state_of(str(f)) == "indexed" for f in files))
+
+
+def test_cancelling_in_the_window_leaves_no_file_indexing(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Botany"
+    files = [notes(course, f"leaf-{i}.md", f"Leaf shape number {i}.") for i in range(5)]
+    window = shown_window(qtbot, library)
+    window.import_bar.progress_reported.connect(lambda _p: window.cancel_import())
+    with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
+        window.import_paths([course])
+    report = blocker.args[0] if blocker.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.CANCELLED) >= 1
+
+    def settled() -> bool:
+        states = [window.panel.state_of(str(f)) for f in files]
+        return None not in states and NOT_INDEXED in states
+
+    qtbot.waitUntil(settled)
+    states = {window.panel.state_of(str(f)) for f in files}
+    assert states <= {"indexed", NOT_INDEXED}, states
+
+
+def test_a_moved_file_reads_missing_and_opening_it_names_it(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    note = notes(tmp_path / "Astronomy", "comets.md", "A comet's tail points away from the sun.")
+    library.ingest([note])
+    note.rename(tmp_path / "comets.md")
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.state_of(str(note)) == MISSING)
+    item = window.panel.item_of(str(note))
+    assert item is not None and "comets.md is no longer at" in item.toolTip(1)
+    qtbot.keyClicks(window.search, "comet tail")
+    qtbot.waitUntil(lambda: window.result_at(0) is not None, timeout=10_000)
+    window.open_current()
+    qtbot.waitUntil(lambda: window.preview.currentWidget() is window.code_view)
+    qtbot.waitUntil(lambda: "comets.md" in window.code_view.header.text())
+    assert "moved or deleted" in window.code_view.header.text()
+    # Open original file says the same, naming the file.
+    assert not window.library_actions.open_file(str(note))
+    box = window.library_actions.message
+    assert box is not None and "comets.md is no longer at" in box.text()
+    box.close()
+
+
+# --- item 10: removing ------------------------------------------------------------------
+
+
+def test_removing_during_an_import_waits_for_it_and_says_so(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    old = tmp_path / "Old course"
+    notes(old, "old.md", "Trilobites lived in ancient seas.")
+    library.ingest([old])
+    new = tmp_path / "New course"
+    for i in range(3):
+        notes(new, f"new-{i}.md", f"Ammonite shell number {i}.")
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.item_of("Old course") is not None)
+    asked: list[str] = []
+    marked: list[str] = []
+
+    def remove_once(_p: IngestProgress) -> None:
+        if not marked:
+            marked.append("asking")
+            answer_next_box(QMessageBox.StandardButton.Yes, asked)
+            window.panel.remove_requested.emit("Old course", True)  # as its menu does
+            item = window.panel.item_of("Old course")
+            marked.append(item.text(1) if item is not None else "")
+
+    window.import_bar.progress_reported.connect(remove_once)
+    with qtbot.waitSignal(window.imported, timeout=60_000):
+        window.import_paths([new])
+    assert asked and "once the import running now ends" in asked[0]
+    assert marked == ["asking", REMOVING]
+    qtbot.waitUntil(lambda: [c.name for c in library.courses()] == ["New course"])
+    qtbot.waitUntil(lambda: window.panel.item_of("Old course") is None)
+    assert window.import_status.text() == "Removed the course “Old course” (1 file)."
+
+
+def test_removing_the_filtered_course_refreshes_the_results(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    notes(tmp_path / "Volcanoes", "lava.md", "Basalt lava flows are fluid.")
+    notes(tmp_path / "Minerals", "rocks.md", "Basalt is a dark volcanic rock.")
+    library.ingest([tmp_path / "Volcanoes", tmp_path / "Minerals"])
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.item_of("Volcanoes") is not None)
+    window.panel.select_course("Volcanoes")  # a click on it filters the search
+    qtbot.keyClicks(window.search, "basalt")
+
+    def shown_courses() -> set[str]:
+        rows = (window.result_at(i) for i in range(window.results.count()))
+        return {r.course for r in rows if r is not None}
+
+    qtbot.waitUntil(lambda: shown_courses() == {"Volcanoes"}, timeout=10_000)
+    asked: list[str] = []
+    answer_next_box(QMessageBox.StandardButton.Yes, asked)
+    window.panel.remove_requested.emit("Volcanoes", True)  # as its menu does
+    assert asked and "the course “Volcanoes” and its files" in asked[0]
+    qtbot.waitUntil(lambda: shown_courses() == {"Minerals"}, timeout=10_000)
+    assert window.import_status.text() == "Removed the course “Volcanoes” (1 file)."
+    assert "no course" not in window.status.text()
+    assert window.course_box.currentData() is None
+
+
+# --- features: play and resume, open, show in folder, export ---------------------------
+
+
+@pytest.fixture
+def quick_library(tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
+    """A library that does not read text off video frames (the test video has none)."""
+    base = EngineConfig()
+    config = replace(base, media=replace(base.media, screen_text=False))
+    lib = Library.open(tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir))
+    yield lib
+    lib.close()
+
+
+def playing(window: SearchWindow) -> bool:
+    return window.preview_pane.has_player and window.player.is_playing()
+
+
+@pytest.fixture(scope="module")
+def lecture_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 64-s test video with its subtitles beside it."""
+    folder = tmp_path_factory.mktemp("panel") / "Zoology"
+    folder.mkdir()
+    make_test_video(folder / "lecture.mp4", 64)
+    make_srt(folder / "lecture.srt", LECTURE_CUES)
+    return folder
+
+
+def double_click(qtbot: QtBot, window: SearchWindow, item: QTreeWidgetItem) -> None:
+    panel = window.panel
+    panel.scrollToItem(item)
+    point = panel.visualItemRect(item).center()
+    # As a mouse does: the first click's press and release, then the second click.
+    qtbot.mouseClick(panel.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.mousePress(panel.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.mouseDClick(panel.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.mouseRelease(panel.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def test_a_lecture_plays_from_the_panel_where_it_was_left(
+    qtbot: QtBot, quick_library: Library, lecture_folder: Path, tmp_path: Path
+) -> None:
+    video = str(lecture_folder / "lecture.mp4")
+    quick_library.ingest([lecture_folder])
+    remembered = tmp_path / "settings.json"  # the player keeps positions beside it
+    window = shown_window(qtbot, quick_library, player_backend="qt", settings_path=remembered)
+    qtbot.waitUntil(lambda: window.panel.state_of(video) == "indexed")
+    item = window.panel.item_of(video)
+    assert item is not None
+    double_click(qtbot, window, item)
+    qtbot.waitUntil(
+        lambda: window.preview_pane.has_player and window.player.is_playing(), timeout=15_000
+    )
+    assert window.player.position_ms() < 5_000  # the first time: from the start
+    window.player.seek(40_000)
+    qtbot.waitUntil(lambda: window.player.position_ms() >= 40_000, timeout=10_000)
+    window.player.pause()
+    window.close()
+
+    again = shown_window(qtbot, quick_library, player_backend="qt", settings_path=remembered)
+    qtbot.waitUntil(lambda: again.panel.state_of(video) == "indexed")
+    item = again.panel.item_of(video)
+    assert item is not None
+    play = next(a for a in again.panel.menu_for(item).actions() if a.text() == "Play")
+    play.trigger()
+    qtbot.waitUntil(
+        lambda: again.preview_pane.has_player and again.player.is_playing(), timeout=15_000
+    )
+    assert 39_000 <= again.player.position_ms() <= 50_000, again.player.position_ms()
+    again.close()
+
+
+class UrlRecorder(QObject):
+    """Where QDesktopServices sends file URLs while a test runs (Qt's own hook)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[QUrl] = []
+
+    @Slot(QUrl)
+    def handle(self, url: QUrl) -> None:
+        self.urls.append(url)
+
+
+@pytest.fixture
+def desktop() -> Iterator[UrlRecorder]:
+    recorder = UrlRecorder()
+    QDesktopServices.setUrlHandler("file", recorder, "handle")  # pyright: ignore[reportArgumentType]
+    yield recorder
+    QDesktopServices.unsetUrlHandler("file")
+
+
+def test_open_original_and_show_in_folder_ask_the_desktop(
+    qtbot: QtBot, library: Library, tmp_path: Path, desktop: UrlRecorder
+) -> None:
+    note = notes(tmp_path / "Chemistry", "acids.md", "Acids turn litmus paper red.")
+    library.ingest([note.parent])
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.state_of(str(note)) == "indexed")
+    item = window.panel.item_of(str(note))
+    assert item is not None
+    actions = {a.text(): a for a in window.panel.menu_for(item).actions()}
+    assert "Play" not in actions and "Export transcript…" not in actions  # not a lecture
+    actions["Open original file"].trigger()
+    actions["Show in folder"].trigger()
+    double_click(qtbot, window, item)  # a file that is not a lecture opens in its application
+    folder = QUrl.fromLocalFile(str(note.parent))
+    assert desktop.urls == [QUrl.fromLocalFile(str(note)), folder, QUrl.fromLocalFile(str(note))]
+    course = window.panel.item_of("Chemistry")
+    assert course is not None
+    by_text: dict[str, Callable[[], None]] = {
+        a.text(): a.trigger for a in window.panel.menu_for(course).actions()
+    }
+    by_text["Show in folder"]()
+    assert desktop.urls[-1] == folder
+
+
+def test_a_transcript_is_exported_from_the_panel(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    (tmp_path / "Zoology").mkdir()
+    lecture = make_srt(tmp_path / "Zoology" / "week 1.srt", LECTURE_CUES)
+    library.ingest([lecture.parent])
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.state_of(str(lecture)) == "indexed")
+    item = window.panel.item_of(str(lecture))
+    assert item is not None
+    export = next(a for a in window.panel.menu_for(item).actions() if a.text().startswith("Export"))
+    out = tmp_path / "exports"
+    out.mkdir()
+    chosen: list[str] = []
+
+    def save_as_txt() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QFileDialog):
+            QTimer.singleShot(50, save_as_txt)
+            return
+        chosen.append(dialog.selectedFiles()[0])
+        name = dialog.findChild(QLineEdit, "fileNameEdit")  # typed, as a user does
+        assert name is not None
+        name.setText(str(out / "week one.txt"))
+        dialog.accept()
+
+    QTimer.singleShot(50, save_as_txt)
+    export.trigger()
+    assert chosen and Path(chosen[0]).name == "week 1.srt"  # offered: the lecture's name
+    saved = out / "week one.txt"
+    qtbot.waitUntil(saved.exists)
+    lines = saved.read_text(encoding="utf-8").splitlines()
+    assert "[00:31] The hippopotamus enters the library." in lines
+    qtbot.waitUntil(lambda: window.import_status.text() == f"Transcript saved as {saved}")
