@@ -8,6 +8,7 @@ import os
 from engine.api import MediaConfig, SegmentKind, __version__, default_library, default_models
 from engine.cli import commands
 from engine.cli.models import cmd_eval, cmd_models
+from engine.cli.serve import cmd_mcp
 
 
 def positive(text: str) -> int:
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("demo", help="index the built-in demo course and run example searches")
     s.add_argument("queries", nargs="*", help="queries to run instead of the examples")
     s.set_defaults(func=commands.cmd_demo)
+    _for_other_tools(sub)
     return p
 
 
@@ -153,6 +155,11 @@ def _eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_eval)
+
+
+def _for_other_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("mcp", help="serve the library to AI assistants over MCP (stdio, read-only)")
+    s.set_defaults(func=cmd_mcp)
 
 
 def command_names() -> frozenset[str]:

@@ -1,0 +1,257 @@
+"""``coursedex mcp``: the library as a Model Context Protocol server over stdio.
+
+A local assistant (Claude Desktop, an editor with MCP) starts this as a child process and asks
+it to search the user's own courses. It is read-only: four tools that look things up and
+nothing that imports, changes or deletes. Every hit carries a ``coursedex://`` link that opens
+the window at that moment. Times are seconds here, as in the CLI's JSON.
+
+stdout belongs to the protocol: nothing here prints; logging goes to stderr.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
+from engine import __version__
+from engine.errors import CoursedexError, NotFoundError
+from engine.library import Library
+from engine.links import Link, link_of, make_link, parse_link, resolve_link
+from engine.search import SearchFilters, SearchResult
+from engine.store import Source
+from engine.store.segments import SegmentRow
+from engine.types import SegmentKind
+
+INSTRUCTIONS = (
+    "Coursedex searches the user's own lecture videos, slides, code and notes on this machine. "
+    "Use `search` first; each result has a `link` (coursedex://...) the user can open at that "
+    "moment, and `segment_id` for `get_context`. `get_transcript` reads a lecture around a time."
+)
+MAX_LIMIT = 50
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+
+def _sec(ms: int | None) -> float | None:
+    return None if ms is None else round(ms / 1000, 3)
+
+
+class CoursedexTools:
+    """The tools' work, on an open library; :func:`build_server` publishes them."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+
+    def search(
+        self,
+        query: str,
+        limit: int = 5,
+        course: str | None = None,
+        kind: list[str] | None = None,
+    ) -> dict[str, Any]:
+        kinds = tuple(SegmentKind(k) for k in kind or ())
+        if course:
+            self.library.store.course_id(course)  # NotFoundError names a course that is not there
+        outcome = self.library.search(
+            query,
+            limit=max(1, min(limit, MAX_LIMIT)),
+            filters=SearchFilters(kinds=kinds, course=course or None),
+        )
+        return {
+            "query": query,
+            "gated": outcome.gated,
+            "results": [self._result(r) for r in outcome.results],
+        }
+
+    def _result(self, r: SearchResult) -> dict[str, Any]:
+        source = self.library.source(r.source)
+        return {
+            "text": r.snippet,
+            "source": r.source,
+            "title": r.title,
+            "kind": r.kind.value,
+            "course": r.course,
+            "start": _sec(r.start_ms),
+            "end": _sec(r.end_ms),
+            "page": r.page,
+            "line": r.line or r.line_start,
+            "path_in_archive": r.path_in_archive,
+            "score": round(r.score, 4),
+            "strong": r.strong,
+            "segment_id": r.segment_id,
+            "link": link_of(r, source.sha256 if source else None),
+        }
+
+    def list_courses(self) -> dict[str, Any]:
+        files: dict[str, list[dict[str, Any]]] = {}
+        for s in self.library.sources():
+            files.setdefault(s.course, []).append(
+                {
+                    "source": s.path,
+                    "title": s.title,
+                    "kind": s.kind.value,
+                    "status": s.status.value,
+                    "duration": _sec(s.duration_ms),
+                    "error": s.error,
+                }
+            )
+        return {
+            "courses": [
+                {"name": c.name, "folder": c.root, "files": files.get(c.name, [])}
+                for c in self.library.courses()
+            ]
+        }
+
+    def get_transcript(
+        self, source: str, t: float | None = None, before: float = 60, after: float = 60
+    ) -> dict[str, Any]:
+        found = self._source(source)
+        at = _link_time(source) if t is None else round(t * 1000)
+        lines = self.library.transcript(found.path)
+        if at is not None:
+            low, high = at - round(before * 1000), at + round(after * 1000)
+            lines = [c for c in lines if c.end_ms >= low and c.start_ms <= high]
+        return {
+            "source": found.path,
+            "title": found.title,
+            "course": found.course,
+            "duration": _sec(found.duration_ms),
+            "lines": [
+                {
+                    "start": _sec(c.start_ms),
+                    "end": _sec(c.end_ms),
+                    "text": c.text,
+                    "link": make_link(found.path, start_ms=c.start_ms, sha256=found.sha256),
+                }
+                for c in lines
+            ],
+        }
+
+    def get_context(self, segment_id: int, around: int = 2) -> dict[str, Any]:
+        hit = self.library.store.segments([segment_id]).get(segment_id)
+        if hit is None:
+            raise NotFoundError(f"no segment {segment_id} in the library (search again)")
+        source = self.library.source(hit.source_path)
+        rows = self.library.store.segments_of_source(hit.source_id)
+        same = [s for s in rows if s.kind == hit.kind]
+        at = next(i for i, s in enumerate(same) if s.id == segment_id)
+        span = max(0, min(around, 10))
+        sha = source.sha256 if source else None
+        return {
+            "source": hit.source_path,
+            "title": hit.source_title,
+            "course": hit.course,
+            "segments": [
+                self._segment(s, sha, s.id == segment_id)
+                for s in same[max(0, at - span) : at + span + 1]
+            ],
+        }
+
+    @staticmethod
+    def _segment(s: SegmentRow, sha256: str | None, hit: bool) -> dict[str, Any]:
+        return {
+            "segment_id": s.id,
+            "hit": hit,
+            "kind": s.kind.value,
+            "heading": s.heading,
+            "text": s.text,
+            "start": _sec(s.start_ms),
+            "end": _sec(s.end_ms),
+            "page": s.page,
+            "path_in_archive": s.path_in_archive,
+            "line_start": s.line_start,
+            "line_end": s.line_end,
+            "link": make_link(
+                s.source_path,
+                start_ms=s.start_ms,
+                page=s.page,
+                member=s.path_in_archive,
+                line=s.line_start if s.start_ms is None and s.page is None else None,
+                sha256=sha256,
+            ),
+        }
+
+    def _source(self, text: str) -> Source:
+        """A file of the library named by its path or by a coursedex:// link to it."""
+        link = parse_link(text) if text.strip().lower().startswith("coursedex:") else Link(text)
+        found = self.library.source(resolve_link(self.library, link).source)
+        if found is None:
+            raise NotFoundError(f"{Path(text).name} is not in the library")
+        return found
+
+
+def _link_time(text: str) -> int | None:
+    return parse_link(text).start_ms if text.strip().lower().startswith("coursedex:") else None
+
+
+def _guarded(fn: Any) -> Any:
+    """Our errors reach the assistant as a tool error with their one-line message."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (CoursedexError, ValueError) as e:
+            raise ToolError(str(e)) from e
+
+    return call
+
+
+def build_server(library: Library) -> MCPServer:
+    """The MCP server on an open library (the caller closes the library)."""
+    tools = CoursedexTools(library)
+    server = MCPServer(
+        "coursedex", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    @server.tool(annotations=_READ_ONLY)
+    def search(
+        query: str, limit: int = 5, course: str | None = None, kind: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Search the user's courses (lecture speech, text on screen, slides, code, notes).
+
+        Args:
+            query: any text: a question, words, an identifier.
+            limit: how many results (1-50).
+            course: only this course (its name, see list_courses).
+            kind: only these kinds: transcript, screen, slide, code, note.
+        """
+        return _guarded(tools.search)(query, limit, course, kind)
+
+    @server.tool(annotations=_READ_ONLY)
+    def list_courses() -> dict[str, Any]:
+        """The courses in the library and their files, with each file's status."""
+        return _guarded(tools.list_courses)()
+
+    @server.tool(annotations=_READ_ONLY)
+    def get_transcript(
+        source: str, t: float | None = None, before: float = 60, after: float = 60
+    ) -> dict[str, Any]:
+        """A lecture's transcript, timed line by line; around a moment when one is given.
+
+        Args:
+            source: the file's path or a coursedex:// link (its t is the moment).
+            t: the moment in seconds (default: the link's, else the whole transcript).
+            before: seconds before the moment.
+            after: seconds after the moment.
+        """
+        return _guarded(tools.get_transcript)(source, t, before, after)
+
+    @server.tool(annotations=_READ_ONLY)
+    def get_context(segment_id: int, around: int = 2) -> dict[str, Any]:
+        """The passages just before and after a search hit in its file, the hit marked.
+
+        Args:
+            segment_id: a search result's segment_id.
+            around: passages on each side (0-10).
+        """
+        return _guarded(tools.get_context)(segment_id, around)
+
+    return server
+
+
+def serve(library: Library) -> None:
+    """Answer MCP requests on stdin/stdout until the client closes them."""
+    build_server(library).run("stdio")
