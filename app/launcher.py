@@ -1,6 +1,8 @@
 """The ``coursedex`` command: the window with no command (or ``gui``), ``--self-test``,
 else the CLI. Files or folders alone (a file manager's "Open with Coursedex", a drop on the
-launcher: the desktop entry's ``%F``) open the window and import them."""
+launcher: the desktop entry's ``%U``, as paths or file:// URLs) open the window and import them.
+``coursedex open LINK`` or a bare ``coursedex://`` link (a click on one) shows that moment in
+the library's open window, or opens one there."""
 
 from __future__ import annotations
 
@@ -13,7 +15,12 @@ from pathlib import Path
 def main(argv: Sequence[str] | None = None) -> int:
     # First: in a frozen build the speech-recognition child starts through this entry point.
     multiprocessing.freeze_support()
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = [_local_path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    link = _link_to_open(args)
+    if link is not None:
+        from app.main import run
+
+        return run(["--open", args[link], *_window_options(args)])
     if not args or args[0] == "gui":
         from app.main import run
 
@@ -29,6 +36,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     from engine.api import run_cli
 
     return run_cli(args)
+
+
+def _link_to_open(args: Sequence[str]) -> int | None:
+    """Where the link is in ``open LINK`` (after any options) or in a lone ``coursedex:...``."""
+    for i, arg in enumerate(args):
+        if arg.lower().startswith("coursedex:") and (i == 0 or args[i - 1] == "open"):
+            return i
+    return None
+
+
+def _window_options(args: Sequence[str]) -> list[str]:
+    """The options of ``open`` that the window takes too (which library, models, settings)."""
+    kept: list[str] = []
+    for i, arg in enumerate(args[:-1]):
+        if arg in ("--library", "--models", "--settings"):
+            kept += [arg, args[i + 1]]
+    kept += [a for a in args if a.startswith(("--library=", "--models=", "--settings="))]
+    return kept
+
+
+def _local_path(arg: str) -> str:
+    """A file manager may pass ``file:///home/me/lecture%201.mp4`` for a file (``%U``)."""
+    if not arg.startswith("file://"):
+        return arg
+    from urllib.parse import unquote, urlsplit
+    from urllib.request import url2pathname
+
+    parts = urlsplit(arg)
+    if parts.netloc not in ("", "localhost"):
+        return arg
+    return url2pathname(parts.path) if sys.platform == "win32" else unquote(parts.path)
 
 
 def _are_paths(args: Sequence[str]) -> bool:

@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 from engine.api import DEMO_COURSE, Library, ModelRegistry, demo_files
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from app.settings import Settings
     from app.window import SearchWindow
 
 log = logging.getLogger(__name__)
@@ -38,6 +41,8 @@ def run(argv: Sequence[str] = ()) -> int:
     from PySide6.QtWidgets import QApplication
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if _handed_over(argv):  # a window of this library is open: it shows the link
+        return 0
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Coursedex")
     app.setOrganizationName("Coursedex")
@@ -48,19 +53,14 @@ def run(argv: Sequence[str] = ()) -> int:
         window.library.close()
 
 
-def start(argv: Sequence[str] = ()) -> SearchWindow:
-    """Open the library the settings name and show its window (a QApplication exists)."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    from app.settings import apply_theme, default_settings_path, engine_config, load_settings
-    from app.tasks import Failure
-    from app.window import SearchWindow
-
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="coursedex gui")
     parser.add_argument("--library", help="library folder (default: the one in Settings)")
     parser.add_argument("--models", help="models folder (default: the one in Settings)")
     parser.add_argument("--settings", help="settings file (default: the user's config folder)")
+    parser.add_argument(
+        "--open", metavar="LINK", help="a coursedex:// link: show that moment (in the open window)"
+    )
     parser.add_argument(
         "paths", nargs="*", type=Path, help="files or folders to import (a folder is a course)"
     )
@@ -71,7 +71,36 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     demo.add_argument(
         "--no-demo", action="store_true", help="do not import the demo course on a first start"
     )
-    args = parser.parse_args(list(argv))
+    return parser
+
+
+def _library_folder(args: argparse.Namespace, settings: Settings) -> Path:
+    return Path(args.library) if args.library else settings.library_path
+
+
+def _handed_over(argv: Sequence[str]) -> bool:
+    """``--open LINK`` alone, and a window of the same library answers: it takes the link."""
+    from app.settings import default_settings_path, load_settings
+    from app.single_instance import send, server_name
+
+    args = _parser().parse_args(list(argv))
+    if not args.open or args.paths:
+        return False
+    settings = load_settings(Path(args.settings) if args.settings else default_settings_path())
+    return send(server_name(_library_folder(args, settings)), args.open)
+
+
+def start(argv: Sequence[str] = ()) -> SearchWindow:
+    """Open the library the settings name and show its window (a QApplication exists)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.link_open import open_link
+    from app.settings import apply_theme, default_settings_path, engine_config, load_settings
+    from app.tasks import Failure
+    from app.window import SearchWindow
+
+    args = _parser().parse_args(list(argv))
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         raise RuntimeError("start() needs a QApplication")
@@ -81,7 +110,7 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     config = engine_config(settings)
     registry = ModelRegistry(Path(args.models) if args.models else settings.models_path)
     library = Library.open(
-        Path(args.library) if args.library else settings.library_path,
+        _library_folder(args, settings),
         config,
         lambda: registry.load_embedder(config.embedder, config.threads),
         models=registry,
@@ -90,6 +119,9 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
         library, registry=registry, settings=settings, settings_path=settings_path
     )
     window.show()
+    _listen_for_links(window, app, _library_folder(args, settings))
+    if args.open:
+        QTimer.singleShot(0, lambda: open_link(window, args.open))
 
     def model_failed(failed: Failure) -> None:
         _report("model")
@@ -108,3 +140,16 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
         library.set_flag(DEMO_FLAG)  # offered once: removing the demo course is final
         window.import_paths(demo_files(), course=DEMO_COURSE)
     return window
+
+
+def _listen_for_links(window: SearchWindow, app: QApplication, folder: Path) -> None:
+    """Links given to a later ``coursedex open`` (or, on macOS, clicked) open in this window."""
+    from app.link_open import open_link
+    from app.single_instance import SingleInstance, UrlOpenFilter, server_name
+
+    instance = SingleInstance(server_name(folder), window)  # the window owns it
+    instance.received.connect(lambda link: open_link(window, link))
+    instance.listen()
+    clicked = UrlOpenFilter(window)
+    clicked.received.connect(lambda link: open_link(window, link))
+    app.installEventFilter(clicked)

@@ -7,6 +7,7 @@ import os
 
 from engine.api import MediaConfig, SegmentKind, __version__, default_library, default_models
 from engine.cli import commands
+from engine.cli.links import cmd_open
 from engine.cli.models import cmd_eval, cmd_models
 from engine.cli.serve import cmd_mcp
 
@@ -160,6 +161,13 @@ def _eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _for_other_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("mcp", help="serve the library to AI assistants over MCP (stdio, read-only)")
     s.set_defaults(func=cmd_mcp)
+
+    s = sub.add_parser(
+        "open", help="show a coursedex:// link's moment in the window (here: print where it leads)"
+    )
+    s.add_argument("link", metavar="LINK")
+    s.add_argument("--json", action="store_true", help="print the file and moment as JSON")
+    s.set_defaults(func=cmd_open)
 
 
 def command_names() -> frozenset[str]:

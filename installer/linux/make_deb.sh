@@ -5,7 +5,7 @@
 #
 # /opt/coursedex/            the one-folder bundle (models and demo course inside)
 # /usr/bin/coursedex         a link to it: the window with no arguments, else the CLI
-# /usr/share/applications/   the desktop entry (Education menu; MIME types so file managers
+# /usr/share/applications/   the desktop entry (Education menu; coursedex:// links; MIME types so file managers
 #                            offer "Open with Coursedex" and drops on the launcher work)
 # /usr/share/icons/hicolor/  the icon, scalable and 16-256 px
 # /usr/share/mime/packages/  the types older shared-mime-info lacks (.ipynb, .srt, .vtt)
