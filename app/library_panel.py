@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QFont, QResizeEvent
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.api import Course, Source, SourceKind, SourceStatus
@@ -23,7 +23,10 @@ _PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's cou
 _IS_COURSE = Qt.ItemDataRole.UserRole + 1
 _KIND = Qt.ItemDataRole.UserRole + 2  # a file row's SourceKind value
 _ROOT = Qt.ItemDataRole.UserRole + 3  # a course row's folder, or "" (loose files)
-_STATE_SHARE = 0.45  # the most of the panel's width the state column may take
+_STATE_SHARE = 0.4  # the most of the panel's width the state column may take
+_NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
+_ONE_COLUMN = 240  # narrower than this, states show only as the names' colour and tooltip
+_PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the dark theme
 
 KIND_LABEL = {
     SourceKind.VIDEO: "video",
@@ -37,7 +40,7 @@ LECTURES = (SourceKind.VIDEO, SourceKind.AUDIO)
 TRANSCRIBED = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
 NOT_INDEXED = "not indexed"
 MISSING = "missing"
-REMOVING = "removed after the import"
+REMOVING = "to be removed"
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 
 
@@ -89,7 +92,7 @@ class LibraryPanel(QTreeWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Fixed)
         self.setRootIsDecorated(True)
         self.setUniformRowHeights(True)
-        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keeps a name's end, its type
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name's start tells most
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
         self.itemSelectionChanged.connect(self._selection_changed)
@@ -147,28 +150,64 @@ class LibraryPanel(QTreeWidget):
         child.setData(0, _PATH, source.path)
         child.setData(0, _IS_COURSE, False)
         child.setData(0, _KIND, source.kind.value)
-        child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}")
+        child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}\n{why}")
         child.setToolTip(1, why)
+        self._mark(child, state)
         self._files[source.path] = child
         return state
 
+    def _mark(self, item: QTreeWidgetItem, state: str) -> None:
+        """A file that needs the user's eye has a coloured name, seen even when the panel
+        is too narrow for the state column: red for an error, grey when not indexed or
+        missing."""
+        if state == "error":
+            item.setForeground(0, QBrush(_PROBLEM_COLOUR))
+        elif state in (NOT_INDEXED, MISSING, REMOVING):
+            item.setForeground(0, self.palette().brush(QPalette.ColorRole.PlaceholderText))
+        else:
+            item.setForeground(0, QBrush())
+        font = item.font(0)
+        font.setItalic(state == MISSING)
+        item.setFont(0, font)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the theme changed: grey anew
+            for item in self._files.values():
+                self._mark(item, item.text(1))
+
     def _course_state(self, item: QTreeWidgetItem, name: str, states: Sequence[str]) -> None:
-        counts = [plural(len(states), "file")]
-        errors = states.count("error")
-        if errors:
-            counts.append(plural(errors, "error"))
-        counts += [f"{states.count(s)} {s}" for s in (MISSING, NOT_INDEXED) if s in states]
-        text = ", ".join(counts)
+        """``4 files``; ``4 files, 2 errors`` when one kind of problem, ``4 files, 3
+        problems`` when several (each counted in the tooltip)."""
+        problems = {
+            word: states.count(state)
+            for state, word in (("error", "error"), (MISSING, MISSING), (NOT_INDEXED, NOT_INDEXED))
+            if state in states
+        }
+        counts = [
+            plural(n, word) if word == "error" else f"{n} {word}" for word, n in problems.items()
+        ]
+        total = plural(len(states), "file")
+        if len(counts) == 1:
+            text = f"{total}, {counts[0]}"
+        elif counts:
+            text = f"{total}, {plural(sum(problems.values()), 'problem')}"
+        else:
+            text = total
         if name in self._removing:
             text = REMOVING
         item.setText(1, text)
-        item.setToolTip(1, text)
+        item.setToolTip(1, ", ".join([total, *counts]))
 
     def _fit_columns(self) -> None:
         """The state column as wide as its text, up to a share of the panel; names get the
         rest, so no state, however long, can squeeze them out."""
+        width = self.viewport().width()
+        self.setColumnHidden(1, width < _ONE_COLUMN)
+        if width < _ONE_COLUMN:
+            return
         wanted = max(self.sizeHintForColumn(1), self.header().sectionSizeHint(1))
-        limit = int(self.viewport().width() * _STATE_SHARE)
+        limit = min(int(width * _STATE_SHARE), width - _NAME_MIN)
         self.header().resizeSection(1, max(0, min(wanted, limit)))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -182,6 +221,7 @@ class LibraryPanel(QTreeWidget):
         if item is not None:
             item.setText(1, short_state(text))
             item.setToolTip(1, f"{Path(path).name}: {text}")
+            self._mark(item, short_state(text))
             self._fit_columns()
 
     def clear_live(self) -> None:

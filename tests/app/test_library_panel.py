@@ -88,10 +88,16 @@ def test_a_long_error_never_squeezes_the_names(
     window = shown_window(qtbot, library)
     panel = window.panel
     qtbot.waitUntil(lambda: panel.state_of(str(course / "deck.pptx")) is not None)
-    qtbot.wait(50)  # the layout after the fill
-    width = panel.viewport().width()
-    assert panel.columnWidth(0) >= width // 2, (panel.columnWidth(0), panel.columnWidth(1))
-    assert panel.columnWidth(0) + panel.columnWidth(1) <= width
+    for panel_width in (200, 360):  # one column (states as colours), then two
+        sizes = window.splitter.sizes()
+        window.splitter.setSizes([panel_width, sizes[1], sum(sizes) - panel_width - sizes[1]])
+        qtbot.wait(50)  # the layout
+        width = panel.viewport().width()
+        assert panel.isColumnHidden(1) == (width < 240), width
+        shown = 0 if panel.isColumnHidden(1) else panel.columnWidth(1)
+        assert panel.columnWidth(0) >= width // 2, (panel.columnWidth(0), shown)
+        assert panel.columnWidth(0) + shown <= width
+    assert not panel.isColumnHidden(1)
     deck = panel.item_of(str(course / "deck.pptx"))
     assert deck is not None and deck.text(1) == "error"
     assert "deck.pptx could not be indexed: not a PowerPoint file" in deck.toolTip(1)
