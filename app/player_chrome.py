@@ -84,12 +84,11 @@ class PlayerChrome(QWidget):
         self.replay_button = self._tool_button(
             "Replay", "Replay from the start of the passage found (R)", self.replay
         )
-        self.replay_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.previous_match_button = self._tool_button(
-            "◀ Match", "Previous match of the search (P)", self.previous_match
+            "Previous match", "Previous match of the search (P)", self.previous_match
         )
         self.next_match_button = self._tool_button(
-            "Match ▶", "Next match of the search (N)", self.next_match
+            "Next match", "Next match of the search (N)", self.next_match
         )
         self.subtitles_button = self._tool_button("CC", "Subtitles on the picture (C)", None)
         self.subtitles_button.setCheckable(True)
@@ -98,7 +97,7 @@ class PlayerChrome(QWidget):
             "Full screen", "Full screen (F; Esc leaves it)", self.toggle_full_screen
         )
         self.copy_link_button = self._tool_button(
-            "Copy link", "Copy a link to this moment", self.copy_link
+            "Copy link", "Copy a link to this moment (right-click a line: a quote)", self.copy_link
         )
         self.speed_box = QComboBox()
         self.speed_box.setToolTip("Speed")
@@ -112,7 +111,8 @@ class PlayerChrome(QWidget):
         self.volume_slider = QSlider(Qt.Orientation.Horizontal)
         self.volume_slider.setRange(0, 100)
         self.volume_slider.setValue(100)
-        self.volume_slider.setMaximumWidth(120)
+        self.volume_slider.setMaximumWidth(100)
+        self.volume_slider.setMinimumWidth(40)
         self.volume_slider.setToolTip("Volume")
         self.volume_slider.valueChanged.connect(self._volume_moved)
         # Controls never take focus, so the keys always reach the player.
@@ -130,7 +130,14 @@ class PlayerChrome(QWidget):
         palette = self.palette()
         self.play_button.setIcon(media_icon("pause" if self._was_playing else "play", palette))
         self.mute_button.setIcon(media_icon("muted" if self._muted else "volume", palette))
-        self.replay_button.setIcon(media_icon("replay", palette))
+        for button, name in (
+            (self.replay_button, "replay"),
+            (self.previous_match_button, "previous"),
+            (self.next_match_button, "next"),
+            (self.full_screen_button, "full screen"),
+            (self.copy_link_button, "link"),
+        ):
+            button.setIcon(media_icon(name, palette))  # icon only: the row fits at 1024 px
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
@@ -169,7 +176,9 @@ class PlayerChrome(QWidget):
             if home is not None:
                 home.window().activateWindow()
         self._escape.setEnabled(on)
-        self.full_screen_button.setText("Leave full screen" if on else "Full screen")
+        self.full_screen_button.setToolTip(
+            "Leave full screen (Esc, F)" if on else "Full screen (F; Esc leaves it)"
+        )
         self.activateWindow()
 
     # --- seek bar ----------------------------------------------------------------------------

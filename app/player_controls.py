@@ -22,7 +22,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
 
 ICON_PX = 32  # drawn at this size; Qt scales it down for the buttons
-ICONS = ("play", "pause", "volume", "muted", "replay")
+ICONS = ("play", "pause", "volume", "muted", "replay", "previous", "next", "full screen", "link")
 
 
 def media_icon(name: str, palette: QPalette) -> QIcon:
@@ -58,6 +58,27 @@ def media_icon(name: str, palette: QPalette) -> QIcon:
         else:
             painter.drawLine(QPointF(21 * s, 11 * s), QPointF(29 * s, 21 * s))
             painter.drawLine(QPointF(29 * s, 11 * s), QPointF(21 * s, 21 * s))
+    elif name in ("previous", "next"):
+        # A triangle against a bar: to the previous or the next match.
+        tip, back, bar = (6, 24, 24) if name == "previous" else (26, 8, 6)
+        painter.drawPolygon(QPolygonF([QPointF(tip * s, 16 * s), QPointF(back * s, 6 * s),
+                                       QPointF(back * s, 26 * s)]))  # fmt: skip
+        painter.drawRect(QRectF(bar * s, 6 * s, 3 * s, 20 * s))
+    elif name == "full screen":
+        pen = QPen(colour, 3 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.SquareCap)
+        painter.setPen(pen)
+        for x, y, dx, dy in ((5, 5, 1, 1), (27, 5, -1, 1), (5, 27, 1, -1), (27, 27, -1, -1)):
+            corner = QPointF(x * s, y * s)
+            painter.drawLine(corner, QPointF((x + 7 * dx) * s, y * s))
+            painter.drawLine(corner, QPointF(x * s, (y + 7 * dy) * s))
+    elif name == "link":
+        pen = QPen(colour, 3 * s)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.translate(16 * s, 16 * s)
+        painter.rotate(-45)
+        painter.drawRoundedRect(QRectF(-14 * s, -5 * s, 15 * s, 10 * s), 5 * s, 5 * s)
+        painter.drawRoundedRect(QRectF(-1 * s, -5 * s, 15 * s, 10 * s), 5 * s, 5 * s)
     elif name == "replay":
         pen = QPen(colour, 3 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)

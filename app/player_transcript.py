@@ -146,6 +146,8 @@ class TranscriptColumn(QWidget):
         self.find_box.textChanged.connect(self._find)
         self.chapter_list = QListWidget()
         self.chapter_list.setToolTip("Chapters: where the slide changes. Click to go there.")
+        self.chapter_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.chapter_list.setTextElideMode(Qt.TextElideMode.ElideRight)  # the tooltip has it all
         self.chapter_list.itemClicked.connect(self._chapter_chosen)
         self.chapter_list.itemActivated.connect(self._chapter_chosen)
         self.chapter_list.hide()
