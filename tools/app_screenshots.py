@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -145,6 +146,7 @@ def _shoot(out: Path, work: Path) -> int:
         )
         settle(2500)
         save("4-playing", from_screen=True)
+        _chapters(window, save, settle)
         window.player.pause()
 
     search("when should a hash table resize", SegmentKind.SLIDE)
@@ -179,6 +181,21 @@ def _shoot(out: Path, work: Path) -> int:
     window.close()
     library.close()
     return 0
+
+
+def _chapters(window: Any, save: Callable[..., None], settle: Callable[[int], None]) -> None:
+    """The playing lecture at its second chapter, the chapters listed above the transcript,
+    the query's words highlighted in it and the subtitle on the picture."""
+    player = window.player
+    chapters = player.transcript.chapters
+    if len(chapters) < 2:
+        print(f"no chapters for {player.transcript.path}: {chapters}")
+    else:
+        player.seek(chapters[1].start_ms + 4_000)
+    player.subtitles_button.setChecked(True)
+    settle(2000)
+    save("4b-chapters", from_screen=True)
+    player.subtitles_button.setChecked(False)
 
 
 if __name__ == "__main__":
