@@ -25,6 +25,11 @@ class LibraryError(CoursedexError):
     """A library folder or database cannot be opened or is not a Coursedex library."""
 
 
+class LibraryBusyError(LibraryError):
+    """The library cannot be changed now: an import (here or in another process) is
+    writing it. Try again when it ends."""
+
+
 class NotFoundError(CoursedexError):
     """A course, source or segment named by the caller does not exist."""
 

@@ -65,6 +65,7 @@ class Indexer:
         self._index: VectorIndex | None = None
         self._lock = threading.RLock()
         self._missing: set[int] = set()  # segments whose stored vector was lost
+        self._seen: tuple[int, int, int] | None = None  # the index files as last read or saved
 
     @property
     def index(self) -> VectorIndex | None:
@@ -75,26 +76,44 @@ class Indexer:
         index = self._index
         return len(index) if index is not None else 0
 
-    def open(self) -> None:
-        """Open the vector index and make it agree with the database. Segments with no stored
-        vector are left for :meth:`repair`, which needs the embedder."""
+    def open(self, *, quiet: bool = False) -> None:
+        """Open the vector index (again, when another process saved it since it was read) and
+        make it agree with the database; the caller saves it. Segments with no stored vector
+        are left for :meth:`repair`, which needs the embedder. ``quiet``: another process is
+        importing, so what it committed but has not saved yet is expected, not a repair."""
         model_id = self.store.get_meta("embedder_id")
         dimension = self.store.get_meta("dimension")
         if model_id is None or dimension is None:
             return
         with self._lock:
-            index = VectorIndex.open(
-                self._vectors, SPACE, dimension=int(dimension), model_id=model_id
-            )
+            seen = self._stamp()
+            index = self._index
+            if index is None or seen != self._seen or index.model_id != model_id:
+                index = VectorIndex.open(
+                    self._vectors, SPACE, dimension=int(dimension), model_id=model_id
+                )
+                self._seen = seen
             expected = self.store.segment_ids()
             report = index.reconcile(expected, lambda ids: self.store.vectors(ids, int(dimension)))
-            if report.added or report.deleted:
+            if (report.added or report.deleted) and quiet:
+                log.info(
+                    "%d vectors another import has not saved yet were read from the database",
+                    report.added,
+                )
+            elif report.added or report.deleted:
                 log.warning(
                     "vector index repaired: %d added, %d removed", report.added, report.deleted
                 )
-                index.save()
             self._index = index
             self._missing = set(report.missing_vectors)
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        """What tells that the index was saved since: its sidecar, replaced on every save."""
+        try:
+            st = (self._vectors / f"{SPACE}.json").stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
 
     def _ensure(self, embedder: Embedder) -> VectorIndex:
         with self._lock:
@@ -104,12 +123,19 @@ class Indexer:
                 self._index = VectorIndex.open(
                     self._vectors, SPACE, dimension=embedder.dimension, model_id=embedder.model_id
                 )
+                self._seen = self._stamp()
             return self._index
 
     def save(self) -> None:
+        """Save the vector index; only while holding the library's write lock.
+
+        Raises:
+            LibraryError: it cannot be written (the database still holds every vector).
+        """
         with self._lock:
             if self._index is not None:
                 self._index.save()
+                self._seen = self._stamp()
 
     # --- writes -------------------------------------------------------------------------
 
@@ -202,7 +228,6 @@ class Indexer:
                 self.store.put_vectors(ids, vectors, SPACE)
                 index = self._ensure(embedder)
                 index.add(np.asarray(ids, dtype=np.int64), vectors)
-                index.save()
                 log.warning("re-embedded %d segments that had lost their vectors", len(ids))
             self._missing = set()
             done = 0
@@ -247,6 +272,7 @@ class Indexer:
             )
             index.reconcile(set(ids), lambda want: self.store.vectors(want, embedder.dimension))
             index.save()
+            self._seen = self._stamp()
             self._index = index
             self._missing = set()
             switch()

@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,14 +24,15 @@ import numpy as np
 from engine import documents
 from engine.config import EngineConfig, SearchConfig
 from engine.embedding import Embedding, embed_text
-from engine.errors import LibraryError, NotFoundError
+from engine.errors import LibraryBusyError, LibraryError, NotFoundError
 from engine.indexer import Indexer
+from engine.library_folder import LibraryLock, refuse_lost_database
 from engine.library_models import LibraryModels
 from engine.linking import link_slides
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
-from engine.pipeline import Pipeline, PlannedFile, plan
-from engine.progress import FileResult, IngestProgress, IngestReport, Outcome
+from engine.pipeline import Job, Pipeline, PlannedFile, plan
+from engine.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
 from engine.reading import Reader
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Course, Source, Store
@@ -66,13 +68,13 @@ class Library:
         self.models = models or ModelRegistry(default_models_dir())
         self.thumbs = folder / "thumbs"
         db = folder / "library.db"
-        _refuse_lost_database(folder, db, empty=True)
+        refuse_lost_database(folder, db, empty=True)
         folder.mkdir(parents=True, exist_ok=True)
         self.thumbs.mkdir(exist_ok=True)
         self.store = Store(db)
         if self.embedder_id is None:
             try:
-                _refuse_lost_database(folder, db, empty=False)
+                refuse_lost_database(folder, db, empty=False)
             except LibraryError:
                 self.store.close()
                 raise
@@ -83,7 +85,13 @@ class Library:
         self._repair_lock = threading.Lock()  # then the indexer's, never the other way
         embedding = Embedding(config.embed_batch_size, config.embed_context)
         self.indexer = Indexer(self.store, folder, embedding)
-        self.indexer.open()  # reconciles the vector index with the database
+        self._writer = LibraryLock(folder / "library.lock", self._taken, self._leaving)
+        self._importing: set[str] = set()  # the courses (case-folded) of the import running
+        self._run_lock = threading.Lock()  # one import at a time in this process
+        if self._writer.acquire():
+            self._writer.release()  # the index reconciled with the database, and saved
+        else:
+            self.indexer.open(quiet=True)  # another process is importing; it saves its own
         reader = Reader(self.store, config, self.models, self.thumbs, self._models.recognizer)
         self.pipeline = Pipeline(self.store, self.indexer, reader, config, self.embedder)
         self.searcher = Searcher(
@@ -117,6 +125,67 @@ class Library:
         finally:
             self.store.close()
 
+    def _taken(self) -> None:
+        """This process may write now: read the index again if another one saved it since."""
+        self.indexer.open()
+
+    def _leaving(self) -> None:
+        """Save the index before another process may write, so it starts from all of it."""
+        try:
+            self.indexer.save()
+        except LibraryError as e:  # a full disk: the database holds every vector
+            log.warning("%s; it is rebuilt from the library database at the next start", e)
+
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """Hold the write lock for a change that does not wait for another process's import.
+
+        Raises:
+            LibraryBusyError: another process is importing into this library.
+        """
+        if not self._writer.acquire():
+            raise LibraryBusyError(
+                f"another Coursedex is importing into this library: {what} when it has finished"
+            )
+        try:
+            yield
+        finally:
+            self._writer.release()
+
+    @contextmanager
+    def _import(
+        self, progress: Callable[[IngestProgress], None] | None, cancel: threading.Event | None
+    ) -> Iterator[bool]:
+        """Hold the write lock for an import, waiting while another process imports (and
+        saying so once); False when ``cancel`` was set while waiting."""
+        with self._run_lock:
+            said = False
+            while not self._writer.acquire():
+                if cancel is not None and cancel.is_set():
+                    yield False
+                    return
+                if progress is not None and not said:
+                    folder = str(self.folder)
+                    progress(IngestProgress(folder, 0, 1, Stage.WAITING, 0.0, None))
+                    said = True
+                time.sleep(0.2)
+            try:
+                yield True
+            finally:
+                self._writer.release()
+
+    def _run(
+        self,
+        jobs: list[Job],
+        progress: Callable[[IngestProgress], None] | None,
+        cancel: threading.Event | None,
+    ) -> IngestReport:
+        self._importing = {job.file.course.casefold() for job in jobs}
+        try:
+            return self.pipeline.run(jobs, progress, cancel)
+        finally:
+            self._importing = set()
+
     def __enter__(self) -> Library:
         return self
 
@@ -124,7 +193,12 @@ class Library:
         self.close()
 
     def save(self) -> None:
-        self.indexer.save()
+        """Save the vector index, unless another process is importing: it saves its own,
+        and what this one holds beyond that came from the database."""
+        if self._writer.held:
+            self.indexer.save()
+        elif self._writer.acquire():
+            self._writer.release()
 
     # --- models -------------------------------------------------------------------------
 
@@ -147,9 +221,13 @@ class Library:
         once, on the embedder's first use (it needs the model; loading it repairs nothing)."""
         if not self._repaired:
             with self._repair_lock:
-                if not self._repaired:
-                    self.indexer.repair(model)
-                    self._repaired = True
+                # While another process imports, the repair waits for a later use.
+                if not self._repaired and self._writer.acquire():
+                    try:
+                        self.indexer.repair(model)
+                        self._repaired = True
+                    finally:
+                        self._writer.release()
 
     def _embedder_if_any(self) -> Embedder | None:
         return self.embedder() if self.indexer.index is not None else None
@@ -183,7 +261,12 @@ class Library:
             ModelMismatchError: the library was built with another embedder.
         """
         started = time.monotonic()
-        report = self.pipeline.run(self.pipeline.queue(plan(paths, course)), progress, cancel)
+        planned = plan(paths, course)
+        with self._import(progress, cancel) as writing:
+            if writing:
+                report = self._run(self.pipeline.queue(planned), progress, cancel)
+            else:
+                report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
         report.seconds = time.monotonic() - started
         return report
 
@@ -193,7 +276,10 @@ class Library:
         cancel: threading.Event | None = None,
     ) -> IngestReport:
         """Finish the files a previous run queued but did not index (after a quit or crash)."""
-        return self.pipeline.run(self.pipeline.pending(), progress, cancel)
+        with self._import(progress, cancel) as writing:
+            if not writing:
+                return IngestReport()
+            return self._run(self.pipeline.pending(), progress, cancel)
 
     def index_parsed(
         self,
@@ -312,7 +398,12 @@ class Library:
 
         Raises:
             NotFoundError: nothing in the library has that name or path.
+            LibraryBusyError: its course is being imported, here or by another process.
         """
+        with self._writing(f"remove {target}"):
+            return self._remove(target)
+
+    def _remove(self, target: str) -> int:
         doomed: list[Source]
         try:
             course_id = self.store.course_id(target)
@@ -324,6 +415,11 @@ class Library:
             if found is None:
                 raise NotFoundError(f"no course or file named {target!r} in the library") from None
             doomed = [found]
+        if doomed and doomed[0].course.casefold() in self._importing:
+            raise LibraryBusyError(
+                f"{doomed[0].course} is being imported: cancel the import or wait until it "
+                f"ends, then remove {'it' if course_id is not None else target}"
+            )
         for source in doomed:
             self.indexer.remove_source(source.id)
         if course_id is not None:
@@ -334,7 +430,8 @@ class Library:
         return len(doomed)
 
     def rename_course(self, old: str, new: str) -> None:
-        self.store.rename_course(old, new)
+        with self._writing(f"rename {old}"):
+            self.store.rename_course(old, new)
 
     def reindex(
         self,
@@ -352,7 +449,8 @@ class Library:
             self._models.use_embedder(embedder)
             self._repaired = True  # everything was just embedded
 
-        return self.indexer.rebuild(embedder, switch, progress, cancel)
+        with self._writing("re-index"):
+            return self.indexer.rebuild(embedder, switch, progress, cancel)
 
     def stats(self) -> dict[str, object]:
         out = self.store.stats()
@@ -362,38 +460,3 @@ class Library:
         db = self.folder / "library.db"
         out["database_bytes"] = db.stat().st_size if db.exists() else 0
         return out
-
-
-def _refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:
-    """Refuse a library whose database lost what its folder shows it held: a vector index
-    or thumbnails beside a database that is missing, empty (``empty``: checked before SQLite
-    touches it, which would make a 0-byte file a new library) or never held vectors.
-    Opening it would make an empty library, and its first write would delete the vectors of
-    everything it held; the user should restore the database instead.
-
-    Raises:
-        LibraryError: naming the database and what to do.
-    """
-    if empty:
-        wal = db.with_name(db.name + "-wal")
-        if _size(db) > 0 or _size(wal) > 0:
-            return  # SQLite reads it; a damaged one is refused with SQLite's reason
-    held = [p.parent.name for p in (folder / "vectors").glob("*.hnsw")]
-    if (folder / "thumbs").is_dir() and any((folder / "thumbs").iterdir()):
-        held.append("thumbs")
-    if not held:
-        return
-    state = "missing" if not db.exists() else "empty" if _size(db) == 0 else "new"
-    raise LibraryError(
-        f"the library database {db} is {state}, but the folder still holds the search index "
-        f"of an earlier library ({', '.join(sorted(set(held)))}): the database was truncated, "
-        "deleted or replaced. Restore library.db from a backup, or move the folder away to "
-        "start a new library. Nothing was changed"
-    )
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

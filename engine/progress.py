@@ -23,6 +23,7 @@ class Outcome(StrEnum):
 class Stage(StrEnum):
     """Where a file is in the import; the value is what a user reads."""
 
+    WAITING = "waiting for another import into this library to finish"
     READING = "reading"
     TRANSCRIBING = "transcribing"
     READING_PAGES = "reading pages"

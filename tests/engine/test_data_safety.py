@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import sqlite3
 import subprocess
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,13 +15,15 @@ from typing import Any
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.errors import LibraryError
-from engine.library import Library, Outcome
+from engine.config import EngineConfig, SearchConfig
+from engine.errors import LibraryBusyError, LibraryError
+from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.store import Store
 from engine.types import SourceKind, SourceStatus
-from tools.lecture_media import make_audio
+from tests.factories import make_pdf, make_srt
+from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
 
 class _NamelessInfo(zipfile.ZipInfo):
@@ -238,3 +241,156 @@ def test_processes_creating_one_library_at_once_all_open_it(tmp_path: Path) -> N
     while not errors.empty():
         found.append(errors.get())
     assert found == []
+
+
+def _ingest_at_once(
+    models: str, libraries: list[str], files: list[str], start: Any, results: Any
+) -> None:
+    """In a child process: import ``files`` into each library when every child is ready."""
+    registry = ModelRegistry(Path(models))
+    model = registry.load_embedder(DEFAULT_EMBEDDER, 1)
+    for folder in libraries:
+        with Library.open(folder, EngineConfig(), lambda: model, models=registry) as lib:
+            start.wait()
+            report = lib.ingest(files)
+        results.put([(Path(f.path).name, f.outcome.value, f.detail) for f in report.files])
+
+
+@pytest.fixture(scope="module")
+def subtitled_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 9-second video of three slides, with its subtitles beside it (no speech to
+    recognise: the frames are read for their text after the subtitles are searchable)."""
+    folder = tmp_path_factory.mktemp("video")
+    deck = make_pdf(
+        folder / "deck.pdf",
+        ["Tapirs\nThe tapir browses", "Pangolins\nScales of keratin", "Quokkas\nSmiling"],
+        slides=True,
+    )
+    frames = pdf_page_images(deck, folder / "frames")
+    video = folder / "zoo" / "lecture.mp4"
+    video.parent.mkdir()
+    make_lecture_video(video, [Clip(frame, seconds=3) for frame in frames], audio=False)
+    make_srt(video.with_suffix(".srt"), [(0, 3000, "Tapirs browse."), (3000, 9000, "More.")])
+    return video
+
+
+def test_two_processes_importing_one_video_at_once_write_it_once(
+    tmp_path: Path, models_dir: Path, subtitled_video: Path, embedder: OnnxEmbedder
+) -> None:
+    spawn = multiprocessing.get_context("spawn")
+    results = spawn.Queue()
+    start = spawn.Barrier(2)
+    libraries = [str(tmp_path / f"lib{attempt}") for attempt in range(2)]
+    args = (str(models_dir), libraries, [str(subtitled_video)], start, results)
+    children = [spawn.Process(target=_ingest_at_once, args=args) for _ in range(2)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(600)
+    assert [child.exitcode for child in children] == [0, 0]
+    reports = [results.get() for _ in range(4)]
+    assert all(outcome in ("indexed", "unchanged") for r in reports for _, outcome, _ in r)
+    with Library.open(tmp_path / "single", EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([subtitled_video])
+        want = _segment_kinds(lib)
+    for folder in libraries:
+        with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+            assert _segment_kinds(lib) == want
+            assert lib.ingest([subtitled_video]).files[0].outcome == Outcome.UNCHANGED
+            assert lib.stats()["vectors"] == sum(want.values())
+
+
+def _segment_kinds(lib: Library) -> dict[str, int]:
+    rows = lib.store.conn.execute("SELECT kind, count(*) FROM segments GROUP BY kind")
+    return dict(rows.fetchall())
+
+
+def _import_pausing(models: str, library: str, course: str, committed: Any, go_on: Any) -> None:
+    """In a child process: import ``course``, pausing after its first file is committed."""
+    registry = ModelRegistry(Path(models))
+    model = registry.load_embedder(DEFAULT_EMBEDDER, 1)
+
+    def pause(p: IngestProgress) -> None:
+        if p.result is not None and p.index == 0:
+            committed.set()
+            go_on.wait(300)
+
+    with Library.open(library, EngineConfig(), lambda: model, models=registry) as lib:
+        lib.ingest([course], progress=pause)
+
+
+def test_search_and_remove_while_another_process_imports(
+    tmp_path: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    folder = tmp_path / "lib"
+    with _open(folder, embedder) as lib:
+        lib.ingest([_note(tmp_path / "Old", "walrus", "The walrus hauls out on the ice.")])
+    course = _note(tmp_path / "New", "narwhal", "The narwhal has one long spiral tusk.")
+    (course / "z-more.md").write_text("# Beluga\n\nThe beluga whale is white.\n")
+    spawn = multiprocessing.get_context("spawn")
+    committed, go_on = spawn.Event(), spawn.Event()
+    child = spawn.Process(
+        target=_import_pausing, args=(str(models_dir), str(folder), str(course), committed, go_on)
+    )
+    child.start()
+    try:
+        assert committed.wait(300)
+        index_files = _contents(folder / "vectors")
+        with _open(folder, embedder) as lib:  # the narwhal is committed, its vector not saved
+            hits = lib.search("a whale with a spiral tusk", config=SearchConfig(fulltext=False))
+            assert hits.results[0].source == str(course / "narwhal.md")
+            with pytest.raises(LibraryBusyError, match="another Coursedex is importing"):
+                lib.remove("New")
+            with pytest.raises(LibraryBusyError):
+                lib.remove("Old")
+        assert _contents(folder / "vectors") == index_files  # this process wrote nothing
+        assert not [r for r in caplog.records if "repaired" in r.getMessage()]
+    finally:
+        go_on.set()
+        child.join(300)
+    assert child.exitcode == 0
+    with _open(folder, embedder) as lib:
+        assert lib.search("beluga").results[0].source == str(course / "z-more.md")
+        assert lib.remove("Old") == 1
+    assert not [r for r in caplog.records if "repaired" in r.getMessage()]
+
+
+def test_removing_a_course_while_it_is_imported_is_refused(
+    library: Library, tmp_path: Path
+) -> None:
+    course = _note(tmp_path / "Marine", "orca", "The orca hunts in family pods.")
+    (course / "z-seal.md").write_text("# Seals\n\nThe grey seal breeds on rocky shores.\n")
+    committed, go_on = threading.Event(), threading.Event()
+
+    def pause(p: IngestProgress) -> None:
+        if p.result is not None and p.index == 0:
+            committed.set()
+            go_on.wait(60)
+
+    reports: list[IngestReport] = []
+    worker = threading.Thread(
+        target=lambda: reports.append(library.ingest([course], progress=pause))
+    )
+    worker.start()
+    try:
+        assert committed.wait(60)
+        with pytest.raises(LibraryBusyError, match="Marine is being imported"):
+            library.remove("Marine")
+        with pytest.raises(LibraryBusyError, match="Marine is being imported"):
+            library.remove(str(course / "orca.md"))
+    finally:
+        go_on.set()
+        worker.join(60)
+    assert reports[0].count(Outcome.INDEXED) == 2
+    assert library.search("grey seal").results[0].source == str(course / "z-seal.md")
+    assert library.remove("Marine") == 2
+    assert library.search("orca").results == []
+
+
+def _note(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir()
+    (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n")
+    return folder

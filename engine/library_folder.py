@@ -1,0 +1,149 @@
+"""What a library folder holds, checked as it opens, and its one writer at a time.
+
+A library is a folder of ``library.db``, ``vectors/`` and ``thumbs/``, and ``library.lock``.
+A database that lost what the folder shows it held is refused (:func:`refuse_lost_database`).
+
+One writer per library at a time, across processes (:class:`LibraryLock`).
+
+SQLite keeps the database consistent between processes, but the vector index is a file each
+process holds in memory and saves whole: two processes importing at once each save their
+own, and two imports of one video each append its on-screen text. So every import, removal
+and re-index holds ``library.lock`` (an OS file lock, released by the OS if the process
+dies). Within one :class:`~engine.library.Library` it is counted, not exclusive: the window
+may remove a file from one thread while it imports on another.
+
+Whoever takes it first reloads the vector index if another process saved it meanwhile; the
+last to let it go saves it, so the next writer starts from everything this one wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from engine.errors import LibraryError
+
+if os.name == "nt":
+    import msvcrt
+
+    def _try_lock(f: BinaryIO) -> bool:
+        try:
+            msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(f: BinaryIO) -> None:
+        f.seek(0)
+        msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(f: BinaryIO) -> bool:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(f: BinaryIO) -> None:
+        fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+class LibraryLock:
+    """The write lock of one library folder. ``taken`` runs when this object takes the OS
+    lock, ``leaving`` just before it lets it go (both under the lock)."""
+
+    def __init__(self, path: Path, taken: Callable[[], None], leaving: Callable[[], None]) -> None:
+        self.path = path
+        self._taken = taken
+        self._leaving = leaving
+        self._guard = threading.Lock()
+        self._file: BinaryIO | None = None
+        self._depth = 0
+
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock (some thread of this process is writing)."""
+        return self._depth > 0
+
+    def acquire(self) -> bool:
+        """Take the lock if no other process holds it; never waits.
+
+        Raises:
+            LibraryError: the lock file cannot be created (the folder is read-only).
+        """
+        with self._guard:
+            if self._depth == 0:
+                try:
+                    f = self.path.open("a+b")
+                except OSError as e:
+                    folder = self.path.parent
+                    raise LibraryError(f"cannot write to the library {folder}: {e}") from e
+                if not _try_lock(f):
+                    f.close()
+                    return False
+                self._file = f
+                try:
+                    self._taken()
+                except BaseException:
+                    self._let_go()
+                    raise
+            self._depth += 1
+            return True
+
+    def release(self) -> None:
+        with self._guard:
+            self._depth -= 1
+            if self._depth == 0:
+                try:
+                    self._leaving()
+                finally:
+                    self._let_go()
+
+    def _let_go(self) -> None:
+        f, self._file = self._file, None
+        if f is not None:
+            try:
+                _unlock(f)
+            finally:
+                f.close()
+
+
+def refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:
+    """Refuse a library whose database lost what its folder shows it held: a vector index
+    or thumbnails beside a database that is missing, empty (``empty``: checked before SQLite
+    touches it, which would make a 0-byte file a new library) or never held vectors.
+    Opening it would make an empty library, and its first write would delete the vectors of
+    everything it held; the user should restore the database instead.
+
+    Raises:
+        LibraryError: naming the database and what to do.
+    """
+    if empty:
+        wal = db.with_name(db.name + "-wal")
+        if _size(db) > 0 or _size(wal) > 0:
+            return  # SQLite reads it; a damaged one is refused with SQLite's reason
+    held = [p.parent.name for p in (folder / "vectors").glob("*.hnsw")]
+    if (folder / "thumbs").is_dir() and any((folder / "thumbs").iterdir()):
+        held.append("thumbs")
+    if not held:
+        return
+    state = "missing" if not db.exists() else "empty" if _size(db) == 0 else "new"
+    raise LibraryError(
+        f"the library database {db} is {state}, but the folder still holds the search index "
+        f"of an earlier library ({', '.join(sorted(set(held)))}): the database was truncated, "
+        "deleted or replaced. Restore library.db from a backup, or move the folder away to "
+        "start a new library. Nothing was changed"
+    )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
