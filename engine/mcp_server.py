@@ -25,6 +25,7 @@ from engine.search import SearchFilters, SearchResult
 from engine.store import Source
 from engine.store.segments import SegmentRow
 from engine.types import SegmentKind
+from engine.url_import import result_origin
 
 INSTRUCTIONS = (
     "Coursedex searches the user's own lecture videos, slides, code and notes on this machine. "
@@ -83,6 +84,7 @@ class CoursedexTools:
             "strong": r.strong,
             "segment_id": r.segment_id,
             "link": link_of(r, source.sha256 if source else None),
+            "origin": result_origin(self.library, r.source, r.start_ms),
         }
 
     def list_courses(self) -> dict[str, Any]:

@@ -20,27 +20,25 @@ from engine.api import (
     SegmentKind,
     demo_files,
     demo_queries,
+    is_url,
     printable,
+    result_origin,
     valid_text,
 )
 from engine.cli.context import Context
 from engine.cli.output import ProgressBar, print_report, print_results
+from engine.cli.urls import ingest_all
 
 
 def cmd_ingest(ctx: Context) -> int:
     args = ctx.args
-    missing = [p for p in args.paths if not Path(p).exists()]
+    missing = [p for p in args.paths if not is_url(p) and not Path(p).exists()]
     for p in missing:
         print(f"coursedex: no such file or folder: {printable(p)}", file=sys.stderr)
     bar = ProgressBar(sys.stderr)
     cancel = threading.Event()
     try:
-        report = ctx.library().ingest(
-            [p for p in args.paths if p not in missing],
-            course=args.course,
-            progress=bar,
-            cancel=cancel,
-        )
+        report = ingest_all(ctx, [p for p in args.paths if p not in missing], bar, cancel)
     except KeyboardInterrupt:
         cancel.set()
         bar.finish()
@@ -94,7 +92,10 @@ def cmd_search(ctx: Context) -> int:
             json.dumps(
                 {
                     "query": query,
-                    "results": [r.to_json() for r in outcome.results],
+                    "results": [
+                        {**r.to_json(), "origin": result_origin(library, r.source, r.start_ms)}
+                        for r in outcome.results
+                    ],
                     "gated": outcome.gated,
                     "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
                 }

@@ -60,8 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    s = sub.add_parser("ingest", help="index files and folders (a folder becomes a course)")
-    s.add_argument("paths", nargs="+", metavar="PATH")
+    s = sub.add_parser(
+        "ingest", help="index files and folders (a folder becomes a course) or web pages (URL)"
+    )
+    s.add_argument("paths", nargs="+", metavar="PATH-OR-URL")
+    s.add_argument(
+        "--subtitles-only",
+        action="store_true",
+        help="for a URL: fetch only the page's subtitles, not the video",
+    )
     s.add_argument("--course", help="course name (default: the folder's name)")
     s.add_argument("--json", action="store_true", help="print the outcome per file as JSON")
     s.add_argument("--strict", action="store_true", help="exit 1 when any file failed")
