@@ -41,6 +41,56 @@ def _ensure_display() -> subprocess.Popen[bytes] | None:
     return server
 
 
+def _library_panel(
+    window: Any,
+    settings: Any,
+    registry: Any,
+    work: Path,
+    save: Callable[..., None],
+    settle: Callable[[int], None],
+    out: Path,
+) -> None:
+    """The library panel at 1024x700 with a file in error, one moved away and three whose
+    import was cancelled (offered for resuming), then wider with its state column and a
+    lecture's menu; Settings showing the library folder in use."""
+    import threading
+
+    from app.settings import SettingsDialog
+
+    course = work / "Geology"
+    course.mkdir()
+    for i in range(4):
+        (course / f"rock-{i}.md").write_text(f"# Rock {i}\n\nBasalt sample {i}.\n")
+    (course / "field-trip-slides.pptx").write_bytes(b"PK\x03\x04 a truncated deck")
+    cancel = threading.Event()
+    window.library.ingest([course], progress=lambda p: p.index >= 2 and cancel.set(), cancel=cancel)
+    done = [s for s in window.library.sources() if s.status.value == "indexed"]
+    moved = Path(next(s.path for s in done if s.course == "Geology"))
+    moved.rename(work / moved.name)  # indexed, then moved away
+    window.resize(1024, 700)
+    window.refresh_library()
+    settle(300)
+    window.panel.expandAll()
+    window.resume_pending()
+    settle(800)
+    save("13-library-narrow")
+    sizes = window.splitter.sizes()
+    window.splitter.setSizes([380, sizes[1], sum(sizes) - 380 - sizes[1]])
+    lecture = next(s.path for s in window.library.sources() if s.kind.value == "video")
+    item = window.panel.item_of(lecture)
+    menu = window.panel.menu_for(item)
+    menu.popup(window.panel.viewport().mapToGlobal(window.panel.visualItemRect(item).center()))
+    save("14-library-wide-menu", from_screen=True)
+    menu.close()
+    window.import_bar.later_button.click()
+    dialog = SettingsDialog(settings, registry, window, in_use=window.library.folder)
+    dialog.show()
+    settle(600)
+    dialog.grab().save(str(out / "15-settings-general.png"))
+    print(f"wrote {out / '15-settings-general.png'}")
+    dialog.close()
+
+
 def main() -> int:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
@@ -177,6 +227,8 @@ def _shoot(out: Path, work: Path) -> int:
     dialog.grab().save(str(out / "9-settings-models.png"))
     print(f"wrote {out / '9-settings-models.png'}")
     dialog.close()
+
+    _library_panel(window, settings, registry, work, save, settle, out)
 
     window.close()
     library.close()
