@@ -37,6 +37,8 @@ class ResultList(QListWidget):
         self.viewport().installEventFilter(self)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
+        self.currentRowChanged.connect(self._current_changed)
+        self._current = -1
         # Why the list is empty, said inside it ("Nothing in your library is close to …").
         self.empty_note = QLabel(self.viewport())
         self.empty_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -72,6 +74,7 @@ class ResultList(QListWidget):
         self._shown += 1
         self._pending = []
         self.clear()
+        self._current = -1
 
     def _add_rows(self, shown: int) -> None:
         if shown != self._shown:
@@ -89,6 +92,7 @@ class ResultList(QListWidget):
             row.moment_chosen.connect(self.open_requested)
             item.setSizeHint(QSize(width, row.height_for(width)))
             self.setItemWidget(item, row)
+            row.set_current(self.row(item) == self.currentRow())
         if batch and self.currentRow() < 0:
             self.setCurrentRow(0)
         if self._pending:
@@ -104,6 +108,13 @@ class ResultList(QListWidget):
         item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         item.setToolTip("Below here the results only share some words or the topic.")
         item.setSizeHint(QSize(width, self.fontMetrics().height() + 12))
+
+    def _current_changed(self, row: int) -> None:
+        for at, current in ((self._current, False), (row, True)):
+            widget = self.row_widget(at)
+            if widget is not None:
+                widget.set_current(current)
+        self._current = row
 
     def divider_row(self) -> int | None:
         """The row of the "Weaker matches" divider, if the list has one."""

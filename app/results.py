@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import (
     QIcon,
     QImage,
+    QPalette,
     QPixmap,
 )
 from PySide6.QtWidgets import (
@@ -31,6 +32,8 @@ from engine.api import SearchResult, SegmentKind, SourceKind, clock, location
 log = logging.getLogger(__name__)
 
 THUMB_W, THUMB_H = 160, 90
+SMALL_THUMB = (96, 54)  # in a row narrower than WIDE_ROW: the words need the room
+WIDE_ROW = 460
 MOMENTS = 5  # a lecture row's other moments shown as links
 OPEN_HINT = "Open a result to play it from the word, or to see its slide or code here."
 KIND_GLYPHS = {
@@ -119,6 +122,7 @@ class ResultRow(QWidget):
         self.icon.setToolTip(KIND_NAMES[result.kind])
         self.thumb = QLabel()
         self.thumb.setFixedSize(THUMB_W, THUMB_H)
+        self._image: QImage | None = None
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.thumb.hide()
         screen = on_screen(result)
@@ -157,32 +161,52 @@ class ResultRow(QWidget):
         tail = f" and {more} more" if more > 0 else ""
         return f"<small>Also at {' · '.join(links)}{tail}</small>"
 
+    def set_current(self, current: bool) -> None:
+        """Links in the palette's link colour, or in the highlighted text's on the current
+        row (dark blue on the selection's blue could hardly be read)."""
+        palette = QPalette(self.palette())
+        if current:
+            palette.setColor(
+                QPalette.ColorRole.Link, palette.color(QPalette.ColorRole.HighlightedText)
+            )
+        self.moment_links.setPalette(palette)
+
     def _moment_link(self, href: str) -> None:
         self.moment_chosen.emit(self.moments[int(href)])
 
     def set_thumbnail(self, image: QImage | None) -> None:
         if image is None or image.isNull():
             return
-        pixmap = QPixmap.fromImage(image).scaled(
-            THUMB_W,
-            THUMB_H,
+        self._image = image
+        self._scale_thumbnail()
+        self.thumb.show()
+
+    def _scale_thumbnail(self) -> None:
+        if self._image is None:
+            return
+        pixmap = QPixmap.fromImage(self._image).scaled(
+            self.thumb.size(),
             Qt.AspectRatioMode.KeepAspectRatio,
             Qt.TransformationMode.SmoothTransformation,
         )
         self.thumb.setPixmap(pixmap)
-        self.thumb.show()
 
     def height_for(self, width: int) -> int:
+        """The row's height at ``width``; the thumbnail shrinks in a narrow row."""
+        size = (THUMB_W, THUMB_H) if width >= WIDE_ROW else SMALL_THUMB
+        if (self.thumb.width(), self.thumb.height()) != size:
+            self.thumb.setFixedSize(*size)
+            self._scale_thumbnail()
         layout = self.layout()
         spacing = layout.spacing() if layout is not None else 6
         text_width = width - 8 - 20 - spacing  # margins, the kind icon
         if not self.thumb.isHidden():
-            text_width -= THUMB_W + spacing
-        text_width = max(120, text_width)
+            text_width -= size[0] + spacing
+        text_width = max(60, text_width)
         height = self.text.heightForWidth(text_width)
         if self.moments:
             height += 2 + self.moment_links.heightForWidth(text_width)
-        return max(THUMB_H, height) + 10
+        return max(size[1], height) + 10
 
 
 def thumbnail(result: SearchResult) -> QImage | None:

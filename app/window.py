@@ -75,10 +75,10 @@ log = logging.getLogger(__name__)
 
 def pane_widths(width: int) -> list[int]:
     """Library panel, results and preview for a window ``width`` wide: at 1024 px about
-    180 / 340 / 500, at 1600 px 260 / 500 / 840."""
-    panel = max(150, min(280, round(width * 0.165)))
-    results = max(300, min(520, round(width * 0.32)))
-    return [panel, results, max(380, width - panel - results)]
+    145 / 350 / 530, at 1600 px 225 / 520 / 855."""
+    panel = max(140, min(260, round(width * 0.14)))
+    results = max(300, min(520, round(width * 0.34)))
+    return [panel, results, max(340, width - panel - results)]
 
 
 class SearchWindow(QMainWindow):
@@ -280,9 +280,8 @@ class SearchWindow(QMainWindow):
         self.panel.setMinimumWidth(120)
         self.search_pane.setMinimumWidth(280)
         self.preview_pane.setMinimumWidth(340)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setStretchFactor(2, 2)
+        for pane, stretch in enumerate((1, 2, 4)):  # a resized window resizes every pane
+            self.splitter.setStretchFactor(pane, stretch)
         self.splitter.setSizes(pane_widths(self.width()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:

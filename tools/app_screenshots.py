@@ -6,7 +6,8 @@ Runs the real window on a real X server: the one in DISPLAY, or an Xvfb it start
 fresh library from the demo course in a temporary folder (about a minute: the lecture is
 transcribed), then saves one PNG per state: empty, importing, results, playing (VLC's own
 video output, grabbed from the screen, because QWidget.grab() cannot see it), slide, code,
-and results + code in dark mode. Prints each file it wrote.
+results + code in dark mode, the course filter, and light and dark at 1024x700 and
+1600x1000. Prints each file it wrote.
 """
 
 from __future__ import annotations
@@ -219,6 +220,8 @@ def _shoot(out: Path, work: Path) -> int:
     settle(800)
     save("8-dark-code")
 
+    _filter_and_sizes(window, app, save, settle, search)
+
     apply_theme(app, "light")  # type: ignore[arg-type]
     dialog = SettingsDialog(settings, registry, window)
     dialog.tabs.setCurrentWidget(dialog.models_page)
@@ -248,6 +251,39 @@ def _chapters(window: Any, save: Callable[..., None], settle: Callable[[int], No
     settle(2000)
     save("4b-chapters", from_screen=True)
     player.subtitles_button.setChecked(False)
+
+
+def _filter_and_sizes(
+    window: Any,
+    app: Any,
+    save: Callable[..., None],
+    settle: Callable[[int], None],
+    search: Callable[..., None],
+) -> None:
+    """The course filter picked in the library panel (its chip and weaker matches, then a
+    filtered search that finds nothing), and the window light and dark at 1024x700 and
+    1600x1000, a lecture playing beside results grouped per lecture."""
+    from app.settings import apply_theme
+    from engine.api import DEMO_COURSE
+
+    apply_theme(app, "light")
+    window.panel.select_course(DEMO_COURSE)
+    search("pivot")  # a few strong hits, then the weaker ones under their divider
+    save("10-filter")
+    window.search.setText("sourdough bread proofing")
+    settle(1500)
+    save("11-filter-empty")
+    window.search_pane.filter_chip.clear_button.click()
+    for theme in ("light", "dark"):
+        apply_theme(app, theme)
+        for width, height in ((1024, 700), (1600, 1000)):
+            window.move(0, 0)
+            window.resize(width, height)
+            search("why is merge sort stable")
+            window.open_current()
+            settle(2500)
+            save(f"12-{theme}-{width}x{height}", from_screen=True)
+    window.resize(1440, 860)
 
 
 if __name__ == "__main__":

@@ -261,7 +261,7 @@ def test_panes_keep_readable_widths(
     window.show()
     qtbot.waitExposed(window)
     panel, results, preview = window.splitter.sizes()
-    assert panel >= 150 and results >= 300 and preview >= 380, window.splitter.sizes()
+    assert panel >= 140 and results >= 300 and preview >= 340, window.splitter.sizes()
     assert preview > results > panel  # the video and its transcript get the most room
     qtbot.keyClicks(window.search, "giraffe")
     qtbot.waitUntil(lambda: window.row_widget(0) is not None, timeout=10_000)
