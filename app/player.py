@@ -335,8 +335,12 @@ class PlayerView(PlayerChrome):
         """Qt Multimedia's video window takes the focus when it is shown (from the search
         box, as Enter opens a hit): it goes back where it was."""
         video = self._backend.video
-        if new is not None and old is not None and (new is video or video.isAncestorOf(new)):
+        if new is None or not (new is video or video.isAncestorOf(new)):
+            return
+        if old is not None:
             old.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif not self._give_focus_back():  # the window was activated again
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _tick(self) -> None:
         if self._closed:

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractSlider,
+    QApplication,
     QComboBox,
     QLabel,
     QSlider,
@@ -32,6 +33,7 @@ class PlayerChrome(QWidget):
         self._muted = False
         self._was_playing: bool | None = None
         self._home: QWidget | None = None  # the parent to go back to after full screen
+        self._focus_before: QWidget | None = None  # and the focus to give back
 
     def _keys(self) -> None:
         """Window-wide shortcuts: text boxes keep the keys they type with (player_keys.py)."""
@@ -158,9 +160,14 @@ class PlayerChrome(QWidget):
             return
         if on:
             self._home = self.parentWidget()
+            screen = self.screen()
             if self._home is not None:
                 self.setParent(None, Qt.WindowType.Window)
+            # Without a window manager (a bare X server) full screen alone keeps the size.
+            self.setGeometry(screen.geometry())
+            self._focus_before = QApplication.focusWidget()
             self.showFullScreen()
+            self.setFocus()  # not the transcript's find box: Space would type there
         else:
             self.showNormal()
             home, self._home = self._home, None
@@ -175,11 +182,21 @@ class PlayerChrome(QWidget):
             self.show()
             if home is not None:
                 home.window().activateWindow()
+            self._give_focus_back()
         self._escape.setEnabled(on)
         self.full_screen_button.setToolTip(
             "Leave full screen (Esc, F)" if on else "Full screen (F; Esc leaves it)"
         )
         self.activateWindow()
+
+    def _give_focus_back(self) -> bool:
+        """Focus where it was before full screen (the window takes it back when it is
+        activated again, so this runs then too); False when there is nowhere to go."""
+        before = self._focus_before
+        if before is None or not before.isVisible() or before.window() is not self.window():
+            return False
+        before.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
 
     # --- seek bar ----------------------------------------------------------------------------
 

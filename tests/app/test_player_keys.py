@@ -128,10 +128,14 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     qtbot.keyClick(window.results, Qt.Key.Key_F)
     qtbot.waitUntil(player.is_full_screen)
     qtbot.waitUntil(lambda: QApplication.activeWindow() is player)
-    qtbot.keyClick(player, Qt.Key.Key_Space)
+    focus = QApplication.focusWidget()
+    assert focus is not None
+    qtbot.keyClick(focus, Qt.Key.Key_Space)  # wherever the focus is in full screen
     qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)
-    qtbot.keyClick(player, Qt.Key.Key_Escape)
+    assert player.transcript.find_box.text() == "binary search"
+    qtbot.keyClick(focus, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not player.is_full_screen())
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.results)
     assert player.window() is window and player.isVisible()
     assert window.search.text() == "binary search" and window.results.count() == rows
     assert player.is_playing()  # leaving full screen stops nothing
