@@ -203,7 +203,8 @@ class ModelsPage(QWidget):
             self.status.setText(f"{name} is damaged: " + "; ".join(problems))
         else:
             count = len(self.registry.manifest(name).files)
-            self.status.setText(f"{name}: all {count} files verified")
+            files = "its file" if count == 1 else f"all {count} files"
+            self.status.setText(f"{name}: {files} verified")
         self.verify_done.emit(name, problems)
 
     def remove_selected(self, *, confirm: bool = True) -> None:

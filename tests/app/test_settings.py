@@ -391,3 +391,23 @@ def test_changing_the_player_keeps_the_lecture_on_screen(
     assert window.player.backend_name == "vlc"
     assert window.player.position_ms() >= 29_000
     window.player.shutdown()
+
+
+def test_verifying_a_one_file_model_says_so_in_the_singular(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path
+) -> None:
+    root = tmp_path / "models"
+    folder = root / "one-file-model"
+    folder.mkdir(parents=True)
+    shutil.copyfile(models_dir / DEFAULT_EMBEDDER / "model.onnx", folder / "model.onnx")
+    manifest = json.loads((models_dir / DEFAULT_EMBEDDER / "manifest.json").read_text())
+    manifest["name"] = "one-file-model"
+    manifest["files"] = {"model.onnx": manifest["files"]["model.onnx"]}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    page = ModelsPage(ModelRegistry(root))
+    qtbot.addWidget(page)
+    page.select("one-file-model")
+    with qtbot.waitSignal(page.verify_done, timeout=30_000) as clean:
+        page.verify_button.click()
+    assert clean.args == ["one-file-model", []]
+    assert page.status.text() == "one-file-model: its file verified"
