@@ -8,10 +8,11 @@ it, the results are searched again, without a filter on a course that no longer 
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QUrl
+from PySide6.QtCore import QObject, QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
@@ -60,11 +61,15 @@ class LibraryActions(QObject):
         return self._open_url(QUrl.fromLocalFile(path))
 
     def show_in_folder(self, path: str) -> bool:
-        """Open the folder that holds a file (or a course's folder) in the file manager."""
+        """Show a file in its folder, selected where the file manager can (Windows, macOS,
+        a Linux one with the freedesktop FileManager1 service); else open the folder. A
+        course's folder opens as it is."""
         folder = Path(path) if Path(path).is_dir() else Path(path).parent
         if not folder.is_dir():
             self._warn("Cannot show the folder", f"The folder {folder} no longer exists.")
             return False
+        if Path(path).is_file() and _select_in_file_manager(Path(path)):
+            return True
         return self._open_url(QUrl.fromLocalFile(str(folder)))
 
     def _open_url(self, url: QUrl) -> bool:
@@ -184,6 +189,29 @@ class LibraryActions(QObject):
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)
         self.message = box
         box.open()  # not modal for the app: playback and searching go on
+
+
+def _select_in_file_manager(path: Path) -> bool:
+    """Ask the desktop's file manager to show ``path`` selected; False if it cannot."""
+    if sys.platform == "win32":
+        return QProcess.startDetached("explorer", [f"/select,{path}"])[0]
+    if sys.platform == "darwin":
+        return QProcess.startDetached("open", ["-R", str(path)])[0]
+    from PySide6.QtDBus import QDBusConnection, QDBusInterface
+
+    bus = QDBusConnection.sessionBus()
+    if not bus.isConnected():
+        return False
+    manager = QDBusInterface(
+        "org.freedesktop.FileManager1",
+        "/org/freedesktop/FileManager1",
+        "org.freedesktop.FileManager1",
+        bus,
+    )
+    if not manager.isValid():
+        return False
+    reply = manager.call("ShowItems", [QUrl.fromLocalFile(str(path)).toString()], "")
+    return not reply.errorName()
 
 
 def _what(target: str, is_course: bool) -> str:
