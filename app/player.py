@@ -46,7 +46,7 @@ from app.player_controls import SubtitleLabel, media_icon
 from app.player_keys import SearchBoxKeys
 from app.player_memory import PlaybackMemory
 from app.player_transcript import TranscriptColumn
-from engine.api import Chapter, Timing, clock
+from engine.api import Chapter, Source, Timing, clock
 
 log = logging.getLogger(__name__)
 
@@ -179,10 +179,12 @@ class PlayerView(PlayerChrome):
         *,
         terms: Sequence[str] = (),
         chapters: Sequence[Chapter] = (),
+        source: Source | None = None,
     ) -> None:
         """Play ``path`` from ``start_ms`` (None: where it was left, else its start),
         replacing what played; a failure emits ``error``. ``terms`` are the words searched:
-        their lines are marked on the seek bar and highlighted in the transcript."""
+        their lines are marked on the seek bar and highlighted in the transcript. ``source``
+        (the library's record) titles the quotes and puts the file's hash in the links."""
         if self._closed:
             return
         self._remember()
@@ -192,6 +194,8 @@ class PlayerView(PlayerChrome):
         self._start_ms = max(0, start_ms)
         self._box_keys.typed = False
         self.message_label.hide()
+        self.transcript.sha256 = source.sha256 if source is not None else None
+        self.transcript.title = source.title if source is not None else Path(path).stem
         self._set_transcript(transcript, chapters, " ".join(terms))
         self.audio_panel.setText(
             f'<div style="font-size: 48pt">♪</div><p>{html.escape(Path(path).name)}</p>'

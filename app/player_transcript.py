@@ -40,12 +40,11 @@ def timestamp_link(path: str, ms: int, sha256: str | None = None) -> str:
     return make_link(path, start_ms=max(0, ms), sha256=sha256)
 
 
-def line_quote(path: str, line: Timing, sha256: str | None = None) -> str:
+def line_quote(path: str, line: Timing, title: str = "", sha256: str | None = None) -> str:
     """“What was said” (lecture title, mm:ss) and the link to the moment."""
-    return (
-        f"\u201c{' '.join(line.text.split())}\u201d ({Path(path).stem}, {clock(line.start_ms)}) "
-        f"{timestamp_link(path, line.start_ms, sha256)}"
-    )
+    words = " ".join(line.text.split())
+    cite = f"{title or Path(path).stem}, {clock(line.start_ms)}"
+    return f"\u201c{words}\u201d ({cite}) {timestamp_link(path, line.start_ms, sha256)}"
 
 
 def words_pattern(text: str) -> re.Pattern[str] | None:
@@ -138,6 +137,7 @@ class TranscriptColumn(QWidget):
         super().__init__(parent)
         self.path = ""
         self.sha256: str | None = None  # in links, so they survive a moved file
+        self.title = ""  # the lecture's, in quotes
         self.lines: list[Timing] = []
         self.chapters: list[Chapter] = []
         self.matches: list[int] = []
@@ -237,4 +237,6 @@ class TranscriptColumn(QWidget):
 
     def copy_quote(self, line: Timing) -> None:
         if self.path:
-            QGuiApplication.clipboard().setText(line_quote(self.path, line, self.sha256))
+            QGuiApplication.clipboard().setText(
+                line_quote(self.path, line, self.title, self.sha256)
+            )

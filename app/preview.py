@@ -17,7 +17,7 @@ from app.player_memory import PlaybackMemory
 from app.results import OPEN_HINT
 from app.slide_view import SlideView
 from app.tasks import Failure, Tasks
-from engine.api import Chapter, Library, SearchResult, SegmentKind, SourceKind, Timing
+from engine.api import Chapter, Library, SearchResult, SegmentKind, Source, SourceKind, Timing
 
 log = logging.getLogger(__name__)
 
@@ -145,13 +145,14 @@ class PreviewPane(QWidget):
         self._lecture = path
         library = self.library
 
-        def with_lines(read: tuple[Sequence[Timing], Sequence[Chapter]]) -> None:
-            player.open(path, start_ms, read[0], terms=terms, chapters=read[1])
+        def with_lines(read: tuple[Sequence[Timing], Sequence[Chapter], Source | None]) -> None:
+            lines, chapters, source = read
+            player.open(path, start_ms, lines, terms=terms, chapters=chapters, source=source)
 
         self.tasks.run(
-            lambda: (library.transcript(path), library.chapters(path)),
+            lambda: (library.transcript(path), library.chapters(path), library.source(path)),
             with_lines,
-            lambda _failure: with_lines(([], [])),
+            lambda _failure: with_lines(([], [], None)),
         )
 
     def _player_error(self, message: str) -> None:

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QDialog, QMenu
 from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
+from engine.api import parse_link
 from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
@@ -168,3 +170,21 @@ def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -
     for key in ("Space", "J", "K", "L", "F", "M", "Esc", "N", "P"):
         assert f"<b>{key}</b>" in text, key
     assert "search box" in text
+
+
+def test_links_copied_from_the_player_carry_the_files_hash_and_title(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+) -> None:
+    open_first_hit(qtbot, window, "heaps largest item")
+    player = window.player
+    player.pause()
+    source = lecture_library.source(player.transcript.path)
+    assert source is not None and source.sha256
+    qtbot.mouseClick(player.copy_link_button, Qt.MouseButton.LeftButton)
+    link = parse_link(QGuiApplication.clipboard().text())
+    assert link.source == source.path and link.sha256 == source.sha256
+    assert link.start_ms is not None and abs(link.start_ms - player.position_ms()) <= 1_000
+    line = player.transcript.lines[4]
+    player.transcript.copy_quote(line)
+    quote = QGuiApplication.clipboard().text()
+    assert quote.startswith(f"\u201c{line.text}\u201d ({source.title}, 00:12) coursedex://")
