@@ -26,7 +26,7 @@ from engine.config import EngineConfig, SearchConfig
 from engine.embedding import Embedding, embed_text
 from engine.errors import LibraryBusyError, LibraryError, NotFoundError
 from engine.indexer import Indexer
-from engine.library_folder import LibraryLock, refuse_lost_database
+from engine.library_folder import LibraryLock, prepare_folder, refuse_lost_database
 from engine.library_models import LibraryModels
 from engine.linking import link_slides
 from engine.models import Embedder, Reranker
@@ -69,9 +69,9 @@ class Library:
         self.thumbs = folder / "thumbs"
         db = folder / "library.db"
         refuse_lost_database(folder, db, empty=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        self.thumbs.mkdir(exist_ok=True)
-        self.store = Store(db)
+        # Why this process cannot write to the library (None: it can); it is still searched.
+        self.read_only: str | None = prepare_folder(folder)
+        self.store = Store(db, read_only=self.read_only is not None)
         if self.embedder_id is None:
             try:
                 refuse_lost_database(folder, db, empty=False)
@@ -88,10 +88,10 @@ class Library:
         self._writer = LibraryLock(folder / "library.lock", self._taken, self._leaving)
         self._importing: set[str] = set()  # the courses (case-folded) of the import running
         self._run_lock = threading.Lock()  # one import at a time in this process
-        if self._writer.acquire():
+        if self.read_only is None and self._writer.acquire():
             self._writer.release()  # the index reconciled with the database, and saved
-        else:
-            self.indexer.open(quiet=True)  # another process is importing; it saves its own
+        else:  # read only, or another process is importing (and saves its own index)
+            self.indexer.open(quiet=True)
         reader = Reader(self.store, config, self.models, self.thumbs, self._models.recognizer)
         self.pipeline = Pipeline(self.store, self.indexer, reader, config, self.embedder)
         self.searcher = Searcher(
@@ -142,7 +142,9 @@ class Library:
 
         Raises:
             LibraryBusyError: another process is importing into this library.
+            LibraryError: the library is read-only.
         """
+        self._refuse_if_read_only(what)
         if not self._writer.acquire():
             raise LibraryBusyError(
                 f"another Coursedex is importing into this library: {what} when it has finished"
@@ -157,7 +159,12 @@ class Library:
         self, progress: Callable[[IngestProgress], None] | None, cancel: threading.Event | None
     ) -> Iterator[bool]:
         """Hold the write lock for an import, waiting while another process imports (and
-        saying so once); False when ``cancel`` was set while waiting."""
+        saying so once); False when ``cancel`` was set while waiting.
+
+        Raises:
+            LibraryError: the library is read-only.
+        """
+        self._refuse_if_read_only("import")
         with self._run_lock:
             said = False
             while not self._writer.acquire():
@@ -173,6 +180,13 @@ class Library:
                 yield True
             finally:
                 self._writer.release()
+
+    def _refuse_if_read_only(self, what: str) -> None:
+        if self.read_only is not None:
+            raise LibraryError(
+                f"the library {self.folder} is read-only ({self.read_only}): searching works, "
+                f"but Coursedex cannot {what}"
+            )
 
     def _run(
         self,
@@ -195,6 +209,8 @@ class Library:
     def save(self) -> None:
         """Save the vector index, unless another process is importing: it saves its own,
         and what this one holds beyond that came from the database."""
+        if self.read_only is not None:
+            return
         if self._writer.held:
             self.indexer.save()
         elif self._writer.acquire():
@@ -222,7 +238,8 @@ class Library:
         if not self._repaired:
             with self._repair_lock:
                 # While another process imports, the repair waits for a later use.
-                if not self._repaired and self._writer.acquire():
+                writable = self.read_only is None
+                if not self._repaired and writable and self._writer.acquire():
                     try:
                         self.indexer.repair(model)
                         self._repaired = True
@@ -259,6 +276,7 @@ class Library:
         Raises:
             Cancelled: never; a cancel stops between files and marks the rest cancelled.
             ModelMismatchError: the library was built with another embedder.
+            LibraryError: the library is read-only.
         """
         started = time.monotonic()
         planned = plan(paths, course)
@@ -355,7 +373,8 @@ class Library:
         return self.store.get_meta(f"flag:{name}") == "1"
 
     def set_flag(self, name: str) -> None:
-        self.store.set_meta(f"flag:{name}", "1")
+        if self.read_only is None:  # a read-only library asks again next time
+            self.store.set_meta(f"flag:{name}", "1")
 
     def source(self, path: str) -> Source | None:
         """The library's record of a file (by the path search results carry)."""

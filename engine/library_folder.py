@@ -147,3 +147,30 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+def prepare_folder(folder: Path) -> str | None:
+    """Make ``folder`` ready to be a library; return why this process cannot write to it
+    (a read-only folder, mount or database file), or None when it can.
+
+    Raises:
+        LibraryError: ``folder`` is a file, cannot be created, or is read-only and empty.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise LibraryError(f"{folder} is a file, not a library folder")
+    db = folder / "library.db"
+    if folder.is_dir():
+        reason = None
+        if not os.access(folder, os.W_OK):
+            reason = "its folder is read-only"
+        elif db.exists() and not os.access(db, os.W_OK):
+            reason = "its database file is read-only"
+        if reason is not None and not db.exists():
+            raise LibraryError(f"the library {folder} is read-only and has no database yet")
+        if reason is not None:
+            return reason
+    try:
+        (folder / "thumbs").mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise LibraryError(f"cannot create the library folder {folder}: {e.strerror or e}") from e
+    return None

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from engine.errors import LibraryError
-from engine.store.schema import migrate
+from engine.store.schema import SCHEMA_VERSION, migrate
 
 # A row read by column name: ``row.start_ms``. A named tuple made per column list, not
 # sqlite3.Row, whose lookup by name scans the columns each time (search reads hundreds of
@@ -36,6 +36,26 @@ def _record_type(names: tuple[str, ...]) -> type[Any]:
 
 def _column_names(cursor: sqlite3.Cursor) -> tuple[str, ...]:
     return tuple(column[0] for column in cursor.description)
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    uri = path.resolve().as_uri()
+    conn = sqlite3.connect(
+        f"{uri}?mode=ro", uri=True, check_same_thread=False, timeout=30.0, isolation_level=None
+    )
+    try:
+        conn.execute("PRAGMA user_version").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        # A WAL database needs its -shm file, which a read-only folder cannot get.
+        conn.close()
+    return sqlite3.connect(
+        f"{uri}?immutable=1",
+        uri=True,
+        check_same_thread=False,
+        timeout=30.0,
+        isolation_level=None,
+    )
 
 
 def _use_wal(conn: sqlite3.Connection, wait_s: float = 30.0) -> None:
@@ -70,26 +90,43 @@ class Database:
         self._depth = 0
 
     @classmethod
-    def open(cls, path: Path | str) -> Database:
+    def open(cls, path: Path | str, *, read_only: bool = False) -> Database:
         """Open (or create) a library database and migrate it to the current schema.
+        ``read_only``: open it for reading only, changing nothing, not even its journal (on
+        a read-only folder or mount, where SQLite cannot make its shared-memory file, as an
+        immutable file: nothing else can write it there either).
 
         Raises:
-            LibraryError: the file is not a Coursedex database or is newer than this program.
+            LibraryError: the file is not a Coursedex database, is newer than this program,
+                or (read only) is older and would need an upgrade.
         """
         conn: sqlite3.Connection | None = None
         try:
-            conn = sqlite3.connect(
-                str(path), check_same_thread=False, timeout=30.0, isolation_level=None
-            )
+            if read_only:
+                conn = _connect_read_only(Path(path))
+            else:
+                conn = sqlite3.connect(
+                    str(path), check_same_thread=False, timeout=30.0, isolation_level=None
+                )
             # A REPLACE that deletes a segment must fire its delete trigger too, or the FTS
             # index keeps the old text (sqlite-utils, used before, set this on every open).
             conn.execute("PRAGMA recursive_triggers = ON")
-            if str(path) != ":memory:":
+            if str(path) != ":memory:" and not read_only:
                 _use_wal(conn)
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
-            migrate(conn)
-        except sqlite3.DatabaseError as e:
+            if not read_only:
+                migrate(conn)
+            elif conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                raise LibraryError(
+                    f"the library database {path} is read-only and was written by another "
+                    "version of Coursedex: it cannot be opened until it can be upgraded"
+                )
+        except (sqlite3.DatabaseError, LibraryError) as e:
+            if conn is not None:
+                conn.close()
+            if isinstance(e, LibraryError):
+                raise
             if conn is not None:
                 conn.close()
             if getattr(e, "sqlite_errorcode", 0) & 0xFF in _DAMAGED:

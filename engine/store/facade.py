@@ -38,9 +38,9 @@ class Store:
         LibraryError: the file is not a Coursedex database or is newer than this program.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
         self.path = Path(path) if str(path) != ":memory:" else None
-        self.db = Database.open(path)
+        self.db = Database.open(path, read_only=read_only)
         self._meta = Meta(self.db)
         self._catalog = Catalog(self.db)
         self._segments = Segments(self.db)

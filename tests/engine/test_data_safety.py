@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import sqlite3
 import subprocess
 import threading
@@ -394,3 +395,89 @@ def _note(folder: Path, name: str, text: str) -> Path:
     folder.mkdir()
     (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n")
     return folder
+
+
+# --- item 8: read-only and odd library paths ----------------------------------------------
+
+
+def test_a_library_path_that_is_a_file_is_refused(tmp_path: Path, embedder: OnnxEmbedder) -> None:
+    path = tmp_path / "library"
+    path.write_text("not a folder\n")
+    with pytest.raises(LibraryError, match="is a file, not a library folder"):
+        _open(path, embedder)
+
+
+def test_a_library_path_with_spaces_and_accents_works(
+    tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    folder = tmp_path / "Mes cours d'été 学习" / "my library"
+    with _open(folder, embedder) as lib:
+        lib.ingest([_note(tmp_path / "Été", "ibis", "The sacred ibis wades in marshes.")])
+    with _open(folder, embedder) as lib:
+        assert Path(lib.search("sacred ibis").results[0].source).name == "ibis.md"
+
+
+@pytest.fixture
+def read_only_mount(tmp_path: Path, built_library_dir: Path) -> Iterator[Path]:
+    """The built library copied onto a real file system, which is then made read-only."""
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a file system here: {done.stderr.decode().strip()}")
+    try:
+        shutil.copytree(built_library_dir, mount / "lib")
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        yield mount / "lib"
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _read_only_library_searches_and_refuses_changes(
+    folder: Path, embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    """Searches work and changes are refused, and nothing changes but SQLite's shared-memory
+    and log files, which a reader of a WAL database makes beside it when it can."""
+
+    def files() -> dict[str, bytes]:
+        return {k: v for k, v in _contents(folder).items() if not k.endswith(("-shm", "-wal"))}
+
+    before = files()
+    with _open(folder, embedder) as lib:
+        assert lib.search("axolotl").results[0].source.endswith("notes.md")
+        assert lib.search("regenerating amphibian", config=SearchConfig(fulltext=False)).results
+        note = _note(tmp_path / "More", "gecko", "The gecko climbs glass.")
+        with pytest.raises(LibraryError, match=r"is read-only .* cannot import"):
+            lib.ingest([note])
+        with pytest.raises(LibraryError, match=r"is read-only .* cannot remove"):
+            lib.remove("Chemistry")
+        assert lib.read_only is not None
+    assert files() == before
+
+
+def test_a_library_on_a_read_only_mount_is_searched_and_refuses_changes(
+    read_only_mount: Path, embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    _read_only_library_searches_and_refuses_changes(read_only_mount, embedder, tmp_path)
+
+
+@pytest.fixture
+def immutable_database(built_library_dir: Path) -> Iterator[Path]:
+    db = built_library_dir / "library.db"
+    done = subprocess.run(["chattr", "+i", str(db)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a file immutable here: {done.stderr.decode().strip()}")
+    try:
+        yield built_library_dir
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], check=False)
+
+
+def test_an_immutable_database_is_searched_and_refuses_changes(
+    immutable_database: Path, embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    _read_only_library_searches_and_refuses_changes(immutable_database, embedder, tmp_path)
