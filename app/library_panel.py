@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPalette, QResizeEvent
+from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.api import Course, Source, SourceKind, SourceStatus
@@ -268,6 +268,14 @@ class LibraryPanel(QTreeWidget):
 
     def _selection_changed(self) -> None:
         self.course_selected.emit(self.selected_course())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Delete (or Backspace, as on a Mac) removes the current row, after asking."""
+        item = self.currentItem()
+        if item is not None and event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            self.remove_requested.emit(str(item.data(0, _PATH)), bool(item.data(0, _IS_COURSE)))
+            return
+        super().keyPressEvent(event)
 
     def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
         """Enter or a double-click: play a lecture, open any other file in its application."""

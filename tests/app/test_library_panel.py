@@ -268,7 +268,15 @@ def test_removing_the_filtered_course_refreshes_the_results(
         return {r.course for r in rows if r is not None}
 
     qtbot.waitUntil(lambda: shown_courses() == {"Volcanoes"}, timeout=10_000)
+    lava = window.panel.item_of(str(tmp_path / "Volcanoes" / "lava.md"))
+    assert lava is not None
+    window.panel.setCurrentItem(lava)
     asked: list[str] = []
+    answer_next_box(QMessageBox.StandardButton.No, asked)
+    qtbot.keyClick(window.panel, Qt.Key.Key_Delete)  # the Delete key asks first
+    assert asked == ["Remove “lava.md” from the library? The files on disk are not touched."]
+    assert window.panel.item_of(str(tmp_path / "Volcanoes" / "lava.md")) is not None
+    asked.clear()
     answer_next_box(QMessageBox.StandardButton.Yes, asked)
     window.panel.remove_requested.emit("Volcanoes", True)  # as its menu does
     assert asked and "the course “Volcanoes” and its files" in asked[0]
