@@ -25,7 +25,7 @@ _KIND = Qt.ItemDataRole.UserRole + 2  # a file row's SourceKind value
 _ROOT = Qt.ItemDataRole.UserRole + 3  # a course row's folder, or "" (loose files)
 _STATE_SHARE = 0.4  # the most of the panel's width the state column may take
 _NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
-_ONE_COLUMN = 240  # narrower than this, states show only as the names' colour and tooltip
+_ONE_COLUMN = 200  # narrower than this, states show only as the names' colour and tooltip
 _PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the dark theme
 
 KIND_LABEL = {
