@@ -37,6 +37,8 @@ class LibraryActions(QObject):
         self._pending: list[tuple[str, bool]] = []  # removals waiting for the import's end
         panel = self.panel
         panel.play_requested.connect(self.play)
+        panel.play_from_start.connect(lambda path: self.window.play(path, 0))
+        panel.position_of = self.position_of
         panel.open_requested.connect(self.open_file)
         panel.reveal_requested.connect(self.show_in_folder)
         panel.export_requested.connect(self.export_transcript)
@@ -50,6 +52,11 @@ class LibraryActions(QObject):
         """Play a lecture from where it was left (the player remembers; from the start the
         first time)."""
         self.window.play(path, None)
+
+    def position_of(self, path: str) -> int | None:
+        """Where a lecture was left, if the player remembers (it does beside the settings)."""
+        memory = self.window.preview_pane.memory
+        return memory.position(path) if memory is not None else None
 
     # --- the desktop ------------------------------------------------------------------------
 

@@ -10,14 +10,14 @@ takes the width the names need.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
-from engine.api import Course, Source, SourceKind, SourceStatus
+from engine.api import Course, Source, SourceKind, SourceStatus, clock
 
 _PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
 _IS_COURSE = Qt.ItemDataRole.UserRole + 1
@@ -77,7 +77,8 @@ class LibraryPanel(QTreeWidget):
 
     course_selected = Signal(object)  # course name, or None for every course
     remove_requested = Signal(str, bool)  # course name or file path, is_course
-    play_requested = Signal(str)  # a lecture's path
+    play_requested = Signal(str)  # a lecture's path: play it where it was left
+    play_from_start = Signal(str)  # a lecture's path
     open_requested = Signal(str)  # a file's path: open it in its own application
     reveal_requested = Signal(str)  # a file's or a course folder's path: show its folder
     export_requested = Signal(str)  # a lecture's path: save its transcript
@@ -101,6 +102,8 @@ class LibraryPanel(QTreeWidget):
         self._live: dict[str, str] = {}
         self._removing: set[str] = set()
         self._importing = False
+        # Where a lecture was left (ms), for its menu; the window sets the player's memory.
+        self.position_of: Callable[[str], int | None] = lambda _path: None
 
     @property
     def importing(self) -> bool:
@@ -303,9 +306,14 @@ class LibraryPanel(QTreeWidget):
         kind = SourceKind(item.data(0, _KIND))
         there = item.text(1) != MISSING
         if kind in LECTURES:
-            play = menu.addAction("Play")
+            left_at = self.position_of(target) if there else None
+            play = menu.addAction(f"Resume at {clock(left_at)}" if left_at else "Play")
             play.triggered.connect(lambda: self.play_requested.emit(target))
             play.setEnabled(there)
+            if left_at:
+                menu.addAction("Play from the start").triggered.connect(
+                    lambda: self.play_from_start.emit(target)
+                )
         opened = menu.addAction("Open original file")
         opened.triggered.connect(lambda: self.open_requested.emit(target))
         opened.setEnabled(there)

@@ -348,12 +348,15 @@ def test_a_lecture_plays_from_the_panel_where_it_was_left(
     qtbot.waitUntil(lambda: again.panel.state_of(video) == "indexed")
     item = again.panel.item_of(video)
     assert item is not None
-    play = next(a for a in again.panel.menu_for(item).actions() if a.text() == "Play")
-    play.trigger()
+    actions = {a.text(): a for a in again.panel.menu_for(item).actions()}
+    resume = next(a for text, a in actions.items() if text.startswith("Resume at 00:4"))
+    resume.trigger()
     qtbot.waitUntil(
         lambda: again.preview_pane.has_player and again.player.is_playing(), timeout=15_000
     )
     assert 39_000 <= again.player.position_ms() <= 50_000, again.player.position_ms()
+    actions["Play from the start"].trigger()
+    qtbot.waitUntil(lambda: again.player.position_ms() < 5_000, timeout=10_000)
     again.close()
 
 
