@@ -64,6 +64,7 @@ class LibraryActions(QObject):
         """Open a file in the application the desktop uses for it."""
         if not Path(path).is_file():
             self._warn("Cannot open the file", _gone(path))
+            self.window.refresh_library()  # it shows as missing from now on
             return False
         return self._open_url(QUrl.fromLocalFile(path))
 

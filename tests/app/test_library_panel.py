@@ -215,6 +215,14 @@ def test_a_moved_file_reads_missing_and_opening_it_names_it(
     box = window.library_actions.message
     assert box is not None and "comets.md is no longer at" in box.text()
     box.close()
+    # Moved while the window is open: opening it tells, and the panel says so from then on.
+    other = notes(tmp_path / "Astronomy", "moons.md", "Europa has an ocean under its ice.")
+    library.ingest([other.parent])
+    window.refresh_library()
+    qtbot.waitUntil(lambda: window.panel.state_of(str(other)) == "indexed")
+    other.unlink()
+    assert not window.library_actions.open_file(str(other))
+    qtbot.waitUntil(lambda: window.panel.state_of(str(other)) == MISSING)
 
 
 # --- item 10: removing ------------------------------------------------------------------
