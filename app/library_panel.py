@@ -230,6 +230,7 @@ class LibraryPanel(QTreeWidget):
     def clear_live(self) -> None:
         """The import ended: stored states show again (unfinished files as not indexed)."""
         self._live.clear()
+        self._importing = False
 
     def set_removing(self, target: str, removing: bool = True) -> None:
         """Mark a course or file as waiting for the import to end before it is removed."""
