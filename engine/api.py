@@ -75,6 +75,7 @@ from engine.url_import import (
     result_origin,
     set_origin,
 )
+from engine.watch import FolderWatcher, WatchReport, follow, followed, follows
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
@@ -108,6 +109,7 @@ __all__ = [
     "FetchProgress",
     "Fetched",
     "FileResult",
+    "FolderWatcher",
     "IngestProgress",
     "IngestReport",
     "Library",
@@ -135,6 +137,7 @@ __all__ = [
     "Timing",
     "UnreadableFileError",
     "UrlImportError",
+    "WatchReport",
     "WorkerCrashed",
     "__version__",
     "cli_commands",
@@ -146,6 +149,9 @@ __all__ = [
     "demo_queries",
     "describe_link",
     "fetch_url",
+    "follow",
+    "followed",
+    "follows",
     "human_size",
     "import_url",
     "is_url",

@@ -1,0 +1,134 @@
+"""Watch folders in the window: while it is open, the courses that follow their folder import
+what is added or changed there in the background (engine/watch.py scans on its own thread),
+and the panel and the results catch up. File > Follow course folders… picks the courses."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QVBoxLayout,
+)
+
+from app.window import SearchWindow
+from engine.api import FolderWatcher, Outcome, WatchReport, follow, follows
+
+log = logging.getLogger(__name__)
+MENU_TEXT = "Follow course &folders…"
+_COURSE = Qt.ItemDataRole.UserRole
+
+
+class WatchBridge(QObject):
+    """Owns the window's watcher and carries its reports to the UI thread."""
+
+    reported = Signal(object)  # WatchReport, emitted on the watcher's thread
+
+    def __init__(self, window: SearchWindow, *, interval_s: float | None = None) -> None:
+        super().__init__(window)
+        self.window_ = window
+        options = {} if interval_s is None else {"interval_s": interval_s}
+        self.watcher = FolderWatcher(window.library, on_report=self.reported.emit, **options)
+        self.reported.connect(self._show)  # queued: the signal crosses threads
+        window.installEventFilter(self)
+
+    def start(self) -> None:
+        self.watcher.start()
+
+    def stop(self) -> None:
+        self.watcher.stop()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # Closing the window ends the watching: the library closes right after.
+        if watched is self.window_ and event.type() == QEvent.Type.Close:
+            self.stop()
+        return super().eventFilter(watched, event)
+
+    def _show(self, report: WatchReport) -> None:
+        window = self.window_
+        window.refresh_library()
+        words: list[str] = []
+        if report.imported is not None:
+            new = report.imported.count(Outcome.INDEXED)
+            failed = report.imported.count(Outcome.ERROR)
+            if new:
+                words.append(f"{new} new or changed file{'s' if new > 1 else ''} imported")
+            if failed:
+                words.append(f"{failed} could not be read")
+        if report.missing:
+            n = len(report.missing)
+            words.append(f"{n} file{'s are' if n > 1 else ' is'} missing from the folder")
+        if words and not window.importing:  # the import bar's line, unless it shows an import
+            window.import_status.setText("Followed folders: " + "; ".join(words) + ".")
+        if report.imported is not None and window.search.text().strip():
+            window.search_pane.start_search()
+
+
+class FollowDialog(QDialog):
+    """The courses imported as folders, each checked when it follows its folder."""
+
+    def __init__(self, window: SearchWindow) -> None:
+        super().__init__(window)
+        self.setWindowTitle("Follow course folders")
+        self.library = window.library
+        self.courses = QListWidget()
+        for course in self.library.courses():
+            if not course.root:
+                continue
+            item = QListWidgetItem(f"{course.name}  —  {course.root}")
+            item.setData(_COURSE, course.name)
+            on = follows(self.library, course.name)
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            self.courses.addItem(item)
+        note = QLabel(
+            "While Coursedex is open, files added to or changed in a followed folder are "
+            "imported by themselves; files removed from it are shown missing, not removed."
+            if self.courses.count()
+            else "No course was imported as a folder: add a folder first (File > Add folder)."
+        )
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addWidget(self.courses)
+        layout.addWidget(buttons)
+
+    def accept(self) -> None:
+        for i in range(self.courses.count()):
+            item = self.courses.item(i)
+            on = item.checkState() == Qt.CheckState.Checked
+            follow(self.library, str(item.data(_COURSE)), on)
+        super().accept()
+
+
+def add_follow_entry(window: SearchWindow) -> QAction | None:
+    """File > Follow course folders…, after Add from URL (or Add folder)."""
+    for top in window.menuBar().actions():
+        menu = top.menu()
+        if not isinstance(menu, QMenu):
+            continue
+        items = menu.actions()
+        texts = [a.text() for a in items]
+        anchor = next((t for t in ("Add from &URL…", "Add f&older…") if t in texts), None)
+        if anchor is None:
+            continue
+        i = texts.index(anchor)
+        entry = QAction(MENU_TEXT, window)
+        entry.triggered.connect(lambda: FollowDialog(window).open())
+        if i + 1 < len(items):
+            menu.insertAction(items[i + 1], entry)
+        else:
+            menu.addAction(entry)
+        return entry
+    return None
