@@ -104,7 +104,11 @@ class ResultList(QListWidget):
         item.setFlags(Qt.ItemFlag.NoItemFlags)  # not selectable: Up/Down step over it
         font = QFont(self.font())
         font.setItalic(True)
+        font.setBold(True)
         item.setFont(font)
+        # Not the disabled grey a flagless item gets: the divider must be seen.
+        item.setForeground(self.palette().color(QPalette.ColorRole.Text))
+        item.setBackground(self.palette().color(QPalette.ColorRole.AlternateBase))
         item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         item.setToolTip("Below here the results only share some words or the topic.")
         item.setSizeHint(QSize(width, self.fontMetrics().height() + 12))

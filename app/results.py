@@ -131,7 +131,8 @@ class ResultRow(QWidget):
             f"</small><br><b>{html.escape(result.title)}</b>&nbsp;&nbsp;"
             f"{html.escape(location(result))}"
             + (f"<br><small><i>{html.escape(screen)}</i></small>" if screen else "")
-            + f"<br>{snippet_html(result)}"
+            + ("" if "\n" in result.snippet else "<br>")  # code: its block starts a line
+            + snippet_html(result)
         )
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.RichText)
@@ -152,9 +153,10 @@ class ResultRow(QWidget):
         layout.addWidget(self.thumb)
         layout.addLayout(column, 1)
 
-    def _moments_html(self) -> str:
+    def _moments_html(self, colour: str = "") -> str:
+        style = f' style="color: {colour}"' if colour else ""
         links = [
-            f'<a href="{i}">{html.escape(clock(m.start_ms or 0))}</a>'
+            f'<a href="{i}"{style}>{html.escape(clock(m.start_ms or 0))}</a>'
             for i, m in enumerate(self.moments[:MOMENTS])
         ]
         more = len(self.moments) - MOMENTS
@@ -162,14 +164,12 @@ class ResultRow(QWidget):
         return f"<small>Also at {' · '.join(links)}{tail}</small>"
 
     def set_current(self, current: bool) -> None:
-        """Links in the palette's link colour, or in the highlighted text's on the current
-        row (dark blue on the selection's blue could hardly be read)."""
-        palette = QPalette(self.palette())
-        if current:
-            palette.setColor(
-                QPalette.ColorRole.Link, palette.color(QPalette.ColorRole.HighlightedText)
-            )
-        self.moment_links.setPalette(palette)
+        """Links in the link colour, or in the selection's text colour on the current row
+        (dark blue on the selection's blue could hardly be read)."""
+        if not self.moments:
+            return
+        role = QPalette.ColorRole.HighlightedText if current else QPalette.ColorRole.Link
+        self.moment_links.setText(self._moments_html(self.palette().color(role).name()))
 
     def _moment_link(self, href: str) -> None:
         self.moment_chosen.emit(self.moments[int(href)])

@@ -269,6 +269,10 @@ def _filter_and_sizes(
     apply_theme(app, "light")
     window.panel.select_course(DEMO_COURSE)
     search("pivot")  # a few strong hits, then the weaker ones under their divider
+    settle(600)
+    divider = window.results.divider_row()
+    if divider is not None:
+        window.results.scrollToItem(window.results.item(divider))
     save("10-filter")
     window.search.setText("sourdough bread proofing")
     settle(1500)
