@@ -61,6 +61,8 @@ class SingleInstance(QObject):
         super().__init__(parent)
         self.name = name
         self._server = QLocalServer(self)
+        # Only this user may hand the window a link (the socket file is not world-writable).
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._accept)
         self._buffers: dict[QLocalSocket, bytes] = {}
 
@@ -76,6 +78,11 @@ class SingleInstance(QObject):
             return True
         log.warning("cannot listen for links on %s: %s", self.name, self._server.errorString())
         return False
+
+    @property
+    def address(self) -> str:
+        """Where it listens: the socket file's path (the pipe's name on Windows)."""
+        return self._server.fullServerName()
 
     def close(self) -> None:
         self._server.close()

@@ -103,6 +103,8 @@ class FollowDialog(QDialog):
         layout.addWidget(note)
         layout.addWidget(self.courses)
         layout.addWidget(buttons)
+        self.courses.setVisible(self.courses.count() > 0)
+        self.setMinimumWidth(480)
 
     def accept(self) -> None:
         for i in range(self.courses.count()):

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from app.main import start
 from app.settings import Settings, save_settings
+from app.single_instance import SingleInstance
 from app.window import SearchWindow
 from engine.config import EngineConfig, MediaConfig
 from engine.library import Library
@@ -85,6 +86,12 @@ def test_links_open_the_window_at_their_moment(
     assert shown.start_ms == parse_link(link).start_ms
     qtbot.waitUntil(lambda: window.player.position_ms() >= HEAPS * SLOT_MS - 500, timeout=20_000)
     assert "Opened" in window.status.text()
+
+    # Only this user may talk to the window.
+    instance = window.findChild(SingleInstance)
+    assert isinstance(instance, SingleInstance)
+    if sys.platform != "win32":
+        assert os.stat(instance.address).st_mode & 0o077 == 0
 
     # A second `coursedex open` gives its link to this window and exits without one of its own.
     later = make_link(str(video), start_ms=2 * SLOT_MS)
