@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from engine.cli import main as cli
+from engine.config import EngineConfig
 from engine.errors import NotFoundError
 from engine.library import Library
 from engine.links import (
@@ -17,6 +20,7 @@ from engine.links import (
     resolve_link,
     result_link,
 )
+from engine.models.embedder import OnnxEmbedder
 from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tests.factories import make_srt
 
@@ -91,3 +95,28 @@ def test_a_link_to_a_moved_file_resolves_by_its_content(library: Library, tmp_pa
     stranger = make_link(str(tmp_path / "nowhere.srt"), start_ms=0, sha256="cd" * 32)
     with pytest.raises(NotFoundError, match="no file in it has the same content"):
         resolve_link(library, parse_link(stranger))
+
+
+def test_cli_open_prints_where_a_link_leads(
+    tmp_path: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    course = tmp_path / "Zoology"
+    course.mkdir()
+    make_srt(course / "lecture.srt", LECTURE_CUES)
+    folder = tmp_path / "lib"
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([course])
+        source = lib.source(str(course / "lecture.srt"))
+        assert source is not None
+    old = make_link("/gone/lecture.srt", start_ms=HIPPO_MS, sha256=source.sha256)
+    base = ["--library", str(folder), "--models", str(models_dir), "open"]
+    assert cli([*base, old]) == 0
+    assert capsys.readouterr().out.strip() == f"{course / 'lecture.srt'} at 00:31"
+    assert cli([*base, old, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["moved"] is True and shown["start"] == HIPPO_MS / 1000
+    assert cli([*base, "coursedex://open?source=/gone/x.srt"]) == 1
+    assert "is not in this library" in capsys.readouterr().err
