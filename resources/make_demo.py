@@ -38,6 +38,12 @@ TEXT_FILES = (SLIDES_FILE, CODE_FILE, NOTES_FILE, README_FILE, QUERIES_FILE)
 _CREATED = dt.datetime(2024, 9, 2, 9, 0, 0, tzinfo=dt.UTC)
 _ZIP_TIME = (2024, 9, 2, 9, 0, 0)
 _VIDEO_FPS = 5  # slides are stills: few frames keep the file small
+# The narration's voice: of espeak-ng's English voices, the one tiny.en transcribes best
+# (en-us gave "merge sword", "quick sword" and "the vivit"; Received Pronunciation gets the
+# sorts, "pivot" and "stable" right).
+_VOICE = "en-gb-x-rp"
+_SENTENCE_PAUSE_S = 0.3
+_SLIDE_PAUSE_S = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,12 +205,13 @@ LECTURE: tuple[tuple[int, tuple[str, ...]], ...] = (
             "There are log n levels of splitting, and each level does linear work.",
             "So merge sort is n log n, on every input.",
             "The price is memory: the merge needs a second buffer as large as the input.",
-            "Merge sort has a property that comes up in every interview: it is a stable sort.",
+            "Merge sort has one more property, and it comes up in every interview.",
+            "It is a stable sort.",
             "Stable means that items with equal keys keep the order they had before sorting.",
-            "Picture a hand of playing cards that you already sorted by suit.",
+            "Imagine a hand of playing cards that you already sorted by suit.",
             "Now sort the hand again by rank, with a stable sort.",
-            "The two sevens stay in suit order, because the sort never swaps equal items.",
-            "Merge sort gets this for free: on a tie it takes the item from the left half first.",
+            "The two sevens keep their order, because a stable sort never swaps two equal items.",
+            "The merge gets this for free: when two keys are equal, it takes the left one first.",
         ),
     ),
     (
@@ -220,10 +227,10 @@ LECTURE: tuple[tuple[int, tuple[str, ...]], ...] = (
             "Partitioning works in place by swapping, so quicksort needs almost no extra memory.",
             "On average it runs in n log n, and in practice it is often the fastest of them all.",
             "But there is a trap.",
-            "Take the first element as pivot on input that is already sorted.",
+            "Say you always take the first element as the pivot, and the input is already sorted.",
             "Every split is now lopsided, and quicksort degrades to n squared.",
-            "A common fix is median of three.",
-            "Look at the first, middle and last elements, and use the middle value as the pivot.",
+            "A common fix is the median of three.",
+            "Look at the first, middle and last elements, and take the middle one as the pivot.",
             "Quicksort is not stable, so your playing cards may come out in a different order.",
         ),
     ),
@@ -236,7 +243,7 @@ LECTURE: tuple[tuple[int, tuple[str, ...]], ...] = (
             "To look something up, you compute the hash and go straight to that bucket.",
             "On average that is constant time, no matter how many items are stored.",
             "Two keys can land in the same bucket, and we call that a collision.",
-            "One fix is chaining, where each bucket keeps a short list.",
+            "One fix is called chaining: each bucket keeps a short list of its keys.",
             "The other is open addressing, where you probe for the next free slot.",
             "The catch is that a hash table keeps no order.",
             "You cannot ask it for every key between two values.",
@@ -246,7 +253,7 @@ LECTURE: tuple[tuple[int, tuple[str, ...]], ...] = (
         6,
         (
             "So which one should you use?",
-            "For a handful of items, or almost sorted data, insertion sort is hard to beat.",
+            "For a handful of items, or almost sorted data, use insertion sort.",
             "If you need a guaranteed n log n, take merge sort, or heapsort if memory is tight.",
             "If you want speed and can live without stability, quicksort is a good default.",
             "If you only ask whether a key is present, use a hash table.",
@@ -262,13 +269,27 @@ LECTURE: tuple[tuple[int, tuple[str, ...]], ...] = (
             "Sorted data turns search from linear into logarithmic.",
             "Divide and conquer gives us sorting in n log n.",
             "Hashing gives up order in exchange for constant time lookups.",
-            "The code archive for this week has merge sort, quicksort and binary search.",
-            "Your exercise: find the position just after the last copy of a value.",
+            "This week's code has merge sort, quicksort and binary search.",
+            "Your exercise: find the position just after the last copy of a number.",
             "Next week we look at trees and heaps.",
             "Thanks for listening, and see you on Thursday.",
         ),
     ),
 )
+
+# How espeak-ng is asked to say what tiny.en mishears: "quicksort" in one breath was heard as
+# "which sort" or "quick sword".
+SPOKEN = {
+    "Big-O": "Big Oh",
+    "Quicksort": "Quick sort",
+    "quicksort": "quick sort",
+    "heapsort": "heap sort",
+}
+
+# The answer to "why is merge sort stable", and where it starts in the video (ms): a search
+# plays it from there (tests/engine/test_demo_lecture.py; test_demo.py checks the time).
+STABLE_ANSWER = "Merge sort has one more property, and it comes up in every interview."
+STABLE_ANSWER_MS = 179_600
 
 NOTES = """\
 # Algorithms 101: course notes
@@ -576,15 +597,20 @@ def slides_pdf() -> bytes:
     return bytes(pdf.output())
 
 
-def narration(slide: int) -> str:
-    """What the lecturer says while slide ``slide`` (0-based) is shown."""
-    return " ".join(s for i, section in LECTURE if i == slide for s in section)
+def spoken(sentence: str) -> str:
+    """``sentence`` as espeak-ng is asked to say it: with :data:`SPOKEN`'s respellings."""
+    for written, said in SPOKEN.items():
+        sentence = sentence.replace(written, said)
+    return sentence
 
 
 def lecture_video(path: Path, slides: Path) -> list[int]:
     """The narrated lecture: each page of ``slides`` on screen while its part is spoken.
 
-    Returns when each slide appears (ms). Needs ffmpeg and espeak-ng.
+    Each sentence is spoken on its own and followed by a short pause (a longer one before
+    the next slide): the speech model then hears where a sentence ends, and a search seeks
+    to the start of one. Returns when each sentence of LECTURE starts (ms), in order. Needs
+    ffmpeg and espeak-ng.
     """
     import tempfile
 
@@ -595,9 +621,13 @@ def lecture_video(path: Path, slides: Path) -> list[int]:
 
     with tempfile.TemporaryDirectory(prefix="demo-") as tmp:
         pages = pdf_page_images(slides, Path(tmp))
-        order = [i for i, _ in LECTURE]
-        clips = [Clip(pages[i], narration(i)) for i in dict.fromkeys(order)]
-        return make_lecture_video(path, clips, fps=_VIDEO_FPS, crf=34)
+        clips = [
+            Clip(pages[slide], spoken(sentence), pad_s=pause)
+            for slide, section in LECTURE
+            for j, sentence in enumerate(section)
+            for pause in [_SLIDE_PAUSE_S if j == len(section) - 1 else _SENTENCE_PAUSE_S]
+        ]
+        return make_lecture_video(path, clips, fps=_VIDEO_FPS, voice=_VOICE, crf=34)
 
 
 def code_zip() -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import importlib.util
+import itertools
 import random
 import sys
 import zipfile
@@ -42,11 +43,20 @@ def make_demo() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def built(make_demo: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The whole demo, video included (about 20 s: espeak-ng and ffmpeg)."""
+def built_timed(
+    make_demo: ModuleType, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, list[int]]:
+    """The whole demo, video included (about 20 s: espeak-ng and ffmpeg), and when each
+    sentence of the lecture starts in its video."""
     out = tmp_path_factory.mktemp("demo")
-    make_demo.build_demo(out)
-    return out
+    make_demo.build_demo(out, video=False)
+    starts = make_demo.lecture_video(out / make_demo.VIDEO_FILE, out / make_demo.SLIDES_FILE)
+    return out, starts
+
+
+@pytest.fixture(scope="module")
+def built(built_timed: tuple[Path, list[int]]) -> Path:
+    return built_timed[0]
 
 
 def _pdf_pages(path: Path) -> list[str]:
@@ -187,3 +197,17 @@ def test_notes_have_week_headings(built: Path) -> None:
     assert lines[0].startswith("# ")
     weeks = [line for line in lines if line.startswith("## Week ")]
     assert len(weeks) >= 3
+
+
+def test_the_stable_answer_starts_where_the_script_says(
+    make_demo: ModuleType, built_timed: tuple[Path, list[int]]
+) -> None:
+    """tests/engine/test_demo_lecture.py plays "why is merge sort stable" from
+    STABLE_ANSWER_MS: the sentence must start there in a video built from the script."""
+    _, starts = built_timed
+    sentences = [s for _, section in make_demo.LECTURE for s in section]
+    assert len(starts) == len(sentences)
+    at = starts[sentences.index(make_demo.STABLE_ANSWER)]
+    assert abs(at - make_demo.STABLE_ANSWER_MS) <= 1000, at
+    # Sentences are spoken one by one, with a pause after each: their starts only grow.
+    assert all(a < b for a, b in itertools.pairwise(starts))
