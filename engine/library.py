@@ -88,6 +88,7 @@ class Library:
         self._writer = LibraryLock(folder / "library.lock", self._taken, self._leaving)
         self._importing: set[str] = set()  # the courses (case-folded) of the import running
         self._run_lock = threading.Lock()  # one import at a time in this process
+        self._closed = False
         if self.read_only is None and self._writer.acquire():
             self._writer.release()  # the index reconciled with the database, and saved
         else:  # read only, or another process is importing (and saves its own index)
@@ -118,6 +119,9 @@ class Library:
         return cls(Path(folder), config, embedder, models=models, reranker=reranker)
 
     def close(self) -> None:
+        if self._closed:  # the window closes it, and so may whoever opened it
+            return
+        self._closed = True
         try:
             self.save()
         except LibraryError as e:  # a full disk: the database holds every vector

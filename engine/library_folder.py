@@ -30,6 +30,7 @@ if os.name == "nt":
     import msvcrt
 
     def _try_lock(f: BinaryIO) -> bool:
+        f.seek(0)  # the same byte for every process ("a+b" opens at the end)
         try:
             msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
         except OSError:
