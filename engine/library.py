@@ -433,8 +433,10 @@ class Library:
             doomed = self.store.sources(course_id)
         except NotFoundError:
             course_id = None
-            path = str(Path(target).expanduser().resolve())
-            found = self.store.source_by_path(path)
+            given = Path(target).expanduser()
+            # Imported under the name given (a link keeps its own), or found in a folder.
+            named = (given.absolute().parent.resolve() / given.name, given.resolve())
+            found = next(filter(None, (self.store.source_by_path(str(p)) for p in named)), None)
             if found is None:
                 raise NotFoundError(f"no course or file named {target!r} in the library") from None
             doomed = [found]

@@ -90,6 +90,7 @@ def test_a_symlink_is_reported_under_the_name_the_user_gave(
     hit = library.search("ring-tailed lemur").results[0]
     assert hit.source == str(link)
     assert library.source(str(target)) is None
+    assert library.remove(str(link)) == 1  # by the name it was imported under
 
 
 def test_an_audio_only_mkv_is_audio_and_not_scanned_for_frames(
