@@ -8,6 +8,7 @@ from pathlib import Path
 from engine.documents import Chapter
 from engine.library import Library
 from tests.factories import make_pdf, make_srt
+from tools.lecture_media import Clip, make_lecture_video, pdf_page_images
 
 DECK = (
     "Bubble sort\nswap neighbours until nothing moves",
@@ -50,3 +51,36 @@ def test_a_lecture_without_slides_has_no_chapters_and_a_deck_none(
     library.ingest([course])
     assert library.chapters(str(lecture)) == []
     assert Chapter(0, "x") == Chapter(0, "x", None)
+
+
+def test_without_a_deck_chapters_come_from_the_text_on_screen(
+    library: Library, tmp_path: Path
+) -> None:
+    slides = make_pdf(
+        tmp_path / "pictures.pdf",
+        [
+            "Binary search trees\nsmaller keys to the left",
+            "Heaps and priority queues\na parent is never larger",
+            "Graph traversal\nqueues and stacks",
+        ],
+        slides=True,
+    )
+    frames = pdf_page_images(slides, tmp_path / "frames")
+    said = ("Search trees first.", "Then heaps.", "And then graphs.")
+    course = tmp_path / "Screens"
+    course.mkdir()
+    video = course / "talk.mp4"
+    cuts = make_lecture_video(
+        video, [Clip(f, s, seconds=3) for f, s in zip(frames, said, strict=True)]
+    )
+    library.ingest([course])  # the deck is not in the course: nothing to link
+
+    chapters = library.chapters(str(video))
+    assert [c.page for c in chapters] == [None, None, None], chapters
+    titles = [c.title.casefold() for c in chapters]
+    for title, expected in zip(
+        titles, ("binary search trees", "heaps", "graph traversal"), strict=True
+    ):
+        assert expected in title, titles
+    for chapter, cut in zip(chapters, cuts, strict=True):
+        assert abs(chapter.start_ms - cut) <= 1_000, (chapters, cuts)
