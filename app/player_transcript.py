@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from engine.api import Chapter, Timing, clock, make_link
 
+MARKS = {False: ("#ffe58a", "#000000"), True: ("#806a00", "#ffffff")}  # light, dark: mark, ink
 CHAPTER_ROWS = 5  # the chapter list shows this many before it scrolls
 
 
@@ -55,13 +56,16 @@ def words_pattern(text: str) -> re.Pattern[str] | None:
     return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in reversed(words)) + r")\w*", re.I)
 
 
-def marked_html(text: str, pattern: re.Pattern[str] | None, mark: str) -> str:
+def marked_html(text: str, pattern: re.Pattern[str] | None, mark: str, ink: str) -> str:
+    """``text`` escaped, the pattern's words on ``mark`` in ``ink`` (its own text colour:
+    the selected row's white would not read on a light mark)."""
     if pattern is None:
         return html.escape(text)
     out, last = [], 0
+    style = f"background-color: {mark}; color: {ink}"
     for found in pattern.finditer(text):
         out.append(html.escape(text[last : found.start()]))
-        out.append(f'<span style="background-color: {mark}">{html.escape(found.group())}</span>')
+        out.append(f'<span style="{style}">{html.escape(found.group())}</span>')
         last = found.end()
     out.append(html.escape(text[last:]))
     return "".join(out)
@@ -82,14 +86,10 @@ class _MarkedLines(QStyledItemDelegate):
         document = QTextDocument()
         document.setDocumentMargin(0)
         document.setDefaultFont(self.listing.font())
-        mark = (
-            "#806a00"
-            if self.listing.palette().color(QPalette.ColorRole.Base).lightness() < 128
-            else "#ffe58a"
-        )
-        document.setHtml(
-            f'<span style="color: {colour}">{marked_html(text, self.pattern, mark)}</span>'
-        )
+        dark = self.listing.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        mark, ink = MARKS[dark]
+        marked = marked_html(text, self.pattern, mark, ink)
+        document.setHtml(f'<span style="color: {colour}">{marked}</span>')
         document.setTextWidth(max(40, width))
         return document
 
