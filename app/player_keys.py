@@ -22,14 +22,17 @@ SHORTCUTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("Left", "J"), "Back 10 seconds"),
     (("Right", "L"), "Forward 10 seconds"),
     (("N",), "Next match of the search in this lecture"),
-    (("P",), "Previous match"),
+    (("P",), "Previous match of the search"),
     (("R",), "Replay from the start of the passage found"),
     (("F",), "Full screen on or off"),
     (("Esc",), "Leave full screen (in the search box: clear it)"),
     (("M",), "Mute or unmute"),
     (("C",), "Subtitles on the picture on or off"),
     (("Ctrl+F", "Ctrl+L"), "Go to the search box"),
-    (("Up", "Down"), "In the search box: move through the results"),
+    (
+        ("Up", "Down"),
+        "In the search box: move through the results (Up when it is empty: earlier searches)",
+    ),
     (("Enter",), "In the search box: open the result"),
 )
 TEXT_BOX_RULE = (
