@@ -98,7 +98,8 @@ def on_screen(result: SearchResult) -> str:
     if result.slide is None or result.kind == SegmentKind.SLIDE:
         return ""
     deck, page = result.slide
-    return f"Slide {page} on screen ({Path(deck).name})"
+    title = f": {result.slide_title}" if result.slide_title else ""
+    return f"Slide {page} on screen{title} ({Path(deck).name})"
 
 
 class ResultRow(QWidget):

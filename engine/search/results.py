@@ -39,6 +39,7 @@ class SearchResult:
     dense_rank: int | None
     thumbnail: str | None = None  # the scene on screen at ``start_ms`` (a JPEG path)
     slide: tuple[str, int] | None = None  # (slides path, page) shown at ``start_ms``
+    slide_title: str = ""  # that page's title ("" when unknown)
     shown_in: tuple[tuple[str, int], ...] = ()  # a slide hit: (video path, start_ms) shown
     # With SearchConfig.neighbours: the text of the segments before and after it in its file.
     context: tuple[str, str] | None = None
@@ -71,7 +72,9 @@ class SearchResult:
             "segment_id": self.segment_id,
             "thumbnail": self.thumbnail,
             "slide": (
-                None if self.slide is None else {"source": self.slide[0], "page": self.slide[1]}
+                None
+                if self.slide is None
+                else {"source": self.slide[0], "page": self.slide[1], "title": self.slide_title}
             ),
             "shown_in": [{"source": p, "start": sec(ms)} for p, ms in self.shown_in],
             "strong": self.strong,

@@ -82,6 +82,9 @@ class ResultMaker:
 
     def __init__(self, store: Store, thumbs: Path | None) -> None:
         self._store, self._thumbs = store, thumbs
+        # (deck path, page) -> the page's title, read once per store generation
+        self._titles: dict[tuple[str, int], str] = {}
+        self._titles_of = -1
 
     def results(
         self,
@@ -119,6 +122,7 @@ class ResultMaker:
             if row.kind == SegmentKind.CODE:  # code reads in lines, not in a run of words
                 snippet, spans = code_snippet(row.text, weights, offset or 0)
         thumbnail, slide, shown_in = self._media_links(row, hit.seek_ms)
+        slide_title = "" if slide is None else self._slide_title(slide[0], slide[1])
         return SearchResult(
             segment_id=row.id,
             source=row.source_path,
@@ -141,10 +145,25 @@ class ResultMaker:
             dense_rank=hit.dense_rank,
             thumbnail=thumbnail,
             slide=slide,
+            slide_title=slide_title,
             shown_in=shown_in,
             context=context,
             strong=strong,
         )
+
+    def _slide_title(self, deck: str, page: int) -> str:
+        """The title of a deck's page (its heading), for "Slide 4 on screen: Hash tables"."""
+        if self._titles_of != self._store.generation:
+            self._titles, self._titles_of = {}, self._store.generation
+        titles = self._titles  # replaced, never cleared: another search may be reading it
+        if (deck, page) not in titles:
+            source = self._store.source_by_path(deck)
+            rows = [] if source is None else self._store.segments_of_source(source.id)
+            for row in rows:
+                if row.page is not None and row.heading:
+                    titles.setdefault((deck, row.page), row.heading)
+            titles.setdefault((deck, page), "")
+        return titles[(deck, page)]
 
     def _media_links(
         self, row: SegmentRow, start_ms: int | None

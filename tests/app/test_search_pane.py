@@ -198,10 +198,11 @@ def test_a_speech_row_shows_the_slide_on_screen(qtbot: QtBot, tmp_path: Path) ->
         fulltext_rank=1,
         dense_rank=1,
         slide=(str(deck), 2),
+        slide_title="Merge sort",
     )
     row = ResultRow(result, QIcon())
     qtbot.addWidget(row)
-    assert "Slide 2 on screen (slides.pdf)" in row.text.text()
+    assert "Slide 2 on screen: Merge sort (slides.pdf)" in row.text.text()
     image = thumbnail(result)  # the slide's page, rendered
     assert image is not None and image.width() >= 160
     row.set_thumbnail(image)

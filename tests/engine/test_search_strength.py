@@ -14,6 +14,8 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.types import SegmentKind
+from tests.conftest import LECTURE_CUES
+from tests.factories import make_srt
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +61,22 @@ def test_a_code_result_keeps_its_line_breaks(demo_text_library: Library) -> None
     assert any(line.startswith("    ") for line in lines)  # the body's indentation
     spans = [code.snippet[a:b].casefold() for a, b in code.highlights]
     assert "target" in spans
+
+
+def test_a_lecture_moment_names_the_slide_on_screen(library: Library, tmp_path: Path) -> None:
+    """A speech hit carries the slide shown at its time and that slide's title."""
+    deck = next(p for p in demo_files() if p.suffix == ".pdf")
+    lecture = make_srt(tmp_path / "lecture.srt", LECTURE_CUES)
+    library.ingest([deck, lecture])
+    store = library.store
+    lecture_source = store.source_by_path(str(lecture))
+    deck_source = store.source_by_path(str(deck))
+    assert lecture_source is not None and deck_source is not None
+    with store.transaction():
+        store.replace_slide_links(lecture_source.id, [(30_000, 40_000, deck_source.id, 6, 0.9)])
+    hit = next(
+        r for r in library.search("hippopotamus", limit=5).results if r.source == str(lecture)
+    )
+    assert hit.slide == (str(deck), 6)
+    assert hit.slide_title == "Hash tables"
+    assert hit.to_json()["slide"] == {"source": str(deck), "page": 6, "title": "Hash tables"}
