@@ -116,9 +116,10 @@ def _squash(text: str) -> str:
 
 
 def _line_at(lines: Sequence[Timing], ms: int) -> Timing | None:
-    """The transcript line being spoken at ``ms`` (the last one started by then)."""
-    started = [line for line in lines if line.start_ms <= ms]
-    return started[-1] if started else None
+    """The transcript line heard first from ``ms``: the one being spoken then, or the next
+    when ``ms`` falls in the pause before it (playback starts a little before a sentence)."""
+    ahead = [line for line in lines if line.end_ms > ms]
+    return min(ahead, key=lambda line: line.start_ms) if ahead else None
 
 
 class SelfTest:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -77,8 +78,15 @@ def _closest_cue(
     total: float,
 ) -> tuple[float, float, Passage]:
     """(similarity of the closest cue, largest share of the query's term weight a cue
-    holds, the cue playback seeks to: by similarity and, a little, by words)."""
+    holds, the cue playback seeks to: by similarity and, a little, by the words it holds
+    with the next cue)."""
     sims = cues @ vector
-    share = np.array([score(t.text) / total if score else 0.0 for t in row.timings])
-    best = int(np.argmax(sims + SEEK_WORDS * share))
+    timings = row.timings
+    share = np.array([score(t.text) / total if score else 0.0 for t in timings])
+    # An answer often takes two sentences ("Merge sort has one more property. It is a
+    # stable sort."): a cue is chosen by the query words it and the next one hold together,
+    # so playback starts where the passage holding them all begins.
+    pairs = [f"{a.text} {b.text}" for a, b in itertools.pairwise(timings)]
+    held = np.array([score(t) / total if score else 0.0 for t in pairs] + list(share[-1:]))
+    best = int(np.argmax(sims + SEEK_WORDS * held))
     return float(sims.max()), float(share.max()), Passage(best, float(share[best] * total))

@@ -3,26 +3,67 @@ they now start at the same moment."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 
 from engine.search.candidate import Candidate, Passage
 from engine.search.lexical import first_matching_word
 from engine.store import SegmentRow
-from engine.types import SegmentKind
+from engine.types import SegmentKind, Timing
 
 SAME_MOMENT_MS = 2000  # two hits in one file that start closer than this are one moment
+# Recognised words are timed to within a few tenths of a second, and a listener needs a
+# moment to settle in: playback starts this much before the sentence, in the pause before it.
+LEAD_MS = 400
+# A sentence before the answer this short ("Why?", "Here is why.") is heard with it.
+SHORT_SENTENCE_WORDS = 3
+_ENDS_SENTENCE = (".", "?", "!")
 
 
 def seek_ms(
     row: SegmentRow, passage: Passage | None, weights: Mapping[str, float], refine: bool
 ) -> int | None:
-    """Where the player starts for a hit: its best sentence (cue), at its first query word
-    when speech was recognised; the segment's start without refinement or a passage."""
+    """Where the player starts for a hit: at the beginning of the sentence that answers (its
+    best cue; with recognised words, the sentence of the cue's first query word), or of the
+    sentence before it when that one is short, a little before it when speech was
+    recognised; never in the middle of a sentence. The segment's start without refinement
+    or a passage."""
     if not (refine and row.timings and passage is not None):
         return row.start_ms
     best = row.timings[passage.sentence]
-    word = first_matching_word(row.words, best, weights) if row.words else None
-    return best.start_ms if word is None else word.start_ms
+    if not row.words:
+        # Subtitle cues: each is a sentence or so, and starts where its author put it.
+        return row.timings[_with_short_one_before(row.timings, passage.sentence)].start_ms
+    sentences = spoken_sentences(row.words)
+    word = first_matching_word(row.words, best, weights)
+    at = best.start_ms if word is None else word.start_ms
+    # The sentence being spoken at ``at`` (the first one when the cue starts before any).
+    i = max(0, bisect.bisect_right([s.start_ms for s in sentences], at) - 1)
+    i = _with_short_one_before(sentences, i)
+    start = sentences[i].start_ms
+    # The lead stays in the pause: it never reaches back into the sentence before.
+    earliest = sentences[i - 1].end_ms if i > 0 else 0
+    return min(start, max(earliest, start - LEAD_MS, 0))
+
+
+def spoken_sentences(words: Sequence[Timing]) -> list[Timing]:
+    """The sentences of recognised speech, from its words: a sentence ends at a word ending
+    in a full stop, question or exclamation mark."""
+    out: list[Timing] = []
+    first = 0
+    for k, word in enumerate(words):
+        if word.text.rstrip("\"')]").endswith(_ENDS_SENTENCE) or k == len(words) - 1:
+            text = " ".join(w.text for w in words[first : k + 1])
+            out.append(Timing(words[first].start_ms, word.end_ms, text))
+            first = k + 1
+    return out
+
+
+def _with_short_one_before(sentences: Sequence[Timing], i: int) -> int:
+    """``i``, or the sentence before it when that one is short."""
+    if i == 0:
+        return i
+    return i - 1 if len(sentences[i - 1].text.split()) <= SHORT_SENTENCE_WORDS else i
 
 
 def refine_seeks(

@@ -1,0 +1,109 @@
+"""Where playback starts for a speech hit: at the beginning of the sentence that answers,
+a little before it, with the sentence before when that one is short; never mid-sentence."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.search.candidate import Passage
+from engine.search.seek import LEAD_MS, seek_ms, spoken_sentences
+from engine.store import SegmentRow
+from engine.types import SegmentKind, SourceKind, Timing
+from engine.words import stem
+
+# Recognised speech: (start, end, word), as Whisper times them. Two cues; the second one
+# starts in the middle of the sentence "So merge sort ... input." and holds three sentences.
+WORDS = (
+    (1000, 1300, "The"), (1300, 1700, "merge"), (1700, 2100, "needs"), (2100, 2400, "a"),
+    (2400, 2900, "buffer."),
+    (3600, 3800, "So"), (3800, 4200, "merge"), (4200, 4600, "sort"), (4600, 4800, "is"),
+    (4800, 5200, "fast"),
+    (5300, 5500, "on"), (5500, 5900, "every"), (5900, 6400, "input."),
+    (7000, 7300, "Here"), (7300, 7500, "is"), (7500, 7700, "why."),
+    (7900, 8100, "It"), (8100, 8300, "is"), (8300, 8500, "a"), (8500, 9000, "stable"),
+    (9000, 9400, "sort."),
+)  # fmt: skip
+CUES = (
+    Timing(1000, 5200, "The merge needs a buffer. So merge sort is fast"),
+    Timing(5300, 9400, "on every input. Here is why. It is a stable sort."),
+)
+
+
+def _row(words: tuple[tuple[int, int, str], ...] = WORDS) -> SegmentRow:
+    timings = tuple(Timing(a, b, w) for a, b, w in words)
+    return SegmentRow(
+        id=1,
+        source_id=1,
+        kind=SegmentKind.TRANSCRIPT,
+        start_ms=CUES[0].start_ms,
+        end_ms=CUES[-1].end_ms,
+        page=None,
+        path_in_archive=None,
+        line_start=None,
+        line_end=None,
+        heading="",
+        text=" ".join(c.text for c in CUES),
+        timings=CUES,
+        source_path="/courses/lecture.mp4",
+        source_title="lecture",
+        course="Algorithms",
+        source_kind=SourceKind.VIDEO,
+        words=timings,
+    )
+
+
+def _weights(*words: str) -> dict[str, float]:
+    return {stem(w): 1.0 for w in words}
+
+
+def test_sentences_come_from_the_words_full_stops() -> None:
+    sentences = spoken_sentences(_row().words)
+    assert [(s.start_ms, s.end_ms) for s in sentences] == [
+        (1000, 2900),
+        (3600, 6400),
+        (7000, 7700),
+        (7900, 9400),
+    ]
+    assert sentences[1].text == "So merge sort is fast on every input."
+
+
+def test_playback_starts_before_the_sentence_not_at_its_first_query_word() -> None:
+    at = seek_ms(_row(), Passage(0, 2.0), _weights("merge", "sort"), refine=True)
+    # Old: 1300 ("merge", mid-sentence). The sentence starts at 1000, nothing is before it.
+    assert at == 1000 - LEAD_MS
+
+
+def test_a_lead_stays_in_the_pause_before_the_sentence() -> None:
+    # The cue's first query word is "sort" at 4200; its sentence starts at 3600, after a
+    # pause from 2900: the player starts LEAD_MS before, still inside that pause.
+    at = seek_ms(_row(), Passage(0, 1.0), _weights("sort"), refine=True)
+    assert at == 3600 - LEAD_MS
+    assert at >= 2900
+    tight = tuple((a - 500 if a >= 3600 else a, b, w) for a, b, w in WORDS)  # 200 ms pause
+    assert seek_ms(_row(tight), Passage(0, 1.0), _weights("sort"), refine=True) == 2900
+
+
+def test_a_cue_starting_mid_sentence_plays_from_the_sentence_start() -> None:
+    # The second cue starts with "on every input." (the end of "So merge sort ...").
+    at = seek_ms(_row(), Passage(1, 1.0), _weights("input"), refine=True)
+    assert at == 3600 - LEAD_MS
+
+
+def test_a_short_sentence_before_the_answer_is_heard_with_it() -> None:
+    # "It is a stable sort." follows "Here is why." (3 words): playback starts at "Here".
+    at = seek_ms(_row(), Passage(1, 1.0), _weights("stable"), refine=True)
+    assert at == 7000 - LEAD_MS
+
+
+def test_subtitle_cues_start_where_their_author_put_them() -> None:
+    cues = (
+        Timing(0, 4000, "Welcome back to the course on sorting."),
+        Timing(4000, 5000, "Why?"),
+        Timing(5000, 9000, "Because merge sort is stable."),
+        Timing(9000, 13000, "That matters for records sorted twice."),
+    )
+    row = replace(_row(()), timings=cues)
+    weights = _weights("stable")
+    assert seek_ms(row, Passage(2, 1.0), weights, refine=True) == 4000  # with "Why?"
+    assert seek_ms(row, Passage(3, 1.0), weights, refine=True) == 9000
+    assert seek_ms(row, Passage(3, 1.0), weights, refine=False) == row.start_ms
