@@ -19,6 +19,7 @@ from mcp_types import ToolAnnotations
 
 from engine import __version__
 from engine.errors import CoursedexError, NotFoundError
+from engine.formatting import location
 from engine.library import Library
 from engine.links import Link, link_of, make_link, parse_link, resolve_link
 from engine.search import SearchFilters, SearchResult
@@ -80,6 +81,7 @@ class CoursedexTools:
             "page": r.page,
             "line": r.line or r.line_start,
             "path_in_archive": r.path_in_archive,
+            "where": location(r),  # to cite: "02:43", "page 3", "src/a.py:14"
             "score": round(r.score, 4),
             "strong": r.strong,
             "segment_id": r.segment_id,

@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, TextContent
 
 from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR
+from engine.formatting import clock
 from engine.library import Library
 from engine.links import parse_link
 from engine.models.embedder import OnnxEmbedder
@@ -104,6 +105,7 @@ def test_an_mcp_client_finds_the_merge_sort_moment(demo_library: Path, models_di
     link = parse_link(hit["link"])
     assert link.source == str(LECTURE) and link.sha256
     assert link.start_ms == round(hit["start"] * 1000)
+    assert link.start_ms is not None and hit["where"] == clock(link.start_ms)
 
     (course,) = seen["courses"]["courses"]
     assert course["name"] == DEMO_COURSE
