@@ -120,3 +120,15 @@ def test_cli_open_prints_where_a_link_leads(
     assert shown["moved"] is True and shown["start"] == HIPPO_MS / 1000
     assert cli([*base, "coursedex://open?source=/gone/x.srt"]) == 1
     assert "is not in this library" in capsys.readouterr().err
+
+
+def test_every_installer_registers_the_scheme() -> None:
+    root = Path(__file__).resolve().parents[2] / "installer"
+    desktop = (root / "linux" / "coursedex.desktop").read_text(encoding="utf-8").splitlines()
+    assert "Exec=coursedex %U" in desktop  # links and files (paths or file:// URLs)
+    mime = next(line for line in desktop if line.startswith("MimeType="))
+    assert "x-scheme-handler/coursedex;" in mime
+    iss = (root / "windows" / "coursedex.iss").read_text(encoding="utf-8")
+    assert '"Software\\Classes\\coursedex\\shell\\open\\command"' in iss
+    spec = (root / "coursedex.spec").read_text(encoding="utf-8")
+    assert '"CFBundleURLSchemes": ["coursedex"]' in spec
