@@ -137,6 +137,15 @@ MIGRATIONS: tuple[str, ...] = (
         vectors BLOB NOT NULL
     );
     """,
+    # 4: two imports of one video at once (before the library's write lock) each appended
+    # its on-screen text. A scene's text is one row: keep the first of each. Their vectors
+    # go with them (cascade); the vector index drops theirs when it is next reconciled.
+    """
+    DELETE FROM segments WHERE kind = 'screen' AND id NOT IN (
+        SELECT min(id) FROM segments WHERE kind = 'screen'
+        GROUP BY source_id, start_ms, end_ms, text
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -482,3 +482,32 @@ def test_an_immutable_database_is_searched_and_refuses_changes(
     immutable_database: Path, embedder: OnnxEmbedder, tmp_path: Path
 ) -> None:
     _read_only_library_searches_and_refuses_changes(immutable_database, embedder, tmp_path)
+
+
+def test_on_screen_text_duplicated_by_an_earlier_version_is_removed_once(
+    tmp_path: Path, subtitled_video: Path, embedder: OnnxEmbedder
+) -> None:
+    folder = tmp_path / "lib"
+    with _open(folder, embedder) as lib:
+        lib.ingest([subtitled_video])
+        want = _segment_kinds(lib)
+        # What two imports at once left behind before the write lock: every row of the
+        # screen read twice, with its vector, and the library at schema 3.
+        conn = lib.store.conn
+        columns = "source_id, ord, kind, start_ms, end_ms, page, heading, text, extra, timings"
+        conn.execute(
+            f"INSERT INTO segments({columns}) SELECT source_id, ord + 100, kind, start_ms, "
+            "end_ms, page, heading, text, extra, timings FROM segments WHERE kind = 'screen'"
+        )
+        conn.execute(
+            "INSERT INTO embeddings(segment_id, space, vector) SELECT d.id, e.space, e.vector "
+            "FROM segments d JOIN segments s ON s.source_id = d.source_id "
+            "AND s.ord + 100 = d.ord JOIN embeddings e ON e.segment_id = s.id"
+        )
+        conn.execute("PRAGMA user_version = 3")
+    with _open(folder, embedder) as lib:
+        assert _segment_kinds(lib) == want
+        assert lib.stats()["vectors"] == sum(want.values())
+        stored = lib.store.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+        assert stored == sum(want.values())
+        assert lib.search("pangolins keratin").results[0].source == str(subtitled_video)
