@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from engine.errors import LibraryError
-from engine.store.schema import SCHEMA_VERSION, migrate
+from engine.store.schema import READABLE_VERSION, SCHEMA_VERSION, migrate
 
 # A row read by column name: ``row.start_ms``. A named tuple made per column list, not
 # sqlite3.Row, whose lookup by name scans the columns each time (search reads hundreds of
@@ -36,6 +36,10 @@ def _record_type(names: tuple[str, ...]) -> type[Any]:
 
 def _column_names(cursor: sqlite3.Cursor) -> tuple[str, ...]:
     return tuple(column[0] for column in cursor.description)
+
+
+def _user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
@@ -117,7 +121,7 @@ class Database:
             conn.execute("PRAGMA synchronous = NORMAL")
             if not read_only:
                 migrate(conn)
-            elif conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            elif not READABLE_VERSION <= _user_version(conn) <= SCHEMA_VERSION:
                 raise LibraryError(
                     f"the library database {path} is read-only and was written by another "
                     "version of Coursedex: it cannot be opened until it can be upgraded"

@@ -148,6 +148,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+# The oldest version a read-only library can be searched at: later steps change only rows.
+READABLE_VERSION = 3
 
 
 def migrate(conn: sqlite3.Connection) -> None:

@@ -375,3 +375,24 @@ def test_texts_neighbours_and_stats_read_their_rows_by_name() -> None:
     assert stats["segments_by_kind"] == {"note": 3}
     assert stats["sources_by_status"] == {"indexed": 1}
     assert (stats["courses"], stats["sources"], stats["segments"]) == (1, 1, 3)
+
+
+def test_a_read_only_open_reads_a_library_a_row_step_behind_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "library.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 3")  # before step 4, which only removes rows
+    conn.commit()
+    conn.close()
+    store = Store(path, read_only=True)
+    assert store.courses() == []
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 2")  # tables of step 3 missing: cannot be read as is
+    conn.commit()
+    conn.close()
+    with pytest.raises(LibraryError, match="cannot be opened until it can be upgraded"):
+        Store(path, read_only=True)
