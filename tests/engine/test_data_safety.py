@@ -21,6 +21,7 @@ from engine.errors import LibraryBusyError, LibraryError
 from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from engine.progress import Stage
 from engine.store import Store
 from engine.types import SourceKind, SourceStatus
 from tests.factories import make_pdf, make_srt
@@ -348,6 +349,17 @@ def test_search_and_remove_while_another_process_imports(
                 lib.remove("New")
             with pytest.raises(LibraryBusyError):
                 lib.remove("Old")
+            # An import here waits for that one, saying so, until it is cancelled.
+            stop = threading.Event()
+            stages: list[str] = []
+
+            def wait_then_cancel(p: IngestProgress) -> None:
+                stages.append(p.stage)
+                stop.set()
+
+            waited = lib.ingest([course], progress=wait_then_cancel, cancel=stop)
+            assert stages == [Stage.WAITING]
+            assert {f.outcome for f in waited.files} == {Outcome.CANCELLED}
         assert _contents(folder / "vectors") == index_files  # this process wrote nothing
         assert not [r for r in caplog.records if "repaired" in r.getMessage()]
     finally:
