@@ -84,9 +84,10 @@ def _closest_cue(
     timings = row.timings
     share = np.array([score(t.text) / total if score else 0.0 for t in timings])
     # An answer often takes two sentences ("Merge sort has one more property. It is a
-    # stable sort."): a cue is chosen by the query words it and the next one hold together,
-    # so playback starts where the passage holding them all begins.
+    # stable sort."): a cue that holds query words is chosen by those it and the next one
+    # hold together, so playback starts where the passage holding them all begins.
     pairs = [f"{a.text} {b.text}" for a, b in itertools.pairwise(timings)]
-    held = np.array([score(t) / total if score else 0.0 for t in pairs] + list(share[-1:]))
+    together = [score(t) / total if score else 0.0 for t in pairs] + list(share[-1:])
+    held = np.where(share > 0, together, 0.0)
     best = int(np.argmax(sims + SEEK_WORDS * held))
     return float(sims.max()), float(share.max()), Passage(best, float(share[best] * total))

@@ -12,9 +12,6 @@ from engine.store import SegmentRow
 from engine.types import SegmentKind, Timing
 
 SAME_MOMENT_MS = 2000  # two hits in one file that start closer than this are one moment
-# Recognised words are timed to within a few tenths of a second, and a listener needs a
-# moment to settle in: playback starts this much before the sentence, in the pause before it.
-LEAD_MS = 400
 # A sentence before the answer this short ("Why?", "Here is why.") is heard with it.
 SHORT_SENTENCE_WORDS = 3
 _ENDS_SENTENCE = (".", "?", "!")
@@ -25,9 +22,10 @@ def seek_ms(
 ) -> int | None:
     """Where the player starts for a hit: at the beginning of the sentence that answers (its
     best cue; with recognised words, the sentence of the cue's first query word), or of the
-    sentence before it when that one is short, a little before it when speech was
-    recognised; never in the middle of a sentence. The segment's start without refinement
-    or a passage."""
+    sentence before it when that one is short; never in the middle of a sentence. No time
+    is added before it: a slide that changes as the sentence begins would show the one
+    before in the result and at the start of playback. The segment's start without
+    refinement or a passage."""
     if not (refine and row.timings and passage is not None):
         return row.start_ms
     best = row.timings[passage.sentence]
@@ -39,11 +37,7 @@ def seek_ms(
     at = best.start_ms if word is None else word.start_ms
     # The sentence being spoken at ``at`` (the first one when the cue starts before any).
     i = max(0, bisect.bisect_right([s.start_ms for s in sentences], at) - 1)
-    i = _with_short_one_before(sentences, i)
-    start = sentences[i].start_ms
-    # The lead stays in the pause: it never reaches back into the sentence before.
-    earliest = sentences[i - 1].end_ms if i > 0 else 0
-    return min(start, max(earliest, start - LEAD_MS, 0))
+    return sentences[_with_short_one_before(sentences, i)].start_ms
 
 
 def spoken_sentences(words: Sequence[Timing]) -> list[Timing]:

@@ -1,12 +1,12 @@
 """Where playback starts for a speech hit: at the beginning of the sentence that answers,
-a little before it, with the sentence before when that one is short; never mid-sentence."""
+with the sentence before when that one is short; never mid-sentence."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from engine.search.candidate import Passage
-from engine.search.seek import LEAD_MS, seek_ms, spoken_sentences
+from engine.search.seek import seek_ms, spoken_sentences
 from engine.store import SegmentRow
 from engine.types import SegmentKind, SourceKind, Timing
 from engine.words import stem
@@ -67,32 +67,23 @@ def test_sentences_come_from_the_words_full_stops() -> None:
     assert sentences[1].text == "So merge sort is fast on every input."
 
 
-def test_playback_starts_before_the_sentence_not_at_its_first_query_word() -> None:
-    at = seek_ms(_row(), Passage(0, 2.0), _weights("merge", "sort"), refine=True)
-    # Old: 1300 ("merge", mid-sentence). The sentence starts at 1000, nothing is before it.
-    assert at == 1000 - LEAD_MS
-
-
-def test_a_lead_stays_in_the_pause_before_the_sentence() -> None:
-    # The cue's first query word is "sort" at 4200; its sentence starts at 3600, after a
-    # pause from 2900: the player starts LEAD_MS before, still inside that pause.
-    at = seek_ms(_row(), Passage(0, 1.0), _weights("sort"), refine=True)
-    assert at == 3600 - LEAD_MS
-    assert at >= 2900
-    tight = tuple((a - 500 if a >= 3600 else a, b, w) for a, b, w in WORDS)  # 200 ms pause
-    assert seek_ms(_row(tight), Passage(0, 1.0), _weights("sort"), refine=True) == 2900
+def test_playback_starts_at_the_sentence_not_at_its_first_query_word() -> None:
+    # Old: 1300 ("merge", mid-sentence).
+    assert seek_ms(_row(), Passage(0, 2.0), _weights("merge", "sort"), refine=True) == 1000
+    # The cue's first query word is "sort" at 4200 (old); its sentence starts at 3600.
+    assert seek_ms(_row(), Passage(0, 1.0), _weights("sort"), refine=True) == 3600
 
 
 def test_a_cue_starting_mid_sentence_plays_from_the_sentence_start() -> None:
     # The second cue starts with "on every input." (the end of "So merge sort ...").
-    at = seek_ms(_row(), Passage(1, 1.0), _weights("input"), refine=True)
-    assert at == 3600 - LEAD_MS
+    # Old: 5900 ("input.").
+    assert seek_ms(_row(), Passage(1, 1.0), _weights("input"), refine=True) == 3600
 
 
 def test_a_short_sentence_before_the_answer_is_heard_with_it() -> None:
     # "It is a stable sort." follows "Here is why." (3 words): playback starts at "Here".
-    at = seek_ms(_row(), Passage(1, 1.0), _weights("stable"), refine=True)
-    assert at == 7000 - LEAD_MS
+    # Old: 8500 ("stable").
+    assert seek_ms(_row(), Passage(1, 1.0), _weights("stable"), refine=True) == 7000
 
 
 def test_subtitle_cues_start_where_their_author_put_them() -> None:
