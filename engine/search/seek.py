@@ -37,6 +37,10 @@ def seek_ms(
     at = best.start_ms if word is None else word.start_ms
     # The sentence being spoken at ``at`` (the first one when the cue starts before any).
     i = max(0, bisect.bisect_right([s.start_ms for s in sentences], at) - 1)
+    # A window may begin with the end of a sentence ("and conquer."): Whisper starts every
+    # sentence with a capital, so a short one without it is a tail, not a sentence to hear.
+    if i > 0 and not sentences[i - 1].text[:1].isupper():
+        return sentences[i].start_ms
     return sentences[_with_short_one_before(sentences, i)].start_ms
 
 

@@ -86,6 +86,14 @@ def test_a_short_sentence_before_the_answer_is_heard_with_it() -> None:
     assert seek_ms(_row(), Passage(1, 1.0), _weights("stable"), refine=True) == 7000
 
 
+def test_the_tail_of_a_sentence_that_began_before_the_window_is_not_heard_first() -> None:
+    # The window starts with "sort." (the end of a sentence it does not hold), then the
+    # answer: playback starts at "It", not at the tail.
+    tail = ((7000, 7400, "sort."), *((a, b, w) for a, b, w in WORDS if a >= 7900))
+    row = replace(_row(tail), timings=(Timing(7000, 9400, "sort. It is a stable sort."),))
+    assert seek_ms(row, Passage(0, 1.0), _weights("stable"), refine=True) == 7900
+
+
 def test_subtitle_cues_start_where_their_author_put_them() -> None:
     cues = (
         Timing(0, 4000, "Welcome back to the course on sorting."),
