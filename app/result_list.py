@@ -106,9 +106,7 @@ class ResultList(QListWidget):
         font.setItalic(True)
         font.setBold(True)
         item.setFont(font)
-        # Not the disabled grey a flagless item gets: the divider must be seen.
-        item.setForeground(self.palette().color(QPalette.ColorRole.Text))
-        item.setBackground(self.palette().color(QPalette.ColorRole.AlternateBase))
+        self._colour_divider(item)
         item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         item.setToolTip("Below here the results only share some words or the topic.")
         item.setSizeHint(QSize(width, self.fontMetrics().height() + 12))
@@ -119,6 +117,11 @@ class ResultList(QListWidget):
             if widget is not None:
                 widget.set_current(current)
         self._current = row
+
+    def _colour_divider(self, item: QListWidgetItem) -> None:
+        """Not the disabled grey a flagless item gets: the divider must be seen."""
+        item.setForeground(self.palette().color(QPalette.ColorRole.Text))
+        item.setBackground(self.palette().color(QPalette.ColorRole.AlternateBase))
 
     def divider_row(self) -> int | None:
         """The row of the "Weaker matches" divider, if the list has one."""
@@ -211,4 +214,8 @@ class ResultList(QListWidget):
                 widget = self.row_widget(row)
                 if widget is not None:
                     widget.icon.setPixmap(self._icons[widget.result.kind].pixmap(20, 20))
+                    widget.set_current(row == self.currentRow())
+            divider = self.divider_row()
+            if divider is not None:
+                self._colour_divider(self.item(divider))
         super().changeEvent(event)

@@ -45,6 +45,14 @@ ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
 Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool]
 
 
+class StatusLine(QLabel):
+    """Two lines high whatever it says; a longer message is whole in its tooltip."""
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(text if len(text) > 80 else "")
+
+
 class SearchPane(QWidget):
     """Search box, filters, results and the status line; asks for a result to be opened."""
 
@@ -75,7 +83,7 @@ class SearchPane(QWidget):
         self.results.open_requested.connect(self._open)
         self.results.link_activated.connect(self._note_link)
         self.empty_note = self.results.empty_note
-        self.status = QLabel()
+        self.status = StatusLine()
         self.status.setWordWrap(True)
         # Two lines always: the list above must not jump as messages come and go.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)

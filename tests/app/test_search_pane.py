@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QIcon, QMouseEvent
+from PySide6.QtGui import QColor, QIcon, QMouseEvent, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -152,6 +152,13 @@ def test_weaker_matches_are_set_apart_and_stepped_over(
     assert window.results.currentRow() == divider + 1
     qtbot.keyClick(window.search, Qt.Key.Key_Up)
     assert window.results.currentRow() == divider - 1
+    # A theme switched while it shows keeps it legible: the new palette's text colour.
+    dark = QPalette(window.results.palette())
+    dark.setColor(QPalette.ColorRole.Text, QColor("#eeeeee"))
+    dark.setColor(QPalette.ColorRole.Base, QColor("#202020"))
+    window.results.setPalette(dark)
+    item = window.results.item(divider)
+    assert item.foreground().color() == QColor("#eeeeee")
 
 
 def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Library) -> None:
@@ -278,9 +285,11 @@ def test_the_status_line_keeps_its_height(qtbot: QtBot, two_courses: Library) ->
     qtbot.wait(50)
     before = (window.status.height(), window.results.height())
     # A message as long as a failed search's (a model that cannot load, a long query).
-    window.status.setText("The search model could not load: " + "a long reason " * 12)
+    long = "The search model could not load: " + "a long reason " * 12
+    window.status.setText(long)
     qtbot.wait(50)
     assert (window.status.height(), window.results.height()) == before
+    assert window.status.toolTip() == long  # whole, where two lines cannot hold it
 
 
 def test_click_on_a_course_arrow_only_opens_it(qtbot: QtBot, two_courses: Library) -> None:
