@@ -1,5 +1,6 @@
 """The list of results: a row per lecture or file, a "Weaker matches" divider above the
 first weak hit, and a note inside the list when it is empty (with a link to act on it).
+A row's menu opens it or copies a coursedex:// link to its moment, or a quote with its time.
 
 Rows are added a few per turn of the event loop (a row costs about 1.5 ms of layout), and
 they wrap to the list's width, so a resize lays them out again.
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QIcon, QImage, QPainter, QPalette, QPixmap
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QWidget
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped
 from engine.api import SearchResult, SegmentKind
@@ -26,6 +27,7 @@ class ResultList(QListWidget):
 
     open_requested = Signal(object)  # a SearchResult: a row or one of its moments
     link_activated = Signal(str)  # a link in the empty note
+    copy_requested = Signal(object, bool)  # a SearchResult; True: a quote, False: its link
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,6 +40,8 @@ class ResultList(QListWidget):
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self.currentRowChanged.connect(self._current_changed)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._show_menu)
         self._current = -1
         # Why the list is empty, said inside it ("Nothing in your library is close to …").
         self.empty_note = QLabel(self.viewport())
@@ -158,6 +162,25 @@ class ResultList(QListWidget):
         result = item.data(Qt.ItemDataRole.UserRole)
         if result is not None:
             self.open_requested.emit(result)
+
+    def row_menu(self, row: int) -> QMenu | None:
+        """The menu of a result row: Open, Copy link, Copy quote with time."""
+        result = self.result_at(row)
+        if result is None:
+            return None
+        menu = QMenu(self)
+        menu.addAction("Open", lambda: self.open_requested.emit(result))
+        menu.addSeparator()
+        menu.addAction("Copy link", lambda: self.copy_requested.emit(result, False))
+        quote = "Copy quote with time" if result.start_ms is not None else "Copy quote"
+        menu.addAction(quote, lambda: self.copy_requested.emit(result, True))
+        return menu
+
+    def _show_menu(self, point: QPoint) -> None:
+        item = self.itemAt(point)
+        menu = self.row_menu(self.row(item)) if item is not None else None
+        if menu is not None:
+            menu.exec(self.viewport().mapToGlobal(point))
 
     # --- the empty note --------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QImage, QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QImage, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -30,7 +30,15 @@ from app.result_list import ResultList
 from app.results import KIND_NAMES, ResultRow, thumbnail
 from app.search_history import SearchHistory
 from app.tasks import Failure, Tasks
-from engine.api import Course, Library, SearchFilters, SearchResult, SegmentKind
+from engine.api import (
+    Course,
+    Library,
+    SearchFilters,
+    SearchResult,
+    SegmentKind,
+    quote_with_time,
+    result_link,
+)
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +90,7 @@ class SearchPane(QWidget):
         self.results = ResultList()
         self.results.open_requested.connect(self._open)
         self.results.link_activated.connect(self._note_link)
+        self.results.copy_requested.connect(self.copy_result)
         self.empty_note = self.results.empty_note
         self.status = StatusLine()
         self.status.setWordWrap(True)
@@ -293,6 +302,13 @@ class SearchPane(QWidget):
     def _open(self, result: SearchResult) -> None:
         self.history.add(self.query)
         self.open_requested.emit(result)
+
+    def copy_result(self, result: SearchResult, quote: bool) -> None:
+        """A result's coursedex:// link (with its file's hash, so it survives a move), or a
+        quote with its time and that link, on the clipboard."""
+        link = result_link(self.library, result)
+        QGuiApplication.clipboard().setText(quote_with_time(result, link) if quote else link)
+        self.status.setText("Quote copied" if quote else f"Link copied: {link}")
 
     @property
     def shown_query(self) -> str:

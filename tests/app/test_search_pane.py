@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.results import ResultRow, thumbnail
 from app.window import SearchWindow
-from engine.api import SearchResult, SegmentKind, SourceKind
+from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
@@ -301,3 +301,29 @@ def test_click_on_a_course_arrow_only_opens_it(qtbot: QtBot, two_courses: Librar
     arrow = QPoint(rect.x() - window.panel.indentation() // 2, rect.center().y())
     QTest.mouseClick(window.panel.viewport(), Qt.MouseButton.LeftButton, pos=arrow)
     assert item.isExpanded() and window.course_box.currentData() is None
+
+
+def test_a_result_rows_menu_copies_its_link_and_a_quote_with_its_time(
+    qtbot: QtBot, two_courses: Library, tmp_path: Path
+) -> None:
+    """Issue 16: the result menu has Copy link and Copy quote with time; the link carries
+    the moment and the file's hash (what finds the file after a move: tests/app/
+    test_links_window.py opens such links)."""
+    window = shown_window(qtbot, two_courses)
+    qtbot.keyClicks(window.search, "hippopotamus")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source.endswith(".srt"))
+    hit = window.result_at(0)
+    assert hit is not None and hit.start_ms is not None
+    menu = window.search_pane.results.row_menu(0)
+    assert menu is not None
+    actions = {a.text(): a for a in menu.actions() if a.text()}
+    assert list(actions) == ["Open", "Copy link", "Copy quote with time"]
+    actions["Copy link"].trigger()
+    link = QApplication.clipboard().text()
+    parsed = parse_link(link)
+    assert parsed.source == hit.source and parsed.start_ms == hit.start_ms
+    assert parsed.sha256 == two_courses.source(hit.source).sha256  # type: ignore[union-attr]
+    actions["Copy quote with time"].trigger()
+    quote = QApplication.clipboard().text()
+    assert clock(hit.start_ms) in quote and quote.endswith(link)
+    assert "hippopotamus" in quote.lower()
