@@ -14,8 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,17 +25,18 @@ from engine.config import EngineConfig, SearchConfig
 from engine.embedding import Embedding, embed_text
 from engine.errors import LibraryBusyError, LibraryError, NotFoundError
 from engine.indexer import Indexer
-from engine.library_folder import LibraryLock, prepare_folder, refuse_lost_database
+from engine.library_folder import prepare_folder, refuse_lost_database
 from engine.library_models import LibraryModels
 from engine.linking import link_slides
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.pipeline import Job, Pipeline, PlannedFile, plan
-from engine.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
+from engine.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.reading import Reader
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Course, Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus, Timing
+from engine.write_access import WriteAccess
 
 if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
@@ -85,14 +85,10 @@ class Library:
         self._repair_lock = threading.Lock()  # then the indexer's, never the other way
         embedding = Embedding(config.embed_batch_size, config.embed_context)
         self.indexer = Indexer(self.store, folder, embedding)
-        self._writer = LibraryLock(folder / "library.lock", self._taken, self._leaving)
+        self.access = WriteAccess(folder, self.read_only, self.indexer)
         self._importing: set[str] = set()  # the courses (case-folded) of the import running
-        self._run_lock = threading.Lock()  # one import at a time in this process
         self._closed = False
-        if self.read_only is None and self._writer.acquire():
-            self._writer.release()  # the index reconciled with the database, and saved
-        else:  # read only, or another process is importing (and saves its own index)
-            self.indexer.open(quiet=True)
+        self.access.open_index()
         reader = Reader(self.store, config, self.models, self.thumbs, self._models.recognizer)
         self.pipeline = Pipeline(self.store, self.indexer, reader, config, self.embedder)
         self.searcher = Searcher(
@@ -129,69 +125,6 @@ class Library:
         finally:
             self.store.close()
 
-    def _taken(self) -> None:
-        """This process may write now: read the index again if another one saved it since."""
-        self.indexer.open()
-
-    def _leaving(self) -> None:
-        """Save the index before another process may write, so it starts from all of it."""
-        try:
-            self.indexer.save()
-        except LibraryError as e:  # a full disk: the database holds every vector
-            log.warning("%s; it is rebuilt from the library database at the next start", e)
-
-    @contextmanager
-    def _writing(self, what: str) -> Iterator[None]:
-        """Hold the write lock for a change that does not wait for another process's import.
-
-        Raises:
-            LibraryBusyError: another process is importing into this library.
-            LibraryError: the library is read-only.
-        """
-        self._refuse_if_read_only(what)
-        if not self._writer.acquire():
-            raise LibraryBusyError(
-                f"another Coursedex is importing into this library: {what} when it has finished"
-            )
-        try:
-            yield
-        finally:
-            self._writer.release()
-
-    @contextmanager
-    def _import(
-        self, progress: Callable[[IngestProgress], None] | None, cancel: threading.Event | None
-    ) -> Iterator[bool]:
-        """Hold the write lock for an import, waiting while another process imports (and
-        saying so once); False when ``cancel`` was set while waiting.
-
-        Raises:
-            LibraryError: the library is read-only.
-        """
-        self._refuse_if_read_only("import")
-        with self._run_lock:
-            said = False
-            while not self._writer.acquire():
-                if cancel is not None and cancel.is_set():
-                    yield False
-                    return
-                if progress is not None and not said:
-                    folder = str(self.folder)
-                    progress(IngestProgress(folder, 0, 1, Stage.WAITING, 0.0, None))
-                    said = True
-                time.sleep(0.2)
-            try:
-                yield True
-            finally:
-                self._writer.release()
-
-    def _refuse_if_read_only(self, what: str) -> None:
-        if self.read_only is not None:
-            raise LibraryError(
-                f"the library {self.folder} is read-only ({self.read_only}): searching works, "
-                f"but Coursedex cannot {what}"
-            )
-
     def _run(
         self,
         jobs: list[Job],
@@ -211,14 +144,8 @@ class Library:
         self.close()
 
     def save(self) -> None:
-        """Save the vector index, unless another process is importing: it saves its own,
-        and what this one holds beyond that came from the database."""
-        if self.read_only is not None:
-            return
-        if self._writer.held:
-            self.indexer.save()
-        elif self._writer.acquire():
-            self._writer.release()
+        """Save the vector index (unless another process is importing: it saves its own)."""
+        self.access.save()
 
     # --- models -------------------------------------------------------------------------
 
@@ -242,13 +169,10 @@ class Library:
         if not self._repaired:
             with self._repair_lock:
                 # While another process imports, the repair waits for a later use.
-                writable = self.read_only is None
-                if not self._repaired and writable and self._writer.acquire():
-                    try:
-                        self.indexer.repair(model)
-                        self._repaired = True
-                    finally:
-                        self._writer.release()
+                if not self._repaired and self.access.try_locked(
+                    lambda: self.indexer.repair(model)
+                ):
+                    self._repaired = True
 
     def _embedder_if_any(self) -> Embedder | None:
         return self.embedder() if self.indexer.index is not None else None
@@ -284,7 +208,7 @@ class Library:
         """
         started = time.monotonic()
         planned = plan(paths, course)
-        with self._import(progress, cancel) as writing:
+        with self.access.importing(progress, cancel) as writing:
             if writing:
                 report = self._run(self.pipeline.queue(planned), progress, cancel)
             else:
@@ -298,7 +222,7 @@ class Library:
         cancel: threading.Event | None = None,
     ) -> IngestReport:
         """Finish the files a previous run queued but did not index (after a quit or crash)."""
-        with self._import(progress, cancel) as writing:
+        with self.access.importing(progress, cancel) as writing:
             if not writing:
                 return IngestReport()
             return self._run(self.pipeline.pending(), progress, cancel)
@@ -423,7 +347,7 @@ class Library:
             NotFoundError: nothing in the library has that name or path.
             LibraryBusyError: its course is being imported, here or by another process.
         """
-        with self._writing(f"remove {target}"):
+        with self.access.writing(f"remove {target}"):
             return self._remove(target)
 
     def _remove(self, target: str) -> int:
@@ -455,7 +379,7 @@ class Library:
         return len(doomed)
 
     def rename_course(self, old: str, new: str) -> None:
-        with self._writing(f"rename {old}"):
+        with self.access.writing(f"rename {old}"):
             self.store.rename_course(old, new)
 
     def reindex(
@@ -474,7 +398,7 @@ class Library:
             self._models.use_embedder(embedder)
             self._repaired = True  # everything was just embedded
 
-        with self._writing("re-index"):
+        with self.access.writing("re-index"):
             return self.indexer.rebuild(embedder, switch, progress, cancel)
 
     def stats(self) -> dict[str, object]:

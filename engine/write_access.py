@@ -1,0 +1,131 @@
+"""Who may write to a library folder, and when: never when it is read-only, one import at a
+time in this process, and no other process while one holds the folder's write lock.
+
+Reads never wait for any of this: a search runs while another process imports.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from engine.errors import LibraryBusyError, LibraryError
+from engine.indexer import Indexer
+from engine.library_folder import LibraryLock
+from engine.progress import IngestProgress, Stage
+
+log = logging.getLogger(__name__)
+
+
+class WriteAccess:
+    """The write lock of one library folder as the library uses it.
+
+    ``read_only`` says why this process cannot write (None: it can). While another process
+    holds the lock it saves its own vector index; this one reads it again when it takes
+    the lock and saves its own before letting it go.
+    """
+
+    def __init__(self, folder: Path, read_only: str | None, indexer: Indexer) -> None:
+        self.folder = folder
+        self.read_only = read_only
+        self.indexer = indexer
+        self._lock = LibraryLock(folder / "library.lock", self._taken, self._leaving)
+        self._run_lock = threading.Lock()  # one import at a time in this process
+
+    def open_index(self) -> None:
+        """Reconcile the vector index with the database and save it, when this process may
+        write now; else only read it (read only, or another process is importing)."""
+        if self.read_only is None and self._lock.acquire():
+            self._lock.release()
+        else:
+            self.indexer.open(quiet=True)
+
+    def _taken(self) -> None:
+        """This process may write now: read the index again if another one saved it since."""
+        self.indexer.open()
+
+    def _leaving(self) -> None:
+        """Save the index before another process may write, so it starts from all of it."""
+        try:
+            self.indexer.save()
+        except LibraryError as e:  # a full disk: the database holds every vector
+            log.warning("%s; it is rebuilt from the library database at the next start", e)
+
+    def save(self) -> None:
+        """Save the vector index, unless another process is importing: it saves its own,
+        and what this one holds beyond that came from the database."""
+        if self.read_only is not None:
+            return
+        if self._lock.held:
+            self.indexer.save()
+        elif self._lock.acquire():
+            self._lock.release()
+
+    def try_locked(self, work: Callable[[], None]) -> bool:
+        """Run ``work`` under the lock if it is free now; False when it is not (or read only)."""
+        if self.read_only is not None or not self._lock.acquire():
+            return False
+        try:
+            work()
+        finally:
+            self._lock.release()
+        return True
+
+    def refuse_if_read_only(self, what: str) -> None:
+        """Raises:
+        LibraryError: the library is read-only (the message names ``what`` was refused).
+        """
+        if self.read_only is not None:
+            raise LibraryError(
+                f"the library {self.folder} is read-only ({self.read_only}): searching works, "
+                f"but Coursedex cannot {what}"
+            )
+
+    @contextmanager
+    def writing(self, what: str) -> Iterator[None]:
+        """Hold the write lock for a change that does not wait for another process's import.
+
+        Raises:
+            LibraryBusyError: another process is importing into this library.
+            LibraryError: the library is read-only.
+        """
+        self.refuse_if_read_only(what)
+        if not self._lock.acquire():
+            raise LibraryBusyError(
+                f"another Coursedex is importing into this library: {what} when it has finished"
+            )
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    @contextmanager
+    def importing(
+        self, progress: Callable[[IngestProgress], None] | None, cancel: threading.Event | None
+    ) -> Iterator[bool]:
+        """Hold the write lock for an import, waiting while another process imports (and
+        saying so once); False when ``cancel`` was set while waiting.
+
+        Raises:
+            LibraryError: the library is read-only.
+        """
+        self.refuse_if_read_only("import")
+        with self._run_lock:
+            said = False
+            while not self._lock.acquire():
+                if cancel is not None and cancel.is_set():
+                    yield False
+                    return
+                if progress is not None and not said:
+                    folder = str(self.folder)
+                    progress(IngestProgress(folder, 0, 1, Stage.WAITING, 0.0, None))
+                    said = True
+                time.sleep(0.2)
+            try:
+                yield True
+            finally:
+                self._lock.release()
