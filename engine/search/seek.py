@@ -21,8 +21,8 @@ def seek_ms(
     row: SegmentRow, passage: Passage | None, weights: Mapping[str, float], refine: bool
 ) -> int | None:
     """Where the player starts for a hit: at the beginning of the sentence that answers (its
-    best cue; with recognised words, the sentence of the cue's first query word), or of the
-    sentence before it when that one is short; never in the middle of a sentence. No time
+    best cue; with recognised words, the sentence of the cue's first query word, or the one
+    before it when that is short); never in the middle of a sentence. No time
     is added before it: a slide that changes as the sentence begins would show the one
     before in the result and at the start of playback. The segment's start without
     refinement or a passage."""
@@ -30,8 +30,9 @@ def seek_ms(
         return row.start_ms
     best = row.timings[passage.sentence]
     if not row.words:
-        # Subtitle cues: each is a sentence or so, and starts where its author put it.
-        return row.timings[_with_short_one_before(row.timings, passage.sentence)].start_ms
+        # Subtitle cues are sentences, and start where their author put them. (Hearing a
+        # short cue before the answer too cost TutorialVQA's Hit@1 a question.)
+        return best.start_ms
     sentences = spoken_sentences(row.words)
     word = first_matching_word(row.words, best, weights)
     at = best.start_ms if word is None else word.start_ms

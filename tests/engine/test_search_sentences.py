@@ -3,12 +3,10 @@ their closest sentence, and playback seeks to it even when no word matches."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
 from engine.config import EngineConfig, SearchConfig
-from engine.demo import DEMO_DIR
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
@@ -88,37 +86,3 @@ def test_reindex_rebuilds_the_sentence_vectors(library: Library, tmp_path: Path)
     (hit, *_) = library.search(QUESTION, config=NO_GATE).results
     assert hit.start_ms == CUES[2][0]
     assert library.store.sentence_vectors([hit.segment_id], 384)[hit.segment_id].shape[0] == 5
-
-
-# The demo lecture's answer to "why is merge sort stable" takes two sentences: the first
-# names merge sort, the second says "stable". The sentence before them names merge sort too,
-# and alone is closer to the question. (The course's notes name merge sort often, never
-# "stable".)
-STABLE_CUES = (
-    (0, 3400, "So merge sort is n log n, on every input."),
-    (3400, 4800, "The price is memory."),
-    (4800, 8200, "The merge needs a second buffer as large as the input."),
-    (8200, 11600, "Merge sort has a property that comes up in every interview."),
-    (11600, 13000, "It is a stable sort."),
-    (
-        13000,
-        17800,
-        "Stable means that items with equal keys keep the order they had before sorting.",
-    ),
-)
-
-
-def test_playback_starts_where_the_two_sentences_holding_the_question_begin(
-    library: Library, tmp_path: Path
-) -> None:
-    folder = tmp_path / "Algorithms"
-    folder.mkdir()
-    cues = "\n".join(
-        f"{i}\n{_clock(a)} --> {_clock(b)}\n{text}\n"
-        for i, (a, b, text) in enumerate(STABLE_CUES, 1)
-    )
-    (folder / "sorting.srt").write_text(cues, encoding="utf-8")
-    shutil.copy(DEMO_DIR / "notes.md", folder / "notes.md")
-    library.ingest([folder])
-    (hit, *_) = library.search("why is merge sort stable").results
-    assert hit.start_ms == STABLE_CUES[3][0]  # not 0, "So merge sort is n log n"

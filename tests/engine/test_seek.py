@@ -103,6 +103,6 @@ def test_subtitle_cues_start_where_their_author_put_them() -> None:
     )
     row = replace(_row(()), timings=cues)
     weights = _weights("stable")
-    assert seek_ms(row, Passage(2, 1.0), weights, refine=True) == 4000  # with "Why?"
+    assert seek_ms(row, Passage(2, 1.0), weights, refine=True) == 5000
     assert seek_ms(row, Passage(3, 1.0), weights, refine=True) == 9000
     assert seek_ms(row, Passage(3, 1.0), weights, refine=False) == row.start_ms
