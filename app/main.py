@@ -98,8 +98,7 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     from app.link_open import open_link
     from app.settings import apply_theme, default_settings_path, engine_config, load_settings
     from app.tasks import Failure
-    from app.url_import import add_menu_entry
-    from app.watch_folders import WatchBridge, add_follow_entry
+    from app.watch_folders import WatchBridge
     from app.window import SearchWindow
 
     args = _parser().parse_args(list(argv))
@@ -122,8 +121,6 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     )
     window.show()
     _listen_for_links(window, app, _library_folder(args, settings))
-    add_menu_entry(window)  # File > Add from URL
-    add_follow_entry(window)  # File > Follow course folders
     WatchBridge(window).start()  # the window owns it; closing the window stops it
     if args.open:
         QTimer.singleShot(0, lambda: open_link(window, args.open))

@@ -3,7 +3,6 @@ it like a dropped file. Only when the user asks: the dialog is the only way in."
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -11,7 +10,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QProgressBar,
     QVBoxLayout,
 )
@@ -128,23 +126,3 @@ class UrlImportDialog(QDialog):
         self.fetch_button.setEnabled(True)
         self.error.setText(message)
         self.error.show()
-
-
-def add_menu_entry(window: SearchWindow) -> QAction | None:
-    """File > Add from URL…, after Add folder (the window's own menu stays as it is)."""
-    bar = window.menuBar()
-    for top in bar.actions():
-        menu = top.menu()
-        if not isinstance(menu, QMenu):
-            continue
-        items = menu.actions()
-        for i, action in enumerate(items):
-            if action.text() == "Add f&older…":
-                entry = QAction(MENU_TEXT, window)
-                entry.triggered.connect(lambda: UrlImportDialog(window).open())
-                if i + 1 < len(items):
-                    menu.insertAction(items[i + 1], entry)
-                else:
-                    menu.addAction(entry)
-                return entry
-    return None

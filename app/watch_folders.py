@@ -7,14 +7,12 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMenu,
     QVBoxLayout,
 )
 
@@ -112,25 +110,3 @@ class FollowDialog(QDialog):
             on = item.checkState() == Qt.CheckState.Checked
             follow(self.library, str(item.data(_COURSE)), on)
         super().accept()
-
-
-def add_follow_entry(window: SearchWindow) -> QAction | None:
-    """File > Follow course folders…, after Add from URL (or Add folder)."""
-    for top in window.menuBar().actions():
-        menu = top.menu()
-        if not isinstance(menu, QMenu):
-            continue
-        items = menu.actions()
-        texts = [a.text() for a in items]
-        anchor = next((t for t in ("Add from &URL…", "Add f&older…") if t in texts), None)
-        if anchor is None:
-            continue
-        i = texts.index(anchor)
-        entry = QAction(MENU_TEXT, window)
-        entry.triggered.connect(lambda: FollowDialog(window).open())
-        if i + 1 < len(items):
-            menu.insertAction(items[i + 1], entry)
-        else:
-            menu.addAction(entry)
-        return entry
-    return None

@@ -154,6 +154,8 @@ class SearchWindow(QMainWindow):
         menu = self.menuBar().addMenu("&File")
         menu.addAction("Add &files…", QKeySequence.StandardKey.Open, self._add_files)
         menu.addAction("Add f&older…", self._add_folder)
+        menu.addAction("Add from &URL…", self.add_from_url)
+        menu.addAction("Follow course &folders…", self.follow_folders)
         menu.addSeparator()
         settings = menu.addAction("&Settings…", self.open_settings)
         settings.setShortcut(QKeySequence.StandardKey.Preferences)
@@ -163,6 +165,18 @@ class SearchWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("&Keyboard shortcuts", self.show_shortcuts)
         help_menu.addAction("&About Coursedex", self.show_about)
+
+    def add_from_url(self) -> None:
+        """File > Add from URL: fetch a lecture from a web page (yt-dlp) and import it."""
+        from app.url_import import UrlImportDialog
+
+        UrlImportDialog(self).open()
+
+    def follow_folders(self) -> None:
+        """File > Follow course folders: which courses import what appears in their folder."""
+        from app.watch_folders import FollowDialog
+
+        FollowDialog(self).open()
 
     def show_shortcuts(self) -> None:
         from app.player_keys import ShortcutsDialog

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import EngineConfig
+from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
@@ -194,3 +195,17 @@ def built_library(built_library_dir: Path, embedder: OnnxEmbedder) -> Iterator[L
     lib = Library.open(built_library_dir, EngineConfig(), lambda: embedder)
     yield lib
     lib.close()
+
+
+@pytest.fixture(scope="module")
+def demo_text_library(
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
+) -> Iterator[Library]:
+    """The demo course's notes, slides and code (its video needs the speech model)."""
+    folder = tmp_path_factory.mktemp("demo-text")
+    library = Library.open(
+        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
+    yield library
+    library.close()

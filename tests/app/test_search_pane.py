@@ -3,7 +3,6 @@ moments in one row, search history and the last session, and the layout at small
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,11 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.results import ResultRow, thumbnail
 from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
-from engine.config import EngineConfig
-from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from tests.conftest import LECTURE_CUES
 from tests.factories import make_pdf, make_srt
 
@@ -115,20 +110,6 @@ def test_the_course_filter_is_shown_cleared_and_never_set_by_opening_a_course(
     qtbot.mouseClick(chip.clear_button, Qt.MouseButton.LeftButton)
     assert window.course_box.currentData() is None and not chip.isVisible()
     assert not window.panel.selectedItems()
-
-
-@pytest.fixture(scope="module")
-def demo_text_library(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
-) -> Iterator[Library]:
-    """The demo course's notes, slides and code (its video needs the speech model)."""
-    folder = tmp_path_factory.mktemp("demo-text")
-    library = Library.open(
-        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    )
-    library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
-    yield library
-    library.close()
 
 
 def test_weaker_matches_are_set_apart_and_stepped_over(

@@ -3,33 +3,15 @@ the first weak one), and code results keep their lines."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.demo import DEMO_COURSE, demo_files
+from engine.demo import demo_files
 from engine.library import Library
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from engine.types import SegmentKind
 from tests.conftest import LECTURE_CUES
 from tests.factories import make_srt
-
-
-@pytest.fixture(scope="module")
-def demo_text_library(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
-) -> Iterator[Library]:
-    """The demo course's notes, slides and code (its video needs the speech model)."""
-    folder = tmp_path_factory.mktemp("demo-text")
-    library = Library.open(
-        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    )
-    library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
-    yield library
-    library.close()
 
 
 @pytest.mark.parametrize(
