@@ -14,7 +14,6 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from app.library_panel import plural
 from app.tasks import Failure, Job, Tasks
 from engine.api import (
     CoursedexError,
@@ -23,6 +22,8 @@ from engine.api import (
     Library,
     Outcome,
     SourceStatus,
+    outcome_counts,
+    plural,
     progress_line,
     stage_text,
 )
@@ -220,16 +221,9 @@ def progress_text(p: IngestProgress) -> str:
     return f"Importing {progress_line(p)}"
 
 
-_COUNTED = {Outcome.ERROR: "error", Outcome.DUPLICATE: "duplicate"}  # the rest are verbs
-
-
 def report_text(report: IngestReport) -> str:
     """One line (the bar elides it; the tooltip has it all): the counts, then the errors."""
-    counts = [
-        plural(report.count(o), _COUNTED[o]) if o in _COUNTED else f"{report.count(o)} {o.value}"
-        for o in Outcome
-        if report.count(o)
-    ]
+    counts = outcome_counts(report)
     lines = [f"Import finished: {', '.join(counts) or 'nothing to do'}"]
     lines += [f"{Path(f.path).name}: {f.detail}" for f in report.errors[:5]]
     if len(report.errors) > 5:

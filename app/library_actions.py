@@ -16,9 +16,8 @@ from PySide6.QtCore import QObject, QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.library_panel import plural
 from app.tasks import Failure
-from engine.api import NotFoundError, Timing, write_transcript
+from engine.api import NotFoundError, Timing, plural, write_transcript
 
 if TYPE_CHECKING:
     from app.window import SearchWindow
@@ -131,13 +130,13 @@ class LibraryActions(QObject):
     def remove(self, target: str, is_course: bool, *, confirm: bool = True) -> None:
         """Remove a course or a file from the library (after asking); during an import, once
         it ends."""
-        importing = self.window.importing
-        if confirm and not self._confirm_removal(target, is_course, importing):
+        if confirm and not self._confirm_removal(target, is_course, self.window.importing):
             return
-        if importing:
+        # Asked again: the import may have ended while the question was open.
+        if self.window.importing:
             self._pending.append((target, is_course))
             self.panel.set_removing(target)
-            self._say(f"{_what(target, is_course).capitalize()} is removed once the import ends.")
+            self._say(f"{_capital(_what(target, is_course))} is removed once the import ends.")
             return
         library = self.window.library
         self.window.tasks.run(
@@ -165,7 +164,7 @@ class LibraryActions(QObject):
         self.panel.set_removing(target, False)
         if isinstance(outcome, Failure):
             if isinstance(outcome.error, NotFoundError):
-                self._say(f"{_what(target, is_course).capitalize()} was already removed.")
+                self._say(f"{_capital(_what(target, is_course))} was already removed.")
             else:
                 self._warn("Cannot remove", outcome.message)
         elif is_course:
@@ -231,3 +230,8 @@ def _gone(path: str) -> str:
         f"{Path(path).name} is no longer at {Path(path).parent}: it was moved or deleted. "
         "Put it back, or remove it from the library."
     )
+
+
+def _capital(text: str) -> str:
+    """The first letter in capitals, the rest as it is (str.capitalize lowers a course's name)."""
+    return text[:1].upper() + text[1:]

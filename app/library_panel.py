@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
-from engine.api import Course, Source, SourceKind, SourceStatus, clock
+from engine.api import Course, Source, SourceKind, SourceStatus, clock, plural
 
 _PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
 _IS_COURSE = Qt.ItemDataRole.UserRole + 1
@@ -42,11 +42,6 @@ NOT_INDEXED = "not indexed"
 MISSING = "missing"
 REMOVING = "to be removed"
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 file``, ``3 files``; ``many`` where adding an s is wrong."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, str]:

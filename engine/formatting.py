@@ -7,11 +7,28 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.progress import IngestReport, Outcome
+
 if TYPE_CHECKING:
     from engine.progress import IngestProgress
     from engine.search import SearchResult
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``3 files``; ``many`` where adding an s is wrong."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def outcome_counts(report: IngestReport) -> list[str]:
+    """An import's counts as words: ``1 indexed``, ``2 errors``, ``1 duplicate``."""
+    nouns = {Outcome.ERROR: "error", Outcome.DUPLICATE: "duplicate"}  # the rest are verbs
+    return [
+        plural(report.count(o), nouns[o]) if o in nouns else f"{report.count(o)} {o.value}"
+        for o in Outcome
+        if report.count(o)
+    ]
 
 
 def printable(text: str) -> str:

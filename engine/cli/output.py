@@ -15,6 +15,8 @@ from engine.api import (
     clock,
     location,
     masked,
+    outcome_counts,
+    plural,
     printable,
     progress_line,
 )
@@ -64,7 +66,7 @@ def print_results(query: str, outcome: SearchOutcome) -> None:
             f"(best similarity {outcome.best_similarity or 0.0:.2f}, {took:.0f} ms)"
         )
         return
-    print(f"{len(results)} results for {query!r} ({took:.0f} ms)")
+    print(f"{plural(len(results), 'result')} for {query!r} ({took:.0f} ms)")
     for i, r in enumerate(results, start=1):
         where = printable(f"{r.course} / {r.title}  {location(r)}")
         print(f"{i:2d}. [{r.kind.value}] {where}")
@@ -88,11 +90,9 @@ def _words(text: str, n: int) -> str:
 
 
 def print_report(report: IngestReport, stream: TextIO) -> None:
-    counts = {o: report.count(o) for o in Outcome}
-    parts = [f"{n} {o.value}" for o, n in counts.items() if n]
     stream.write(
-        f"{len(report.files)} files in {report.seconds:.1f} s: "
-        f"{', '.join(parts) or 'nothing to do'}\n"
+        f"{plural(len(report.files), 'file')} in {report.seconds:.1f} s: "
+        f"{', '.join(outcome_counts(report)) or 'nothing to do'}\n"
     )
     for f in report.files:
         if f.outcome == Outcome.ERROR:

@@ -5,6 +5,7 @@ transcript is exported."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -228,6 +229,43 @@ def test_a_moved_file_reads_missing_and_opening_it_names_it(
 # --- item 10: removing ------------------------------------------------------------------
 
 
+def test_a_removal_confirmed_after_the_import_ended_still_happens(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """The question is asked while an import runs and answered after it ended: the removal
+    was queued for an import's end that had already passed, and never happened."""
+    old = tmp_path / "Old course"
+    notes(old, "old.md", "Trilobites lived in ancient seas.")
+    library.ingest([old])
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.item_of("Old course") is not None)
+    asked: list[str] = []
+    with (library.folder / "library.lock").open("a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # the window's import waits for it
+        notes(tmp_path / "New course", "new.md", "Ammonite shells.")
+        window.import_paths([tmp_path / "New course"])
+        qtbot.waitUntil(lambda: window.importing)
+
+        def end_import_then_answer() -> None:
+            box = QApplication.activeModalWidget()
+            if not isinstance(box, QMessageBox):
+                QTimer.singleShot(50, end_import_then_answer)
+                return
+            asked.append(box.text())
+            with qtbot.waitSignal(window.imported, timeout=60_000):
+                fcntl.flock(held.fileno(), fcntl.LOCK_UN)
+            yes = box.button(QMessageBox.StandardButton.Yes)
+            assert yes is not None
+            yes.click()
+
+        QTimer.singleShot(50, end_import_then_answer)
+        window.panel.remove_requested.emit("Old course", True)  # as its menu does
+    assert asked and "once the import running now ends" in asked[0]
+    removed = "Removed the course “Old course” (1 file)."
+    qtbot.waitUntil(lambda: window.import_status.text() == removed)
+    assert [c.name for c in library.courses()] == ["New course"]
+
+
 def test_removing_during_an_import_waits_for_it_and_says_so(
     qtbot: QtBot, library: Library, tmp_path: Path
 ) -> None:
@@ -251,10 +289,17 @@ def test_removing_during_an_import_waits_for_it_and_says_so(
             marked.append(item.text(1) if item is not None else "")
 
     window.import_bar.progress_reported.connect(remove_once)
-    with qtbot.waitSignal(window.imported, timeout=60_000):
+    # Another process holds the library's write lock: the window's import waits for it (and
+    # says so, which asks for the removal), so the question is answered while it runs.
+    with (library.folder / "library.lock").open("a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
         window.import_paths([new])
-    assert asked and "once the import running now ends" in asked[0]
-    assert marked == ["asking", REMOVING]
+        qtbot.waitUntil(lambda: len(marked) == 2)
+        assert asked and "once the import running now ends" in asked[0]
+        assert marked == ["asking", REMOVING]
+        assert [c.name for c in library.courses()] == ["Old course"]  # not yet
+        with qtbot.waitSignal(window.imported, timeout=60_000):
+            fcntl.flock(held.fileno(), fcntl.LOCK_UN)
     qtbot.waitUntil(lambda: [c.name for c in library.courses()] == ["New course"])
     qtbot.waitUntil(lambda: window.panel.item_of("Old course") is None)
     assert window.import_status.text() == "Removed the course “Old course” (1 file)."

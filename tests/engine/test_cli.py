@@ -107,7 +107,7 @@ REASON_WORDS = {
 
 def _check_summary(out: str, course: MixedCourse) -> None:
     lines = out.splitlines()
-    assert re.fullmatch(r"10 files in \d+\.\d s: 5 indexed, 5 error", lines[0]), lines[0]
+    assert re.fullmatch(r"10 files in \d+\.\d s: 5 indexed, 5 errors", lines[0]), lines[0]
     errors = {}
     for line in lines[1:]:
         match = re.fullmatch(r"  error: (.+?): (.+)", line)

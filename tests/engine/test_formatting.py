@@ -3,13 +3,19 @@ sizes), the default folders, the demo course, and the source kind every result c
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+from _pytest.capture import CaptureFixture
 
 from engine.api import (
     DEMO_COURSE,
     DEMO_DIR,
+    FileResult,
     IngestProgress,
+    IngestReport,
     Library,
+    Outcome,
     SourceKind,
     clock,
     default_library,
@@ -18,10 +24,12 @@ from engine.api import (
     demo_files,
     demo_queries,
     location,
+    outcome_counts,
+    plural,
     progress_line,
     stage_text,
 )
-from engine.library import FileResult, Outcome
+from engine.cli.output import print_report
 from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,3 +109,23 @@ def test_printable_masked_and_valid_text() -> None:
     assert masked(text) == "a\ufffd b c" and len(masked(text)) == len(text)
     assert valid_text("x\udcff\ud800y") == "x\ufffd\ufffdy"
     assert valid_text("plain") == "plain"
+
+
+def test_counts_are_said_in_words_with_plurals() -> None:
+    """Issue 14, item 15 ("1 files", "3 error"), in the CLI's summary as in the window."""
+    assert [plural(1, "file"), plural(3, "file"), plural(2, "match", "matches")] == [
+        "1 file",
+        "3 files",
+        "2 matches",
+    ]
+    report = IngestReport(
+        [FileResult("a.md", Outcome.INDEXED), FileResult("b.md", Outcome.ERROR, "bad")]
+        + [FileResult(f"{n}.pdf", Outcome.ERROR, "bad") for n in range(2)]
+        + [FileResult("c.md", Outcome.DUPLICATE)]
+    )
+    assert outcome_counts(report) == ["1 indexed", "1 duplicate", "3 errors"]
+
+
+def test_the_cli_summary_of_one_file_says_file(capsys: CaptureFixture[str]) -> None:
+    print_report(IngestReport([FileResult("a.md", Outcome.INDEXED)], 0.5), sys.stdout)
+    assert capsys.readouterr().out == "1 file in 0.5 s: 1 indexed\n"
