@@ -36,6 +36,7 @@ from engine.api import (
     SearchFilters,
     SearchResult,
     SegmentKind,
+    plural,
     quote_with_time,
     result_link,
 )
@@ -114,6 +115,7 @@ class SearchPane(QWidget):
         self._shown = ""  # the query whose results the list holds
         self._open_when_shown = 0  # the generation whose top hit Enter asked to open
         self._sources = 0
+        self._idle = ""  # the library size last shown in the status line
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.start_search)
         self.search.textChanged.connect(self._debounce.start)
@@ -142,16 +144,18 @@ class SearchPane(QWidget):
         self.course_box.blockSignals(False)
         self.filter_chip.show_course(self.course_box.currentData())
         self._sources = sources
-        if not self.query:
-            self.show_idle()
+        if not self.query and self.status.text() in ("", self._idle):
+            self.show_idle()  # a refresh must not hide what the window just said ("Opened …")
 
     def pick_course(self, name: object) -> None:
         index = self.course_box.findData(name)
         self.course_box.setCurrentIndex(max(0, index))
 
     def show_idle(self) -> None:
-        files = f"{self._sources} file{'s' if self._sources != 1 else ''}"
-        self.status.setText(EMPTY_LIBRARY if not self._sources else f"{files} in the library")
+        """The library's size, shown while the box is empty."""
+        files = plural(self._sources, "file")
+        self._idle = EMPTY_LIBRARY if not self._sources else f"{files} in the library"
+        self.status.setText(self._idle)
 
     # --- search ------------------------------------------------------------------------------
 

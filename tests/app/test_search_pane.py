@@ -308,3 +308,23 @@ def test_a_result_rows_menu_copies_its_link_and_a_quote_with_its_time(
     quote = QApplication.clipboard().text()
     assert clock(hit.start_ms) in quote and quote.endswith(link)
     assert "hippopotamus" in quote.lower()
+
+
+def test_a_library_refresh_keeps_what_the_window_just_said(
+    qtbot: QtBot, two_courses: Library, tmp_path: Path
+) -> None:
+    """The status said "Opened …" (a link, a lecture from the panel) and the refresh that
+    follows an import or a removal replaced it with the library's size."""
+    window = shown_window(qtbot, two_courses)
+    qtbot.waitUntil(lambda: window.status.text() == "3 files in the library")
+    (tmp_path / "Botany" / "roots.md").write_text("# Roots\n\nRoots take up water.\n")
+    two_courses.ingest([tmp_path / "Botany"])
+    window.refresh_library()  # while idle, the size follows the library
+    qtbot.waitUntil(lambda: window.status.text() == "4 files in the library")
+    window.status.setText("Opened lecture at 00:42")
+    reads: list[object] = []
+    window.refresh_library()
+    window.tasks.run(lambda: None, reads.append)  # one worker: done after the refresh
+    qtbot.waitUntil(lambda: bool(reads))
+    qtbot.wait(50)
+    assert window.status.text() == "Opened lecture at 00:42"
