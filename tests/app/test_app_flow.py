@@ -3,9 +3,6 @@ and the event loop never stalls while a long lecture imports."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,10 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
-from engine.config import EngineConfig
 from engine.library import IngestReport, Library, Outcome
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from engine.types import SegmentKind
 from tests.app.ui import StallMeter, drop, make_test_video
 from tests.conftest import HIPPO_MS, LECTURE_CUES, SORTING_PY
@@ -24,11 +18,6 @@ from tests.factories import make_code_zip, make_pdf, make_srt
 from tools.lecture_media import make_long_lecture
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
-
-
-@pytest.fixture(autouse=True)
-def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
 
 
 @pytest.fixture(scope="module")
@@ -42,16 +31,6 @@ def zoology(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "notes.md").write_text("# Giraffes\n\nThe giraffe has a long neck.\n")
     make_code_zip(folder / "code.zip", {"src/sorting.py": SORTING_PY})
     return folder
-
-
-@pytest.fixture
-def quick_library(tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
-    """A library that does not read text off video frames (the test video has none)."""
-    base = EngineConfig()
-    config = replace(base, media=replace(base.media, screen_text=False))
-    lib = Library.open(tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir))
-    yield lib
-    lib.close()
 
 
 @pytest.mark.parametrize("backend", ["vlc", "qt"])

@@ -6,10 +6,8 @@ transcript is exported."""
 from __future__ import annotations
 
 import fcntl
-import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,20 +25,12 @@ from pytestqt.qtbot import QtBot
 from app.import_bar import report_text
 from app.library_panel import MISSING, NOT_INDEXED, REMOVING
 from app.window import SearchWindow
-from engine.config import EngineConfig
 from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from tests.app.ui import make_test_video
 from tests.conftest import LECTURE_CUES
 from tests.factories import make_srt
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
-
-
-@pytest.fixture(autouse=True)
-def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
 
 
 def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
@@ -340,16 +330,6 @@ def test_removing_the_filtered_course_refreshes_the_results(
 
 
 # --- features: play and resume, open, show in folder, export ---------------------------
-
-
-@pytest.fixture
-def quick_library(tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
-    """A library that does not read text off video frames (the test video has none)."""
-    base = EngineConfig()
-    config = replace(base, media=replace(base.media, screen_text=False))
-    lib = Library.open(tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir))
-    yield lib
-    lib.close()
 
 
 def playing(window: SearchWindow) -> bool:

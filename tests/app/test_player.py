@@ -4,7 +4,6 @@ exact time, seek, skip, change speed, pause, follow the transcript and report fa
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,21 +16,11 @@ from pytestqt.qtbot import QtBot
 from app.playback import PlayerUnavailable
 from app.player import PlayerView
 from engine.types import Timing
-from tests.app.media import SLOT_MS, VIDEO_MS, PlayerMedia, make_test_media
+from tests.app.media import SLOT_MS, VIDEO_MS, PlayerMedia
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
 BACKENDS = ("vlc", "qt")
 PLAYING_TIMEOUT_MS = 10_000
-
-
-@pytest.fixture(autouse=True)
-def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
-
-
-@pytest.fixture(scope="session")
-def media(tmp_path_factory: pytest.TempPathFactory) -> PlayerMedia:
-    return make_test_media(tmp_path_factory.mktemp("player-media"))
 
 
 def make_player(qtbot: QtBot, backend: str) -> PlayerView:

@@ -5,7 +5,6 @@ link or a quote, and speed and position remembered between starts."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,20 +18,10 @@ from app.player import PlayerView
 from app.player_memory import PlaybackMemory
 from app.settings import dark_palette
 from engine.api import Chapter, parse_link
-from tests.app.media import SLOT_MS, PlayerMedia, make_test_media
+from tests.app.media import SLOT_MS, PlayerMedia
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
 PLAYING_TIMEOUT_MS = 10_000
-
-
-@pytest.fixture(autouse=True)
-def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
-
-
-@pytest.fixture(scope="module")
-def media(tmp_path_factory: pytest.TempPathFactory) -> PlayerMedia:
-    return make_test_media(tmp_path_factory.mktemp("player-media"))
 
 
 def make_player(qtbot: QtBot, backend: str, **kwargs: object) -> PlayerView:

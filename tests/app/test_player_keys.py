@@ -5,7 +5,6 @@ unless it is pressed in the search box; Help lists the keys."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import replace
@@ -23,20 +22,10 @@ from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from tests.app.media import PlayerMedia, make_test_media
+from tests.app.media import PlayerMedia
 from tests.factories import make_srt
 
 PLAYING_TIMEOUT_MS = 10_000
-
-
-@pytest.fixture(autouse=True)
-def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg")))
-
-
-@pytest.fixture(scope="module")
-def media(tmp_path_factory: pytest.TempPathFactory) -> PlayerMedia:
-    return make_test_media(tmp_path_factory.mktemp("player-media"))
 
 
 @pytest.fixture
