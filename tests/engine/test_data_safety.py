@@ -11,6 +11,7 @@ import subprocess
 import threading
 import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -153,22 +154,29 @@ def test_a_database_replaced_by_an_empty_one_is_refused(
 # --- item 5: a full disk ------------------------------------------------------------------
 
 
-@pytest.fixture
-def tiny_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 1.5 MB file system (tmpfs): needs root, or a system that lets us mount."""
-    mount = tmp_path / "tiny"
+@contextmanager
+def _tmpfs(mount: Path, size: str) -> Iterator[Path]:
+    """A real file system of ``size`` (tmpfs) at ``mount``, unmounted afterwards; the test is
+    skipped where this process may not mount (it needs root or a system that allows it)."""
     mount.mkdir()
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1500k", "tmpfs", str(mount)],
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
         capture_output=True,
         check=False,
     )
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a small file system here: {done.stderr.decode().strip()}")
+        pytest.skip(f"cannot mount a file system here: {done.stderr.decode().strip()}")
     try:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 1.5 MB file system."""
+    with _tmpfs(tmp_path / "tiny", "1500k") as mount:
+        yield mount
 
 
 def _notes(folder: Path, count: int) -> list[Path]:
@@ -433,21 +441,10 @@ def test_a_library_path_with_spaces_and_accents_works(
 @pytest.fixture
 def read_only_mount(tmp_path: Path, built_library_dir: Path) -> Iterator[Path]:
     """The built library copied onto a real file system, which is then made read-only."""
-    mount = tmp_path / "ro"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mount)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a file system here: {done.stderr.decode().strip()}")
-    try:
+    with _tmpfs(tmp_path / "ro", "64m") as mount:
         shutil.copytree(built_library_dir, mount / "lib")
         subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
         yield mount / "lib"
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def _read_only_library_searches_and_refuses_changes(
