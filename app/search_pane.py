@@ -227,7 +227,7 @@ class SearchPane(QWidget):
         count = len(results)
         note = ""
         if results:
-            self.status.setText(f"{count} result{'s' if count != 1 else ''} ({took:.0f} ms)")
+            self.status.setText(f"{plural(count, 'result')} ({took:.0f} ms)")
         else:
             note = self._nothing_found(gated)
         self.results.note_empty(note)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.window import SearchWindow
-from engine.api import FolderWatcher, Outcome, WatchReport, follow, follows
+from engine.api import FolderWatcher, Outcome, WatchReport, follow, follows, plural
 
 log = logging.getLogger(__name__)
 MENU_TEXT = "Follow course &folders…"
@@ -57,7 +57,7 @@ class WatchBridge(QObject):
             new = report.imported.count(Outcome.INDEXED)
             failed = report.imported.count(Outcome.ERROR)
             if new:
-                words.append(f"{new} new or changed file{'s' if new > 1 else ''} imported")
+                words.append(f"{plural(new, 'new or changed file')} imported")
             if failed:
                 words.append(f"{failed} could not be read")
         if report.missing:

@@ -33,6 +33,7 @@ from engine.errors import (
     ModelMismatchError,
     UnreadableFileError,
 )
+from engine.formatting import plural
 from engine.indexer import Indexer, SourceContent
 from engine.linking import link_slides
 from engine.models import Embedder
@@ -286,9 +287,7 @@ class Pipeline:
         self.store.forget_transcript(sha)
         waiting = sum(1 for s in parsed.segments if s.needs_ocr)
         if waiting:
-            notes.append(
-                f"{waiting} page{'s' if waiting > 1 else ''} without a text layer wait for OCR"
-            )
+            notes.append(f"{plural(waiting, 'page')} without a text layer wait for OCR")
         return FileResult(str(path), Outcome.INDEXED, "; ".join(notes), n)
 
     def _elsewhere(self, job: Job, known: Source | None, sha: str) -> FileResult | None:

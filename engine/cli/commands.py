@@ -21,6 +21,7 @@ from engine.api import (
     demo_files,
     demo_queries,
     is_url,
+    plural,
     printable,
     result_origin,
     valid_text,
@@ -181,7 +182,7 @@ def cmd_list(ctx: Context) -> int:
 
 def cmd_remove(ctx: Context) -> int:
     n = ctx.library().remove(ctx.args.target)
-    print(f"removed {n} file{'s' if n != 1 else ''}")
+    print(f"removed {plural(n, 'file')}")
     return 0
 
 
