@@ -17,7 +17,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.tasks import Failure
-from engine.api import NotFoundError, Timing, plural, write_transcript
+from engine.api import CoursedexError, NotFoundError, Timing, plural, write_transcript
 
 if TYPE_CHECKING:
     from app.window import SearchWindow
@@ -184,6 +184,18 @@ class LibraryActions(QObject):
         pending, self._pending = self._pending, []
         for target, is_course in pending:
             self.remove(target, is_course, confirm=False)
+
+    def remove_pending_now(self) -> None:
+        """Carry out the removals still waiting, here and now: the window is closing and the
+        import they waited for has been stopped (its end will not be heard)."""
+        pending, self._pending = self._pending, []
+        for target, _is_course in pending:
+            try:
+                self.window.library.remove(target)
+            except NotFoundError:
+                pass  # already gone
+            except CoursedexError as e:
+                log.warning("could not remove %s while closing: %s", target, e)
 
     # --- messages ---------------------------------------------------------------------------
 

@@ -446,6 +446,7 @@ class SearchWindow(QMainWindow):
                 event.ignore()
                 return
             self.import_bar.shutdown(30_000)
+        self.library_actions.remove_pending_now()  # asked for during the import just stopped
         self._save_state()
         self.preview_pane.shutdown()
         self.search_pane.stop()

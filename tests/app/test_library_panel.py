@@ -295,6 +295,46 @@ def test_removing_during_an_import_waits_for_it_and_says_so(
     assert window.import_status.text() == "Removed the course “Old course” (1 file)."
 
 
+def test_a_removal_waiting_for_an_import_happens_when_the_window_closes(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """Asked to remove a course during an import, the student quits before it ends: the
+    import is stopped to resume next time, and the removal they confirmed is carried out."""
+    old = tmp_path / "Old course"
+    notes(old, "old.md", "Trilobites lived in ancient seas.")
+    library.ingest([old])
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.item_of("Old course") is not None)
+    asked: list[str] = []
+    with (library.folder / "library.lock").open("a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # the window's import waits for it
+        notes(tmp_path / "New course", "new.md", "Ammonite shells.")
+        window.import_paths([tmp_path / "New course"])
+        qtbot.waitUntil(lambda: window.importing)
+        answer_next_box(QMessageBox.StandardButton.Yes, asked)
+        window.panel.remove_requested.emit("Old course", True)  # as its menu does
+        qtbot.waitUntil(lambda: len(asked) == 1)
+        item = window.panel.item_of("Old course")
+        assert item is not None and item.text(1) == REMOVING
+
+        def quit_anyway() -> None:
+            box = QApplication.activeModalWidget()
+            if not isinstance(box, QMessageBox):
+                QTimer.singleShot(50, quit_anyway)
+                return
+            asked.append(box.text())
+            fcntl.flock(held.fileno(), fcntl.LOCK_UN)  # the other process is done
+            yes = box.button(QMessageBox.StandardButton.Yes)
+            assert yes is not None
+            yes.click()
+
+        QTimer.singleShot(50, quit_anyway)
+        window.close()
+    assert len(asked) == 2 and "An import is still running" in asked[1]
+    qtbot.wait(300)  # anything the closed window still had queued
+    assert "Old course" not in [c.name for c in library.courses()]
+
+
 def test_removing_the_filtered_course_refreshes_the_results(
     qtbot: QtBot, library: Library, tmp_path: Path
 ) -> None:
