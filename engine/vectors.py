@@ -15,6 +15,7 @@ before they take the lock.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import importlib.metadata
@@ -211,6 +212,20 @@ class VectorIndex:
     def ids(self) -> set[int]:
         return set(self._live)
 
+    @_locked
+    def get(self, ids: Iterable[int]) -> np.ndarray:
+        """The vectors held for live ``ids``, in order (normalized when the metric is cosine).
+
+        Raises:
+            LibraryError: an id is not in the index.
+        """
+        labels = [int(x) for x in ids]
+        if not set(labels) <= self._live:
+            raise LibraryError(f"{len(set(labels) - self._live)} ids are not in the index")
+        if not labels:
+            return np.zeros((0, self.dimension), np.float32)
+        return np.asarray(self._index.get_items(labels), dtype=np.float32)
+
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         """Add vectors (n, dim) under int64 ids; re-adding an id replaces its vector.
 
@@ -393,7 +408,7 @@ class VectorIndex:
             return
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            _atomic_write(self.index_path, lambda tmp: self._index.save_index(str(tmp)))
+            _atomic_write(self.index_path, self._write_index)
             size, digest = _fingerprint(self.index_path)
             meta = self._expected_meta() | {
                 "count": len(self._live),
@@ -407,6 +422,14 @@ class VectorIndex:
         except (OSError, RuntimeError) as e:
             raise LibraryError(f"cannot save vector index {self.index_path}: {e}") from e
         self._dirty = False
+
+    def _write_index(self, path: Path) -> None:
+        """hnswlib writes through a C++ stream that ignores a full disk: it reports success
+        for a file cut short, which would replace the good index. So the size is checked."""
+        self._index.save_index(str(path))
+        written, expected = path.stat().st_size, self._index.index_file_size()
+        if written != expected:
+            raise OSError(errno.ENOSPC, f"wrote {written} of {expected} bytes (is the disk full?)")
 
 
 def _fingerprint(path: Path) -> tuple[int, str]:
