@@ -10,7 +10,7 @@ takes the width the names need.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
@@ -62,6 +62,13 @@ def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, s
     return source.status.value, f"{name}: {source.status.value}"
 
 
+def missing_paths(sources: Sequence[Source]) -> set[str]:
+    """The indexed files no longer on disk: one ``stat`` a file, so a worker's job (a slow
+    or sleeping network drive must not freeze the window)."""
+    indexed = (s.path for s in sources if s.status == SourceStatus.INDEXED)
+    return {path for path in indexed if not Path(path).exists()}
+
+
 def short_state(text: str) -> str:
     """A live state as the column shows it: an error's reason goes to the tooltip."""
     return "error" if text.startswith("error") else text
@@ -108,8 +115,11 @@ class LibraryPanel(QTreeWidget):
     def set_importing(self, importing: bool) -> None:
         self._importing = importing
 
-    def refresh(self, courses: Sequence[Course], sources: Sequence[Source]) -> None:
-        """Rebuild from the library's records, keeping which courses are open."""
+    def refresh(
+        self, courses: Sequence[Course], sources: Sequence[Source], missing: Collection[str]
+    ) -> None:
+        """Rebuild from the library's records, keeping which courses are open; ``missing``
+        holds the indexed files gone from disk (:func:`missing_paths`, read on a worker)."""
         expanded = {item.data(0, _PATH) for item in self._courses() if item.isExpanded()}
         first_fill = self.topLevelItemCount() == 0
         selected = self.selected_course()
@@ -129,7 +139,7 @@ class LibraryPanel(QTreeWidget):
             item.setData(0, _ROOT, course.root or "")
             item.setToolTip(0, course.root or course.name)
             item.setFont(0, bold)
-            states = [self._add_file(item, source) for source in files]
+            states = [self._add_file(item, s, s.path not in missing) for s in files]
             self._course_state(item, course.name, states)
             item.setExpanded(first_fill or course.name in expanded)
             if course.name == selected:
@@ -139,8 +149,7 @@ class LibraryPanel(QTreeWidget):
         self.blockSignals(False)
         self._fit_columns()
 
-    def _add_file(self, course: QTreeWidgetItem, source: Source) -> str:
-        exists = source.status != SourceStatus.INDEXED or Path(source.path).exists()
+    def _add_file(self, course: QTreeWidgetItem, source: Source, exists: bool) -> str:
         state, why = file_state(source, importing=self.importing, exists=exists)
         if source.path in self._removing:
             state, why = REMOVING, f"{Path(source.path).name} is removed once the import ends"

@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 from app.code_view import CodeView
 from app.import_bar import ImportBar, file_state
 from app.library_actions import LibraryActions
-from app.library_panel import LibraryPanel
+from app.library_panel import LibraryPanel, missing_paths
 from app.player import PlayerView
 from app.player_memory import PlaybackMemory
 from app.preview import PreviewPane
@@ -257,15 +257,20 @@ class SearchWindow(QMainWindow):
     def refresh_library(self) -> None:
         """Re-read courses and files on a worker; the panel and course filter follow."""
         library = self.library
+
+        def read() -> tuple[list[Course], list[Source], set[str]]:
+            sources = library.sources()
+            return library.courses(), sources, missing_paths(sources)
+
         self.tasks.run(
-            lambda: (library.courses(), library.sources()),
+            read,
             self._library_read,
             lambda failed: self.status.setText(failed.message),
         )
 
-    def _library_read(self, read: tuple[list[Course], list[Source]]) -> None:
-        courses, sources = read
-        self.panel.refresh(courses, sources)
+    def _library_read(self, read: tuple[list[Course], list[Source], set[str]]) -> None:
+        courses, sources, missing = read
+        self.panel.refresh(courses, sources, missing)
         self.search_pane.set_courses(courses, len(sources))
         if not self.search_pane.query:
             self.placeholder.setText(EMPTY_LIBRARY if not sources else OPEN_HINT)
