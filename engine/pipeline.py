@@ -174,11 +174,10 @@ class Pipeline:
                 report.files.append(FileResult(path, Outcome.CANCELLED))
                 continue
             tracker.report(i, Stage.READING)
-            result = self._guarded(job, tracker.reporter(i), cancel)
+            result = tracker.finished(i, self._guarded(job, tracker.reporter(i), cancel))
             report.files.append(result)
             if result.outcome in (Outcome.INDEXED, Outcome.MOVED):
                 touched.add(job.file.course)
-            tracker.finished(i, result)
             if time.monotonic() - last_save > _SAVE_EVERY_S:
                 self._save()
                 last_save = time.monotonic()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
@@ -39,6 +39,9 @@ class FileResult:
     outcome: Outcome
     detail: str = ""
     segments: int = 0
+    # (stage, seconds) in the order first met: how long each stage was the file's current
+    # one; work done alongside another stage is named for it (e.g. scenes while transcribing)
+    stages: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,12 @@ class ProgressTracker:
         self._within = 0.0  # share of the current file done, as last reported
         self._started = time.monotonic()
         self._sink = sink
+        self._current: tuple[str, float] | None = None  # the current file's stage, since when
+        self._spent: dict[str, float] = {}  # seconds of each stage of the current file
+
+    def spent(self, stage: str, seconds: float) -> None:
+        """Add ``seconds`` to ``stage`` of the current file (work timed by itself)."""
+        self._spent[stage] = self._spent.get(stage, 0.0) + seconds
 
     def reporter(self, i: int) -> StageReport:
         def stage(stage: Stage, file_fraction: float | None = None, detail: str = "") -> None:
@@ -99,9 +108,23 @@ class ProgressTracker:
 
         return stage
 
-    def finished(self, i: int, result: FileResult) -> None:
+    def finished(self, i: int, result: FileResult) -> FileResult:
+        """The file's result with the time each of its stages took; reported as done."""
         self._done += self._sizes[i]
-        self.report(i, Stage.DONE, result=result)
+        self._clock(Stage.DONE)
+        timed = replace(result, stages=tuple((k, round(v, 3)) for k, v in self._spent.items()))
+        self._current, self._spent = None, {}
+        self.report(i, Stage.DONE, result=timed)
+        return timed
+
+    def _clock(self, stage: str) -> None:
+        """The current file's stage is ``stage`` from now on."""
+        now = time.monotonic()
+        if self._current is not None and self._current[0] != stage:
+            name, since = self._current
+            self.spent(name, now - since)
+        if self._current is None or self._current[0] != stage:
+            self._current = (stage, now)
 
     def report(
         self,
@@ -111,6 +134,8 @@ class ProgressTracker:
         detail: str = "",
         result: FileResult | None = None,
     ) -> None:
+        if result is None:
+            self._clock(stage)
         if self._sink is None:
             return
         if result is not None or stage == Stage.READING:

@@ -61,7 +61,13 @@ def cmd_ingest(ctx: Context) -> int:
 
 
 def _file_json(f: FileResult) -> dict[str, object]:
-    return {"path": f.path, "outcome": f.outcome.value, "detail": f.detail, "segments": f.segments}
+    return {
+        "path": f.path,
+        "outcome": f.outcome.value,
+        "detail": f.detail,
+        "segments": f.segments,
+        "stages": dict(f.stages),
+    }
 
 
 def _search_config(args: argparse.Namespace) -> SearchConfig:

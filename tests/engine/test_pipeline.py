@@ -26,3 +26,14 @@ def test_each_file_is_registered_once(library: Library, tmp_path: Path) -> None:
     written = [s for s in statements if s.lstrip().upper().startswith("INSERT INTO SOURCES")]
     assert len(written) == 2, written
     assert stages == [Stage.READING, Stage.EMBEDDING, Stage.DONE] * 2
+
+
+def test_each_file_reports_the_time_of_its_stages(library: Library, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Giraffes\n\nThe giraffe eats acacia leaves.\n")
+    report = library.ingest([notes])
+    (result,) = report.files
+    stages = dict(result.stages)
+    assert list(stages) == [Stage.READING, Stage.EMBEDDING]
+    assert all(seconds >= 0 for seconds in stages.values())
+    assert sum(stages.values()) <= report.seconds
