@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import sys
 import threading
 from dataclasses import replace
@@ -129,9 +130,8 @@ def _search_batch(
             if not line.strip():
                 continue
             try:
-                item = json.loads(line)
-                qid, query = item["id"], valid_text(str(item["query"]))
-            except (ValueError, KeyError, TypeError) as e:
+                qid, query = _batch_line(line)
+            except ValueError as e:
                 print(
                     f'coursedex: {path}:{number}: not a {{"id", "query"}} line ({e})',
                     file=sys.stderr,
@@ -150,6 +150,36 @@ def _search_batch(
                 flush=True,
             )
     return 0
+
+
+def _batch_line(line: str) -> tuple[str | int | float, str]:
+    """The id and query of one ``--batch`` line.
+
+    Raises:
+        ValueError: not JSON (or nested too deeply to read), not an object, a key missing,
+            an id that is not a string or number, or a query that is not a string.
+    """
+    try:
+        item = json.loads(line)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as e:
+        raise ValueError(str(e).splitlines()[0]) from None
+    if not isinstance(item, dict):
+        raise ValueError(f"a JSON {type(item).__name__}, not an object")
+    missing = [key for key in ("id", "query") if key not in item]
+    if missing:
+        raise ValueError(f"no {' or '.join(missing)}")
+    qid, query = item["id"], item["query"]
+    if (
+        isinstance(qid, bool)
+        or not isinstance(qid, str | int | float)
+        or (isinstance(qid, float) and not math.isfinite(qid))  # NaN: not JSON to echo
+    ):
+        raise ValueError("the id must be a string or a number")
+    if not isinstance(query, str):
+        raise ValueError("the query must be a string")
+    return qid, valid_text(query)
 
 
 def cmd_list(ctx: Context) -> int:

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.formatting import valid_text
 from engine.words import query_terms, stem, typed_word
 
 _MAX_FULLTEXT_TERMS = 24
@@ -42,7 +43,10 @@ class Query:
 
 
 def analyse(text: str, typing: bool, frequencies: Callable[[list[str]], Frequencies]) -> Query:
-    """``frequencies`` reads the document frequencies of stems (cached by the caller)."""
+    """``frequencies`` reads the document frequencies of stems (cached by the caller).
+    Lone surrogates (invalid UTF-8 from a command line or JSON) become U+FFFD: the
+    tokenizer refuses them."""
+    text = valid_text(text)
     terms = query_terms(text)
     df = frequencies([stem(t) for t in terms])
     weights = {stem(t): df.idf(stem(t)) for t in terms}
