@@ -12,9 +12,11 @@ as long as the program's entry point calls ``multiprocessing.freeze_support()``.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -118,7 +120,7 @@ class Transcriber:
         )
         child = ctx.Process(target=_child_main, args=(sender, job), daemon=True)
         run = _Run(start_ms, self.language or "", time.monotonic())
-        child.start()
+        _start(child)
         sender.close()
         try:
             for message in _messages(receiver, child, cancel, run):
@@ -219,6 +221,21 @@ def _died(exitcode: int | None) -> str:
     if exitcode is not None and exitcode < 0:
         return f"speech recognition crashed (signal {-exitcode})"
     return f"speech recognition stopped unexpectedly (exit code {exitcode})"
+
+
+def _start(child: BaseProcess) -> None:
+    """Start the child with the import path as it is outside any import. OpenCV's loader
+    puts its own package folder on sys.path while ``import cv2`` runs (opencv issue 18502):
+    a child spawned meanwhile (the frames of one video are read while the next one's speech
+    is recognised) finds cv2's ``typing`` before the standard library's and dies at start."""
+    if "cv2" in sys.modules:
+        importlib.import_module("cv2")  # returns once an import in another thread has ended
+    saved = sys.path
+    sys.path = [p for p in saved if not os.path.isfile(os.path.join(p, "__init__.py"))]
+    try:
+        child.start()
+    finally:
+        sys.path = saved
 
 
 def _stop(child: BaseProcess, wait_s: float) -> None:
