@@ -26,7 +26,7 @@ from engine.errors import Cancelled
 from engine.models import Embedder
 from engine.store import Store
 from engine.types import SegmentDraft, SourceStatus
-from engine.vectors import VectorIndex
+from engine.vectors import ReconcileReport, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -89,23 +89,66 @@ class Indexer:
             seen = self._stamp()
             index = self._index
             if index is None or seen != self._seen or index.model_id != model_id:
-                index = VectorIndex.open(
-                    self._vectors, SPACE, dimension=int(dimension), model_id=model_id
-                )
+                index = self._open_index(int(dimension), model_id)
                 self._seen = seen
+            now = self.store.vector_generation()
+            stale = self._written_since(index, now)
             expected = self.store.segment_ids()
-            report = index.reconcile(expected, lambda ids: self.store.vectors(ids, int(dimension)))
-            if (report.added or report.deleted) and quiet:
-                log.info(
-                    "%d vectors another import has not saved yet were read from the database",
-                    report.added,
-                )
-            elif report.added or report.deleted:
-                log.warning(
-                    "vector index repaired: %d added, %d removed", report.added, report.deleted
-                )
+            report = index.reconcile(
+                expected, lambda ids: self.store.vectors(ids, int(dimension)), stale
+            )
+            if now is not None:
+                index.set_generation(now)
+            self._say_repaired(index, report, quiet)
             self._index = index
             self._missing = set(report.missing_vectors)
+
+    def _open_index(self, dimension: int, model_id: str) -> VectorIndex:
+        return VectorIndex.open(
+            self._vectors,
+            SPACE,
+            dimension=dimension,
+            model_id=model_id,
+            library_id=self.store.get_meta("library_id"),
+        )
+
+    def _written_since(self, index: VectorIndex, now: int | None) -> set[int]:
+        """The ids whose stored vector changed after the index was saved: a row removed and
+        its id taken by a new one (SQLite reuses the highest free id) before a kill, or an
+        index from an older copy of the library. An index newer than the database (one
+        restored from an older copy) cannot say which it holds: it starts again."""
+        saved = index.generation
+        if now is None or saved is None or saved == now:
+            return set()
+        if saved > now:
+            problem = "it is newer than the library database, restored from an older copy?"
+            log.warning(
+                "vector index %s was unusable (%s): it is rebuilt from the library database",
+                index.index_path,
+                problem,
+            )
+            index.discard(problem)
+            return set()
+        return self.store.vectors_written_since(saved)
+
+    @staticmethod
+    def _say_repaired(index: VectorIndex, report: ReconcileReport, quiet: bool) -> None:
+        """One line when the index was mended (an unusable one said so as it opened)."""
+        if not (report.added or report.deleted) or index.problem is not None:
+            return
+        if quiet:
+            log.info(
+                "%d vectors another import has not saved yet were read from the database",
+                report.added,
+            )
+            return
+        log.warning(
+            "vector index repaired from the library database: %d added (%d of them replaced), "
+            "%d removed",
+            report.added,
+            report.replaced,
+            report.deleted,
+        )
 
     def _stamp(self) -> tuple[int, int, int] | None:
         """What tells that the index was saved since: its sidecar, replaced on every save."""
@@ -120,9 +163,7 @@ class Indexer:
             if self._index is None:
                 self.store.set_meta("embedder_id", embedder.model_id)
                 self.store.set_meta("dimension", str(embedder.dimension))
-                self._index = VectorIndex.open(
-                    self._vectors, SPACE, dimension=embedder.dimension, model_id=embedder.model_id
-                )
+                self._index = self._open_index(embedder.dimension, embedder.model_id)
                 self._seen = self._stamp()
             return self._index
 
@@ -134,8 +175,15 @@ class Indexer:
         """
         with self._lock:
             if self._index is not None:
-                self._index.save()
-                self._seen = self._stamp()
+                self._save(self._index)
+
+    def _save(self, index: VectorIndex) -> None:
+        """The index holds every stored vector now (the caller holds the write lock)."""
+        now = self.store.vector_generation()
+        if now is not None:
+            index.set_generation(now)
+        index.save()
+        self._seen = self._stamp()
 
     # --- writes -------------------------------------------------------------------------
 
@@ -267,12 +315,9 @@ class Indexer:
             self.store.put_sentence_vectors(sentence_ids, sentences)
             self.store.set_meta("embedder_id", embedder.model_id)
             self.store.set_meta("dimension", str(embedder.dimension))
-            index = VectorIndex.open(
-                self._vectors, SPACE, dimension=embedder.dimension, model_id=embedder.model_id
-            )
+            index = self._open_index(embedder.dimension, embedder.model_id)
             index.reconcile(set(ids), lambda want: self.store.vectors(want, embedder.dimension))
-            index.save()
-            self._seen = self._stamp()
+            self._save(index)
             self._index = index
             self._missing = set()
             switch()

@@ -3,7 +3,9 @@
 ``<folder>/<space>.hnsw`` holds the graph, ``<space>.json`` the sidecar that says which model,
 dimension and build settings made it and fingerprints the index file. Labels are segment ids.
 A mismatched, missing or torn pair is never used: the index opens empty with ``needs_rebuild``
-and the caller refills it with :meth:`VectorIndex.reconcile`.
+and the caller refills it with :meth:`VectorIndex.reconcile`. The sidecar also names the
+library it belongs to (an index of another library is not used either) and the ``generation``
+of the stored vectors it holds, so the caller can tell which vectors were written since.
 
 Thread-safe: every public method runs under the index's own lock, because hnswlib does not
 allow ``knn_query`` during ``add_items`` or ``resize_index`` (a search then crashes the
@@ -86,6 +88,7 @@ class ReconcileReport:
     deleted: int
     missing_vectors: tuple[int, ...]  # expected ids the caller could not supply: re-embed them
     compacted: bool = False
+    replaced: int = 0  # ids held with a vector older than the caller's (among ``added``)
 
 
 class VectorIndex:
@@ -99,6 +102,7 @@ class VectorIndex:
         model_id: str,
         settings: HnswSettings,
         threads: int,
+        library_id: str | None = None,
     ) -> None:
         if not _SPACE_NAME.fullmatch(space):
             raise LibraryError(f"invalid vector space name {space!r}")
@@ -108,7 +112,11 @@ class VectorIndex:
         self.index_path, self.sidecar_path = folder / f"{space}.hnsw", folder / f"{space}.json"
         self.dimension, self.model_id, self.settings = dimension, model_id, settings
         self.threads = max(1, threads)
+        self.library_id = library_id
         self.needs_rebuild = False
+        self.problem: str | None = None  # why the files on disk were not used
+        # The caller's number for the stored vectors this index holds (None: not known).
+        self.generation: int | None = None
         # Reentrant: reconcile adds, deletes and compacts under the lock it already holds.
         self._lock = threading.RLock()
         self._reset()
@@ -132,23 +140,41 @@ class VectorIndex:
         model_id: str,
         settings: HnswSettings = HnswSettings(),
         threads: int = 2,
+        library_id: str | None = None,
     ) -> VectorIndex:
-        """Load the index of ``space`` in ``folder`` or start an empty one.
+        """Load the index of ``space`` in ``folder`` or start an empty one. With a
+        ``library_id``, an index whose sidecar names another library is not used.
 
         Raises:
             LibraryError: the space name or dimension is invalid.
         """
-        self = cls(folder, space, dimension, model_id, settings, threads)
+        self = cls(folder, space, dimension, model_id, settings, threads, library_id)
         has_index, has_sidecar = self.index_path.exists(), self.sidecar_path.exists()
         if not has_index and not has_sidecar:
             return self
         problem = self._load() if has_index else "sidecar without an index file"
         if problem is not None:
-            log.warning("vector index %s unusable (%s); starting empty", self.index_path, problem)
-            self._reset()
-            self.needs_rebuild = True
-            self._dirty = True  # the next save replaces the bad pair
+            log.warning(
+                "vector index %s was unusable (%s): it is rebuilt from the library database",
+                self.index_path,
+                problem,
+            )
+            self.discard(problem)
         return self
+
+    @_locked
+    def discard(self, problem: str) -> None:
+        """Forget every vector (``problem`` says why); the caller refills the index."""
+        self._reset()
+        self.problem, self.needs_rebuild, self.generation = problem, True, None
+        self._dirty = True  # the next save replaces the bad pair
+
+    @_locked
+    def set_generation(self, generation: int) -> None:
+        """The caller's number for the stored vectors the index now holds (saved with it)."""
+        if generation != self.generation:
+            self.generation = generation
+            self._dirty = True
 
     def _expected_meta(self) -> dict[str, Any]:
         return {
@@ -160,6 +186,11 @@ class VectorIndex:
             "ef_construction": self.settings.ef_construction,
             "hnswlib_version": _hnswlib_version(),
         }
+
+    def _ownership(self) -> dict[str, Any]:
+        """Whose vectors these are: written with the index, checked at load apart from
+        :meth:`_expected_meta` (a sidecar of an older version has neither)."""
+        return {"library_id": self.library_id, "generation": self.generation}
 
     def _load(self) -> str | None:
         """Load the pair from disk; return why it cannot be used, or None when it was loaded."""
@@ -174,6 +205,9 @@ class VectorIndex:
         for key, want in self._expected_meta().items():
             if meta.get(key) != want:
                 return f"built with {key}={meta.get(key)!r}, expected {want!r}"
+        owner = meta.get("library_id")
+        if owner is not None and self.library_id is not None and owner != self.library_id:
+            return "it belongs to another library"
         # Only bytes that hash to what we wrote reach hnswlib's loader, which trusts its input.
         try:
             size, digest = _fingerprint(self.index_path)
@@ -191,6 +225,8 @@ class VectorIndex:
             return "label counts disagree with the sidecar"
         index.set_num_threads(1)
         self._index, self._live, self._deleted = index, labels - deleted, deleted
+        generation = meta.get("generation")
+        self.generation = generation if isinstance(generation, int) else None
         return None
 
     def _new_index(self, capacity: int) -> hnswlib.Index:
@@ -367,8 +403,10 @@ class VectorIndex:
         self,
         expected_ids: set[int],
         fetch_vectors: Callable[[list[int]], tuple[np.ndarray, np.ndarray]],
+        stale: Iterable[int] = (),
     ) -> ReconcileReport:
-        """Make the index hold exactly ``expected_ids``.
+        """Make the index hold exactly ``expected_ids``, and replace the vectors of ``stale``
+        ids it holds (the caller's were written since).
 
         ``fetch_vectors(ids)`` is called in batches and returns (ids, vectors) for those it has;
         the rest are reported as ``missing_vectors``. Clears ``needs_rebuild``.
@@ -381,7 +419,8 @@ class VectorIndex:
             self.compact()
         else:
             self.delete(extra)
-        wanted = sorted(expected_ids - self._live)
+        replaced = self._live & expected_ids & set(stale)
+        wanted = sorted((expected_ids - self._live) | replaced)
         missing: list[int] = []
         added = 0
         for start in range(0, len(wanted), _BATCH):
@@ -395,7 +434,7 @@ class VectorIndex:
             added += int(np.unique(got[keep]).size)
             missing.extend(sorted(set(batch) - {int(x) for x in got[keep]}))
         self.needs_rebuild = False
-        return ReconcileReport(added, len(extra), tuple(missing), compacted)
+        return ReconcileReport(added, len(extra), tuple(missing), compacted, len(replaced))
 
     @_locked
     def save(self) -> None:
@@ -410,13 +449,17 @@ class VectorIndex:
             self.folder.mkdir(parents=True, exist_ok=True)
             _atomic_write(self.index_path, self._write_index)
             size, digest = _fingerprint(self.index_path)
-            meta = self._expected_meta() | {
-                "count": len(self._live),
-                "deleted": sorted(self._deleted),
-                "index_size": size,
-                "index_sha256": digest,
-                "saved_at_ms": time.time_ns() // 1_000_000,
-            }
+            meta = (
+                self._expected_meta()
+                | self._ownership()
+                | {
+                    "count": len(self._live),
+                    "deleted": sorted(self._deleted),
+                    "index_size": size,
+                    "index_sha256": digest,
+                    "saved_at_ms": time.time_ns() // 1_000_000,
+                }
+            )
             text = json.dumps(meta)
             _atomic_write(self.sidecar_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         except (OSError, RuntimeError) as e:

@@ -3,6 +3,7 @@ vector index can always be rebuilt without running the model again."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,6 +22,22 @@ class Embeddings:
     def embedded_ids(self, space: str) -> set[int]:
         rows = self._db.rows("SELECT segment_id FROM embeddings WHERE space = ?", (space,))
         return {r.segment_id for r in rows}
+
+    def generation(self) -> int | None:
+        """The number of the last vector write (0: none yet); it only grows. None when the
+        database predates it (a read-only library of an older version)."""
+        try:
+            row = self._db.row("SELECT seq FROM sqlite_sequence WHERE name = 'vector_writes'")
+            if row is None:  # no write yet, or a library made before it was recorded
+                self._db.value("SELECT 1 FROM vector_writes LIMIT 1")
+        except sqlite3.OperationalError:  # no such table
+            return None
+        return 0 if row is None else int(row.seq)
+
+    def written_since(self, generation: int) -> set[int]:
+        """Segments whose stored vector was written after ``generation``."""
+        rows = self._db.rows("SELECT segment_id FROM vector_writes WHERE seq > ?", (generation,))
+        return {int(r.segment_id) for r in rows}
 
     def vectors(self, ids: Sequence[int], dimension: int) -> tuple[np.ndarray, np.ndarray]:
         """Stored vectors of the given segment ids (those that have one)."""

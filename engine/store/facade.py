@@ -282,6 +282,13 @@ class Store:
         """Stored vectors of the given segment ids (those that have one)."""
         return self._embeddings.vectors(ids, dimension)
 
+    def vector_generation(self) -> int | None:
+        """The number of the last vector write; None in a database that predates it."""
+        return self._embeddings.generation()
+
+    def vectors_written_since(self, generation: int) -> set[int]:
+        return self._embeddings.written_since(generation)
+
     def put_vectors(self, ids: Sequence[int], vectors: np.ndarray, space: str) -> None:
         self._embeddings.put(ids, vectors, space)
 

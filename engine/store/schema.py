@@ -146,6 +146,32 @@ MIGRATIONS: tuple[str, ...] = (
         GROUP BY source_id, start_ms, end_ms, text
     );
     """,
+    # 5: the vector index must never keep a vector for a row that is gone, even when a new
+    # row took its id (SQLite reuses the highest free id): after a kill before the index was
+    # saved, or an index restored from an older copy. Each stored vector's last write gets
+    # a number that only grows (AUTOINCREMENT); the index's sidecar records the highest it
+    # holds, and what was written since is read again at open. library_id tells this
+    # library's index from another's. Written to run again on a database whose version
+    # was set back.
+    """
+    CREATE TABLE IF NOT EXISTS vector_writes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        segment_id INTEGER NOT NULL UNIQUE
+    );
+    INSERT OR IGNORE INTO vector_writes(segment_id)
+        SELECT segment_id FROM embeddings ORDER BY segment_id;
+    CREATE TRIGGER IF NOT EXISTS embeddings_written_ai AFTER INSERT ON embeddings BEGIN
+        INSERT OR REPLACE INTO vector_writes(segment_id) VALUES (new.segment_id);
+    END;
+    CREATE TRIGGER IF NOT EXISTS embeddings_written_au AFTER UPDATE OF vector ON embeddings BEGIN
+        INSERT OR REPLACE INTO vector_writes(segment_id) VALUES (new.segment_id);
+    END;
+    CREATE TRIGGER IF NOT EXISTS embeddings_written_ad AFTER DELETE ON embeddings BEGIN
+        DELETE FROM vector_writes WHERE segment_id = old.segment_id;
+    END;
+    INSERT INTO meta(key, value) VALUES ('library_id', lower(hex(randomblob(16))))
+        ON CONFLICT(key) DO NOTHING;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest version a read-only library can be searched at: later steps change only rows.

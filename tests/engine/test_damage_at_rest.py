@@ -4,15 +4,24 @@ silently wrong. The user's side is the real command line in a child process."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from engine.config import EngineConfig
 from engine.errors import LibraryError
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
 from engine.vectors import VectorIndex
 from tests.engine.test_data_safety import _tmpfs
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # --- a full disk while the vector index is saved ------------------------------------------
 
@@ -50,3 +59,155 @@ def test_an_index_saved_to_a_full_disk_keeps_the_last_good_one(tmp_path: Path) -
         again = VectorIndex.open(folder, "text", dimension=384, model_id="m")
         assert not again.needs_rebuild and again.ids() == set(range(10))
         assert again.search(first[3], 1)[0].tolist() == [3]
+
+
+# --- the vector index against the database --------------------------------------------------
+
+
+def _cli(library: Path, models: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real command line in a child process, as a user runs it."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine.cli",
+            "--library",
+            str(library),
+            "--models",
+            str(models),
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _course(folder: Path, notes: dict[str, str]) -> Path:
+    folder.mkdir(parents=True)
+    for name, text in notes.items():
+        (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
+    return folder
+
+
+FILLERS = {
+    f"topic{i:02d}": f"Chapter {i} of the history book covers the year {1700 + i}."
+    for i in range(40)
+}
+
+
+def _index_holds_the_stored_vectors(folder: Path, embedder: OnnxEmbedder) -> None:
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        rows = lib.store.conn.execute("SELECT segment_id FROM embeddings").fetchall()
+        ids = [r[0] for r in rows]
+        got_ids, stored = lib.store.vectors(ids, embedder.dimension)
+        index = lib.indexer.index
+        assert index is not None and index.ids() == set(ids)
+        for sid, vector in zip(got_ids.tolist(), stored, strict=True):
+            assert index.search(vector, 1)[0].tolist() == [sid]
+
+
+def test_an_index_from_an_older_copy_never_keeps_a_vector_for_a_row_that_is_gone(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+) -> None:
+    """The segment ids of a removed file go to the next file imported (SQLite reuses the
+    highest free id). An index saved before that, put back from a copy (or left by a kill
+    before the index was saved), held the old file's vector under the new file's id, and
+    the reconcile at open, which compares ids only, kept it: the new file was not found by
+    meaning."""
+    library = tmp_path / "lib"
+    course = _course(tmp_path / "Zoo", FILLERS | {"zz-pangolin": "The pangolin has scales."})
+    assert _cli(library, models_dir, "ingest", str(course)).returncode == 0
+    older = tmp_path / "older-vectors"
+    shutil.copytree(library / "vectors", older)
+    assert _cli(library, models_dir, "remove", str(course / "zz-pangolin.md")).returncode == 0
+    volcano = _course(tmp_path / "Geology", {"volcano": "The volcano erupts molten lava and ash."})
+    assert _cli(library, models_dir, "ingest", str(volcano)).returncode == 0
+    shutil.rmtree(library / "vectors")
+    shutil.copytree(older, library / "vectors")
+
+    found = _cli(library, models_dir, "search", "--mode", "dense", "--json", "a volcano erupting")
+    assert found.returncode == 0, found.stderr
+    hits = json.loads(found.stdout)["results"]
+    assert hits[0]["source"] == str(volcano / "volcano.md")
+    assert found.stderr.splitlines() == [
+        "WARNING engine.indexer: vector index repaired from the library database: "
+        "1 added (1 of them replaced), 0 removed"
+    ]
+    _index_holds_the_stored_vectors(library, embedder)
+    again = _cli(library, models_dir, "search", "--mode", "dense", "--json", "a volcano erupting")
+    assert again.stderr == ""  # the repaired index was saved
+
+
+def _garble(path: Path) -> None:
+    path.write_bytes(np.random.default_rng(3).bytes(path.stat().st_size))
+
+
+def _from_another_library(folder: Path, embedder: OnnxEmbedder) -> None:
+    """Both index files of another library with the same model (a folder restored wrongly)."""
+    other = folder.parent / "other"
+    with Library.open(other, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([_course(folder.parent / "Other", {"kiwi": "The kiwi cannot fly."})])
+    shutil.rmtree(folder / "vectors")
+    shutil.copytree(other / "vectors", folder / "vectors")
+
+
+DAMAGE = {
+    "index deleted": lambda v: (v / "text.hnsw").unlink(),
+    "index truncated": lambda v: os.truncate(
+        v / "text.hnsw", (v / "text.hnsw").stat().st_size // 2
+    ),
+    "index garbage": lambda v: _garble(v / "text.hnsw"),
+    "index empty": lambda v: os.truncate(v / "text.hnsw", 0),
+    "sidecar deleted": lambda v: (v / "text.json").unlink(),
+    "sidecar garbage": lambda v: _garble(v / "text.json"),
+    "sidecar empty": lambda v: os.truncate(v / "text.json", 0),
+}
+
+
+@pytest.mark.parametrize("damage", [*DAMAGE, "both from another library"])
+def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
+    built_library_dir: Path, models_dir: Path, embedder: OnnxEmbedder, damage: str
+) -> None:
+    vectors = built_library_dir / "vectors"
+    if damage in DAMAGE:
+        DAMAGE[damage](vectors)
+    else:
+        _from_another_library(built_library_dir, embedder)
+    query = ("search", "--mode", "dense", "--json", "an amphibian that regrows its legs")
+    found = _cli(built_library_dir, models_dir, *query)
+    assert found.returncode == 0, found.stderr
+    assert Path(json.loads(found.stdout)["results"][0]["source"]).name == "notes.md"
+    said = found.stderr.splitlines()
+    assert len(said) == 1, said
+    assert said[0].startswith(f"WARNING engine.vectors: vector index {vectors / 'text.hnsw'} was")
+    assert said[0].endswith("): it is rebuilt from the library database")
+    again = _cli(built_library_dir, models_dir, *query)
+    assert again.returncode == 0 and again.stderr == ""  # the rebuilt index was saved
+    _index_holds_the_stored_vectors(built_library_dir, embedder)
+
+
+def test_an_index_newer_than_a_restored_database_is_rebuilt(
+    built_library_dir: Path, tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+) -> None:
+    """library.db put back from a backup made before a removal and an import: the index
+    holds the new file's vectors under ids that are the removed file's rows again."""
+    db = built_library_dir / "library.db"
+    backup = tmp_path / "library.db.bak"
+    shutil.copy(db, backup)
+    # The last course's ids go to the next one imported, which the index then holds.
+    assert _cli(built_library_dir, models_dir, "remove", "Chemistry").returncode == 0
+    more = _course(tmp_path / "More", {"gecko": "The gecko climbs glass.", "ibis": "An ibis."})
+    assert _cli(built_library_dir, models_dir, "ingest", str(more)).returncode == 0
+    shutil.copy(backup, db)
+    found = _cli(built_library_dir, models_dir, "search", "--mode", "dense", "lizard on a window")
+    assert found.returncode == 0, found.stderr
+    assert "gecko" not in found.stdout
+    assert found.stderr.splitlines() == [
+        f"WARNING engine.indexer: vector index {built_library_dir / 'vectors' / 'text.hnsw'} "
+        "was unusable (it is newer than the library database, restored from an older copy?): "
+        "it is rebuilt from the library database"
+    ]
+    _index_holds_the_stored_vectors(built_library_dir, embedder)
