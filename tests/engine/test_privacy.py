@@ -12,39 +12,69 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from app.main import DEMO_FLAG, STARTUP_REPORT_ENV  # Qt-free: it imports Qt when it runs
 from engine.cli import DEMO_DIR
+from engine.config import EngineConfig
+from engine.demo import DEMO_COURSE, demo_files
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
 # A socket of an internet family, or a connect/send to an internet address (DNS included).
 _INTERNET = re.compile(r"AF_INET6?\b|sin6?_port")
 
 
-def _traced(home: Path, trace: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
+def _env(home: Path) -> dict[str, str]:
+    """A user with nothing but an empty HOME: no cache, no settings, no models of their own."""
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
     }
-    command = [
+
+
+def _strace(trace: Path, command: list[str]) -> list[str]:
+    """``command`` under strace: every socket, connect and send of it and of any process it
+    starts (-f), written to ``trace``."""
+    return [
         "strace", "-f", "--seccomp-bpf", "-qq",
         "-e", "trace=socket,connect,sendto,sendmsg",
         "-o", str(trace),
-        sys.executable, "-m", "engine.cli", *args,
+        *command,
     ]  # fmt: skip
+
+
+def network_use(trace: Path) -> list[str]:
+    """The lines of a trace that use an internet family (a socket, a connect, a DNS query)."""
+    lines = trace.read_text(encoding="utf-8", errors="replace").splitlines()
+    return [line for line in lines if _INTERNET.search(line)]
+
+
+def _traced(home: Path, trace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = _strace(trace, [sys.executable, "-m", "engine.cli", *args])
     return subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False
+        command, cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600, check=False
     )
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is installed by scripts/setup")
+needs_strace = pytest.mark.skipif(
+    shutil.which("strace") is None, reason="strace is installed by scripts/setup"
+)
+
+
+@needs_strace
 def test_import_and_search_make_no_connection_and_leave_no_telemetry(
     tmp_path: Path, models_dir: Path
 ) -> None:
@@ -65,8 +95,118 @@ def test_import_and_search_make_no_connection_and_leave_no_telemetry(
     assert "lecture-01-sorting" in search.stdout
 
     for trace in (ingest_trace, search_trace):
-        lines = trace.read_text(encoding="utf-8", errors="replace").splitlines()
-        internet = [line for line in lines if _INTERNET.search(line)]
+        internet = network_use(trace)
         assert not internet, f"{trace.name}: network use:\n" + "\n".join(internet[:10])
     left = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
     assert not any("Microsoft" in p or "onnxruntime" in p for p in left), left
+
+
+# --- the checker itself: it must see a connection, also one made by a child process ---------
+
+
+@needs_strace
+@pytest.mark.parametrize("by", ["the process", "its child"])
+def test_the_trace_sees_a_connection(tmp_path: Path, by: str) -> None:
+    """Without this, a trace that records nothing (a wrong filter, a child not followed)
+    would pass every test above."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        connect = f"import socket; socket.create_connection(('127.0.0.1', {port})).close()"
+        code = (
+            connect
+            if by == "the process"
+            else (
+                "import os, subprocess, sys; print(os.getpid(), flush=True); "
+                f"subprocess.run([sys.executable, '-c', {connect!r}], check=True)"
+            )
+        )
+        trace = tmp_path / "connect.strace"
+        done = subprocess.run(
+            _strace(trace, [sys.executable, "-c", code]),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        server.accept()[0].close()  # it did connect
+    used = network_use(trace)
+    connects = [line.split()[0] for line in used if f"htons({port})" in line and "connect(" in line]
+    assert connects, used
+    if by == "its child":  # the connection came from the child, and was seen
+        assert done.stdout.strip() not in connects, (done.stdout, used)
+
+
+# --- the window's start-up -------------------------------------------------------------------
+
+
+@pytest.fixture
+def demo_text_library_dir(tmp_path: Path, embedder: OnnxEmbedder) -> Path:
+    """A closed library of the demo course's slides, notes and code, its demo offered."""
+    folder = tmp_path / "library"
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
+        lib.set_flag(DEMO_FLAG)
+    return folder
+
+
+def _children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(x) for x in text.split()]
+
+
+@needs_strace
+def test_the_windows_start_up_makes_no_connection(
+    tmp_path: Path, models_dir: Path, demo_text_library_dir: Path
+) -> None:
+    """The window offscreen, as a user starts it, until its search model has loaded: Qt,
+    libVLC's probe, the single-instance socket, the folder watcher and the model load."""
+    home = tmp_path / "home"
+    runtime = tmp_path / "runtime"
+    for folder in (home, runtime):
+        folder.mkdir(mode=0o700)
+    report = tmp_path / "started.txt"
+    env = _env(home) | {
+        "QT_QPA_PLATFORM": "offscreen",
+        "XDG_RUNTIME_DIR": str(runtime),
+        "COURSEDEX_SETTINGS": str(home / "settings.json"),
+        STARTUP_REPORT_ENV: str(report),
+    }
+    trace = tmp_path / "window.strace"
+    window = [
+        sys.executable, "-m", "app.launcher", "gui",
+        "--library", str(demo_text_library_dir), "--models", str(models_dir), "--no-demo",
+    ]  # fmt: skip
+    tracer = subprocess.Popen(
+        _strace(trace, window), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        started = _wait_for_model(report, tracer)
+        time.sleep(2)  # what the window does just after (no check of time: only more to trace)
+        for pid in _children(tracer.pid):  # the app, which strace started
+            os.kill(pid, signal.SIGTERM)
+        output = tracer.communicate(timeout=60)[0].decode(errors="replace")
+    finally:
+        if tracer.poll() is None:
+            tracer.kill()
+            tracer.wait(30)
+    assert started == ["shown", "model"], output[-3000:]
+    assert "could not load" not in output, output[-3000:]
+    internet = network_use(trace)
+    assert not internet, "network use:\n" + "\n".join(internet[:10])
+    assert len(trace.read_text().splitlines()) > 0  # the trace did record the app (its sockets)
+    left = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    assert not any("Microsoft" in p or "onnxruntime" in p for p in left), left
+
+
+def _wait_for_model(report: Path, tracer: subprocess.Popen[bytes]) -> list[str]:
+    """The start-up events the window reported ("shown", "model") once the model loaded."""
+    deadline = time.monotonic() + 180  # a hang guard only
+    events: list[str] = []
+    while time.monotonic() < deadline and tracer.poll() is None:
+        if report.exists():
+            events = [line.split()[0] for line in report.read_text().splitlines()]
+            if "model" in events:
+                break
+        time.sleep(0.1)
+    return events
