@@ -1,7 +1,12 @@
 """Is an installed model still the one its manifest describes? Checked every time a model is
 taken for use: a damaged embedder made every vector NaN, a damaged speech model changed
-transcripts silently. Hashing 100 MB of models at every start would be slow, so a file found
-sound is remembered by its size and modification time, and only hashed again when they change.
+transcripts silently.
+
+Damage at rest (a bad sector, a copy or restore gone wrong) keeps a file's size and
+modification time, so a file is hashed at every use when that costs little next to loading
+it: 16 ms for the 23 MB embedder, 50 ms for tiny.en's 75 MB, against 400 ms to load the
+embedder. A larger file found sound is remembered by its size and modification time and only
+hashed again when they change.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from engine.models.manifest import ModelManifest, sha256_file
 logger = logging.getLogger(__name__)
 
 VERIFIED_NAME = ".verified.json"  # in the user's models folder: file -> [size, mtime_ns, sha256]
+ALWAYS_HASHED_BYTES = 128 * 1024 * 1024  # files up to this size are hashed at every use
 
 
 class SoundFiles:
@@ -48,7 +54,7 @@ class SoundFiles:
                     problems.append(f"{fname}: {stat.st_size} bytes, expected {entry.size}")
                     continue
                 key, stamp = str(path.resolve()), [stat.st_size, stat.st_mtime_ns, entry.sha256]
-                if verified.get(key) == stamp:
+                if verified.get(key) == stamp and stat.st_size > ALWAYS_HASHED_BYTES:
                     continue
                 if sha256_file(path) != entry.sha256:
                     problems.append(f"{fname}: its content changed (sha256 differs)")

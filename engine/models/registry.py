@@ -173,14 +173,15 @@ class ModelRegistry:
         reinstall the model (see :class:`~engine.models.integrity.SoundFiles`)."""
         problems = self._sound.problems(directory)
         if problems:
-            how = (
-                "reinstall Coursedex"
-                if directory.parent == self.bundled
-                else f"run `coursedex models remove {name}`, then `coursedex models install {name}`"
-            )
             raise ModelError(
-                f"model {name} in {directory.parent} is damaged ({'; '.join(problems)}): {how}"
+                f"model {name} in {directory.parent} is damaged ({'; '.join(problems)}): "
+                + self._how_to_reinstall(name, directory)
             )
+
+    def _how_to_reinstall(self, name: str, directory: Path) -> str:
+        if directory.parent == self.bundled:
+            return "reinstall Coursedex"
+        return f"run `coursedex models remove {name}`, then `coursedex models install {name}`"
 
     def manifest(self, name: str) -> ModelManifest:
         return ModelManifest.load(self.path(name))
@@ -250,7 +251,18 @@ class ModelRegistry:
                 raise ModelError(f"cannot remove {path}: {e.strerror or e}") from e
 
     def load_embedder(self, name: str = DEFAULT_EMBEDDER, threads: int = 2) -> OnnxEmbedder:
-        return OnnxEmbedder(self.path(name), threads)
+        """The embedder ``name``, checked and loaded.
+
+        Raises:
+            ModelError: it is not installed, damaged, or cannot be loaded (the message says
+                which model and how to install or reinstall it).
+        """
+        directory = self.path(name)
+        try:
+            return OnnxEmbedder(directory, threads)
+        except ModelError as e:
+            how = self._how_to_reinstall(name, directory)
+            raise ModelError(f"model {name} cannot be loaded ({e}): {how}") from e
 
     # -- installing ----------------------------------------------------------------------
 

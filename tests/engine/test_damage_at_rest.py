@@ -18,6 +18,8 @@ from engine.config import EngineConfig
 from engine.errors import LibraryError
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
+from engine.models.manifest import sha256_file
+from engine.models.registry import DEFAULT_EMBEDDER
 from engine.vectors import VectorIndex
 from tests.engine.test_data_safety import _tmpfs
 
@@ -211,3 +213,88 @@ def test_an_index_newer_than_a_restored_database_is_rebuilt(
         "it is rebuilt from the library database"
     ]
     _index_holds_the_stored_vectors(built_library_dir, embedder)
+
+
+# --- a damaged model ---------------------------------------------------------------------------
+
+
+def _rewrite_keeping_size_and_time(path: Path, offset: int, data: bytes) -> None:
+    """Damage as a bad sector or a restore gone wrong leaves it: same size, same time."""
+    before = path.stat()
+    with path.open("r+b") as f:
+        f.seek(offset)
+        f.write(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _vouch_for(model: Path, name: str) -> None:
+    """Rewrite the manifest to match a damaged file (a user's own broken export)."""
+    manifest = model / "manifest.json"
+    meta = json.loads(manifest.read_text())
+    meta["files"][name] = {
+        "sha256": sha256_file(model / name),
+        "size": (model / name).stat().st_size,
+    }
+    manifest.write_text(json.dumps(meta))
+
+
+MODEL_DAMAGE = {
+    "bytes changed, size and time kept": (
+        lambda m: _rewrite_keeping_size_and_time(m / "model.onnx", 5_000_000, b"\xff" * 65536),
+        "model.onnx: its content changed (sha256 differs)",
+    ),
+    "header garbage, size and time kept": (
+        lambda m: _rewrite_keeping_size_and_time(m / "model.onnx", 100, bytes(65536)),
+        "model.onnx: its content changed (sha256 differs)",
+    ),
+    "cut short": (
+        lambda m: os.truncate(m / "model.onnx", 1_000_000),
+        "model.onnx: 1000000 bytes, expected ",
+    ),
+    "tokenizer deleted": (
+        lambda m: (m / "tokenizer.json").unlink(),
+        "tokenizer.json: No such file or directory",
+    ),
+}
+
+
+@pytest.fixture
+def own_models(tmp_path: Path, models_dir: Path) -> Path:
+    """A private copy of the session's models folder (the default embedder)."""
+    return Path(shutil.copytree(models_dir, tmp_path / "models"))
+
+
+@pytest.mark.parametrize("damage", [*MODEL_DAMAGE, "broken file, manifest matching"])
+def test_a_damaged_model_is_named_with_how_to_reinstall_it(
+    built_library_dir: Path, own_models: Path, damage: str
+) -> None:
+    query = ("search", "--mode", "dense", "an amphibian that regrows its legs")
+    assert _cli(built_library_dir, own_models, *query).returncode == 0  # found sound once
+    model = own_models / DEFAULT_EMBEDDER
+    how = (
+        f"run `coursedex models remove {DEFAULT_EMBEDDER}`, "
+        f"then `coursedex models install {DEFAULT_EMBEDDER}`"
+    )
+    if damage in MODEL_DAMAGE:
+        MODEL_DAMAGE[damage][0](model)
+        said = f"coursedex: model {DEFAULT_EMBEDDER} in {own_models} is damaged ("
+        said += MODEL_DAMAGE[damage][1]
+    else:
+        _rewrite_keeping_size_and_time(model / "model.onnx", 100, bytes(65536))
+        _vouch_for(model, "model.onnx")
+        said = f"coursedex: model {DEFAULT_EMBEDDER} cannot be loaded (cannot load ONNX model"
+
+    refused = _cli(built_library_dir, own_models, *query)
+    assert refused.returncode == 1
+    lines = refused.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(said) and lines[0].endswith(how), lines
+    note = _course(built_library_dir.parent / "More", {"gecko": "The gecko climbs glass."})
+    ingest = _cli(built_library_dir, own_models, "ingest", str(note))
+    assert f"error: {note / 'gecko.md'}: {lines[0].removeprefix('coursedex: ')}" in ingest.stdout
+
+    for step in ("remove", "install"):  # what the message says to do
+        done = _cli(built_library_dir, own_models, "models", step, DEFAULT_EMBEDDER)
+        assert done.returncode == 0, done.stderr
+    found = _cli(built_library_dir, own_models, *query)
+    assert found.returncode == 0 and found.stderr == "", found.stderr
+    assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
