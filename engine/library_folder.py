@@ -18,6 +18,7 @@ last to let it go saves it, so the next writer starts from everything this one w
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.errors import LibraryError
+
+log = logging.getLogger(__name__)
 
 if os.name == "nt":
     import msvcrt
@@ -113,6 +116,18 @@ class LibraryLock:
                 _unlock(f)
             finally:
                 f.close()
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Remove what a writer killed in the middle of a write left: the temporary file of a
+    vector index save (``vectors/.*.tmp``) or of a thumbnail (``thumbs/*.tmp``). Only while
+    holding the write lock: no other writer can be making one now."""
+    for pattern in ("vectors/.*.tmp", "thumbs/*.tmp"):
+        for path in folder.glob(pattern):
+            try:
+                path.unlink()
+            except OSError as e:
+                log.info("cannot remove %s, left by an interrupted write: %s", path, e)
 
 
 def refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine.errors import LibraryBusyError, LibraryError
 from engine.indexer import Indexer
-from engine.library_folder import LibraryLock
+from engine.library_folder import LibraryLock, remove_stale_temporaries
 from engine.progress import IngestProgress, Stage
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,9 @@ class WriteAccess:
             self.indexer.open(quiet=True)
 
     def _taken(self) -> None:
-        """This process may write now: read the index again if another one saved it since."""
+        """This process may write now: clear what a killed writer left, and read the index
+        again if another process saved it since."""
+        remove_stale_temporaries(self.folder)
         self.indexer.open()
 
     def _leaving(self) -> None:

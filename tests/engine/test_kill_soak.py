@@ -41,10 +41,7 @@ from engine.vectors import VectorIndex
 from tests.factories import make_code_zip, make_notebook, make_pdf, make_srt, make_vtt
 from tools.lecture_media import Clip, make_lecture_video, slide_image
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)"),
-]
+LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 1515
@@ -354,6 +351,8 @@ def _temp_left(temp: Path) -> list[str]:
     return sorted(p.relative_to(temp).as_posix() for p in temp.rglob("*"))
 
 
+@pytest.mark.slow
+@LINUX_PROC
 def test_killed_imports_lose_nothing_and_finish_once(
     course: tuple[Path, list[Item]],
     models_dir: Path,
@@ -410,3 +409,25 @@ def test_killed_imports_lose_nothing_and_finish_once(
               f"+child: the recognition child was running): {', '.join(kills)}")  # fmt: skip
     # Not a vacuous check of orphans: some kills left a recognition child behind to exit.
     assert sum("+child" in k for k in kills) >= 2, kills
+
+
+def test_temporary_files_a_killed_writer_left_are_removed_by_the_next(
+    tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    """A kill during a save of the vector index or a thumbnail's write leaves its temporary
+    file; the next process that takes the write lock removes it (no one else can be writing)."""
+    folder = tmp_path / "lib"
+    note = tmp_path / "Course" / "note.md"
+    note.parent.mkdir()
+    note.write_text("# Note\n\nThe okapi lives in the forest.\n", encoding="utf-8")
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([note.parent])
+    left = [folder / "vectors" / ".text.hnsw.k2j4x9.tmp", folder / "thumbs" / "ab12-0003.tmp"]
+    for path in left:
+        path.write_bytes(b"half written")
+    kept = folder / "thumbs" / "notes.tmp.jpg"
+    kept.write_bytes(b"not ours to judge")
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        assert lib.search("okapi").results[0].source == str(note)
+    assert [p for p in left if p.exists()] == []
+    assert kept.exists() and _leftovers(folder) == []
