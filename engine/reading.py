@@ -170,6 +170,7 @@ class Reader:
             UnreadableFileError: the frames cannot be read.
             Cancelled.
         """
+        from engine.media.deck import course_decks
         from engine.media.scenes import scan_video
 
         media = self.config.media
@@ -183,6 +184,7 @@ class Reader:
             sha[:16],
             media,
             self._recognizer() if media.screen_text else None,
+            deck=course_decks(self.store, path) if media.screen_text else None,
             progress=report,
             cancel=cancel,
         )
