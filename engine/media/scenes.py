@@ -309,6 +309,7 @@ def scan_video(
         out.append(ScreenScene(Scene(i, start, end, ms, name), text, heading, text_from))
     if not out:
         raise UnreadableFileError("cannot read video frames")
+    log.info("%s: %s", video.name, read_counts(out))
     if progress is not None:
         progress(1.0)
     return out
