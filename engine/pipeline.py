@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 UNSORTED = "Unsorted"  # the course of loose files dropped without a course name
 MEDIA = (SourceKind.VIDEO, SourceKind.AUDIO)
 _SAVE_EVERY_S = 30.0
+BAD_NAME = "its name is not valid text (UTF-8): rename the file to import it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +83,8 @@ def plan(paths: Iterable[Path | str], course: str | None = None) -> list[Planned
     Videos and audio come last, so everything else is searchable while they transcribe."""
     planned: list[PlannedFile] = []
     for raw in paths:
-        given = Path(raw).expanduser()
-        path = given.resolve()
+        given = _resolved(Path(raw), expand=True, resolve=False)
+        path = _resolved(given)
         if path.is_dir():
             name = course or path.name
             files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
@@ -91,7 +92,7 @@ def plan(paths: Iterable[Path | str], course: str | None = None) -> list[Planned
         else:
             # A file keeps the name it was given: a link is not its target (as in a folder,
             # where the files found keep their own names too).
-            path = given.absolute().parent.resolve() / given.name
+            path = _resolved(given.absolute().parent) / given.name
             name, files, root = course or UNSORTED, [path], None
         for f in files:
             kind = ingest.classify(f)
@@ -130,6 +131,9 @@ class Pipeline:
         """Register each file once: its course, and a queued row unless it is indexed."""
         jobs: list[Job] = []
         for item in planned:
+            if not _storable(item.path):  # its import says why; nothing to record
+                jobs.append(Job(item, -1, None))
+                continue
             course_id = self.store.ensure_course(item.course, item.course_root)
             known = self.store.source_by_path(str(item.path))
             source_id = None
@@ -234,6 +238,8 @@ class Pipeline:
     def _one(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
         item = job.file
         path = item.path
+        if not _storable(path):
+            raise UnreadableFileError(BAD_NAME)
         if not path.is_file():
             raise UnreadableFileError(_not_a_file(path))
         sidecar = ingest.find_sidecar(path) if item.kind in MEDIA else None
@@ -407,6 +413,27 @@ def failure_reason(error: Exception) -> str:
         return f"disk full{where}; free some space and import again"
     text = str(error).splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {text}"[:200]
+
+
+def _resolved(path: Path, *, expand: bool = False, resolve: bool = True) -> Path:
+    """``path`` with ``~`` expanded and links resolved where that can be done. A link loop
+    or an unknown user's ``~`` stays as given (absolute): its import says why it cannot be
+    read, instead of the whole import failing."""
+    try:
+        path = path.expanduser() if expand else path
+        return path.resolve() if resolve else path
+    except (RuntimeError, OSError):
+        return path.absolute()
+
+
+def _storable(path: Path) -> bool:
+    """False for a name the library cannot record: bytes that are not UTF-8 (possible on
+    Linux) reach Python as lone surrogates, which SQLite refuses."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _not_a_file(path: Path) -> str:

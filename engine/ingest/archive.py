@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
-from engine.formatting import human_size
+from engine.formatting import human_size, plural
 from engine.ingest.code import code_segments, grammar_for
 from engine.ingest.kinds import NOTE_EXTENSIONS, NOTEBOOK_EXTENSIONS, classify
 from engine.ingest.notebook import notebook_segments
@@ -22,12 +22,14 @@ from engine.ingest.safezip import (
     is_symlink,
     open_zip,
     read_member,
+    shown,
 )
 from engine.ingest.text import check_file, decode_text, read_text
 from engine.types import ParsedSource, SegmentDraft, SourceKind
 
 log = logging.getLogger(__name__)
 
+_MAX_WARNINGS = 5
 SKIPPED_ARCHIVE_DIRS = frozenset(
     {"__MACOSX", ".git", "node_modules", "__pycache__", ".venv", "venv", ".hg", ".svn",
      ".ipynb_checkpoints", ".mypy_cache", ".pytest_cache", ".tox", ".idea"}
@@ -93,10 +95,10 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
                 continue
             seen.add(name)
             if is_symlink(info):
-                warnings.append(f"{name}: symbolic link skipped")
+                warnings.append(f"{shown(name)}: symbolic link skipped")
                 continue
             if PurePosixPath(name).suffix.lower() == ".zip":
-                warnings.append(f"{name}: archive inside an archive skipped")
+                warnings.append(f"{shown(name)}: archive inside an archive skipped")
                 continue
             if classify(PurePosixPath(name)) not in (SourceKind.CODE, SourceKind.NOTES):
                 continue
@@ -104,16 +106,16 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
             if PurePosixPath(name).suffix.lower() not in NOTEBOOK_EXTENSIONS | NOTE_EXTENSIONS:
                 cap = min(cap, limits.max_code_file_bytes)
             if info.file_size > cap:
-                warnings.append(f"{name}: too large ({human_size(info.file_size)}) skipped")
+                warnings.append(f"{shown(name)}: too large ({human_size(info.file_size)}) skipped")
                 continue
             if info.file_size == 0:
                 continue
             if info.flag_bits & 0x1:
-                warnings.append(f"{name}: encrypted, skipped")
+                warnings.append(f"{shown(name)}: encrypted, skipped")
                 locked += 1
                 continue
             if info.compress_type not in READABLE_COMPRESSION:
-                warnings.append(f"{name}: unsupported compression, skipped")
+                warnings.append(f"{shown(name)}: unsupported compression, skipped")
                 locked += 1
                 continue
             data = read_member(zf, info, min(cap, budget))
@@ -122,17 +124,20 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
                 text = decode_text(data, "a text file")
                 segments += _member_segments(text, name, config)
             except UnreadableFileError as e:
-                warnings.append(f"{name}: {e}")
+                warnings.append(f"{shown(name)}: {e}")
                 continue
     for warning in warnings:
         log.info("%s: %s", path.name, warning)
     if not segments and locked:
         raise UnreadableFileError(
-            f"cannot read the archive's files: {locked} are password-protected or use a "
-            "compression method Coursedex does not read"
+            f"cannot read the archive's files: {plural(locked, 'file is', 'files are')} "
+            "password-protected or compressed in a way Coursedex does not read"
         )
     if not segments:
         raise UnreadableFileError("no code or notes files in the archive")
+    if len(warnings) > _MAX_WARNINGS:  # the import's note names a few, then counts
+        more = len(warnings) - _MAX_WARNINGS
+        warnings = [*warnings[:_MAX_WARNINGS], f"{plural(more, 'more file')} skipped"]
     return ParsedSource(
         kind=SourceKind.CODE, title=path.stem, segments=tuple(segments), warnings=tuple(warnings)
     )

@@ -15,9 +15,10 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
-from engine.formatting import human_size
+from engine.formatting import human_size, printable
 
 _READ_CHUNK = 64 * 1024
+_NAME_CHARS = 100
 # Below this many uncompressed bytes a high ratio is harmless (e.g. a file of spaces).
 _RATIO_FLOOR_BYTES = 1024**2
 # What zipfile raises for damaged data (NotImplementedError: unknown versions/features).
@@ -41,6 +42,13 @@ def open_zip(path: Path) -> zipfile.ZipFile:
         raise UnreadableFileError(f"cannot read file: {e.strerror or e}") from e
     except _ZIP_ERRORS as e:
         raise UnreadableFileError("not a zip file (corrupt or truncated)") from e
+
+
+def shown(name: str) -> str:
+    """A member's name as a message shows it: on one line (a name may hold a newline or
+    escape sequences), and at most ``_NAME_CHARS`` characters of it."""
+    text = printable(name)
+    return text if len(text) <= _NAME_CHARS else text[: _NAME_CHARS - 1] + "\u2026"
 
 
 def member_escapes(name: str) -> bool:
@@ -77,14 +85,14 @@ def check_archive(zf: zipfile.ZipFile, archive_bytes: int, limits: IngestLimits)
     total = 0
     for info in infos:
         if member_escapes(info.filename):
-            raise UnreadableFileError(f"zip member escapes its folder: {info.filename}")
+            raise UnreadableFileError(f"zip member escapes its folder: {shown(info.filename)}")
         total += info.file_size
         if (
             info.file_size > _RATIO_FLOOR_BYTES
             and info.file_size > limits.max_compression_ratio * max(1, info.compress_size)
         ):
             raise UnreadableFileError(
-                f"zip bomb: {info.filename} expands {human_size(info.file_size)} "
+                f"zip bomb: {shown(info.filename)} expands {human_size(info.file_size)} "
                 f"from {human_size(info.compress_size)}"
             )
     if total > limits.max_archive_total_bytes or (
@@ -103,9 +111,9 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
             unsupported compression, is encrypted, or is corrupt.
     """
     if info.compress_type not in READABLE_COMPRESSION:
-        raise UnreadableFileError(f"unsupported zip compression in {info.filename}")
+        raise UnreadableFileError(f"unsupported zip compression in {shown(info.filename)}")
     if info.flag_bits & 0x1:
-        raise UnreadableFileError(f"encrypted zip member: {info.filename}")
+        raise UnreadableFileError(f"encrypted zip member: {shown(info.filename)}")
     limit = min(cap, info.file_size)
     chunks: list[bytes] = []
     size = 0
@@ -118,9 +126,9 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
                 size += len(chunk)
                 if size > limit:
                     raise UnreadableFileError(
-                        f"zip bomb: {info.filename} expands beyond {human_size(limit)}"
+                        f"zip bomb: {shown(info.filename)} expands beyond {human_size(limit)}"
                     )
                 chunks.append(chunk)
     except _ZIP_ERRORS as e:
-        raise UnreadableFileError(f"corrupt zip member: {info.filename}") from e
+        raise UnreadableFileError(f"corrupt zip member: {shown(info.filename)}") from e
     return b"".join(chunks)

@@ -274,7 +274,7 @@ def test_a_password_protected_archive_says_so(tmp_path: Path) -> None:
             data[at + offset] |= 0x1
             at = data.find(signature, at + 4)
     path.write_bytes(bytes(data))
-    with pytest.raises(UnreadableFileError, match=r"2 are password-protected"):
+    with pytest.raises(UnreadableFileError, match=r"2 files are password-protected"):
         parse_archive(path, EngineConfig())
 
 

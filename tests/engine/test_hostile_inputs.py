@@ -1,0 +1,275 @@
+"""Issue 15, item 1 (files): the hostile corpus of tests/hostile_corpus.py (over 100 broken,
+huge, tricky or unsafe files of every kind, a named pipe, links to /dev/zero, link loops, a
+file deleted and one rewritten while they are imported) imported beside good files.
+
+Each file ends indexed or error with a one-line reason; the import stays within a memory
+bound and ends (a timeout guards against a hang); nothing is written outside the library;
+the good files stay searchable. The import runs in a child process (tests/hostile_import.py)
+so that its peak memory is its own; a second child runs ``coursedex ingest`` on the files
+that could hang a reader. ``-s`` prints the per-kind outcome table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.config import EngineConfig
+from engine.errors import UnreadableFileError
+from engine.ingest import parse_file
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from engine.pipeline import BAD_NAME
+from tests.hostile_corpus import (
+    DELETED,
+    ERROR,
+    GOOD_WORDS,
+    INDEXED,
+    REWRITTEN,
+    Case,
+    generate,
+)
+from tests.hostile_import import format_table, kind_of, outcome_table
+from tests.hostile_zips import zip_message_cases
+
+REPO = Path(__file__).resolve().parents[2]
+MEMORY_BOUND_MB = 2000  # peak resident memory of the importing process
+Snapshot = dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class Imported:
+    root: Path
+    cases: list[Case]
+    report: dict[str, object]
+    before: Snapshot
+    after: Snapshot
+    library: Path
+
+    @property
+    def files(self) -> list[dict[str, object]]:
+        return self.report["files"]  # type: ignore[return-value]
+
+
+def _snapshot(root: Path, skip: set[Path]) -> Snapshot:
+    """Every entry under ``root`` (links and pipes not followed nor opened): size, mtime."""
+    found: Snapshot = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if Path(folder, d) not in skip]
+        for name in [*dirs, *files]:
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            # A folder's own time changes with what it holds: what it holds is compared.
+            found[os.path.relpath(path, root)] = (
+                (0, 0) if name in dirs else (st.st_size, st.st_mtime_ns)
+            )
+    return found
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    """The child's environment: its temporary files go to ``tmp``, which must end empty."""
+    tmp.mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO)}
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Imported:
+    ModelRegistry(models_dir).path(EngineConfig().media.speech_model)  # installed before
+    root = tmp_path_factory.mktemp("hostile")
+    cases = generate(root / "corpus")
+    library, tmp = root / "library", root / "tmp"
+    before = _snapshot(root, {library, tmp})
+    args = [str(p) for p in (root / "corpus", library, models_dir)]
+    run = subprocess.run(
+        [sys.executable, "tests/hostile_import.py", *args],
+        cwd=REPO,
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=900,  # a hang guard, not a timing
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    after = _snapshot(root, {library, tmp})
+    return Imported(root, cases, json.loads(run.stdout), before, after, library)
+
+
+def test_the_corpus_covers_every_kind(imported: Imported) -> None:
+    kinds = {kind_of(str(c.path)) for c in imported.cases}
+    assert len(imported.cases) >= 80
+    assert kinds >= {"video", "audio", "subtitles", "slides", "notes", "code", "zip"}
+    assert {"ipynb", "special"} <= kinds
+
+
+@pytest.mark.slow
+def test_every_file_ends_indexed_or_error_with_one_line(imported: Imported) -> None:
+    print("\n" + format_table(outcome_table(imported.files)))
+    by_path = {str(f["path"]): f for f in imported.files}
+    for f in imported.files:
+        detail = str(f["detail"])
+        assert f["outcome"] in (INDEXED, ERROR), f
+        assert "\n" not in detail and "Traceback" not in detail and len(detail) < 300, f
+        if f["outcome"] == ERROR:
+            assert detail.strip(), f
+    for case in imported.cases:
+        if case.path.is_dir() and not case.path.is_symlink():
+            found = [f for p, f in by_path.items() if p.startswith(f"{case.path}/")]
+            assert found and all(f["outcome"] == case.expect for f in found), (case, found)
+            continue
+        assert str(case.path) in by_path, case
+        got = by_path[str(case.path)]
+        assert case.expect in (None, got["outcome"]), (case, got)
+    course = imported.root / "corpus" / "course"
+    assert by_path[str(course / DELETED)]["detail"] == "file not found"
+    assert by_path[str(course / REWRITTEN)]["outcome"] in (INDEXED, ERROR)
+
+
+@pytest.mark.slow
+def test_the_import_stays_within_its_memory_bound(imported: Imported) -> None:
+    peak = imported.report["peak_rss_mb"]
+    print(f"\npeak RSS of the import: {peak} MB; import took {imported.report['seconds']} s")
+    assert isinstance(peak, int) and peak < MEMORY_BOUND_MB
+
+
+@pytest.mark.slow
+def test_nothing_is_written_outside_the_library(imported: Imported) -> None:
+    course = "corpus/course/"
+    touched = {course + DELETED, course + REWRITTEN}  # the two files the test itself changes
+    before = {k: v for k, v in imported.before.items() if k not in touched}
+    after = {k: v for k, v in imported.after.items() if k not in touched}
+    assert after == before
+    assert course + DELETED not in imported.after
+    assert list((imported.root / "tmp").iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_good_files_stay_searchable(imported: Imported, embedder: OnnxEmbedder) -> None:
+    course = imported.root / "corpus" / "course"
+    with Library.open(imported.library, EngineConfig(), lambda: embedder) as library:
+        for name, word in GOOD_WORDS.items():
+            top = library.search(word, limit=3).results
+            assert top and top[0].source == str(course / name), (word, top[:1])
+        for source in library.sources():
+            assert source.status.value in (INDEXED, ERROR), source
+            assert "\n" not in (source.error or ""), source
+
+
+@pytest.mark.slow
+def test_the_command_line_ends_on_pipes_and_devices(imported: Imported, models_dir: Path) -> None:
+    """``coursedex ingest`` in a child: a named pipe and links to /dev/zero and /dev/urandom
+    by name end as errors at once (a read would wait or never end), beside a good file."""
+    special, course = imported.root / "corpus" / "special", imported.root / "corpus" / "course"
+    names = ["pipe.mp4", "pipe.srt", "zero.mp4", "zero.txt", "random.md"]
+    library, tmp = imported.root / "cli-library", imported.root / "cli-tmp"
+    run = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "--library", str(library), "--models"]
+        + [str(models_dir), "--threads", "2", "ingest", "--json"]
+        + [str(special / n) for n in names]
+        + [str(course / "good_notes.md")],
+        cwd=REPO,
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=300,  # a hang guard
+    )
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    files = {Path(f["path"]).name: f for f in json.loads(run.stdout)["files"]}
+    assert files["good_notes.md"]["outcome"] == INDEXED
+    for name in names:
+        assert files[name]["outcome"] == ERROR, files[name]
+        assert files[name]["detail"].startswith("not a regular file ("), files[name]
+    assert list(tmp.iterdir()) == []
+
+
+# --- defects the corpus found, each pinned on its own ---------------------------------------
+
+
+@pytest.fixture
+def good_note(tmp_path: Path) -> Iterator[Path]:
+    (tmp_path / "notes").mkdir()
+    note = tmp_path / "notes" / "good.md"
+    note.write_text("# Rivers\nThe hippopotamus lives in rivers.\n")
+    yield note
+
+
+def test_a_link_loop_given_by_name_is_an_error_not_a_failed_import(
+    library: Library, tmp_path: Path, good_note: Path
+) -> None:
+    """A link loop given by name (a folder or a file) ended the whole import with
+    RuntimeError('Symlink loop') from Path.resolve(); now it is that file's error."""
+    folder = good_note.parent
+    (folder / "ping").symlink_to("pong")
+    (folder / "pong").symlink_to("ping")
+    (folder / "self.md").symlink_to("self.md")
+    report = library.ingest([folder / "ping", folder / "self.md", good_note])
+    outcomes = {Path(f.path).name: (f.outcome.value, f.detail) for f in report.files}
+    loop = "cannot read it: Too many levels of symbolic links"
+    assert outcomes == {"ping": (ERROR, loop), "self.md": (ERROR, loop), "good.md": (INDEXED, "")}
+
+
+def test_a_name_that_is_not_utf8_is_an_error_not_a_failed_import(
+    library: Library, tmp_path: Path, good_note: Path
+) -> None:
+    """A file name in Latin-1 bytes (Python's str holds a lone surrogate) ended the whole
+    import with UnicodeEncodeError from SQLite; now it is that file's error."""
+    raw = os.fsencode(good_note.parent) + b"/caf\xe9.md"
+    with open(raw, "wb") as f:
+        f.write(b"# Cafe\nNotes under a Latin-1 name.\n")
+    report = library.ingest([good_note.parent])
+    outcomes = {f.path: (f.outcome.value, f.detail) for f in report.files}
+    assert outcomes == {os.fsdecode(raw): (ERROR, BAD_NAME), str(good_note): (INDEXED, "")}
+    assert [s.path for s in library.sources()] == [str(good_note)]
+
+
+def test_a_ten_megabyte_text_embeds_in_bounded_memory(models_dir: Path) -> None:
+    """A 10 MB subtitle cue (or line of code) took 1.3 GB and half a minute to embed: the
+    tokenizer splits the whole text before truncating it. Measured in a child process;
+    its vector is the one of the text's first 16,384 characters."""
+    script = (
+        "import resource, sys, numpy as np\n"
+        "from pathlib import Path\n"
+        "from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry\n"
+        "e = ModelRegistry(Path(sys.argv[1])).load_embedder(DEFAULT_EMBEDDER, 2)\n"
+        "e.embed(['warm up'])\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "v = e.embed(['word ' * 2_000_000, ('word ' * 2_000_000)[:16_384]])\n"
+        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before\n"
+        "print(grew // 1024, float(np.dot(v[0], v[1])))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(models_dir)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    grew_mb, cosine = run.stdout.split()
+    assert int(grew_mb) < 300
+    assert np.isclose(float(cosine), 1.0, atol=1e-5)
+
+
+def test_reasons_about_zip_members_stay_one_short_line(tmp_path: Path) -> None:
+    """A member named '../\\nevil.py' made a two-line reason, one of 5,000 characters a
+    reason of 5,000, and 3,000 skipped binary members a note of 3,000 entries: names are
+    shown escaped and cut, and the note names five skipped members, then counts the rest."""
+    details = []
+    for case in zip_message_cases(tmp_path):
+        try:
+            details.append("; ".join(parse_file(case.path, EngineConfig()).warnings))
+        except UnreadableFileError as e:
+            details.append(str(e))
+    assert details[:2] == [
+        "fake\\nerror: line.py: symbolic link skipped",
+        "zip member escapes its folder: ../\\nevil.py",
+    ]
+    assert all("\n" not in d and len(d) < 300 for d in details), details
+    assert details[3].endswith("; 2995 more files skipped")
