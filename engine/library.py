@@ -89,6 +89,7 @@ class Library:
         self._importing: set[str] = set()  # the courses (case-folded) of the import running
         self._closed = False
         self.access.open_index()
+        self._outside = self.store.db.outside_commits()  # another process's commits seen
         reader = Reader(self.store, config, self.models, self.thumbs, self._models.recognizer)
         self.pipeline = Pipeline(self.store, self.indexer, reader, config, self.embedder)
         self.searcher = Searcher(
@@ -284,9 +285,20 @@ class Library:
         typing: bool = False,
     ) -> SearchOutcome:
         """Hybrid search. Any text is a valid query; no words means no results."""
+        self._follow_other_writers()
         return self.searcher.search(
             query, limit=limit, filters=filters, config=config, typing=typing
         )
+
+    def _follow_other_writers(self) -> None:
+        """Read the vector index again when another process committed since it was read (a
+        window open while `coursedex ingest` runs in a terminal): what that import committed
+        is then found by meaning too, not only by its words. Nothing to do while this process
+        writes: no other can."""
+        outside = self.store.db.outside_commits()
+        if outside != self._outside and not self.access.writing_here:
+            self._outside = outside
+            self.indexer.open(quiet=True)
 
     # --- management ---------------------------------------------------------------------
 

@@ -36,6 +36,11 @@ class WriteAccess:
         self._lock = LibraryLock(folder / "library.lock", self._taken, self._leaving)
         self._run_lock = threading.Lock()  # one import at a time in this process
 
+    @property
+    def writing_here(self) -> bool:
+        """Whether this process holds the write lock (no other process can write now)."""
+        return self._lock.held
+
     def open_index(self) -> None:
         """Reconcile the vector index with the database and save it, when this process may
         write now; else only read it (read only, or another process is importing)."""

@@ -90,8 +90,26 @@ class Database:
         self.lock = threading.RLock()
         # Bumped after every transaction: readers cache statistics per generation (search's
         # document frequencies) and drop them when it moves.
-        self.generation = 0
+        self._generation = 0
+        self._data_version: int | None = None
+        self._outside = 0
         self._depth = 0
+
+    @property
+    def generation(self) -> int:
+        """Moves after every transaction here, and when another process has committed."""
+        return self._generation + self.outside_commits()
+
+    def outside_commits(self) -> int:
+        """How many times another connection (another process importing into the library)
+        was seen to have committed since this one opened; SQLite's data_version tells."""
+        with self.lock:
+            version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+            if version != self._data_version:
+                if self._data_version is not None:
+                    self._outside += 1
+                self._data_version = version
+            return self._outside
 
     @classmethod
     def open(cls, path: Path | str, *, read_only: bool = False) -> Database:
@@ -159,7 +177,7 @@ class Database:
                     with self._outermost():
                         yield
             finally:
-                self.generation += 1
+                self._generation += 1
 
     @contextmanager
     def _outermost(self) -> Iterator[None]:
