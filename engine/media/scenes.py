@@ -160,7 +160,7 @@ class _Pass:
         return self._close(max(duration_ms, self.starts[-1] + 1))
 
 
-def _scenes(
+def iter_scenes(
     video: Path,
     *,
     threshold: float,
@@ -170,7 +170,12 @@ def _scenes(
     scores: list[tuple[int, float]] | None,
 ) -> Iterator[tuple[int, int, Sample | None]]:
     """(start ms, end ms, keyframe sample or None) of each scene as soon as it ends; the last
-    one ends at the video's duration."""
+    one ends at the video's duration. ``scores`` as for :func:`detect_cuts`.
+
+    Raises:
+        UnreadableFileError: no video stream, or its frames cannot be decoded.
+        Cancelled: ``cancel`` was set.
+    """
     info = VideoInfo(0.0, 0)
     samples = sample_frames(
         video, info, per_second=ANALYSIS_FPS, width=ANALYSIS_WIDTH, progress=progress,
@@ -204,7 +209,7 @@ def detect_cuts(
         UnreadableFileError: no video stream, or its frames cannot be decoded.
         Cancelled: ``cancel`` was set.
     """
-    scenes = _scenes(
+    scenes = iter_scenes(
         video, threshold=threshold, min_scene_ms=min_scene_ms, progress=progress,
         cancel=cancel, scores=scores,
     )  # fmt: skip
@@ -280,7 +285,7 @@ def scan_video(
     thumbs_dir.mkdir(parents=True, exist_ok=True)
     earlier: PictureIndex[int] = PictureIndex()
     out: list[ScreenScene] = []
-    scenes = _scenes(
+    scenes = iter_scenes(
         video, threshold=config.scene_threshold, min_scene_ms=config.min_scene_ms,
         progress=progress, cancel=cancel, scores=None,
     )  # fmt: skip
