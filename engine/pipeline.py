@@ -222,13 +222,15 @@ class Pipeline:
             reason = failure_reason(e)
             self._mark_error(job, reason)
             return FileResult(path, Outcome.ERROR, reason)
+        finally:
+            self.reader.stop_frames()  # frames still read for a file that failed
 
     def _mark_error(self, job: Job, reason: str) -> None:
         """Record why a file failed. Its earlier index goes: a hit must never open a file
         that no longer holds the text that matched. When even that cannot be written (the
         disk is full), the row stays queued and a later import tries the file again."""
         try:
-            source = self.store.source_by_path(str(job.file.path))
+            source = self.store.source_by_path(str(job.file.path)) if job.course_id >= 0 else None
             if source is not None:
                 self.indexer.drop_segments(source.id)
                 self.store.set_source_status(source.id, SourceStatus.ERROR, reason)

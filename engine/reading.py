@@ -1,11 +1,20 @@
 """The read step of an import: a file's text from its parser, its speech (transcribed in a
 child process, kept part by part so a killed import resumes), or OCR of pages without a text
-layer; and a video's scenes and on-screen text, read once its speech is searchable."""
+layer; and a video's scenes and on-screen text.
+
+A video's frames are read on a worker thread while its speech is recognised (at a lower
+priority than the recognition child, so it keeps its cores and the frames take what is
+left); their results are handed over only after the speech is committed, so speech is
+searchable first."""
 
 from __future__ import annotations
 
+import importlib
 import logging
+import os
+import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +37,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The frames worker runs this much nicer than the import; the recognition child runs 10
+# nicer (transcribe.BACKGROUND_NICENESS): when both want a core, the child gets about three
+# times the worker's share.
+FRAMES_NICENESS = 15
+_FRAME_MODULES = ("cv2", "scenedetect", "rapidocr_onnxruntime", "engine.media.scenes")
+
 
 class Reader:
     """Reads files for an import. ``recognizer`` loads the on-screen text reader on first use."""
@@ -45,6 +60,8 @@ class Reader:
         self.models = models
         self.thumbs = thumbs
         self._recognizer = recognizer
+        self._early: FrameScan | None = None  # frames being read while speech is recognised
+        self._frames_recognizer: TextRecognizer | None = None
 
     def read(
         self,
@@ -93,7 +110,13 @@ class Reader:
             for a, b, text, words in self.store.transcript_parts(sha, model)
         ]
         if self.store.transcript_finished(sha, model) is None:
-            self._recognise(path, sha, info.duration_ms, parts, stage, cancel)
+            if info.has_video and self.config.media.screen_text:
+                self._frames_alongside(path, sha, cancel)
+            try:
+                self._recognise(path, sha, info.duration_ms, parts, stage, cancel)
+            except BaseException:
+                self.stop_frames()
+                raise
         if not any(p.text.strip() for p in parts):
             raise UnreadableFileError("no speech found")
         kind = SourceKind.VIDEO if info.has_video else SourceKind.AUDIO
@@ -170,24 +193,63 @@ class Reader:
             UnreadableFileError: the frames cannot be read.
             Cancelled.
         """
+        early, self._early = self._early, None
+        if early is not None and early.video == (path, sha):
+            return early.wait(stage)
+        if early is not None:
+            early.stop()
+        recognizer = self._recognizer() if self.config.media.screen_text else None
+        return self._scan(path, sha, recognizer, _frames_report(stage), cancel)
+
+    def _scan(
+        self,
+        path: Path,
+        sha: str,
+        recognizer: TextRecognizer | None,
+        progress: Callable[[float], None],
+        cancel: threading.Event | None,
+    ) -> list[ScreenScene]:
         from engine.media.deck import course_decks
         from engine.media.scenes import scan_video
-
-        media = self.config.media
-
-        def report(f: float) -> None:
-            stage(Stage.FINDING_SCENES if f < 0.3 else Stage.READING_SCREEN, f)
 
         return scan_video(
             path,
             self.thumbs,
             sha[:16],
-            media,
-            self._recognizer() if media.screen_text else None,
-            deck=course_decks(self.store, path) if media.screen_text else None,
-            progress=report,
+            self.config.media,
+            recognizer,
+            deck=course_decks(self.store, path) if recognizer is not None else None,
+            progress=progress,
             cancel=cancel,
         )
+
+    def _frames_alongside(self, path: Path, sha: str, cancel: threading.Event | None) -> None:
+        """Start reading the video's frames on a worker thread; :meth:`scan_frames` takes
+        the result. Its text reader has the cores the recognition child leaves (one on two
+        cores), loaded once for the reader's life."""
+        self.stop_frames()
+        # Native modules imported on two threads at once can fail half loaded ("numpy._core
+        # .multiarray failed to import" from cv2): the worker's are imported here first.
+        for name in _FRAME_MODULES:
+            importlib.import_module(name)
+        if self._frames_recognizer is None:
+            from engine.models.ocr import RapidTextRecognizer
+
+            self._frames_recognizer = RapidTextRecognizer(
+                threads=spare_threads(self.config.threads)
+            )
+        recognizer = self._frames_recognizer
+
+        def work(progress: Callable[[float], None], stop: threading.Event) -> list[ScreenScene]:
+            return self._scan(path, sha, recognizer, progress, stop)
+
+        self._early = FrameScan((path, sha), work, cancel)
+
+    def stop_frames(self) -> None:
+        """Stop reading frames that no import will take (the file failed or was cancelled)."""
+        early, self._early = self._early, None
+        if early is not None:
+            early.stop()
 
 
 def _as_audio_if_no_picture(parsed: ParsedSource, path: Path) -> ParsedSource:
@@ -203,3 +265,103 @@ def _as_audio_if_no_picture(parsed: ParsedSource, path: Path) -> ParsedSource:
     except UnreadableFileError:
         return parsed
     return parsed if has_video else replace(parsed, kind=SourceKind.AUDIO)
+
+
+def _frames_report(stage: StageReport) -> Callable[[float], None]:
+    """Progress of a frame scan as stages: finding cuts is its first 30%."""
+
+    def report(f: float) -> None:
+        stage(Stage.FINDING_SCENES if f < 0.3 else Stage.READING_SCREEN, f)
+
+    return report
+
+
+def spare_threads(busy: int) -> int:
+    """Threads for work alongside the recognition child's ``busy`` ones: the cores it leaves,
+    at least one (on two cores the worker takes only what the child does not use)."""
+    return max(1, min(busy, (os.cpu_count() or 2) - busy))
+
+
+def lower_thread_priority(by: int) -> None:
+    """Make the calling thread ``by`` nicer (Linux sets niceness per thread; elsewhere the
+    call would lower the whole process, so it does nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
+    except OSError as e:
+        log.info("frames are read at normal priority: %s", e)
+
+
+class _EitherSet(threading.Event):
+    """Set when it is set itself or ``outer`` is (a job's cancel)."""
+
+    def __init__(self, outer: threading.Event | None) -> None:
+        super().__init__()
+        self._outer = outer
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self._outer is not None and self._outer.is_set())
+
+
+class FrameScan:
+    """A video's frames read on a worker thread at a lower priority; :meth:`wait` hands over
+    the scenes (or the failure) to the import, :meth:`stop` abandons them."""
+
+    def __init__(
+        self,
+        video: tuple[Path, str],
+        work: Callable[[Callable[[float], None], threading.Event], list[ScreenScene]],
+        cancel: threading.Event | None,
+    ) -> None:
+        self.video = video
+        self.seconds = 0.0  # the worker's wall time
+        self._stop = _EitherSet(cancel)
+        self._fraction = 0.0
+        self._result: list[ScreenScene] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(work,), name="coursedex-frames", daemon=True
+        )
+        self._thread.start()
+
+    def _run(
+        self, work: Callable[[Callable[[float], None], threading.Event], list[ScreenScene]]
+    ) -> None:
+        lower_thread_priority(FRAMES_NICENESS)
+        started = time.monotonic()
+        try:
+            self._result = work(self._progress, self._stop)
+        except BaseException as e:  # the import that waits for the frames raises it
+            self._error = e
+        self.seconds = time.monotonic() - started
+        log.info("%s: frames read alongside speech in %.1f s", self.video[0].name, self.seconds)
+
+    def _progress(self, fraction: float) -> None:
+        self._fraction = fraction
+
+    def wait(self, stage: StageReport) -> list[ScreenScene]:
+        """The scenes, once read; reports the worker's progress meanwhile.
+
+        Raises:
+            UnreadableFileError: the frames cannot be read.
+            Cancelled.
+        """
+        # The stages in their order, however far the worker got alongside the speech.
+        stage(Stage.FINDING_SCENES, min(self._fraction, 0.3))
+        report = _frames_report(stage)
+        shown = -1.0
+        while self._thread.is_alive():
+            if self._fraction != shown:
+                shown = self._fraction
+                report(shown)
+            self._thread.join(0.2)
+        if self._error is not None:
+            raise self._error
+        stage(Stage.READING_SCREEN, 1.0)
+        return self._result
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -103,7 +103,18 @@ def built(
         models=ModelRegistry(models_dir),
     )
     stages: list[IngestProgress] = []
-    report = lib.ingest([course.folder], progress=stages.append)
+    lib.frames_worker = []  # type: ignore[attr-defined]
+    lib.found_when_frames_wait = None  # type: ignore[attr-defined]
+
+    def progress(p: IngestProgress) -> None:
+        if p.stage == "transcribing":
+            lib.frames_worker.append(_frames_worker_niceness())  # type: ignore[attr-defined]
+        if p.stage == "finding scenes" and lib.found_when_frames_wait is None:  # type: ignore[attr-defined]
+            hits = lib.search("closest vertex Dijkstra", limit=10).results
+            lib.found_when_frames_wait = {(r.source, r.kind) for r in hits}  # type: ignore[attr-defined]
+        stages.append(p)
+
+    report = lib.ingest([course.folder], progress=progress)
     assert [f.outcome for f in report.files] == [Outcome.INDEXED, Outcome.INDEXED], report
     lib.stages = stages  # type: ignore[attr-defined]
     yield lib
@@ -185,6 +196,30 @@ def test_progress_reports_transcription_then_frames(built: Library) -> None:
     assert stages.index("finding scenes") < stages.index("reading the screen")
     fractions = [p.file_fraction for p in built.stages if p.stage == "transcribing"]  # type: ignore[attr-defined]
     assert any(f is not None and 0 < f < 1 for f in fractions)
+
+
+def _frames_worker_niceness() -> int | None:
+    """The niceness of the thread reading a video's frames, None when there is none."""
+    worker = next((t for t in threading.enumerate() if t.name == "coursedex-frames"), None)
+    if worker is None or worker.native_id is None:
+        return None
+    try:
+        return os.getpriority(os.PRIO_PROCESS, worker.native_id)
+    except OSError:  # it has just ended
+        return None
+
+
+def test_frames_are_read_while_speech_is_recognised(built: Library, course: Course) -> None:
+    # The worker starts before recognition and is there at its first report, at a lower
+    # priority than this process (Linux sets niceness per thread).
+    seen = built.frames_worker  # type: ignore[attr-defined]
+    assert seen and seen[0] is not None, seen
+    if sys.platform.startswith("linux"):
+        assert seen[0] > os.getpriority(os.PRIO_PROCESS, 0)
+    # Speech is committed and searchable before the frames' results are taken.
+    found = built.found_when_frames_wait  # type: ignore[attr-defined]
+    assert (str(course.video), SegmentKind.TRANSCRIPT) in found
+    assert (str(course.video), SegmentKind.SCREEN) not in found
 
 
 def test_audio_files_are_transcribed(library: Library, tmp_path: Path) -> None:
