@@ -55,6 +55,7 @@ from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
+from engine.progress import Stage
 from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
 from engine.store import Course, Source
 from engine.transcript_export import (
@@ -138,6 +139,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "SourceStatus",
+    "Stage",
     "Timing",
     "UnreadableFileError",
     "UrlImportError",

@@ -12,6 +12,7 @@ from engine.api import (
     IngestReport,
     Outcome,
     SearchOutcome,
+    Stage,
     clock,
     location,
     masked,
@@ -39,6 +40,8 @@ class ProgressBar:
         elif p.result is not None:
             name = printable(Path(p.path).name)
             self.stream.write(f"[{p.index + 1}/{p.total}] {p.result.outcome.value}: {name}\n")
+        elif p.stage is Stage.WAITING:  # else a script would see nothing until it starts
+            self.stream.write(f"coursedex: {p.stage}\n")
 
     def finish(self) -> None:
         if self.tty:

@@ -8,8 +8,10 @@ Everything runs as real processes on a real library: the command line is started
 from __future__ import annotations
 
 import importlib.util
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,7 @@ from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
-from tools.lecture_media import make_audio
+from tools.lecture_media import Clip, make_audio, make_lecture_video, slide_image
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,3 +104,115 @@ def test_an_open_library_finds_what_another_process_imported(
         assert hits and hits[0].source == str(tmp_path / "Tusks" / "narwhal.md")
         found = window.search("a small white whale", config=dense, filters=in_oceans).results
         assert [h.source for h in found][:1] == [str(old / "beluga.md")]
+
+
+# --- two commands at once ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lecture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A course with a narrated 10-s video (its speech is recognised: the import runs for a
+    while) and a note."""
+    folder = tmp_path_factory.mktemp("lecture") / "Geology"
+    folder.mkdir()
+    pictures = tmp_path_factory.mktemp("pictures")
+    clips = [
+        Clip(
+            slide_image(["Volcanoes", "Magma"], pictures / "1.png", size=(640, 360)),
+            "A volcano erupts when magma rises through the crust.",
+        ),
+        Clip(
+            slide_image(["Glaciers", "Ice"], pictures / "2.png", size=(640, 360)),
+            "A glacier carves a valley as it slowly moves downhill.",
+        ),
+    ]
+    make_lecture_video(folder / "lecture.mp4", clips, fps=5)
+    _note(folder, "basalt", "Basalt is a dark volcanic rock.")
+    return folder
+
+
+def _start(library: Path, models: Path, *args: str) -> subprocess.Popen[str]:
+    command = [
+        sys.executable, "-m", "engine.cli", "--library", str(library), "--models", str(models),
+        "--threads", "1", *args,
+    ]  # fmt: skip
+    return subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _transcribing(library: Path, proc: subprocess.Popen[str]) -> None:
+    """Wait until ``proc``'s import has committed the note and is recognising the video."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            with sqlite3.connect(f"file:{library / 'library.db'}?mode=ro", uri=True) as conn:
+                row = conn.execute(
+                    "SELECT count(*) FROM sources WHERE kind = 'video' AND status = 'indexing'"
+                ).fetchone()
+        except sqlite3.Error:
+            row = (0,)
+        if row[0]:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the import never reached the video")
+
+
+def _all_indexed_once(folder: Path, embedder: OnnxEmbedder, models: Path) -> dict[str, str]:
+    with _open(folder, embedder, models) as lib:
+        rows = lib.store.conn.execute("SELECT path, status FROM sources").fetchall()
+        assert len(rows) == len({path for path, _ in rows})
+        index = lib.indexer.index
+        assert index is not None and index.ids() == lib.store.segment_ids()
+        return {Path(path).name: status for path, status in rows}
+
+
+def test_two_ingests_at_once_both_finish_and_the_second_says_it_waited(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder, lecture: Path
+) -> None:
+    folder = tmp_path / "lib"
+    ModelRegistry(models_dir).path("faster-whisper-tiny.en")
+    first = _start(folder, models_dir, "ingest", str(lecture))
+    try:
+        _transcribing(folder, first)
+        other = _note(tmp_path / "Minerals", "quartz", "Quartz is a hard crystalline mineral.")
+        second = _start(folder, models_dir, "ingest", str(other.parent))
+        out, err = second.communicate(timeout=600)
+        assert second.returncode == 0, err
+        # Not a terminal: one plain line says why it does not start at once.
+        assert "waiting for another import into this library to finish" in err
+        assert "1 indexed" in out
+    finally:
+        first_out, first_err = first.communicate(timeout=600)
+    assert first.returncode == 0, first_err
+    assert "2 indexed" in first_out
+    statuses = _all_indexed_once(folder, embedder, models_dir)
+    assert statuses == dict.fromkeys(["lecture.mp4", "basalt.md", "quartz.md"], "indexed")
+
+
+def test_remove_from_a_terminal_during_an_import_is_refused_then_works(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder, lecture: Path
+) -> None:
+    folder = tmp_path / "lib"
+    ModelRegistry(models_dir).path("faster-whisper-tiny.en")
+    old = _note(tmp_path / "Old", "gneiss", "Gneiss is a banded metamorphic rock.")
+    assert _cli(folder, models_dir, "ingest", str(old.parent)).returncode == 0
+    importing = _start(folder, models_dir, "ingest", str(lecture))
+    try:
+        _transcribing(folder, importing)
+        for target in ("Old", "Geology", str(lecture / "basalt.md")):
+            refused = _cli(folder, models_dir, "remove", target)
+            assert refused.returncode == 1, refused.stdout
+            assert refused.stderr.startswith("coursedex: another Coursedex is importing"), (
+                refused.stderr
+            )
+            assert "Traceback" not in refused.stderr
+    finally:
+        _, err = importing.communicate(timeout=600)
+    assert importing.returncode == 0, err
+    statuses = _all_indexed_once(folder, embedder, models_dir)
+    assert statuses == dict.fromkeys(["lecture.mp4", "basalt.md", "gneiss.md"], "indexed")
+    removed = _cli(folder, models_dir, "remove", "Old")
+    assert (removed.returncode, removed.stdout.strip()) == (0, "removed 1 file")
+    assert _all_indexed_once(folder, embedder, models_dir).keys() == {"lecture.mp4", "basalt.md"}
