@@ -29,6 +29,18 @@ Record: TypeAlias = Any
 _DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
+def _is_damage(error: sqlite3.DatabaseError) -> bool:
+    return getattr(error, "sqlite_errorcode", 0) & 0xFF in _DAMAGED
+
+
+def _damaged(path: Path | str, error: sqlite3.DatabaseError) -> LibraryError:
+    return LibraryError(
+        f"the library database {path} is damaged ({error}): it may have been cut short by a "
+        "full disk or a copy that did not finish, or a disk sector went bad. Restore it from "
+        "a backup. Nothing was changed"
+    )
+
+
 @functools.lru_cache(maxsize=256)
 def _record_type(names: tuple[str, ...]) -> type[Any]:
     return collections.namedtuple("Record", names, rename=True)
@@ -85,8 +97,9 @@ class Database:
     plain tuples for callers that query it directly.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path | str = ":memory:") -> None:
         self.conn = conn
+        self.path = path
         self.lock = threading.RLock()
         # Bumped after every transaction: readers cache statistics per generation (search's
         # document frequencies) and drop them when it moves.
@@ -151,14 +164,10 @@ class Database:
                 raise
             if conn is not None:
                 conn.close()
-            if getattr(e, "sqlite_errorcode", 0) & 0xFF in _DAMAGED:
-                raise LibraryError(
-                    f"the library database {path} is damaged ({e}): it may have been cut "
-                    "short by a full disk or a copy that did not finish. Restore it from a "
-                    "backup. Nothing was changed"
-                ) from e
+            if isinstance(e, sqlite3.DatabaseError) and _is_damage(e):
+                raise _damaged(path, e) from e
             raise LibraryError(f"cannot open library database {path}: {e}") from e
-        return cls(conn)
+        return cls(conn, path)
 
     def close(self) -> None:
         with self.lock:
@@ -212,17 +221,33 @@ class Database:
         finally:
             self._depth -= 1
 
-    def execute(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Cursor:
+    @contextmanager
+    def _using(self) -> Iterator[None]:
+        """Hold the lock; a page found damaged (a bad sector, a file cut short where the
+        header is whole) is a LibraryError saying so, not a traceback.
+
+        Raises:
+            LibraryError: SQLite found the database damaged.
+        """
         with self.lock:
+            try:
+                yield
+            except sqlite3.DatabaseError as e:
+                if _is_damage(e):
+                    raise _damaged(self.path, e) from e
+                raise
+
+    def execute(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Cursor:
+        with self._using():
             return self.conn.execute(sql, tuple(args))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
-        with self.lock:
+        with self._using():
             self.conn.executemany(sql, rows)
 
     def rows(self, sql: str, args: Sequence[object] = ()) -> list[Record]:
         """Every row of ``sql``, each read by column name (``row.start_ms``)."""
-        with self.lock:
+        with self._using():
             cursor = self.conn.execute(sql, tuple(args))
             found = cursor.fetchall()
         make = _record_type(_column_names(cursor))._make
@@ -230,14 +255,14 @@ class Database:
 
     def row(self, sql: str, args: Sequence[object] = ()) -> Record | None:
         """The first row of ``sql`` (None when there is none)."""
-        with self.lock:
+        with self._using():
             cursor = self.conn.execute(sql, tuple(args))
             values = cursor.fetchone()
         return None if values is None else _record_type(_column_names(cursor))._make(values)
 
     def value(self, sql: str, args: Sequence[object] = ()) -> Any:
         """The single value of a one-column, one-row query (None when there is no row)."""
-        with self.lock:
+        with self._using():
             found = self.conn.execute(sql, tuple(args)).fetchone()
         return None if found is None else found[0]
 

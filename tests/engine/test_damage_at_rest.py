@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -298,3 +299,74 @@ def test_a_damaged_model_is_named_with_how_to_reinstall_it(
     found = _cli(built_library_dir, own_models, *query)
     assert found.returncode == 0 and found.stderr == "", found.stderr
     assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
+
+
+# --- library.db ------------------------------------------------------------------------------
+
+
+def _garble_segments_page(db: Path) -> None:
+    """A bad sector: the page the segments table starts at overwritten (the header and the
+    schema are whole, so the database opens; reading a segment fails)."""
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'segments'").fetchone()
+    conn.close()
+    with db.open("r+b") as f:
+        f.seek((root[0] - 1) * page_size)
+        f.write(np.random.default_rng(5).bytes(page_size))
+
+
+DATABASE_DAMAGE = {
+    "cut to nothing": (lambda db: os.truncate(db, 0), "is empty, but the folder still holds"),
+    "cut to half": (lambda db: os.truncate(db, db.stat().st_size // 2), "is damaged ("),
+    "bad sector": (_garble_segments_page, "is damaged (database disk image is malformed)"),
+}
+
+
+@pytest.mark.parametrize("damage", DATABASE_DAMAGE)
+def test_a_damaged_database_is_refused_in_one_line_and_nothing_is_changed(
+    built_library_dir: Path, models_dir: Path, damage: str
+) -> None:
+    db = built_library_dir / "library.db"
+    cut, said = DATABASE_DAMAGE[damage]
+    cut(db)
+    before = _files(built_library_dir)
+    note = _course(built_library_dir.parent / "More", {"gecko": "The gecko climbs glass."})
+    for command in (("search", "axolotl"), ("ingest", str(note)), ("list",)):
+        refused = _cli(built_library_dir, models_dir, *command)
+        assert refused.returncode == 1, command
+        lines = refused.stderr.splitlines()
+        assert len(lines) == 1, (command, refused.stderr[-3000:])
+        assert lines[0].startswith(f"coursedex: the library database {db} {said}"), lines
+        assert "backup" in lines[0]
+    assert _files(built_library_dir) == before
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and not p.name.endswith(("-wal", "-shm"))
+    }
+
+
+def test_a_read_only_database_file_is_searched_and_an_import_refused_in_one_line(
+    built_library_dir: Path, models_dir: Path
+) -> None:
+    db = built_library_dir / "library.db"
+    done = subprocess.run(["chattr", "+i", str(db)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a file immutable here: {done.stderr.decode().strip()}")
+    try:
+        found = _cli(built_library_dir, models_dir, "search", "--json", "axolotl")
+        assert found.returncode == 0 and found.stderr == "", found.stderr
+        assert Path(json.loads(found.stdout)["results"][0]["source"]).name == "notes.md"
+        note = _course(built_library_dir.parent / "More", {"gecko": "The gecko climbs glass."})
+        refused = _cli(built_library_dir, models_dir, "ingest", str(note))
+        assert refused.returncode == 1
+        assert refused.stderr.splitlines() == [
+            f"coursedex: the library {built_library_dir} is read-only (its database file is "
+            "read-only): searching works, but Coursedex cannot import"
+        ]
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], check=False)
