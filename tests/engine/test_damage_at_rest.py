@@ -148,13 +148,13 @@ def _garble(path: Path) -> None:
     path.write_bytes(np.random.default_rng(3).bytes(path.stat().st_size))
 
 
-def _from_another_library(folder: Path, embedder: OnnxEmbedder) -> None:
-    """Both index files of another library with the same model (a folder restored wrongly)."""
+def _from_another_library(folder: Path, embedder: OnnxEmbedder, *names: str) -> None:
+    """Index files of another library with the same model (a folder restored wrongly)."""
     other = folder.parent / "other"
     with Library.open(other, EngineConfig(), lambda: embedder) as lib:
         lib.ingest([_course(folder.parent / "Other", {"kiwi": "The kiwi cannot fly."})])
-    shutil.rmtree(folder / "vectors")
-    shutil.copytree(other / "vectors", folder / "vectors")
+    for name in names:
+        shutil.copy(other / "vectors" / name, folder / "vectors" / name)
 
 
 DAMAGE = {
@@ -170,7 +170,13 @@ DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("damage", [*DAMAGE, "both from another library"])
+ANOTHER_LIBRARY = {
+    "sidecar from another library": ("text.json",),
+    "both from another library": ("text.hnsw", "text.json"),
+}
+
+
+@pytest.mark.parametrize("damage", [*DAMAGE, *ANOTHER_LIBRARY])
 def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
     built_library_dir: Path, models_dir: Path, embedder: OnnxEmbedder, damage: str
 ) -> None:
@@ -178,7 +184,7 @@ def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
     if damage in DAMAGE:
         DAMAGE[damage](vectors)
     else:
-        _from_another_library(built_library_dir, embedder)
+        _from_another_library(built_library_dir, embedder, *ANOTHER_LIBRARY[damage])
     query = ("search", "--mode", "dense", "--json", "an amphibian that regrows its legs")
     found = _cli(built_library_dir, models_dir, *query)
     assert found.returncode == 0, found.stderr
