@@ -5,6 +5,7 @@ silently wrong. The user's side is the real command line in a child process."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import sqlite3
@@ -17,10 +18,10 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.errors import LibraryError
-from engine.library import Library
+from engine.library import IngestProgress, Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import sha256_file
-from engine.models.registry import DEFAULT_EMBEDDER
+from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.vectors import VectorIndex
 from tests.engine.test_data_safety import _tmpfs
 
@@ -376,3 +377,46 @@ def test_a_read_only_database_file_is_searched_and_an_import_refused_in_one_line
         ]
     finally:
         subprocess.run(["chattr", "-i", str(db)], check=False)
+
+
+def _reimport_then_die(models: str, library: str, files: list[str]) -> None:
+    """In a child process: import ``files`` and die (as kill -9 would) once the first one is
+    committed, before the vector index is saved."""
+    registry = ModelRegistry(Path(models))
+    model = registry.load_embedder(DEFAULT_EMBEDDER, 1)
+
+    def die_after_commit(p: IngestProgress) -> None:
+        if p.result is not None:
+            os._exit(9)
+
+    lib = Library.open(library, EngineConfig(), lambda: model, models=registry)
+    lib.ingest(files, progress=die_after_commit)
+
+
+def test_a_kill_after_a_changed_file_is_committed_leaves_no_stale_vector(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+) -> None:
+    """The file imported last changed and is imported again: its new rows take its old ids.
+    Killed before the index was saved, the index on disk still held the old text's vectors
+    under those ids, and the next open kept them."""
+    library = tmp_path / "lib"
+    course = _course(tmp_path / "Zoo", FILLERS | {"zz-last": "The pangolin has scales."})
+    with Library.open(library, EngineConfig(), lambda: embedder) as lib:
+        lib.ingest([course])
+    last = course / "zz-last.md"
+    last.write_text("# Last\n\nThe volcano erupts molten lava and ash.\n", encoding="utf-8")
+    child = multiprocessing.get_context("spawn").Process(
+        target=_reimport_then_die, args=(str(models_dir), str(library), [str(last)])
+    )
+    child.start()
+    child.join(300)
+    assert child.exitcode == 9
+
+    found = _cli(library, models_dir, "search", "--mode", "dense", "--json", "a volcano erupting")
+    assert found.returncode == 0, found.stderr
+    assert found.stderr.splitlines() == [
+        "WARNING engine.indexer: vector index repaired from the library database: "
+        "1 added (1 of them replaced), 0 removed"
+    ]
+    assert json.loads(found.stdout)["results"][0]["source"] == str(last)
+    _index_holds_the_stored_vectors(library, embedder)
