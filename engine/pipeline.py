@@ -168,6 +168,17 @@ class Pipeline:
         Raises:
             ModelMismatchError: the library was built with another embedder.
         """
+        try:
+            return self._run(jobs, progress, cancel)
+        finally:
+            self.reader.close()  # the recognition child the job's files shared
+
+    def _run(
+        self,
+        jobs: Sequence[Job],
+        progress: Callable[[IngestProgress], None] | None,
+        cancel: threading.Event | None,
+    ) -> IngestReport:
         report = IngestReport()
         tracker = ProgressTracker([job.file.path for job in jobs], progress)
         last_save = time.monotonic()

@@ -32,7 +32,7 @@ from engine.types import ParsedSource, SourceKind
 
 if TYPE_CHECKING:
     from engine.media.scenes import ScreenScene
-    from engine.media.transcribe import SpeechSegment, TranscriptionProgress
+    from engine.media.transcribe import SpeechSegment, Transcriber, TranscriptionProgress
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,8 @@ class Reader:
         self._recognizer = recognizer
         self._early: FrameScan | None = None  # frames being read while speech is recognised
         self._frames_recognizer: TextRecognizer | None = None
+        # The speech recognizer and its settings, its child kept across a job's files.
+        self._speech: tuple[tuple[object, ...], Transcriber] | None = None
 
     def read(
         self,
@@ -134,19 +136,11 @@ class Reader:
     ) -> None:
         """Transcribe from the end of ``parts`` on, adding each new part to them and to the
         library as it comes."""
-        from engine.media.transcribe import Transcriber
-
-        media = self.config.media
-        model = media.speech_model
+        model = self.config.media.speech_model
         resume_ms = parts[-1].end_ms if parts else 0
         if resume_ms:
             log.info("%s: resuming transcription at %s", path.name, clock(resume_ms))
-        transcriber = Transcriber(
-            self.models.path(model),
-            threads=self.config.threads,
-            language=media.language,
-            beam_size=media.beam_size,
-        )
+        transcriber = self._transcriber()
 
         def keep(seg: SpeechSegment) -> None:
             self.store.add_transcript_part(
@@ -163,6 +157,32 @@ class Reader:
             path, start_ms=resume_ms, on_segment=keep, progress=report, cancel=cancel
         )
         self.store.finish_transcript(sha, model, result.language, duration_ms)
+
+    def _transcriber(self) -> Transcriber:
+        """The speech recognizer, kept with its child process (and its loaded model) from
+        one file to the next until :meth:`close`."""
+        from engine.media.transcribe import Transcriber
+
+        media = self.config.media
+        settings = (self.models.path(media.speech_model), self.config.threads)
+        settings += (media.language, media.beam_size)
+        if self._speech is not None and self._speech[0] == settings:
+            return self._speech[1]
+        if self._speech is not None:
+            self._speech[1].close()
+        model_dir, threads, language, beam = settings
+        transcriber = Transcriber(
+            model_dir, threads=threads, language=language, beam_size=beam, keep_alive=True
+        )
+        self._speech = (settings, transcriber)
+        return transcriber
+
+    def close(self) -> None:
+        """The job ended: stop reading frames and end the recognition child."""
+        self.stop_frames()
+        speech, self._speech = self._speech, None
+        if speech is not None:
+            speech[1].close()
 
     def _read_pages(
         self, path: Path, parsed: ParsedSource, stage: StageReport, cancel: threading.Event | None

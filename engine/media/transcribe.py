@@ -4,7 +4,9 @@ The child loads the model, decodes the audio from ``start_ms`` on and sends each
 segment with its words through a pipe as soon as it has it. The caller keeps what arrives,
 so a crash, kill or cancel loses only the segment in progress, and ``start_ms`` resumes.
 A native crash in CTranslate2 or a decoder ends the child, never the caller; a cancel
-terminates the child. The child exits on its own if its parent dies.
+terminates the child. The child exits on its own if its parent dies. A transcriber made with
+``keep_alive`` keeps its child (and the model it loaded) for the next file until
+:meth:`Transcriber.close`: an import of many lectures starts one child and loads one model.
 
 The child is a ``multiprocessing`` "spawn" process: it works the same in a PyInstaller build
 as long as the program's entry point calls ``multiprocessing.freeze_support()``.
@@ -67,6 +69,8 @@ class TranscriptionResult:
     duration_ms: int
     segments: int
     seconds: float
+    worker_pid: int = 0  # the child process that recognised it
+    model_loads: int = 0  # models that child has loaded so far (1 when it was reused)
 
 
 class Transcriber:
@@ -81,8 +85,11 @@ class Transcriber:
         vad: bool = True,
         beam_size: int = BEAM_SIZE,
         niceness: int = BACKGROUND_NICENESS,
+        keep_alive: bool = False,
     ) -> None:
         self.model_dir = model_dir
+        self.keep_alive = keep_alive
+        self._child: tuple[BaseProcess, Connection] | None = None  # kept between files
         self.niceness = niceness
         self.threads = max(1, threads)
         self.language = language
@@ -106,8 +113,6 @@ class Transcriber:
             Cancelled: ``cancel`` was set (the child is stopped).
             WorkerCrashed: the child died or stopped answering.
         """
-        ctx = multiprocessing.get_context("spawn")
-        receiver, sender = ctx.Pipe(duplex=False)
         job = _Job(
             str(self.model_dir),
             str(media),
@@ -118,25 +123,59 @@ class Transcriber:
             self.beam_size,
             self.niceness,
         )
-        child = ctx.Process(target=_child_main, args=(sender, job), daemon=True)
         run = _Run(start_ms, self.language or "", time.monotonic())
-        _start(child)
-        sender.close()
+        child, conn = self._child_for(job)
+        pid = child.pid or 0
+        kept = False
         try:
-            for message in _messages(receiver, child, cancel, run):
+            for message in _messages(conn, child, cancel, run):
                 segment = run.take(message)
                 if segment is not None:
                     on_segment(segment)
                     if progress is not None:
                         progress(run.progress(segment.end_ms))
+            kept = self.keep_alive
         finally:
-            _stop(child, wait_s=10.0 if run.finished else 0.0)
-            receiver.close()
+            if not kept:
+                self.close(finished=run.finished)
         if progress is not None:
             progress(run.progress(run.duration_ms))
+        seconds = time.monotonic() - run.started
         return TranscriptionResult(
-            run.language, run.duration_ms, run.count, time.monotonic() - run.started
+            run.language, run.duration_ms, run.count, seconds, pid, run.model_loads
         )
+
+    def _child_for(self, job: _Job) -> tuple[BaseProcess, Connection]:
+        """The kept child, given ``job``; else a new child started on it."""
+        if self._child is not None:
+            child, conn = self._child
+            try:
+                if child.is_alive():
+                    conn.send(job)
+                    return child, conn
+            except OSError:  # it died while idle: start another
+                pass
+            self.close(finished=False)
+        ctx = multiprocessing.get_context("spawn")
+        conn, theirs = ctx.Pipe()
+        child = ctx.Process(target=_child_main, args=(theirs, job), daemon=True)
+        _start(child)
+        theirs.close()
+        self._child = (child, conn)
+        return child, conn
+
+    def close(self, finished: bool = True) -> None:
+        """End the child: a ``finished`` one is told to exit, else it is stopped at once."""
+        if self._child is None:
+            return
+        (child, conn), self._child = self._child, None
+        if finished:
+            try:
+                conn.send(None)
+            except OSError:
+                finished = False
+        _stop(child, wait_s=10.0 if finished else 0.0)
+        conn.close()
 
 
 @dataclass(slots=True)
@@ -149,6 +188,7 @@ class _Run:
     duration_ms: int = 0
     count: int = 0
     finished: bool = False
+    model_loads: int = 0
 
     def take(self, message: tuple[Any, ...]) -> SpeechSegment | None:
         """Record one message from the child; a recognised segment is returned.
@@ -160,6 +200,7 @@ class _Run:
         tag = message[0]
         if tag == "info":
             self.language, self.duration_ms = str(message[1]), int(message[2])
+            self.model_loads = int(message[3])
         elif tag == "segment":
             self.count += 1
             timings = tuple(Timing(a, b, w) for a, b, w in message[4])
@@ -289,11 +330,41 @@ def _lower_priority(niceness: int) -> None:
             log.info("recognition runs at normal priority: %s", e)
 
 
-def _child_main(conn: Connection, job: _Job) -> None:
+class _Models:
+    """The child's one loaded model, kept for the next job that uses it."""
+
+    def __init__(self) -> None:
+        self.key: tuple[str, int] | None = None
+        self.model: Any = None
+        self.loads = 0
+
+    def get(self, job: _Job) -> Any:
+        from faster_whisper import WhisperModel
+
+        key = (job.model_dir, job.threads)
+        if key != self.key:
+            self.model = None  # one model in memory at a time
+            self.model = WhisperModel(
+                job.model_dir,
+                device="cpu",
+                compute_type="int8",
+                cpu_threads=job.threads,
+                num_workers=1,
+            )
+            self.key = key
+            self.loads += 1
+        return self.model
+
+
+def _child_main(conn: Connection, job: _Job | None) -> None:
+    """Recognise ``job``, then each job the parent sends, until it sends None."""
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
-    _lower_priority(job.niceness)
+    _lower_priority(job.niceness if job is not None else 0)
+    models = _Models()
     try:
-        _recognise(conn, job)
+        while job is not None:
+            _recognise(conn, job, models)
+            job = conn.recv()
     except (BrokenPipeError, EOFError):
         os._exit(3)  # the parent stopped listening
     except Exception as e:  # report any failure of the native libraries as one line
@@ -324,9 +395,9 @@ def _pieces(audio: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-def _recognise(conn: Connection, job: _Job) -> None:
+def _recognise(conn: Connection, job: _Job, models: _Models) -> None:
     import av.error
-    from faster_whisper import WhisperModel, decode_audio
+    from faster_whisper import decode_audio
 
     try:
         decoded = decode_audio(job.media, sampling_rate=SAMPLE_RATE)
@@ -337,9 +408,7 @@ def _recognise(conn: Connection, job: _Job) -> None:
     total_ms = len(audio) * 1000 // SAMPLE_RATE
     offset = min(len(audio), job.start_ms * SAMPLE_RATE // 1000)
     audio = audio[offset:]
-    model = WhisperModel(
-        job.model_dir, device="cpu", compute_type="int8", cpu_threads=job.threads, num_workers=1
-    )
+    model = models.get(job)
     language = "en" if not model.model.is_multilingual else job.language
     told = False
     # Whisper computes features for all the audio it is given at once: feed it pieces of
@@ -362,7 +431,7 @@ def _recognise(conn: Connection, job: _Job) -> None:
         )
         if not told:
             language = language or info.language
-            conn.send(("info", language, total_ms))
+            conn.send(("info", language, total_ms, models.loads))
             told = True
         base = job.start_ms + begin * 1000 // SAMPLE_RATE
         for seg in segments:
@@ -378,5 +447,5 @@ def _recognise(conn: Connection, job: _Job) -> None:
             stop = max(start, base + round(seg.end * 1000))
             conn.send(("segment", start, stop, text, words))
     if not told:
-        conn.send(("info", language or "", total_ms))
+        conn.send(("info", language or "", total_ms, models.loads))
     conn.send(("done",))

@@ -4,10 +4,12 @@ committed (they were written three times per file before)."""
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 from engine.library import Library, Outcome
-from engine.progress import Stage
+from engine.progress import IngestProgress, Stage
+from tools.lecture_media import make_audio
 
 
 def test_each_file_is_registered_once(library: Library, tmp_path: Path) -> None:
@@ -37,3 +39,26 @@ def test_each_file_reports_the_time_of_its_stages(library: Library, tmp_path: Pa
     assert list(stages) == [Stage.READING, Stage.EMBEDDING]
     assert all(seconds >= 0 for seconds in stages.values())
     assert sum(stages.values()) <= report.seconds
+
+
+def test_one_recognition_child_hears_every_file_of_an_import(
+    library: Library, tmp_path: Path
+) -> None:
+    folder = tmp_path / "Podcasts"
+    folder.mkdir()
+    make_audio(folder / "a.mp3", "Today we talk about recursion and the call stack.")
+    make_audio(folder / "b.mp3", "The shortest path between two cities is found with a graph.")
+    children: dict[str, set[int]] = {}
+
+    def progress(p: IngestProgress) -> None:
+        if p.stage == Stage.TRANSCRIBING:
+            alive = {c.pid for c in multiprocessing.active_children() if c.pid is not None}
+            children.setdefault(Path(p.path).name, set()).update(alive)
+
+    report = library.ingest([folder], progress=progress)
+    assert report.count(Outcome.INDEXED) == 2, report.files
+    assert set(children) == {"a.mp3", "b.mp3"}
+    assert len(children["a.mp3"]) == 1 and children["a.mp3"] == children["b.mp3"], children
+    assert not multiprocessing.active_children(), "the child ends with the import"
+    hit = library.search("shortest path between cities").results[0]
+    assert hit.source == str(folder / "b.mp3")

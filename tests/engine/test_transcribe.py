@@ -149,6 +149,27 @@ def test_the_child_recognises_at_background_priority(
     assert seen and max(seen) == min(19, ours + BACKGROUND_NICENESS)
 
 
+def test_a_kept_child_recognises_the_next_file_with_the_model_it_loaded(
+    whisper_dir: Path, speech: tuple[Path, int], tmp_path: Path
+) -> None:
+    other = tmp_path / "other.wav"
+    make_audio(other, "A heap keeps the smallest key at the root of the tree.")
+    before = _children()
+    transcriber = Transcriber(whisper_dir, keep_alive=True)
+    heard: list[SpeechSegment] = []
+    try:
+        first = transcriber.transcribe(speech[0], on_segment=heard.append)
+        kept = _children() - before
+        second = transcriber.transcribe(other, on_segment=heard.append)
+    finally:
+        transcriber.close()
+    assert first.worker_pid in kept, "the child waits for the next file"
+    assert second.worker_pid == first.worker_pid
+    assert (first.model_loads, second.model_loads) == (1, 1)
+    assert "smallest key" in " ".join(s.text for s in heard).lower()
+    assert first.worker_pid not in _children(), "close ends the child"
+
+
 def _children() -> set[int]:
     """Live child processes of this test process."""
     me = os.getpid()
