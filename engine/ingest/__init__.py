@@ -28,6 +28,7 @@ from engine.ingest.text import check_file
 from engine.types import ParsedSource, SourceKind
 
 __all__ = [
+    "MAX_SEGMENTS",
     "MEDIA_EXTENSIONS",
     "NO_SPEECH_RECOGNITION",
     "classify",
@@ -44,6 +45,9 @@ NO_SPEECH_RECOGNITION = "no subtitles beside it and speech recognition is not av
 _ENGLISH_TAGS = ("en", "eng", "english")
 _LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,4})?$")
 MEDIA_EXTENSIONS = VIDEO_EXTENSIONS | AUDIO_EXTENSIONS
+# Each segment is embedded: 2 MB of one-line functions or a notebook of 100,000 cells would
+# keep an import busy for an hour. The bound of subtitle cues (IngestLimits) holds here too.
+MAX_SEGMENTS = 50_000
 
 
 def find_sidecar(media: Path) -> Path | None:
@@ -102,9 +106,19 @@ def parse_file(path: Path, config: EngineConfig) -> ParsedSource:
     result's kind stays VIDEO/AUDIO and its title is the media file's stem.
 
     Raises:
-        UnreadableFileError: unsupported, empty, too large, corrupt, unsafe, or (media)
-            without subtitles.
+        UnreadableFileError: unsupported, empty, too large, corrupt, unsafe, (media)
+            without subtitles, or more than ``MAX_SEGMENTS`` segments.
     """
+    parsed = _parse_by_kind(path, config)
+    if len(parsed.segments) > MAX_SEGMENTS:
+        raise UnreadableFileError(
+            f"{len(parsed.segments):,} pieces of text: more than {MAX_SEGMENTS:,}, "
+            "too many to index from one file"
+        )
+    return parsed
+
+
+def _parse_by_kind(path: Path, config: EngineConfig) -> ParsedSource:
     kind = classify(path)
     if kind is None:
         raise UnreadableFileError(f"unsupported file type: {path.suffix or path.name}")

@@ -24,7 +24,7 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
-from engine.ingest import parse_file
+from engine.ingest import MAX_SEGMENTS, parse_file
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
@@ -285,3 +285,21 @@ def test_notes_of_a_million_short_lines_are_read(tmp_path: Path) -> None:
     parsed = parse_file(notes, EngineConfig())
     assert len(parsed.segments) == -(-1_300_000 // 180)  # 180 words each
     assert (parsed.segments[0].line_start, parsed.segments[-1].line_end) == (1, 1_300_000)
+
+
+@pytest.mark.parametrize("name", ["functions.py", "cells.ipynb"])
+def test_a_file_of_too_many_pieces_is_refused(tmp_path: Path, name: str) -> None:
+    """1.8 MB of two-line functions made 60,000 segments and a notebook of 60,000 cells as
+    many, each embedded: over 10 minutes of import for one file. Refused like a million
+    subtitle cues, with the count."""
+    path = tmp_path / name
+    if name.endswith(".py"):
+        path.write_text("".join(f"def f{i}():\n    return {i}\n" for i in range(60_000)))
+    else:
+        cells = [{"cell_type": "code", "source": f"x{i} = {i}"} for i in range(60_000)]
+        path.write_text(json.dumps({"cells": cells}))
+    with pytest.raises(UnreadableFileError) as refused:
+        parse_file(path, EngineConfig())
+    assert str(refused.value) == (
+        f"60,000 pieces of text: more than {MAX_SEGMENTS:,}, too many to index from one file"
+    )
