@@ -311,6 +311,16 @@ class _Job:
     niceness: int
 
 
+def _parent_pid() -> int:
+    """The pid of the process that started this one. Not os.getppid() as the child starts:
+    a parent killed while this child was still starting has already been replaced by init
+    (or a subreaper), and watching for a change from that one never ends."""
+    parent = multiprocessing.parent_process()
+    if parent is not None and parent.pid is not None:
+        return parent.pid
+    return os.getppid()
+
+
 def _watch_parent(parent: int) -> None:
     """Exit when the parent is gone (killed), instead of recognising for no one."""
     while True:
@@ -358,7 +368,7 @@ class _Models:
 
 def _child_main(conn: Connection, job: _Job | None) -> None:
     """Recognise ``job``, then each job the parent sends, until it sends None."""
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(_parent_pid(),), daemon=True).start()
     _lower_priority(job.niceness if job is not None else 0)
     models = _Models()
     try:

@@ -8,6 +8,8 @@ Everything runs as real processes on a real library: the command line is started
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -216,3 +218,63 @@ def test_remove_from_a_terminal_during_an_import_is_refused_then_works(
     removed = _cli(folder, models_dir, "remove", "Old")
     assert (removed.returncode, removed.stdout.strip()) == (0, "removed 1 file")
     assert _all_indexed_once(folder, embedder, models_dir).keys() == {"lecture.mp4", "basalt.md"}
+
+
+# --- the recognition child when its parent dies ------------------------------------------------
+
+_PARENT = """
+import multiprocessing, os, sys, threading, time
+from pathlib import Path
+from engine.media.transcribe import Transcriber
+
+def run():
+    Transcriber(Path(sys.argv[1])).transcribe(Path(sys.argv[2]), on_segment=print)
+
+threading.Thread(target=run, daemon=True).start()
+while not (children := multiprocessing.active_children()):
+    time.sleep(0.002)
+print(children[0].pid, flush=True)
+os._exit(0)  # killed, as it were, while the child is still starting
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_recognition_child_whose_parent_died_as_it_started_exits(
+    whisper_dir: Path, tmp_path: Path
+) -> None:
+    """The parent dies while the child is still starting; the child then blocks reading its
+    audio (a pipe nobody writes to, as a slow network file would). It used to watch for its
+    parent's death by comparing os.getppid() with the parent it saw at start, which was
+    already init: it never noticed and stayed for ever."""
+    media = tmp_path / "never.wav"
+    os.mkfifo(media)
+    writer = os.open(media, os.O_RDWR)  # holds the pipe open, writes nothing
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, str(whisper_dir), str(media)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    child = 0
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert parent.wait(60) == 0
+        deadline = time.monotonic() + 30  # a hang guard: it exits within a second or two
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(child)
+    finally:
+        if child and _alive(child):
+            os.kill(child, signal.SIGKILL)
+        os.close(writer)
+        if parent.stdout is not None:
+            parent.stdout.close()
