@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import errno
 import functools
-import hashlib
 import importlib.metadata
 import json
 import logging
-import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -36,6 +33,7 @@ from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 import hnswlib
 import numpy as np
 
+from engine.atomic_files import atomic_write, fingerprint
 from engine.errors import LibraryError, ModelMismatchError
 
 log = logging.getLogger(__name__)
@@ -210,7 +208,7 @@ class VectorIndex:
             return "it belongs to another library"
         # Only bytes that hash to what we wrote reach hnswlib's loader, which trusts its input.
         try:
-            size, digest = _fingerprint(self.index_path)
+            size, digest = fingerprint(self.index_path)
             if (size, digest) != (meta.get("index_size"), meta.get("index_sha256")):
                 return "index file does not match its sidecar (interrupted save?)"
             deleted = {int(x) for x in meta.get("deleted", [])}
@@ -447,8 +445,8 @@ class VectorIndex:
             return
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            _atomic_write(self.index_path, self._write_index)
-            size, digest = _fingerprint(self.index_path)
+            atomic_write(self.index_path, self._write_index)
+            size, digest = fingerprint(self.index_path)
             meta = (
                 self._expected_meta()
                 | self._ownership()
@@ -461,7 +459,7 @@ class VectorIndex:
                 }
             )
             text = json.dumps(meta)
-            _atomic_write(self.sidecar_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+            atomic_write(self.sidecar_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         except (OSError, RuntimeError) as e:
             raise LibraryError(f"cannot save vector index {self.index_path}: {e}") from e
         self._dirty = False
@@ -473,27 +471,3 @@ class VectorIndex:
         written, expected = path.stat().st_size, self._index.index_file_size()
         if written != expected:
             raise OSError(errno.ENOSPC, f"wrote {written} of {expected} bytes (is the disk full?)")
-
-
-def _fingerprint(path: Path) -> tuple[int, str]:
-    with path.open("rb") as f:
-        return os.fstat(f.fileno()).st_size, hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def _atomic_write(target: Path, write: Callable[[Path], object]) -> None:
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        write(tmp)
-        with tmp.open("rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    if hasattr(os, "O_DIRECTORY"):  # make the rename durable; not available on Windows
-        dir_fd = os.open(target.parent, os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
