@@ -103,6 +103,9 @@ def _media(course: Path, work: Path) -> list[Case]:
     cases.append(Case(course / "hour_of_silence.mp3", "an hour of silence", ERROR))
     (course / "pdf_named.mp4").write_bytes(b"%PDF-1.4\n" + _rand(2000, 7))
     cases.append(Case(course / "pdf_named.mp4", "a PDF header in an .mp4", ERROR))
+    _ffmpeg(course / "picture.png", *("-f", "lavfi", "-i", "testsrc=size=64x48", "-frames:v", "1"))
+    (course / "picture.png").rename(course / "picture_named.mp4")
+    cases.append(Case(course / "picture_named.mp4", "a PNG picture in an .mp4", ERROR))
     (course / "text_named.wav").write_text("this is not audio at all\n" * 50)
     cases.append(Case(course / "text_named.wav", "text in a .wav", ERROR))
     # Subtitles beside garbage: the words are searchable, its frames cannot be read.

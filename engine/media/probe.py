@@ -81,8 +81,8 @@ def probe(path: Path) -> MediaInfo:
         if audio is None and video is None:
             raise UnreadableFileError("no audio or video stream")
         duration_ms = _duration_ms(container, audio, video)
-        if duration_ms <= 0:
-            raise UnreadableFileError(TRUNCATED)
+        if duration_ms <= 0:  # a picture (FFmpeg opens a PNG) is not a broken video
+            raise UnreadableFileError(TRUNCATED if _looks_like_media(path) else NOT_MEDIA)
         stream = audio if audio is not None else video
         if stream is not None:
             _check_tail(container, stream, duration_ms)

@@ -82,10 +82,15 @@ def _env(tmp: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Imported:
-    ModelRegistry(models_dir).path(EngineConfig().media.speech_model)  # installed before
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Case]]:
     root = tmp_path_factory.mktemp("hostile")
-    cases = generate(root / "corpus")
+    return root, generate(root / "corpus")
+
+
+@pytest.fixture(scope="module")
+def imported(corpus: tuple[Path, list[Case]], models_dir: Path) -> Imported:
+    ModelRegistry(models_dir).path(EngineConfig().media.speech_model)  # installed before
+    root, cases = corpus
     library, tmp = root / "library", root / "tmp"
     before = _snapshot(root, {library, tmp})
     args = [str(p) for p in (root / "corpus", library, models_dir)]
@@ -102,9 +107,10 @@ def imported(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Impo
     return Imported(root, cases, json.loads(run.stdout), before, after, library)
 
 
-def test_the_corpus_covers_every_kind(imported: Imported) -> None:
-    kinds = {kind_of(str(c.path)) for c in imported.cases}
-    assert len(imported.cases) >= 80
+def test_the_corpus_covers_every_kind(corpus: tuple[Path, list[Case]]) -> None:
+    _, cases = corpus
+    kinds = {kind_of(str(c.path)) for c in cases}
+    assert len(cases) >= 80
     assert kinds >= {"video", "audio", "subtitles", "slides", "notes", "code", "zip"}
     assert {"ipynb", "special"} <= kinds
 
@@ -303,3 +309,13 @@ def test_a_file_of_too_many_pieces_is_refused(tmp_path: Path, name: str) -> None
     assert str(refused.value) == (
         f"60,000 pieces of text: more than {MAX_SEGMENTS:,}, too many to index from one file"
     )
+
+
+def test_a_picture_named_like_a_video_is_not_media(corpus: tuple[Path, list[Case]]) -> None:
+    """FFmpeg opens a PNG as a one-frame video without a duration: it was called 'corrupt or
+    truncated media file', which sends the user looking for a better copy of a video."""
+    from engine.media.probe import NOT_MEDIA, probe
+
+    root, _ = corpus
+    with pytest.raises(UnreadableFileError, match=f"^{NOT_MEDIA}$"):
+        probe(root / "corpus" / "course" / "picture_named.mp4")
