@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.api import DEMO_COURSE, Library, ModelRegistry, demo_files
+from engine.api import DEMO_COURSE, Library, LibraryError, ModelRegistry, demo_files
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
@@ -46,11 +46,24 @@ def run(argv: Sequence[str] = ()) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Coursedex")
     app.setOrganizationName("Coursedex")
-    window = start(argv)
+    try:
+        window = start(argv)
+    except LibraryError as e:  # a lost or damaged database: say so, not a traceback nobody sees
+        log.warning("cannot open the library: %s", e)
+        _cannot_open(str(e))
+        return 1
     try:
         return app.exec()
     finally:
         window.library.close()
+
+
+def _cannot_open(reason: str) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Icon.Critical, "Coursedex", "Coursedex cannot open your library.")
+    box.setInformativeText(reason)
+    box.exec()
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,5 +1,6 @@
-"""A search model damaged at rest (issue 15, item 4): the window says which model and how to
-reinstall it, at start-up and again when a search is typed."""
+"""Damage at rest as the window shows it (issue 15, item 4): a damaged search model is named
+with how to reinstall it, at start-up and when a search is typed; a damaged library database
+is said in a message box instead of a traceback."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app.main import start
+from app.main import run, start
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 
 
@@ -48,3 +51,39 @@ def test_the_window_names_a_damaged_model_and_how_to_reinstall_it(
     finally:
         window.close()
         window.library.close()
+
+
+def test_a_damaged_library_database_is_said_in_a_window_not_a_traceback(
+    qtbot: QtBot,
+    tmp_path: Path,
+    models_dir: Path,
+    built_library_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Started from its icon, the app died at start-up with a traceback only a terminal
+    shows: a user saw nothing at all."""
+    db = built_library_dir / "library.db"
+    os.truncate(db, db.stat().st_size // 2)
+    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    seen: list[tuple[str, str]] = []
+
+    def answer() -> None:  # the box is modal: read it and close it from the event loop
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(50, answer)
+            return
+        seen.append((box.text(), box.informativeText()))
+        box.accept()
+
+    QTimer.singleShot(0, answer)
+    code = run(["--library", str(built_library_dir), "--models", str(models_dir), "--no-demo"])
+    assert code == 1
+    assert seen == [
+        (
+            "Coursedex cannot open your library.",
+            f"the library database {db} is damaged (database disk image is malformed): it may "
+            "have been cut short by a full disk or a copy that did not finish, or a disk sector "
+            "went bad. Restore it from a backup. Nothing was changed",
+        )
+    ]
