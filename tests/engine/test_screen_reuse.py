@@ -11,11 +11,13 @@ import pytest
 
 from engine.config import IngestLimits, MediaConfig
 from engine.ingest.slides import parse_pdf
+from engine.library import Library, Outcome
 from engine.media.deck import DeckPage, DeckPictures
 from engine.media.pictures import signature
 from engine.media.scenes import TextFrom, read_counts, scan_video
 from engine.models.ocr import RapidTextRecognizer
-from tests.factories import make_pdf
+from engine.types import SegmentKind
+from tests.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images, slide_image
 
 HASHING = ["Hash tables", "Buckets are picked by hashing"]
@@ -92,3 +94,48 @@ def test_a_page_one_line_short_of_the_frame_is_not_the_same_picture(tmp_path: Pa
     index.add(signature(short_grey), "short")
     assert index.find(signature(short_grey)) == "short"
     assert index.find(signature(built_grey)) is None
+
+
+def test_an_import_gives_a_lecture_the_text_of_its_course_deck(
+    library: Library, tmp_path: Path
+) -> None:
+    # Page 1 carries a word in white on white: in the PDF's text, not in the picture. The
+    # video's scene of page 1 holds it only if the page's text was taken, not read by OCR.
+    from fpdf import FPDF
+
+    folder = tmp_path / "Algorithms"
+    folder.mkdir()
+    pdf = FPDF(format=(254, 142.875))
+    pdf.set_auto_page_break(False)
+    for page in DECK:
+        pdf.add_page()
+        title, body = page.split("\n")
+        pdf.set_font("Helvetica", "B", 36)
+        pdf.set_xy(20, 20)
+        pdf.cell(text=title)
+        pdf.set_font("Helvetica", size=26)
+        pdf.set_xy(20, 45)
+        pdf.cell(text=body)
+        if page == DECK[0]:
+            pdf.set_text_color(255, 255, 255)
+            pdf.set_xy(20, 100)
+            pdf.cell(text="Zanzibar")
+            pdf.set_text_color(0, 0, 0)
+    deck = folder / "slides.pdf"
+    pdf.output(str(deck))
+    pages = pdf_page_images(deck, tmp_path / "pages")
+    make_lecture_video(
+        folder / "lecture.mp4", [Clip(pages[0], seconds=4), Clip(pages[1], seconds=4)]
+    )
+    make_srt(folder / "lecture.srt", [(0, 3500, "We split the list."), (4000, 7500, "Pivot.")])
+
+    report = library.ingest([folder])
+    assert [f.outcome for f in report.files] == [Outcome.INDEXED, Outcome.INDEXED]
+    video = library.store.source_by_path(str(folder / "lecture.mp4"))
+    assert video is not None
+    screens = [
+        r for r in library.store.segments_of_source(video.id) if r.kind is SegmentKind.SCREEN
+    ]
+    assert [r.start_ms for r in screens] == [0, 4000]
+    assert "Zanzibar" in screens[0].text and "Merge sort" in screens[0].text
+    assert "Partition around a pivot" in screens[1].text
