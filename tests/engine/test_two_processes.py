@@ -108,6 +108,29 @@ def test_an_open_library_finds_what_another_process_imported(
         assert [h.source for h in found][:1] == [str(old / "beluga.md")]
 
 
+def test_an_open_library_never_answers_with_rows_that_took_removed_ids(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+) -> None:
+    """A terminal removes a course and imports another while the window is open: SQLite
+    gives the new rows the ids the removed ones had, so a window still holding the old
+    vectors under those ids would answer a question about the removed course with the
+    new file."""
+    folder = tmp_path / "lib"
+    old = _note(tmp_path / "Polar", "walrus", "The walrus hauls out on the sea ice.")
+    new = _note(tmp_path / "Tusks", "narwhal", "The narwhal has one long spiral tusk.")
+    dense = SearchConfig(fulltext=False)
+    with _open(folder, embedder, models_dir) as window:
+        window.ingest([old.parent])
+        assert window.search("walrus resting on ice", config=dense).results[0].source == str(old)
+        assert _cli(folder, models_dir, "remove", "Polar").returncode == 0
+        assert _cli(folder, models_dir, "ingest", str(new.parent)).returncode == 0
+        assert window.store.segment_ids() == {1}  # the narwhal took the walrus's id
+        hits = window.search("walrus resting on ice", config=dense).results
+        assert not [h for h in hits if h.source == str(new) and h.strong]
+        top = window.search("a whale with a spiral tusk", config=dense).results
+        assert top and top[0].source == str(new)
+
+
 # --- two commands at once ---------------------------------------------------------------------
 
 
