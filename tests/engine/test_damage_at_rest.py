@@ -110,7 +110,8 @@ def _index_holds_the_stored_vectors(folder: Path, embedder: OnnxEmbedder) -> Non
         index = lib.indexer.index
         assert index is not None and index.ids() == set(ids)
         for sid, vector in zip(got_ids.tolist(), stored, strict=True):
-            assert index.search(vector, 1)[0].tolist() == [sid]
+            near, distances = index.search(vector, 5)  # 5: segments may share a text
+            assert sid in near[distances < 1e-4].tolist(), (sid, near, distances)
 
 
 def test_an_index_from_an_older_copy_never_keeps_a_vector_for_a_row_that_is_gone(
