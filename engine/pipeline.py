@@ -25,7 +25,7 @@ import numpy as np
 
 from engine import ingest
 from engine.config import EngineConfig
-from engine.embedding import Embedding, with_context
+from engine.embedding import Ahead, Embedding, with_context
 from engine.errors import (
     Cancelled,
     CoursedexError,
@@ -124,7 +124,9 @@ class Pipeline:
         self.indexer = indexer
         self.reader = reader
         self.config = config
-        self.embedding = Embedding(config.embed_batch_size, config.embed_context)
+        ahead = Ahead(embedder, config.embed_batch_size)
+        self.embedding = Embedding(config.embed_batch_size, config.embed_context, ahead)
+        reader.ahead = ahead
         self._embedder = embedder
 
     def queue(self, planned: Sequence[PlannedFile]) -> list[Job]:
@@ -234,7 +236,7 @@ class Pipeline:
             self._mark_error(job, reason)
             return FileResult(path, Outcome.ERROR, reason)
         finally:
-            self.reader.stop_frames()  # frames still read for a file that failed
+            self.reader.end_file()  # frames still read, texts embedded ahead
 
     def _mark_error(self, job: Job, reason: str) -> None:
         """Record why a file failed. Its earlier index goes: a hit must never open a file

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from engine import ingest
 from engine.config import EngineConfig
+from engine.embedding import Ahead, embed_text
 from engine.errors import UnreadableFileError
 from engine.formatting import clock
 from engine.media.transcript import SpeechPart, transcript_windows
@@ -36,11 +36,8 @@ if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
+_AHEAD_EVERY = 8  # recognised segments between two looks for windows to embed ahead
 
-# The frames worker runs this much nicer than the import; the recognition child runs 10
-# nicer (transcribe.BACKGROUND_NICENESS): when both want a core, the child gets about three
-# times the worker's share.
-FRAMES_NICENESS = 15
 _FRAME_MODULES = ("cv2", "scenedetect", "rapidocr_onnxruntime", "engine.media.scenes")
 
 
@@ -64,6 +61,7 @@ class Reader:
         self._frames_recognizer: TextRecognizer | None = None
         # The speech recognizer and its settings, its child kept across a job's files.
         self._speech: tuple[tuple[object, ...], Transcriber] | None = None
+        self.ahead: Ahead | None = None  # embeds speech and screen text as they come
 
     def read(
         self,
@@ -147,6 +145,8 @@ class Reader:
                 sha, model, seg.start_ms, seg.end_ms, seg.text, seg.words
             )
             parts.append(SpeechPart(seg.start_ms, seg.end_ms, seg.text, seg.words))
+            if len(parts) % _AHEAD_EVERY == 0:
+                self._embed_ahead(path.stem, parts)
 
         def report(p: TranscriptionProgress) -> None:
             rtf = f"{p.rtf:.2f}x real time" if p.rtf is not None else ""
@@ -177,9 +177,28 @@ class Reader:
         self._speech = (settings, transcriber)
         return transcriber
 
-    def close(self) -> None:
-        """The job ended: stop reading frames and end the recognition child."""
+    def _embed_ahead(self, title: str, parts: list[SpeechPart]) -> None:
+        """Have the transcript windows (and their sentences) that later speech cannot change
+        embedded while the rest is recognised: all but the last two, which may still grow."""
+        if self.ahead is None:
+            return
+        stable = transcript_windows(parts, self.config.chunking)[:-2]
+        context = self.config.embed_context
+        self.ahead.want(embed_text(title, w, context) for w in stable if w.text.strip())
+        self.ahead.want(t.text for w in stable for t in w.timings)
+
+    def end_file(self) -> None:
+        """A file is done (or failed): stop reading its frames, forget what was embedded
+        ahead for it."""
         self.stop_frames()
+        if self.ahead is not None:
+            self.ahead.clear()
+
+    def close(self) -> None:
+        """The job ended: stop reading frames and embedding ahead, end the recognition child."""
+        self.stop_frames()
+        if self.ahead is not None:
+            self.ahead.stop()
         speech, self._speech = self._speech, None
         if speech is not None:
             speech[1].close()
@@ -261,7 +280,14 @@ class Reader:
         recognizer = self._frames_recognizer
 
         def work(progress: Callable[[float], None], stop: threading.Event) -> list[ScreenScene]:
-            return self._scan(path, sha, recognizer, progress, stop)
+            scanned = self._scan(path, sha, recognizer, progress, stop)
+            if self.ahead is not None:
+                from engine.media.screen import screen_segments
+
+                drafts = [d for d, _ in screen_segments(scanned) if d.text.strip()]
+                context = self.config.embed_context
+                self.ahead.want(embed_text(path.stem, d, context) for d in drafts)
+            return scanned
 
         self._early = FrameScan((path, sha), work, cancel)
 
@@ -302,18 +328,6 @@ def spare_threads(busy: int) -> int:
     return max(1, min(busy, (os.cpu_count() or 2) - busy))
 
 
-def lower_thread_priority(by: int) -> None:
-    """Make the calling thread ``by`` nicer (Linux sets niceness per thread; elsewhere the
-    call would lower the whole process, so it does nothing)."""
-    if not sys.platform.startswith("linux"):
-        return
-    tid = threading.get_native_id()
-    try:
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
-    except OSError as e:
-        log.info("frames are read at normal priority: %s", e)
-
-
 class _EitherSet(threading.Event):
     """Set when it is set itself or ``outer`` is (a job's cancel)."""
 
@@ -349,7 +363,9 @@ class FrameScan:
     def _run(
         self, work: Callable[[Callable[[float], None], threading.Event], list[ScreenScene]]
     ) -> None:
-        lower_thread_priority(FRAMES_NICENESS)
+        from engine.media.transcribe import lower_thread_priority
+
+        lower_thread_priority()
         started = time.monotonic()
         try:
             self._result = work(self._progress, self._stop)

@@ -366,6 +366,19 @@ class _Models:
         return self.model
 
 
+def lower_thread_priority(by: int = BACKGROUND_NICENESS + 5) -> None:
+    """Make the calling thread ``by`` nicer: work beside the recognition child (which is
+    BACKGROUND_NICENESS nicer) gets what the child leaves. Linux sets niceness per thread;
+    elsewhere the call would lower the whole process, so it does nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
+    except OSError as e:
+        log.info("background work runs at normal priority: %s", e)
+
+
 def _child_main(conn: Connection, job: _Job | None) -> None:
     """Recognise ``job``, then each job the parent sends, until it sends None."""
     threading.Thread(target=_watch_parent, args=(_parent_pid(),), daemon=True).start()
