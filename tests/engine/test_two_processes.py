@@ -301,3 +301,30 @@ def test_a_recognition_child_whose_parent_died_as_it_started_exits(
         os.close(writer)
         if parent.stdout is not None:
             parent.stdout.close()
+
+
+def test_an_open_library_reads_a_changed_file_while_another_process_still_imports(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder, lecture: Path
+) -> None:
+    """A terminal imports a changed note, then recognises a video (its vector index not saved
+    yet): the note's new rows took its old ids, and the open window must search the new
+    text's vectors under them, not the old ones it holds."""
+    folder = tmp_path / "lib"
+    course = tmp_path / "Notes"
+    note = _note(course, "zz-animal", "The walrus hauls out on the sea ice.")
+    dense = SearchConfig(fulltext=False)
+    ModelRegistry(models_dir).path("faster-whisper-tiny.en")
+    with _open(folder, embedder, models_dir) as window:
+        window.ingest([course])
+        assert window.search("walrus resting on ice", config=dense).results[0].source == str(note)
+        note.write_text("# Animal\n\nThe narwhal has one long spiral tusk.\n", encoding="utf-8")
+        importing = _start(folder, models_dir, "ingest", str(course), str(lecture))
+        try:
+            _transcribing(folder, importing)
+            hits = window.search("walrus resting on ice", config=dense).results
+            assert not [h for h in hits if h.source == str(note) and h.strong]
+            top = window.search("a whale with a spiral tusk", config=dense).results
+            assert top and top[0].source == str(note)
+        finally:
+            _, err = importing.communicate(timeout=600)
+        assert importing.returncode == 0, err
