@@ -76,9 +76,11 @@ def _snapshot(root: Path, skip: set[Path]) -> Snapshot:
 
 
 def _env(tmp: Path) -> dict[str, str]:
-    """The child's environment: its temporary files go to ``tmp``, which must end empty."""
-    tmp.mkdir(exist_ok=True)
-    return {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO)}
+    """The child's environment: its temporary files go to ``tmp`` and its home (caches,
+    settings) is ``tmp``/home; both must end empty."""
+    (tmp / "home").mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    return {**env, "TMPDIR": str(tmp), "HOME": str(tmp / "home"), "PYTHONPATH": str(REPO)}
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +155,8 @@ def test_nothing_is_written_outside_the_library(imported: Imported) -> None:
     after = {k: v for k, v in imported.after.items() if k not in touched}
     assert after == before
     assert course + DELETED not in imported.after
-    assert list((imported.root / "tmp").iterdir()) == []
+    tmp = imported.root / "tmp"
+    assert [p.relative_to(tmp) for p in tmp.rglob("*")] == [Path("home")]
 
 
 @pytest.mark.slow
@@ -192,7 +195,7 @@ def test_the_command_line_ends_on_pipes_and_devices(imported: Imported, models_d
     for name in names:
         assert files[name]["outcome"] == ERROR, files[name]
         assert files[name]["detail"].startswith("not a regular file ("), files[name]
-    assert list(tmp.iterdir()) == []
+    assert [p.relative_to(tmp) for p in tmp.rglob("*")] == [Path("home")]
 
 
 # --- defects the corpus found, each pinned on its own ---------------------------------------
