@@ -267,16 +267,24 @@ def _check_database(library: Path) -> None:
         assert orphans == 0
 
 
-def _check_saved_index(library: Path) -> None:
-    """The pair on disk, when there is one, loads as it was saved: never half written."""
+def _check_saved_index(library: Path, *, exact: bool = False) -> None:
+    """The pair on disk, when there is one, loads as it was saved: never half written.
+    ``exact``: after an unkilled run it holds exactly the rows with text."""
     if not (library / "vectors" / "text.json").exists():
+        assert not exact
         return
     with _db(library) as conn:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        rows = {r[0] for r in conn.execute("SELECT id FROM segments WHERE text != ''")}
+        pictures = {r[0] for r in conn.execute("SELECT thumbnail FROM scenes")}
     index = VectorIndex.open(
         library / "vectors", "text", dimension=int(meta["dimension"]), model_id=meta["embedder_id"]
     )
     assert not index.needs_rebuild
+    if exact:
+        assert index.ids() == rows
+        # Every thumbnail belongs to a scene: none is left from a scan a kill cut short.
+        assert {p.name for p in (library / "thumbs").glob("*.jpg")} == pictures
 
 
 def _check_opened(copy: Path, embedder: OnnxEmbedder, models: Path, indexed: set[str],
@@ -401,7 +409,7 @@ def test_killed_imports_lose_nothing_and_finish_once(
     assert _temp_left(temp) == []
     assert _leftovers(library) == []
     _check_database(library)
-    _check_saved_index(library)
+    _check_saved_index(library, exact=True)
     _check_opened(library, embedder, models_dir, set(words), words)
     with capsys.disabled():
         seconds = time.monotonic() - started
