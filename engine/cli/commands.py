@@ -34,7 +34,10 @@ from engine.cli.urls import ingest_all
 
 def cmd_ingest(ctx: Context) -> int:
     args = ctx.args
-    missing = [p for p in args.paths if not is_url(p) and not Path(p).exists()]
+    # A link that leads nowhere (broken, or a loop) is imported: its error says which.
+    missing = [
+        p for p in args.paths if not is_url(p) and not (Path(p).exists() or Path(p).is_symlink())
+    ]
     for p in missing:
         print(f"coursedex: no such file or folder: {printable(p)}", file=sys.stderr)
     bar = ProgressBar(sys.stderr)

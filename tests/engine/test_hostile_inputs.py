@@ -43,6 +43,7 @@ from tests.hostile_zips import zip_message_cases
 
 REPO = Path(__file__).resolve().parents[2]
 MEMORY_BOUND_MB = 2000  # peak resident memory of the importing process
+LOOP = "cannot read it: Too many levels of symbolic links"
 Snapshot = dict[str, tuple[int, int]]
 
 
@@ -174,9 +175,12 @@ def test_the_good_files_stay_searchable(imported: Imported, embedder: OnnxEmbedd
 @pytest.mark.slow
 def test_the_command_line_ends_on_pipes_and_devices(imported: Imported, models_dir: Path) -> None:
     """``coursedex ingest`` in a child: a named pipe and links to /dev/zero and /dev/urandom
-    by name end as errors at once (a read would wait or never end), beside a good file."""
+    by name end as errors at once (a read would wait or never end), beside a good file. A
+    broken link and a link loop are imported too and say what they are (they were 'no such
+    file or folder', and the command failed)."""
     special, course = imported.root / "corpus" / "special", imported.root / "corpus" / "course"
-    names = ["pipe.mp4", "pipe.srt", "zero.mp4", "zero.txt", "random.md"]
+    links = {"broken.md": "broken link: its target is gone", "self_loop.md": LOOP}
+    names = ["pipe.mp4", "pipe.srt", "zero.mp4", "zero.txt", "random.md", *links]
     library, tmp = imported.root / "cli-library", imported.root / "cli-tmp"
     run = subprocess.run(
         [sys.executable, "-m", "engine.cli", "--library", str(library), "--models"]
@@ -194,7 +198,8 @@ def test_the_command_line_ends_on_pipes_and_devices(imported: Imported, models_d
     assert files["good_notes.md"]["outcome"] == INDEXED
     for name in names:
         assert files[name]["outcome"] == ERROR, files[name]
-        assert files[name]["detail"].startswith("not a regular file ("), files[name]
+        detail = files[name]["detail"]
+        assert detail == links[name] if name in links else detail.startswith("not a regular file (")
     assert [p.relative_to(tmp) for p in tmp.rglob("*")] == [Path("home")]
 
 
@@ -220,8 +225,7 @@ def test_a_link_loop_given_by_name_is_an_error_not_a_failed_import(
     (folder / "self.md").symlink_to("self.md")
     report = library.ingest([folder / "ping", folder / "self.md", good_note])
     outcomes = {Path(f.path).name: (f.outcome.value, f.detail) for f in report.files}
-    loop = "cannot read it: Too many levels of symbolic links"
-    assert outcomes == {"ping": (ERROR, loop), "self.md": (ERROR, loop), "good.md": (INDEXED, "")}
+    assert outcomes == {"ping": (ERROR, LOOP), "self.md": (ERROR, LOOP), "good.md": (INDEXED, "")}
 
 
 def test_a_name_that_is_not_utf8_is_an_error_not_a_failed_import(
