@@ -113,7 +113,7 @@ def _media(course: Path, work: Path) -> list[Case]:
     (course / "garbage_with_subtitles.srt").write_text(
         srt_text([(0, 3000, "Subtitles of a video that is not one.")])
     )
-    cases.append(Case(course / "garbage_with_subtitles.mp4", "garbage video, good subtitles", None))
+    cases.append(Case(course / "garbage_with_subtitles.mp4", "garbage video, subtitles", INDEXED))
     return cases
 
 
