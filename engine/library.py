@@ -30,7 +30,7 @@ from engine.library_models import LibraryModels
 from engine.linking import link_slides
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
-from engine.pipeline import Job, Pipeline, PlannedFile, plan
+from engine.pipeline import Job, Pipeline, PlannedFile, plan, resolved, storable
 from engine.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.reading import Reader
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
@@ -364,15 +364,19 @@ class Library:
 
     def _remove(self, target: str) -> int:
         doomed: list[Source]
+        if not storable(Path(target)):  # invalid UTF-8 from a command line
+            raise NotFoundError(f"no course or file named {target!r} in the library")
         try:
             course_id = self.store.course_id(target)
             doomed = self.store.sources(course_id)
         except NotFoundError:
             course_id = None
-            given = Path(target).expanduser()
+            given = resolved(Path(target), expand=True, resolve=False)
             # Imported under the name given (a link keeps its own), or found in a folder.
-            named = (given.absolute().parent.resolve() / given.name, given.resolve())
-            found = next(filter(None, (self.store.source_by_path(str(p)) for p in named)), None)
+            # A link loop or a name that is not UTF-8 is in no library: not found.
+            named = [resolved(given.absolute().parent) / given.name, resolved(given)]
+            paths = (str(p) for p in named if storable(p))
+            found = next(filter(None, map(self.store.source_by_path, paths)), None)
             if found is None:
                 raise NotFoundError(f"no course or file named {target!r} in the library") from None
             doomed = [found]

@@ -83,8 +83,8 @@ def plan(paths: Iterable[Path | str], course: str | None = None) -> list[Planned
     Videos and audio come last, so everything else is searchable while they transcribe."""
     planned: list[PlannedFile] = []
     for raw in paths:
-        given = _resolved(Path(raw), expand=True, resolve=False)
-        path = _resolved(given)
+        given = resolved(Path(raw), expand=True, resolve=False)
+        path = resolved(given)
         if path.is_dir():
             name = course or path.name
             files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
@@ -92,7 +92,7 @@ def plan(paths: Iterable[Path | str], course: str | None = None) -> list[Planned
         else:
             # A file keeps the name it was given: a link is not its target (as in a folder,
             # where the files found keep their own names too).
-            path = _resolved(given.absolute().parent) / given.name
+            path = resolved(given.absolute().parent) / given.name
             name, files, root = course or UNSORTED, [path], None
         for f in files:
             kind = ingest.classify(f)
@@ -133,7 +133,7 @@ class Pipeline:
         """Register each file once: its course, and a queued row unless it is indexed."""
         jobs: list[Job] = []
         for item in planned:
-            if not _storable(item.path):  # its import says why; nothing to record
+            if not storable(item.path):  # its import says why; nothing to record
                 jobs.append(Job(item, -1, None))
                 continue
             course_id = self.store.ensure_course(item.course, item.course_root)
@@ -253,7 +253,7 @@ class Pipeline:
     def _one(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
         item = job.file
         path = item.path
-        if not _storable(path):
+        if not storable(path):
             raise UnreadableFileError(BAD_NAME)
         if not path.is_file():
             raise UnreadableFileError(_not_a_file(path))
@@ -430,7 +430,7 @@ def failure_reason(error: Exception) -> str:
     return f"{type(error).__name__}: {text}"[:200]
 
 
-def _resolved(path: Path, *, expand: bool = False, resolve: bool = True) -> Path:
+def resolved(path: Path, *, expand: bool = False, resolve: bool = True) -> Path:
     """``path`` with ``~`` expanded and links resolved where that can be done. A link loop
     or an unknown user's ``~`` stays as given (absolute): its import says why it cannot be
     read, instead of the whole import failing."""
@@ -441,7 +441,7 @@ def _resolved(path: Path, *, expand: bool = False, resolve: bool = True) -> Path
         return path.absolute()
 
 
-def _storable(path: Path) -> bool:
+def storable(path: Path) -> bool:
     """False for a name the library cannot record: bytes that are not UTF-8 (possible on
     Linux) reach Python as lone surrogates, which SQLite refuses."""
     try:

@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.cli import main
 from engine.config import EngineConfig
-from engine.errors import UnreadableFileError
+from engine.errors import NotFoundError, UnreadableFileError
 from engine.ingest import MAX_SEGMENTS, parse_file
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
@@ -326,3 +327,21 @@ def test_a_picture_named_like_a_video_is_not_media(corpus: tuple[Path, list[Case
     root, _ = corpus
     with pytest.raises(UnreadableFileError, match=f"^{NOT_MEDIA}$"):
         probe(root / "corpus" / "course" / "picture_named.mp4")
+
+
+def test_removing_a_link_loop_or_an_undecodable_name_is_not_found(
+    library: Library, good_note: Path, capsys: pytest.CaptureFixture[str], models_dir: Path
+) -> None:
+    """``coursedex remove LOOP`` printed a RuntimeError traceback (Path.resolve), and a
+    name in Latin-1 bytes a UnicodeEncodeError one; both are 'not found', on one line."""
+    folder = good_note.parent
+    (folder / "self.md").symlink_to("self.md")
+    undecodable = os.fsdecode(os.fsencode(folder) + b"/caf\xe9.md")
+    for target in (str(folder / "self.md"), undecodable, "caf\udce9"):
+        with pytest.raises(NotFoundError, match=r"^no course or file named "):
+            library.remove(target)
+    library.close()
+    argv = ["--library", str(library.folder), "--models", str(models_dir)]
+    assert main([*argv, "remove", str(folder / "self.md")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("coursedex: no course or file named ") and err.count("\n") == 1
