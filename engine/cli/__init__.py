@@ -13,7 +13,7 @@ import multiprocessing
 import sys
 from collections.abc import Callable, Sequence
 
-from engine.api import DEMO_DIR, CoursedexError
+from engine.api import DEMO_DIR, CoursedexError, valid_text
 from engine.cli.context import Context
 from engine.cli.parser import build_parser, command_names
 
@@ -34,6 +34,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    for name in ("course", "old", "new"):  # course names
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            # Invalid UTF-8 on the command line arrives as lone surrogates, which SQLite
+            # refuses (a traceback): U+FFFD instead, as in a query.
+            setattr(args, name, valid_text(value))
     ctx = Context(args)
     func: Callable[[Context], int] = args.func
     try:

@@ -118,3 +118,18 @@ def test_printed_results_of_hostile_queries(
         out, err = capsys.readouterr()
         assert (code, err) == (0, ""), query
         assert "\x00" not in out and "\x1b" not in out and "\u202e" not in out, query
+
+
+def test_course_names_that_are_not_valid_utf8(
+    built_library_dir: Path, models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A course name in Latin-1 bytes on the command line (lone surrogates in argv) raised
+    UnicodeEncodeError from SQLite in search --course, list --course, rename and ingest
+    --course; now it is U+FFFD, as in a query, and the course is not found."""
+    bad = b"caf\xe9".decode("utf-8", "surrogateescape")
+    argv = ["--library", str(built_library_dir), "--models", str(models_dir)]
+    for command in (["search", "--course", bad, "hippopotamus"], ["list", "--course", bad]):
+        assert main([*argv, *command]) == 1
+        assert capsys.readouterr().err == "coursedex: no course named 'caf\ufffd'\n"
+    assert main([*argv, "rename", bad, "Biology"]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
