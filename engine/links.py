@@ -81,7 +81,10 @@ def parse_link(text: str) -> Link:
             time, page or line.
     """
     text = text.strip()
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as e:  # an unclosed "[" reads as a broken IPv6 address
+        raise LinkError(f"not a Coursedex link ({e}): {text}") from e
     if parts.scheme.lower() != SCHEME:
         raise LinkError(f"not a Coursedex link (it must start with {SCHEME}://open?): {text}")
     action = parts.netloc or parts.path.strip("/")

@@ -13,7 +13,7 @@ import multiprocessing
 import sys
 from collections.abc import Callable, Sequence
 
-from engine.api import DEMO_DIR, CoursedexError, valid_text
+from engine.api import DEMO_DIR, CoursedexError, printable, valid_text
 from engine.cli.context import Context
 from engine.cli.parser import build_parser, command_names
 
@@ -46,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return func(ctx)
     except CoursedexError as e:
         log.debug("command failed", exc_info=True)
-        print(f"coursedex: {e}", file=sys.stderr)
+        # The message may quote a name, path or link as given: escapes keep it one line
+        # that cannot move the cursor or recolour the terminal.
+        print(f"coursedex: {printable(str(e))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

@@ -133,3 +133,24 @@ def test_course_names_that_are_not_valid_utf8(
         assert capsys.readouterr().err == "coursedex: no course named 'caf\ufffd'\n"
     assert main([*argv, "rename", bad, "Biology"]) == 1
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "http://x\n\x1b[31mred",  # urlsplit: 'Invalid IPv6 URL'
+        "coursedex://[open",
+        "coursedex://open?source=/x\n\x1b[2Jfake&t=1",
+        "coursedex://open?source=" + "a" * 10_000,
+    ],
+)
+def test_a_hostile_link_is_one_clear_line(
+    built_library_dir: Path, models_dir: Path, capsys: pytest.CaptureFixture[str], link: str
+) -> None:
+    """``coursedex open`` of a link with an unclosed '[' printed a ValueError traceback
+    (urlsplit), and a message quoting a link or name wrote its newline and escape sequences
+    to the terminal as they were."""
+    argv = ["--library", str(built_library_dir), "--models", str(models_dir)]
+    assert main([*argv, "open", link]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("coursedex: ") and err.count("\n") == 1 and "\x1b" not in err
