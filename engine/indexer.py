@@ -76,11 +76,14 @@ class Indexer:
         index = self._index
         return len(index) if index is not None else 0
 
-    def open(self, *, quiet: bool = False) -> None:
+    def open(self, *, quiet: bool = False, reload: bool = True) -> None:
         """Open the vector index (again, when another process saved it since it was read) and
         make it agree with the database; the caller saves it. Segments with no stored vector
         are left for :meth:`repair`, which needs the embedder. ``quiet``: another process is
-        importing, so what it committed but has not saved yet is expected, not a repair."""
+        importing, so what it committed but has not saved yet is expected, not a repair.
+        ``reload=False``: keep the index in memory even when another process saved one since
+        (a search following another process's import: reading what it committed from the
+        database costs far less than reading the whole index file again)."""
         model_id = self.store.get_meta("embedder_id")
         dimension = self.store.get_meta("dimension")
         if model_id is None or dimension is None:
@@ -88,7 +91,8 @@ class Indexer:
         with self._lock:
             seen = self._stamp()
             index = self._index
-            if index is None or seen != self._seen or index.model_id != model_id:
+            saved_since = seen != self._seen and reload
+            if index is None or saved_since or index.model_id != model_id:
                 index = self._open_index(int(dimension), model_id)
                 self._seen = seen
             now = self.store.vector_generation()

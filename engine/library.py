@@ -298,7 +298,7 @@ class Library:
         outside = self.store.db.outside_commits()
         if outside != self._outside and not self.access.writing_here:
             self._outside = outside
-            self.indexer.open(quiet=True)
+            self.indexer.open(quiet=True, reload=False)
 
     # --- management ---------------------------------------------------------------------
 
