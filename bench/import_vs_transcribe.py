@@ -14,7 +14,9 @@ Each round runs, one after the other in separate processes:
 
 Prints the wall times, the ratio a/b (median and range), each stage's share of the import
 (the CLI's per-file stage times), and the peak RSS of every process (the import process, its
-recognition child, faster-whisper alone), sampled with psutil. Never pass/fail.
+recognition child, faster-whisper alone), sampled with psutil. The CPU seconds (user + system
+of the process and its children) are printed too: on a machine others load, wall times of
+work at a lower priority swing with their load, CPU seconds much less. Never pass/fail.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,6 +64,7 @@ print(n, "segments")
 @dataclass
 class Run:
     seconds: float
+    cpu_s: float = 0.0  # user + system of the process and its children
     peaks_mb: dict[str, float] = field(default_factory=dict)
     stages: dict[str, float] = field(default_factory=dict)
 
@@ -107,15 +111,18 @@ def _role(p: psutil.Process) -> str:
 
 def run_timed(cmd: list[str], root_role: str) -> tuple[Run, str]:
     started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sampler = Sampler(proc.pid)
     out, err = proc.communicate()
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     peaks = sampler.stop()
     peaks[root_role] = peaks.pop("import process", 0.0)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}):\n{err[-2000:]}")
-    return Run(seconds, peaks), out
+    return Run(seconds, cpu, peaks), out
 
 
 def import_once(folder: Path, models: Path, threads: int) -> Run:
@@ -172,9 +179,10 @@ def main() -> None:
         imports.append(import_once(folder, models, args.threads))
         alone.append(whisper_once(video, model_dir, args.threads, BACKGROUND_NICENESS))
         a, b = imports[-1].seconds, alone[-1].seconds
+        ca, cb = imports[-1].cpu_s, alone[-1].cpu_s
         print(
-            f"round {r + 1}: import {a:6.1f} s, whisper alone {b:6.1f} s, ratio {a / b:.2f}x "
-            f"(load average before {load:.2f})",
+            f"round {r + 1}: import {a:6.1f} s, whisper alone {b:6.1f} s, ratio {a / b:.2f}x; "
+            f"CPU {ca:.1f} s / {cb:.1f} s = {ca / cb:.2f}x (load average before {load:.2f})",
             flush=True,
         )
     _summary(imports, alone, duration)
@@ -189,6 +197,11 @@ def _summary(imports: list[Run], alone: list[Run], duration: float) -> None:
     print(
         f"ratio import / whisper alone: median {statistics.median(ratios):.2f}x, "
         f"range {min(ratios):.2f}x - {max(ratios):.2f}x"
+    )
+    cpu = [a.cpu_s / b.cpu_s for a, b in zip(imports, alone, strict=True)]
+    print(
+        f"CPU seconds import / whisper alone: median {statistics.median(cpu):.2f}x, "
+        f"range {min(cpu):.2f}x - {max(cpu):.2f}x"
     )
     print("import stages (median seconds, share of the import's wall time):")
     names = list(dict.fromkeys(k for r in imports for k in r.stages))
