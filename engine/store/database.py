@@ -116,7 +116,7 @@ class Database:
     def outside_commits(self) -> int:
         """How many times another connection (another process importing into the library)
         was seen to have committed since this one opened; SQLite's data_version tells."""
-        with self.lock:
+        with self._using():
             version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
             if version != self._data_version:
                 if self._data_version is not None:
