@@ -31,6 +31,7 @@ from engine.store import Store
 from engine.types import ParsedSource, SourceKind
 
 if TYPE_CHECKING:
+    from engine.media.deck import DeckPictures
     from engine.media.scenes import ScreenScene
     from engine.media.transcribe import SpeechSegment, Transcriber, TranscriptionProgress
     from engine.models.ocr import TextRecognizer
@@ -38,7 +39,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _AHEAD_EVERY = 8  # recognised segments between two looks for windows to embed ahead
 
-_FRAME_MODULES = ("cv2", "scenedetect", "rapidocr_onnxruntime", "engine.media.scenes")
+_FRAME_MODULES = (
+    "av",
+    "cv2",
+    "pypdfium2",
+    "scenedetect",
+    "rapidocr_onnxruntime",
+    "engine.media.deck",
+    "engine.media.scenes",
+)
 
 
 class Reader:
@@ -238,17 +247,25 @@ class Reader:
         if early is not None:
             early.stop()
         recognizer = self._recognizer() if self.config.media.screen_text else None
-        return self._scan(path, sha, recognizer, _frames_report(stage), cancel)
+        deck = self._decks(path, recognizer)
+        return self._scan(path, sha, recognizer, deck, _frames_report(stage), cancel)
+
+    def _decks(self, path: Path, recognizer: TextRecognizer | None) -> DeckPictures | None:
+        """The course's slide pages a keyframe may show (read here, on the import's thread:
+        the frames worker does not use the library's database connection)."""
+        from engine.media.deck import course_decks
+
+        return course_decks(self.store, path) if recognizer is not None else None
 
     def _scan(
         self,
         path: Path,
         sha: str,
         recognizer: TextRecognizer | None,
+        deck: DeckPictures | None,
         progress: Callable[[float], None],
         cancel: threading.Event | None,
     ) -> list[ScreenScene]:
-        from engine.media.deck import course_decks
         from engine.media.scenes import scan_video
 
         return scan_video(
@@ -257,7 +274,7 @@ class Reader:
             sha[:16],
             self.config.media,
             recognizer,
-            deck=course_decks(self.store, path) if recognizer is not None else None,
+            deck=deck,
             progress=progress,
             cancel=cancel,
         )
@@ -278,9 +295,10 @@ class Reader:
                 threads=spare_threads(self.config.threads)
             )
         recognizer = self._frames_recognizer
+        deck = self._decks(path, recognizer)
 
         def work(progress: Callable[[float], None], stop: threading.Event) -> list[ScreenScene]:
-            scanned = self._scan(path, sha, recognizer, progress, stop)
+            scanned = self._scan(path, sha, recognizer, deck, progress, stop)
             if self.ahead is not None:
                 from engine.media.screen import screen_segments
 

@@ -114,9 +114,15 @@ def built(
             lib.found_when_frames_wait = {(r.source, r.kind) for r in hits}  # type: ignore[attr-defined]
         stages.append(p)
 
-    report = lib.ingest([course.folder], progress=progress)
+    threads: set[str] = set()  # the threads that used the library's database connection
+    lib.store.conn.set_trace_callback(lambda _: threads.add(threading.current_thread().name))
+    try:
+        report = lib.ingest([course.folder], progress=progress)
+    finally:
+        lib.store.conn.set_trace_callback(None)
     assert [f.outcome for f in report.files] == [Outcome.INDEXED, Outcome.INDEXED], report
     lib.stages = stages  # type: ignore[attr-defined]
+    lib.database_threads = threads  # type: ignore[attr-defined]
     yield lib
     lib.close()
 
@@ -220,6 +226,8 @@ def test_frames_are_read_while_speech_is_recognised(built: Library, course: Cour
     found = built.found_when_frames_wait  # type: ignore[attr-defined]
     assert (str(course.video), SegmentKind.TRANSCRIPT) in found
     assert (str(course.video), SegmentKind.SCREEN) not in found
+    # The workers never use the library's database connection (one connection, one thread).
+    assert built.database_threads == {threading.current_thread().name}  # type: ignore[attr-defined]
 
 
 def test_audio_files_are_transcribed(library: Library, tmp_path: Path) -> None:
