@@ -197,6 +197,7 @@ class Indexer:
         with self._lock:
             index = self._ensure(embedder)
             old = self.store.segment_ids_of_source(source_id)
+            before = self.store.vector_generation()
             with self.store.transaction():
                 ids = self.store.replace_source_content(
                     source_id,
@@ -214,6 +215,7 @@ class Indexer:
                 )
             index.delete(old)
             index.add(_with_text(ids, content.segments), content.vectors)
+            self._caught_up(index, before)
         return len(ids)
 
     def append_screen(
@@ -228,13 +230,24 @@ class Indexer:
         with self._lock:
             index = self._ensure(embedder)
             old = set(self.store.thumbnails_of_source(source_id))
+            before = self.store.vector_generation()
             with self.store.transaction():
                 self.store.put_scenes(source_id, scenes)
                 ids = self.store.append_segments(source_id, drafts, vectors, SPACE)
                 self.store.set_source_status(source_id, SourceStatus.INDEXED, None)
             index.add(_with_text(ids, drafts), vectors)
+            self._caught_up(index, before)
             self._delete_thumbnails(old - {s[3] for s in scenes})
         return len(ids)
+
+    def _caught_up(self, index: VectorIndex, before: int | None) -> None:
+        """After this process's own vector write: an index that held every stored vector
+        before it holds them all after it, so the write is not taken later for one made by
+        another process (which the next open would read again and call a repair)."""
+        if before is not None and index.generation == before:
+            now = self.store.vector_generation()
+            if now is not None:
+                index.set_generation(now)
 
     def drop_segments(self, source_id: int) -> None:
         """Forget a source's segments, vectors, scenes and thumbnails; the source stays."""
@@ -277,9 +290,11 @@ class Indexer:
             if rows:
                 vectors = self._embedding.stored(embedder, rows)
                 ids = [sid for sid, _, _, _ in rows]
-                self.store.put_vectors(ids, vectors, SPACE)
                 index = self._ensure(embedder)
+                before = self.store.vector_generation()
+                self.store.put_vectors(ids, vectors, SPACE)
                 index.add(np.asarray(ids, dtype=np.int64), vectors)
+                self._caught_up(index, before)
                 log.warning("re-embedded %d segments that had lost their vectors", len(ids))
             self._missing = set()
             done = 0

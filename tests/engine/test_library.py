@@ -24,7 +24,7 @@ from engine.models.manifest import MANIFEST_NAME
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.search import SearchFilters
 from engine.store import Store
-from engine.types import SegmentKind, SourceStatus
+from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind, SourceStatus
 from tests.conftest import (
     HIPPO_MS,
     LECTURE_CUES,
@@ -701,3 +701,27 @@ def test_subtitles_beside_a_video_are_its_transcript_and_alone_are_a_source(
     loose = library.ingest([other / "talk.srt"])
     assert [f.outcome for f in loose.files] == [Outcome.INDEXED]
     assert library.search("entropy").results[0].source == str(other / "talk.srt")
+
+
+def test_own_writes_saved_in_steps_are_not_taken_for_a_repair(
+    tmp_path: Path, embedder: OnnxEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bulk loader (bench/search_latency.py) writes through ``index_parsed`` without the
+    write lock and saves now and then: its own vectors written since the last save were
+    taken for another process's at the next save, read again from the database and called
+    'vector index repaired ... replaced' (at 100,000 segments, every vector read again)."""
+    with Library.open(tmp_path / "lib", EngineConfig(), lambda: embedder) as library:
+        for i in range(4):
+            text = f"Walrus number {i} swims in cold water."
+            parsed = ParsedSource(
+                kind=SourceKind.NOTES,
+                title=f"note {i}",
+                segments=(SegmentDraft(kind=SegmentKind.NOTE, text=text),),
+            )
+            library.index_parsed(f"/notes/{i}.md", parsed, course="c", sha256=f"sha-{i}")
+            if i % 2:
+                library.save()
+    with Library.open(tmp_path / "lib", EngineConfig(), lambda: embedder) as library:
+        assert len(library.search("walrus").results) == 4
+    repaired = [r.getMessage() for r in caplog.records if "repaired" in r.getMessage()]
+    assert repaired == []
