@@ -8,7 +8,9 @@ from __future__ import annotations
 import fcntl
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import pytest
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Slot
@@ -41,8 +43,13 @@ def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWind
     return window
 
 
-def answer_next_box(button: QMessageBox.StandardButton, seen: list[str]) -> None:
-    """Click ``button`` in the next modal message box, keeping its text."""
+def answer_next_box(
+    button: QMessageBox.StandardButton,
+    seen: list[str],
+    before: Callable[[], None] = lambda: None,
+) -> None:
+    """Click ``button`` in the next modal message box, keeping its text; ``before`` runs
+    while the box is open, just before the click."""
 
     def click() -> None:
         box = QApplication.activeModalWidget()
@@ -50,6 +57,7 @@ def answer_next_box(button: QMessageBox.StandardButton, seen: list[str]) -> None
             QTimer.singleShot(50, click)
             return
         seen.append(box.text())
+        before()
         clicked = box.button(button)
         assert clicked is not None
         clicked.click()
@@ -219,41 +227,65 @@ def test_a_moved_file_reads_missing_and_opening_it_names_it(
 # --- item 10: removing ------------------------------------------------------------------
 
 
+@contextmanager
+def an_import_waiting_for_the_lock(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> Iterator[tuple[SearchWindow, IO[bytes]]]:
+    """A window on a library holding "Old course", whose import of "New course" waits:
+    another process (this test, through the file it yields) holds the library's write lock."""
+    notes(tmp_path / "Old course", "old.md", "Trilobites lived in ancient seas.")
+    library.ingest([tmp_path / "Old course"])
+    window = shown_window(qtbot, library)
+    qtbot.waitUntil(lambda: window.panel.item_of("Old course") is not None)
+    with (library.folder / "library.lock").open("a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        notes(tmp_path / "New course", "new.md", "Ammonite shells.")
+        window.import_paths([tmp_path / "New course"])
+        qtbot.waitUntil(lambda: window.importing)
+        yield window, held
+
+
 def test_a_removal_confirmed_after_the_import_ended_still_happens(
     qtbot: QtBot, library: Library, tmp_path: Path
 ) -> None:
     """The question is asked while an import runs and answered after it ended: the removal
     was queued for an import's end that had already passed, and never happened."""
-    old = tmp_path / "Old course"
-    notes(old, "old.md", "Trilobites lived in ancient seas.")
-    library.ingest([old])
-    window = shown_window(qtbot, library)
-    qtbot.waitUntil(lambda: window.panel.item_of("Old course") is not None)
     asked: list[str] = []
-    with (library.folder / "library.lock").open("a+b") as held:
-        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # the window's import waits for it
-        notes(tmp_path / "New course", "new.md", "Ammonite shells.")
-        window.import_paths([tmp_path / "New course"])
-        qtbot.waitUntil(lambda: window.importing)
+    with an_import_waiting_for_the_lock(qtbot, library, tmp_path) as (window, held):
 
-        def end_import_then_answer() -> None:
-            box = QApplication.activeModalWidget()
-            if not isinstance(box, QMessageBox):
-                QTimer.singleShot(50, end_import_then_answer)
-                return
-            asked.append(box.text())
+        def end_import() -> None:
             with qtbot.waitSignal(window.imported, timeout=60_000):
                 fcntl.flock(held.fileno(), fcntl.LOCK_UN)
-            yes = box.button(QMessageBox.StandardButton.Yes)
-            assert yes is not None
-            yes.click()
 
-        QTimer.singleShot(50, end_import_then_answer)
+        answer_next_box(QMessageBox.StandardButton.Yes, asked, before=end_import)
         window.panel.remove_requested.emit("Old course", True)  # as its menu does
     assert asked and "once the import running now ends" in asked[0]
     removed = "Removed the course “Old course” (1 file)."
     qtbot.waitUntil(lambda: window.import_status.text() == removed)
     assert [c.name for c in library.courses()] == ["New course"]
+
+
+def test_a_removal_waiting_for_an_import_happens_when_the_window_closes(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """Asked to remove a course during an import, the student quits before it ends: the
+    import is stopped to resume next time, and the removal they confirmed is carried out."""
+    asked: list[str] = []
+    with an_import_waiting_for_the_lock(qtbot, library, tmp_path) as (window, held):
+        answer_next_box(QMessageBox.StandardButton.Yes, asked)
+        window.panel.remove_requested.emit("Old course", True)  # as its menu does
+        qtbot.waitUntil(lambda: len(asked) == 1)
+        item = window.panel.item_of("Old course")
+        assert item is not None and item.text(1) == REMOVING
+
+        def other_process_done() -> None:
+            fcntl.flock(held.fileno(), fcntl.LOCK_UN)
+
+        answer_next_box(QMessageBox.StandardButton.Yes, asked, before=other_process_done)
+        window.close()  # "Quit anyway?" is answered yes
+    assert len(asked) == 2 and "An import is still running" in asked[1]
+    qtbot.wait(300)  # anything the closed window still had queued
+    assert "Old course" not in [c.name for c in library.courses()]
 
 
 def test_removing_during_an_import_waits_for_it_and_says_so(
@@ -293,46 +325,6 @@ def test_removing_during_an_import_waits_for_it_and_says_so(
     qtbot.waitUntil(lambda: [c.name for c in library.courses()] == ["New course"])
     qtbot.waitUntil(lambda: window.panel.item_of("Old course") is None)
     assert window.import_status.text() == "Removed the course “Old course” (1 file)."
-
-
-def test_a_removal_waiting_for_an_import_happens_when_the_window_closes(
-    qtbot: QtBot, library: Library, tmp_path: Path
-) -> None:
-    """Asked to remove a course during an import, the student quits before it ends: the
-    import is stopped to resume next time, and the removal they confirmed is carried out."""
-    old = tmp_path / "Old course"
-    notes(old, "old.md", "Trilobites lived in ancient seas.")
-    library.ingest([old])
-    window = shown_window(qtbot, library)
-    qtbot.waitUntil(lambda: window.panel.item_of("Old course") is not None)
-    asked: list[str] = []
-    with (library.folder / "library.lock").open("a+b") as held:
-        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # the window's import waits for it
-        notes(tmp_path / "New course", "new.md", "Ammonite shells.")
-        window.import_paths([tmp_path / "New course"])
-        qtbot.waitUntil(lambda: window.importing)
-        answer_next_box(QMessageBox.StandardButton.Yes, asked)
-        window.panel.remove_requested.emit("Old course", True)  # as its menu does
-        qtbot.waitUntil(lambda: len(asked) == 1)
-        item = window.panel.item_of("Old course")
-        assert item is not None and item.text(1) == REMOVING
-
-        def quit_anyway() -> None:
-            box = QApplication.activeModalWidget()
-            if not isinstance(box, QMessageBox):
-                QTimer.singleShot(50, quit_anyway)
-                return
-            asked.append(box.text())
-            fcntl.flock(held.fileno(), fcntl.LOCK_UN)  # the other process is done
-            yes = box.button(QMessageBox.StandardButton.Yes)
-            assert yes is not None
-            yes.click()
-
-        QTimer.singleShot(50, quit_anyway)
-        window.close()
-    assert len(asked) == 2 and "An import is still running" in asked[1]
-    qtbot.wait(300)  # anything the closed window still had queued
-    assert "Old course" not in [c.name for c in library.courses()]
 
 
 def test_removing_the_filtered_course_refreshes_the_results(
