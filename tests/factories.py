@@ -207,3 +207,20 @@ def make_notebook(
     }
     path.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
     return path
+
+
+def make_narrated_slides(
+    path: Path, slides: Sequence[tuple[Sequence[str], str]], pictures: Path
+) -> Path:
+    """A small video (640x360, 5 fps) of slides, each shown while espeak-ng says its
+    sentence: ``slides`` are (lines on the slide, what is said). ``pictures`` holds the
+    slide images."""
+    from tools.lecture_media import Clip, make_lecture_video, slide_image
+
+    pictures.mkdir(parents=True, exist_ok=True)
+    clips = [
+        Clip(slide_image(list(lines), pictures / f"{path.stem}-{i}.png", size=(640, 360)), said)
+        for i, (lines, said) in enumerate(slides)
+    ]
+    make_lecture_video(path, clips, fps=5)
+    return path

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.library import Library
 from engine.models.registry import ModelRegistry
-from tools.lecture_media import Clip, make_lecture_video, slide_image
+from tests.factories import make_narrated_slides
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,18 +32,14 @@ def botany(tmp_path_factory: pytest.TempPathFactory) -> Path:
     recognised (so the import runs while the window searches)."""
     folder = tmp_path_factory.mktemp("botany") / "Botany"
     _note(folder, "photosynthesis", "Photosynthesis turns sunlight into chemical energy.")
-    pictures = tmp_path_factory.mktemp("pictures")
-    clips = [
-        Clip(
-            slide_image(["Roots", "Water"], pictures / "1.png", size=(640, 360)),
-            "Roots take up water and minerals from the soil.",
-        ),
-        Clip(
-            slide_image(["Stems", "Transport"], pictures / "2.png", size=(640, 360)),
-            "The stem carries water up to every branch.",
-        ),
-    ]
-    make_lecture_video(folder / "roots.mp4", clips, fps=5)
+    make_narrated_slides(
+        folder / "roots.mp4",
+        [
+            (["Roots", "Water"], "Roots take up water and minerals from the soil."),
+            (["Stems", "Transport"], "The stem carries water up to every branch."),
+        ],
+        tmp_path_factory.mktemp("pictures"),
+    )
     return folder
 
 

@@ -38,8 +38,14 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.vectors import VectorIndex
-from tests.factories import make_code_zip, make_notebook, make_pdf, make_srt, make_vtt
-from tools.lecture_media import Clip, make_lecture_video, slide_image
+from tests.factories import (
+    make_code_zip,
+    make_narrated_slides,
+    make_notebook,
+    make_pdf,
+    make_srt,
+    make_vtt,
+)
 
 LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 
@@ -117,22 +123,16 @@ def _videos(folder: Path, pictures: Path) -> list[Item]:
     """Four narrated videos of 5-15 s; each word is spoken and shown on a slide."""
     items: list[Item] = []
     for i, word in enumerate(VIDEO_WORDS):
-        clips = [
-            Clip(
-                slide_image(
-                    [f"Lecture {i + 1}", f"The {word}"], pictures / f"{i}-a.png", size=(640, 360)
-                ),
-                f"Today we talk about the {word}. The {word} is our topic for this short lecture.",
-            ),
-            Clip(
-                slide_image(
-                    [f"Summary {i + 1}", "Questions"], pictures / f"{i}-b.png", size=(640, 360)
-                ),
+        said = f"Today we talk about the {word}. The {word} is our topic for this short lecture."
+        video = folder / "lectures" / f"lecture-{i + 1}.mp4"
+        slides = [
+            ([f"Lecture {i + 1}", f"The {word}"], said),
+            (
+                [f"Summary {i + 1}", "Questions"],
                 "That is all for today. Please read the next chapter before the lab.",
             ),
         ]
-        video = folder / "lectures" / f"lecture-{i + 1}.mp4"
-        make_lecture_video(video, clips, fps=5)
+        make_narrated_slides(video, slides, pictures)
         items.append(Item(video, word))
     return items
 

@@ -24,7 +24,8 @@ from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
-from tools.lecture_media import Clip, make_audio, make_lecture_video, slide_image
+from tests.factories import make_narrated_slides
+from tools.lecture_media import make_audio
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,18 +141,14 @@ def lecture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     while) and a note."""
     folder = tmp_path_factory.mktemp("lecture") / "Geology"
     folder.mkdir()
-    pictures = tmp_path_factory.mktemp("pictures")
-    clips = [
-        Clip(
-            slide_image(["Volcanoes", "Magma"], pictures / "1.png", size=(640, 360)),
-            "A volcano erupts when magma rises through the crust.",
-        ),
-        Clip(
-            slide_image(["Glaciers", "Ice"], pictures / "2.png", size=(640, 360)),
-            "A glacier carves a valley as it slowly moves downhill.",
-        ),
-    ]
-    make_lecture_video(folder / "lecture.mp4", clips, fps=5)
+    make_narrated_slides(
+        folder / "lecture.mp4",
+        [
+            (["Volcanoes", "Magma"], "A volcano erupts when magma rises through the crust."),
+            (["Glaciers", "Ice"], "A glacier carves a valley as it slowly moves downhill."),
+        ],
+        tmp_path_factory.mktemp("pictures"),
+    )
     _note(folder, "basalt", "Basalt is a dark volcanic rock.")
     return folder
 
