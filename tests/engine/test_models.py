@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -163,6 +164,35 @@ def test_padding_does_not_change_the_vector(embedder: OnnxEmbedder) -> None:
     mixed = embedder.embed(["hi", long_text, "ok then", "a"], batch_size=8)
     assert _cos(alone, mixed[1]) > 0.999
     assert _cos(embedder.embed(["hi"])[0], mixed[0]) > 0.999
+
+
+_EMBED_LONG_TEXTS = """
+import resource, sys
+from pathlib import Path
+from engine.models.embedder import OnnxEmbedder
+words = "lecture gradient matrix python sorting proof theorem compiler network memory".split()
+texts = [" ".join(words[(i * 7 + j) % 10] for i in range(240)) for j in range(64)]
+vectors = OnnxEmbedder(Path(sys.argv[1]), threads=2).embed(texts)
+assert vectors.shape == (64, 384)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_long_texts_are_embedded_in_bounded_memory(model_dir: Path) -> None:
+    """Attention grows with batch x tokens^2: 32 texts of 256 tokens at once took 1.5 GB
+    (a lecture's long transcript windows, a notes file of long paragraphs). Measured in a
+    child process, whose peak is its own."""
+
+    done = subprocess.run(
+        [sys.executable, "-c", _EMBED_LONG_TEXTS, str(model_dir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    peak_mb = int(done.stdout.split()[-1])
+    assert peak_mb < 1000, f"peak RSS {peak_mb} MB"
 
 
 def test_prefixes_and_cls_pooling(model_dir: Path, tmp_path: Path, embedder: OnnxEmbedder) -> None:
