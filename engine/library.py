@@ -89,6 +89,7 @@ class Library:
         self._importing: set[str] = set()  # the courses (case-folded) of the import running
         self._closed = False
         self.access.open_index()
+        self.read_only = self.access.read_only  # also when its lock file cannot be made
         self._outside = self.store.db.outside_commits()  # another process's commits seen
         reader = Reader(self.store, config, self.models, self.thumbs, self._models.recognizer)
         self.pipeline = Pipeline(self.store, self.indexer, reader, config, self.embedder)

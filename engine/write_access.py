@@ -44,7 +44,12 @@ class WriteAccess:
     def open_index(self) -> None:
         """Reconcile the vector index with the database and save it, when this process may
         write now; else only read it (read only, or another process is importing)."""
-        if self.read_only is None and self._lock.acquire():
+        try:
+            writable = self.read_only is None and self._lock.acquire()
+        except LibraryError as e:  # the lock file cannot be made (e.g. a folder by its name)
+            log.warning("%s: the library is opened read-only", e)
+            self.read_only, writable = str(e), False
+        if writable:
             self._lock.release()
         else:
             self.indexer.open(quiet=True)

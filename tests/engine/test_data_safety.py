@@ -493,6 +493,16 @@ def test_an_immutable_database_is_searched_and_refuses_changes(
     _read_only_library_searches_and_refuses_changes(immutable_database, embedder, tmp_path)
 
 
+def test_a_lock_that_cannot_be_made_opens_the_library_read_only(
+    built_library_dir: Path, embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    """A folder named library.lock (a sync tool's conflict copy, a user's mistake): even a
+    search failed with 'cannot write to the library'; it is searched read-only."""
+    (built_library_dir / "library.lock").unlink(missing_ok=True)
+    (built_library_dir / "library.lock").mkdir()
+    _read_only_library_searches_and_refuses_changes(built_library_dir, embedder, tmp_path)
+
+
 def test_on_screen_text_duplicated_by_an_earlier_version_is_removed_once(
     tmp_path: Path, subtitled_video: Path, embedder: OnnxEmbedder
 ) -> None:
