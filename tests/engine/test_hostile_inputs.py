@@ -248,15 +248,16 @@ def test_a_ten_megabyte_text_embeds_in_bounded_memory(models_dir: Path) -> None:
     tokenizer splits the whole text before truncating it. Measured in a child process;
     its vector is the one of the text's first 16,384 characters."""
     script = (
-        "import resource, sys, numpy as np\n"
+        "import sys, numpy as np\n"
         "from pathlib import Path\n"
         "from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry\n"
+        "from tests.memory import peak_rss_mb\n"
         "e = ModelRegistry(Path(sys.argv[1])).load_embedder(DEFAULT_EMBEDDER, 2)\n"
         "e.embed(['warm up'])\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = peak_rss_mb()\n"
         "v = e.embed(['word ' * 2_000_000, ('word ' * 2_000_000)[:16_384]])\n"
-        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before\n"
-        "print(grew // 1024, float(np.dot(v[0], v[1])))\n"
+        "grew = peak_rss_mb() - before\n"
+        "print(grew, float(np.dot(v[0], v[1])))\n"
     )
     run = subprocess.run(
         [sys.executable, "-c", script, str(models_dir)],

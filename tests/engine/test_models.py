@@ -167,14 +167,15 @@ def test_padding_does_not_change_the_vector(embedder: OnnxEmbedder) -> None:
 
 
 _EMBED_LONG_TEXTS = """
-import resource, sys
+import sys
 from pathlib import Path
 from engine.models.embedder import OnnxEmbedder
+from tests.memory import peak_rss_mb
 words = "lecture gradient matrix python sorting proof theorem compiler network memory".split()
 texts = [" ".join(words[(i * 7 + j) % 10] for i in range(240)) for j in range(64)]
 vectors = OnnxEmbedder(Path(sys.argv[1]), threads=2).embed(texts)
 assert vectors.shape == (64, 384)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+print(peak_rss_mb())
 """
 
 
