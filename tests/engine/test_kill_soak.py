@@ -19,6 +19,7 @@ how long it took.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import shutil
@@ -62,6 +63,7 @@ ROUNDS = (
 )  # fmt: skip
 DELAYS = {"start": (0.3, 3.0), "commit": (0.0, 0.6), "speech": (0.2, 1.5), "frames": (0.0, 0.8)}
 MIN_KILLS = 10
+MAX_ROUNDS = 2 * len(ROUNDS)  # rounds whose import ended first are tried again
 # Files a save or a thumbnail write in progress leaves when killed; the next writer removes them.
 IN_FLIGHT = ("vectors/.text.hnsw.*.tmp", "vectors/.text.json.*.tmp", "thumbs/*.tmp")
 LIBRARY_FILES = ("library.db", "library.db-wal", "library.db-shm", "library.lock")
@@ -355,6 +357,17 @@ def _kill_round(kind: str, rng: random.Random, proc: subprocess.Popen[bytes], li
     return family
 
 
+def _forget(library: Path, embedder: OnnxEmbedder, models: Path, items: list[Item]) -> None:
+    """Give the next rounds work again: remove the videos and a fifth of the other files
+    from the library (on a fast machine an import can end before its kill)."""
+    chosen = [i for n, i in enumerate(items) if i.path.suffix == ".mp4" or n % 5 == 0]
+    registry = ModelRegistry(models)
+    with Library.open(library, EngineConfig(), lambda: embedder, models=registry) as lib:
+        for item in chosen:
+            if lib.source(str(item.path)) is not None:
+                lib.remove(str(item.path))
+
+
 def _temp_left(temp: Path) -> list[str]:
     return sorted(p.relative_to(temp).as_posix() for p in temp.rglob("*"))
 
@@ -376,7 +389,10 @@ def test_killed_imports_lose_nothing_and_finish_once(
     rng = random.Random(SEED)
     started = time.monotonic()
     kills: list[str] = []
-    for kind in ROUNDS:
+    rounds = itertools.islice(itertools.cycle(ROUNDS), MAX_ROUNDS)
+    for kind in rounds:
+        if len(kills) == len(ROUNDS):
+            break
         before = _indexed(library)
         proc = _start(library, models_dir, folder, temp, log)
         try:
@@ -385,7 +401,8 @@ def test_killed_imports_lose_nothing_and_finish_once(
             if proc.poll() is None:
                 proc.kill()
             proc.wait(30)
-        if family is None:
+        if family is None:  # the import ended before its kill: a fast machine
+            _forget(library, embedder, models_dir, items)
             continue
         speech = bool(_speech_children(family))
         kills.append(f"{kind}@{len(before)}{'+child' if speech else ''}")
