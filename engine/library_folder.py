@@ -58,6 +58,10 @@ else:
         fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
+class LockFileError(LibraryError):
+    """The lock file cannot be made or opened (a read-only folder, a folder by its name)."""
+
+
 class LibraryLock:
     """The write lock of one library folder. ``taken`` runs when this object takes the OS
     lock, ``leaving`` just before it lets it go (both under the lock)."""
@@ -79,7 +83,7 @@ class LibraryLock:
         """Take the lock if no other process holds it; never waits.
 
         Raises:
-            LibraryError: the lock file cannot be created (the folder is read-only).
+            LockFileError: the lock file cannot be created (the folder is read-only).
         """
         with self._guard:
             if self._depth == 0:
@@ -87,7 +91,7 @@ class LibraryLock:
                     f = self.path.open("a+b")
                 except OSError as e:
                     folder = self.path.parent
-                    raise LibraryError(f"cannot write to the library {folder}: {e}") from e
+                    raise LockFileError(f"cannot write to the library {folder}: {e}") from e
                 if not _try_lock(f):
                     f.close()
                     return False

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine.errors import LibraryBusyError, LibraryError
 from engine.indexer import Indexer
-from engine.library_folder import LibraryLock, remove_stale_temporaries
+from engine.library_folder import LibraryLock, LockFileError, remove_stale_temporaries
 from engine.progress import IngestProgress, Stage
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ class WriteAccess:
         write now; else only read it (read only, or another process is importing)."""
         try:
             writable = self.read_only is None and self._lock.acquire()
-        except LibraryError as e:  # the lock file cannot be made (e.g. a folder by its name)
+        except LockFileError as e:  # e.g. a folder by its name
             log.warning("%s: the library is opened read-only", e)
             self.read_only, writable = str(e), False
         if writable:
