@@ -28,6 +28,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,8 +211,15 @@ def _still_alive(pids: set[int], library: Path) -> set[int]:
 # --- the library as the kill left it ----------------------------------------------------------
 
 
-def _db(library: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{library / 'library.db'}?mode=ro", uri=True, timeout=30)
+@contextmanager
+def _db(library: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection, closed after use (sqlite3's own context manager only ends the
+    transaction: every check left a connection open in this process)."""
+    conn = sqlite3.connect(f"file:{library / 'library.db'}?mode=ro", uri=True, timeout=30)
+    try:
+        yield conn
+    finally:
+        conn.close()
 
 
 def _indexed(library: Path) -> set[str]:
