@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
-
+from app.qt_messages import qt_messages
 from engine.api import (
     DEMO_COURSE,
     CoursedexError,
@@ -60,7 +59,6 @@ PLAY_TIMEOUT_S = 20.0
 BACKENDS = {"vlc": "with libVLC", "qt": "with Qt Multimedia", "auto": "in the player"}
 # Qt's log lines that explain a player that does not play.
 PLAYBACK_MESSAGE = re.compile(r"QtMultimedia|QMediaPlayer|ffmpeg|libvlc", re.IGNORECASE)
-QT_SAID: list[str] = []  # every message Qt logged, in order
 PLAYERS = {"both": ("vlc", "qt"), "auto": ("auto",), "vlc": ("vlc",), "qt": ("qt",)}
 # Where playback must start, around the hit's time: libVLC and Qt Multimedia start at the
 # nearest frame they can decode from.
@@ -302,16 +300,35 @@ class SelfTest:
     # --- the player ---------------------------------------------------------------------------
 
     def play(self, backend: str) -> str:
+        hit = self.hits.get(EXPECTED[0].query)
+        if hit is None or hit.start_ms is None:
+            raise CheckFailed("no lecture hit to play")
+        transcript = self._library().transcript(hit.source)
+        # Qt's log lines go to a file meanwhile (app/qt_messages.py says why no Python
+        # handler): mostly about what a self-test lacks on purpose (no display, no audio
+        # device), shown with --verbose; those about playback explain a player that fails.
+        said: list[str] = []
+        try:
+            with qt_messages(said):
+                return self._play(backend, hit.source, hit.start_ms, transcript)
+        except CheckFailed as e:
+            # Qt Multimedia without a working backend plays nothing and reports no error;
+            # only its log says why ("No QtMultimedia backends found").
+            why = [m for m in said if PLAYBACK_MESSAGE.search(m)][:2]
+            if not why:
+                raise
+            raise CheckFailed(f"{e} (Qt: {'; '.join(why)})") from e
+        finally:
+            for message in said:
+                log.info("Qt: %s", message)
+
+    def _play(self, backend: str, source: str, start_ms: int, transcript: Sequence[Timing]) -> str:
         from PySide6.QtCore import QEventLoop
         from PySide6.QtWidgets import QApplication
 
         from app.playback import PlayerUnavailable
         from app.player import PlayerView
 
-        hit = self.hits.get(EXPECTED[0].query)
-        if hit is None or hit.start_ms is None:
-            raise CheckFailed("no lecture hit to play")
-        transcript = self._library().transcript(hit.source)
         app = QApplication.instance() or QApplication([sys.argv[0]])
 
         def wait(until: Callable[[], bool], timeout_s: float) -> bool:
@@ -332,20 +349,12 @@ class SelfTest:
             raise CheckSkipped(f"{e}; the app plays with Qt Multimedia") from e
         errors: list[str] = []
         player.error.connect(errors.append)
-        said = len(QT_SAID)
         try:
             player.resize(900, 420)
             player.show()
-            player.open(hit.source, hit.start_ms, transcript)
-            played = _played(player, hit.start_ms, len(transcript), errors, wait)
+            player.open(source, start_ms, transcript)
+            played = _played(player, start_ms, len(transcript), errors, wait)
             return f"{player.backend_name}, {played}" if backend == "auto" else played
-        except CheckFailed as e:
-            # Qt Multimedia without a working backend plays nothing and reports no error;
-            # only its log says why ("No QtMultimedia backends found").
-            why = [m for m in QT_SAID[said:] if PLAYBACK_MESSAGE.search(m)][:2]
-            if not why:
-                raise
-            raise CheckFailed(f"{e} (Qt: {'; '.join(why)})") from e
         finally:
             player.shutdown()
             player.close()
@@ -391,18 +400,9 @@ def _played(
     return f"from {clock(first)}"
 
 
-def _qt_message(mode: QtMsgType, _context: QMessageLogContext, message: str) -> None:
-    # Qt's warnings here are mostly about what a self-test lacks on purpose (no display, no
-    # audio device): shown with --verbose. The player check quotes those about playback.
-    QT_SAID.append(message)
-    serious = mode in (QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg)
-    log.log(logging.WARNING if serious else logging.INFO, "Qt: %s", message)
-
-
 def _prepare_qt(folder: Path) -> None:
     """Qt and libVLC need no display: the player is checked offscreen, with no sound."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    qInstallMessageHandler(_qt_message)
     if sys.platform.startswith("linux") and not os.environ.get("XDG_RUNTIME_DIR"):
         runtime = folder / "runtime"
         runtime.mkdir(mode=0o700, exist_ok=True)

@@ -1,16 +1,24 @@
 """Shared fixtures. Every test fails if anything logs at ERROR (as in PySceneDetect).
 
+A test stuck in C code (a deadlock inside Qt or libVLC) holds the GIL, so pytest-timeout's
+signal never runs: faulthandler's watchdog thread, which needs no GIL, then writes every
+thread's stack to ``.pytest-stuck.txt`` and ends the run, which scripts/test prints. CI ends
+with the stacks instead of running into its own time limit.
+
 The real default embedder is assembled once per session from the PyPI model packages and
 shared: loading it is the slowest part of an engine test.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import logging
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -27,6 +35,43 @@ from tests.factories import (
     make_zip_bomb,
     make_zip_slip,
 )
+
+# pytest-timeout fails a test at 600 s when Python code can run; tests of this use a few s.
+STUCK_AFTER_S = float(os.environ.get("COURSEDEX_TEST_STUCK_S", "720"))
+STUCK_FILE = ".pytest-stuck.txt"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if float(config.getini("faulthandler_timeout") or 0) > 0:
+        return  # the one faulthandler watchdog is pytest's
+    config.stash[_stuck_key] = (config.rootpath / STUCK_FILE).open("w", encoding="utf-8")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    stuck = config.stash.get(_stuck_key, None)
+    if stuck is not None:
+        faulthandler.cancel_dump_traceback_later()
+        stuck.close()
+        Path(stuck.name).unlink(missing_ok=True)  # nothing was stuck
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+    stuck = item.config.stash.get(_stuck_key, None)
+    if stuck is None:
+        return (yield)
+    stuck.seek(0)
+    stuck.truncate()
+    stuck.write(f"{item.nodeid} was stuck for {STUCK_AFTER_S:g} s; every thread's stack:\n")
+    stuck.flush()
+    faulthandler.dump_traceback_later(STUCK_AFTER_S, exit=True, file=stuck)
+    try:
+        return (yield)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+_stuck_key = pytest.StashKey[TextIO]()
 
 
 @pytest.fixture(autouse=True)
