@@ -53,8 +53,9 @@ def main() -> int:
     files = report["files"]
     print(f"corpus: {len(cases)} inputs made in {made:.1f} s")
     print(
-        f"import: {len(files)} files in {report['seconds']} s, peak RSS "
-        f"{report['peak_rss_mb']} MB (recognition child {report['children_peak_rss_mb']} MB)"
+        f"import: {len(files)} files in {report['seconds']} s; import process peak "
+        f"{report['peak_rss_mb']} MB, recognition child peak "
+        f"{report['recognition_child_peak_rss_mb']} MB (sampled)"
     )
     print(format_table(outcome_table(files)))
     timed = sorted(files, key=lambda f: -sum(s for _, s in f["stages"]))

@@ -29,12 +29,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,6 +41,7 @@ from engine.config import MediaConfig  # noqa: E402
 from engine.media.transcribe import BACKGROUND_NICENESS, BEAM_SIZE  # noqa: E402
 from engine.models.catalog import DEFAULT_EMBEDDER  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from tests.memory import RECOGNITION_CHILD, TreePeaks  # noqa: E402
 
 FFPROBE_DURATION = ("ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0")
 WHISPER_ALONE = """
@@ -69,57 +67,16 @@ class Run:
     stages: dict[str, float] = field(default_factory=dict)
 
 
-class Sampler:
-    """Peak RSS of a process and each of its descendants, sampled every 50 ms."""
-
-    def __init__(self, pid: int) -> None:
-        self.root = psutil.Process(pid)
-        self.peaks: dict[int, tuple[str, float]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-        self._thread.start()
-
-    def _poll(self) -> None:
-        while not self._stop.is_set():
-            try:
-                procs = [self.root, *self.root.children(recursive=True)]
-            except psutil.Error:
-                procs = []
-            for p in procs:
-                try:
-                    rss = p.memory_info().rss / 2**20
-                    role = "import process" if p.pid == self.root.pid else _role(p)
-                except psutil.Error:
-                    continue
-                old = self.peaks.get(p.pid, ("", 0.0))[1]
-                self.peaks[p.pid] = (role, max(old, rss))
-            self._stop.wait(0.05)
-
-    def stop(self) -> dict[str, float]:
-        self._stop.set()
-        self._thread.join()
-        out: dict[str, float] = {}
-        for role, mb in self.peaks.values():
-            out[role] = max(out.get(role, 0.0), mb)
-        return out
-
-
-def _role(p: psutil.Process) -> str:
-    cmd = " ".join(p.cmdline())
-    return "recognition child" if "multiprocessing" in cmd else f"child {p.name()}"
-
-
 def run_timed(cmd: list[str], root_role: str) -> tuple[Run, str]:
     started = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    sampler = Sampler(proc.pid)
+    sampler = TreePeaks(proc.pid, root_role)
     out, err = proc.communicate()
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     peaks = sampler.stop()
-    peaks[root_role] = peaks.pop("import process", 0.0)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}):\n{err[-2000:]}")
     return Run(seconds, cpu, peaks), out
@@ -140,7 +97,8 @@ def import_once(folder: Path, models: Path, threads: int) -> Run:
 
 def whisper_once(video: Path, model_dir: Path, threads: int, nice: int) -> Run:
     cmd = [sys.executable, "-c", f"import os; os.nice({nice})\n{WHISPER_ALONE}"]
-    run, _ = run_timed([*cmd, str(model_dir), str(video), str(threads), str(BEAM_SIZE)], "alone")
+    args = [str(model_dir), str(video), str(threads), str(BEAM_SIZE)]
+    run, _ = run_timed([*cmd, *args], "faster-whisper alone")
     return run
 
 
@@ -212,11 +170,10 @@ def _summary(imports: list[Run], alone: list[Run], duration: float) -> None:
     outside = "outside the files (start-up, loads, slide links)"
     print(f"  {outside:48s} {rest:6.1f} s {rest / a_s:6.1%}")
     print("peak RSS (largest over the rounds):")
-    for role in ("import process", "recognition child", "alone"):
-        runs = alone if role == "alone" else imports
+    for role in ("import process", RECOGNITION_CHILD, "faster-whisper alone"):
+        runs = alone if role == "faster-whisper alone" else imports
         mb = max(r.peaks_mb.get(role, 0.0) for r in runs)
-        label = "faster-whisper alone" if role == "alone" else role
-        print(f"  {label:22s} {mb:7.0f} MB")
+        print(f"  {role:22s} {mb:7.0f} MB")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ Prints files, subtitle hours, wall time split into reading (parse + chunk) and t
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ from engine.config import EngineConfig  # noqa: E402
 from engine.evaluate import default_data_dir  # noqa: E402
 from engine.library import Library, Outcome  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from tests.memory import peak_rss_mb  # noqa: E402
 
 
 def main() -> None:
@@ -66,7 +66,7 @@ def main() -> None:
     print(
         f"re-scan of unchanged files: {rescan_s:.2f} s ({again.count(Outcome.UNCHANGED)} unchanged)"
     )
-    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"ingest process peak RSS: {peak_rss_mb()} MB")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ import argparse
 import json
 import random
 import re
-import resource
 import statistics
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from engine.config import MediaConfig  # noqa: E402
 from engine.media.frames import rgb  # noqa: E402
 from engine.media.scenes import OCR_WIDTH, iter_scenes  # noqa: E402
 from engine.models.ocr import RapidTextRecognizer, lines_to_text  # noqa: E402
+from tests.memory import peak_rss_mb  # noqa: E402
 from tools.lecture_media import Clip, make_lecture_video, slide_image  # noqa: E402
 
 _VOCABULARY = (
@@ -157,8 +157,7 @@ def main() -> None:
         f"{statistics.median(at_cuts):.2f}; elsewhere max {max(noise):.2f} / p99 "
         f"{statistics.quantiles(noise, n=100)[-1]:.2f} ({len(scores)} frames looked at)"
     )
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS after scene detection: {rss:.0f} MB")
+    print(f"bench process peak RSS after scene detection: {peak_rss_mb()} MB")
     print(f"cuts: {hit} found, {missed} missed, {extra} extra (of {len(truth) - 1}, within 1 s)")
 
     starts = [*truth[1:], duration_ms]
@@ -184,8 +183,7 @@ def main() -> None:
             f"{width:9d} {statistics.median(seconds):7.3f} {p95:7.3f} {sum(seconds):8.1f} "
             f"{read / max(total, 1):11.1%}"
         )
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS (with OCR): {rss:.0f} MB")
+    print(f"bench process peak RSS with OCR: {peak_rss_mb()} MB")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ The library is built once from the shared evaluation text (SciFact abstracts and
 TutorialVQA transcripts, cut into windows of 1-4 sentences, plus the 76 TutorialVQA
 subtitle files ingested as timed transcripts with their sentence vectors) and cached in
 .bench-cache/. The search phase runs in a fresh process so its peak RSS is that of
-searching, not building.
+searching, not building (read as VmHWM: ru_maxrss would keep the builder's across exec).
 
     uv run python bench/search_latency.py [--segments 100000] [--queries 400] [--reranker]
 
@@ -21,7 +21,6 @@ import argparse
 import json
 import multiprocessing
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from engine.library import Library, embed_text  # noqa: E402
 from engine.models import Embedder, Reranker  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind  # noqa: E402
+from tests.memory import peak_rss_mb  # noqa: E402
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
@@ -217,8 +217,7 @@ def measure(folder: Path, n_queries: int, threads: int, models: Path, rerank: bo
                 f"  {stage:10s} {statistics.median(values):8.2f} {pct(values, 95):8.2f} "
                 f"{pct(values, 99):8.2f} {statistics.mean(values):8.2f}"
             )
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\npeak RSS while searching: {peak_mb:.0f} MB")
+    print(f"\nsearch process peak RSS (open, load, search): {peak_rss_mb()} MB")
 
 
 def main() -> None:

@@ -8,7 +8,8 @@ labelled sentences spoken over each slide are narrated by espeak-ng, so we know 
 on screen when. The folder (video + slide PDF) is then imported into a fresh library with
 speech recognition (the configured model, tiny.en by default), scenes, on-screen text,
 embeddings and slide links. Prints stage times, real-time factors, when the speech became
-searchable, peak RSS (this process and the recognition child) and slide-link accuracy.
+searchable, peak RSS (the import process, which is this one, and its recognition child,
+sampled with psutil) and slide-link accuracy.
 Never pass/fail.
 """
 
@@ -18,7 +19,7 @@ import argparse
 import csv
 import itertools
 import json
-import resource
+import os
 import shutil
 import sys
 import tempfile
@@ -34,6 +35,7 @@ from engine.config import EngineConfig, MediaConfig  # noqa: E402
 from engine.evaluate import default_data_dir  # noqa: E402
 from engine.library import IngestProgress, Library, Outcome  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from tests.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb  # noqa: E402
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images  # noqa: E402
 
 WORDS_PER_MINUTE = 185  # espeak-ng at 160 on its scale speaks about 185 words a minute
@@ -74,6 +76,18 @@ def build_lecture(lecture: str, minutes: float, cache: Path) -> tuple[Path, list
     return folder, schedule
 
 
+def print_peaks(own_mb: int, peaks: dict[str, float]) -> None:
+    child = peaks.get(RECOGNITION_CHILD, 0.0)
+    others = ", ".join(
+        f"{role} {mb:.0f} MB"
+        for role, mb in peaks.items()
+        if role not in ("import process", RECOGNITION_CHILD)
+    )
+    print(f"import process peak {own_mb} MB; recognition child peak {child:.0f} MB (sampled)")
+    if others:
+        print(f"other children's peaks (sampled): {others}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--lecture", default="computer_vision")
@@ -98,11 +112,13 @@ def main() -> None:
         tempfile.TemporaryDirectory() as tmp,
         Library.open(Path(tmp), config, lambda: embedder, models=registry) as lib,
     ):
+        children = TreePeaks(os.getpid(), "import process")
         started = time.perf_counter()
         report = lib.ingest(
             [folder], progress=lambda e: events.append((time.perf_counter() - started, e))
         )
         total_s = time.perf_counter() - started
+        peaks = children.stop()
         for f in report.files:
             if f.outcome != Outcome.INDEXED:
                 print(f"  {Path(f.path).name}: {f.outcome.value} {f.detail}")
@@ -129,9 +145,7 @@ def main() -> None:
     print(f"{'whole import':22s} {total_s:9.1f} {total_s / duration_s:12.3f}  (all files)")
     if searchable is not None:
         print(f"speech searchable after {searchable:.1f} s ({searchable / duration_s:.3f}x)")
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak RSS: import process {own:.0f} MB, largest child process {child:.0f} MB")
+    print_peaks(peak_rss_mb(), peaks)
     print(f"segments: {stats['segments_by_kind']}")
 
     # Slide links: share of the video's time (sampled each second) linked to the right page.

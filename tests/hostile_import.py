@@ -3,7 +3,8 @@
     python tests/hostile_import.py CORPUS LIBRARY MODELS   # prints a JSON report
 
 Run as a child process by tests/engine/test_hostile_inputs.py, so that its peak memory is
-its own (``resource.getrusage``) and a hang is ended by a timeout. One ``Library.ingest``
+its own (``VmHWM``, tests/memory.py) and a hang is ended by a timeout; its recognition
+child's peak is sampled with psutil. One ``Library.ingest``
 call reads the course folder and every special file by name; while it runs, one file is
 deleted as its turn comes and another is rewritten, over and over, while it is read.
 ``outcome_table`` turns a report into the per-kind table the closing note quotes.
@@ -12,7 +13,7 @@ deleted as its turn comes and another is rewritten, over and over, while it is r
 from __future__ import annotations
 
 import json
-import resource
+import os
 import sys
 import threading
 import time
@@ -28,7 +29,7 @@ from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.progress import IngestProgress
 from tests.hostile_corpus import DELETED, REWRITTEN, rewritten_text
-from tests.memory import peak_rss_mb
+from tests.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb
 
 
 class Disturber:
@@ -70,16 +71,17 @@ def run(corpus: Path, library_dir: Path, models: Path) -> dict[str, object]:
     embedder = registry.load_embedder(DEFAULT_EMBEDDER, 2)
     disturber = Disturber(course)
     library = Library.open(library_dir, EngineConfig(), lambda: embedder, models=registry)
+    children = TreePeaks(os.getpid(), "import process")
     try:
         report = library.ingest([course, *special_paths(corpus)], progress=disturber)
     finally:
         library.close()
-    mb = 1024  # ru_maxrss is in KiB on Linux; the children's includes this process's size
+        peaks = children.stop()
     return {
         "seconds": round(report.seconds, 1),
         "rewrites": disturber.rewrites,
         "peak_rss_mb": peak_rss_mb(),
-        "children_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // mb,
+        "recognition_child_peak_rss_mb": round(peaks.get(RECOGNITION_CHILD, 0.0)),
         "files": [
             {"path": f.path, "outcome": f.outcome.value, "detail": f.detail, "stages": f.stages}
             for f in report.files

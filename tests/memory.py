@@ -1,15 +1,24 @@
-"""The peak memory of this process, for tests and scripts that bound it.
+"""Peak memory of a process and of its children, for tests and bench scripts that bound or
+print it.
 
 ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` is no measure for a child of a big process:
 Linux keeps the high-water mark across fork and exec, so a child that pytest starts late in
-a run reports pytest's own size (3 GB for an import that peaked at 0.5 GB). ``VmHWM`` in
-/proc/self/status belongs to the process's own memory map, made anew at exec.
+a run reports pytest's own size (3 GB for an import that peaked at 0.5 GB). ``RUSAGE_CHILDREN``
+is the largest of those inflated figures over all children waited for. ``VmHWM`` in
+/proc/self/status belongs to the process's own memory map, made anew at exec: a process
+reads its own peak with ``peak_rss_mb``. The children of a process (the recognition child of
+an import) are sampled from outside with psutil by ``TreePeaks``.
 """
 
 from __future__ import annotations
 
 import resource
+import threading
 from pathlib import Path
+
+import psutil
+
+RECOGNITION_CHILD = "recognition child"
 
 
 def peak_rss_mb() -> int:
@@ -20,3 +29,58 @@ def peak_rss_mb() -> int:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) // 1024  # kB
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # KiB elsewhere
+
+
+def role_of(process: psutil.Process) -> str:
+    """What a child of an import is: the engine's only ``multiprocessing`` spawn child is the
+    speech recognition child; others (ffmpeg, multiprocessing's resource tracker) by name."""
+    command = " ".join(process.cmdline())
+    if "spawn_main" in command:
+        return RECOGNITION_CHILD
+    if "resource_tracker" in command:
+        return "resource tracker"
+    return f"child {process.name()}"
+
+
+class TreePeaks:
+    """Peak RSS of a process (``root_role``) and of each of its descendants by role (the
+    largest process of a role), sampled every ``interval`` seconds from a thread until
+    ``stop``. A sample misses what a process takes and gives back between two samples."""
+
+    def __init__(self, pid: int, root_role: str, interval: float = 0.05) -> None:
+        self.root = psutil.Process(pid)
+        self.root_role = root_role
+        self.interval = interval
+        self._peaks: dict[int, tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def sample(self) -> None:
+        """Reads the RSS of the root and of every descendant alive now."""
+        try:
+            processes = [self.root, *self.root.children(recursive=True)]
+        except psutil.Error:
+            return  # the root has ended
+        for p in processes:
+            try:
+                role = self.root_role if p.pid == self.root.pid else role_of(p)
+                mb = p.memory_info().rss / 2**20
+            except psutil.Error:
+                continue  # ended since it was listed
+            old = self._peaks.get(p.pid, ("", 0.0))[1]
+            self._peaks[p.pid] = (role, max(old, mb))
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)
+
+    def stop(self) -> dict[str, float]:
+        """{role: peak MB} of every role seen, the root's first."""
+        self._stop.set()
+        self._thread.join()
+        out: dict[str, float] = {}
+        for role, mb in self._peaks.values():
+            out[role] = max(out.get(role, 0.0), mb)
+        return out

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from tests.memory import RECOGNITION_CHILD, TreePeaks
 
 REPO = Path(__file__).resolve().parents[2]
 _CHILD = """
@@ -40,3 +45,54 @@ def test_a_child_of_a_big_process_reports_its_own_peak() -> None:
     del big
     assert small < 200, small
     assert 300 <= grown < 500, grown
+
+
+_HOLD = """
+import sys
+held = bytearray(int(sys.argv[1]) * 1024 * 1024)
+for i in range(0, len(held), 4096):
+    held[i] = 1
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_child_of_a_big_process_is_sampled_at_its_own_size() -> None:
+    """bench/video_import.py and tests/hostile_import.py printed RUSAGE_CHILDREN's ru_maxrss
+    as the recognition child's peak: the size of the parent when it forked (a child holding
+    300 MB of an 800 MB parent read over 1 GB). Sampled from outside, it is its own."""
+    big = bytearray(800 * 1024 * 1024)
+    for i in range(0, len(big), 4096):
+        big[i] = 1
+    child = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, "300"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    peaks = TreePeaks(child.pid, "child")
+    try:
+        assert child.stdout.readline() == "held\n"
+        peaks.sample()  # while it holds its memory, whatever the sampling thread has seen
+    finally:
+        child.stdin.close()
+        child.wait(timeout=120)
+    held = peaks.stop()["child"]
+    del big
+    assert 300 <= held < 500, held
+
+
+def test_a_spawned_child_is_the_recognition_child() -> None:
+    """The engine's only multiprocessing child is the recognition child; multiprocessing's
+    resource tracker, also a Python child, is not it."""
+    child = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(60,))
+    child.start()
+    peaks = TreePeaks(os.getpid(), "pytest")
+    try:
+        peaks.sample()
+    finally:
+        child.kill()
+        child.join(timeout=60)
+    roles = peaks.stop()
+    assert RECOGNITION_CHILD in roles and "resource tracker" in roles, roles
