@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.api import DEMO_COURSE, Library, LibraryError, ModelRegistry, demo_files
+from engine.api import (
+    DEMO_COURSE,
+    Library,
+    LibraryDamagedError,
+    LibraryError,
+    ModelRegistry,
+    demo_files,
+    plural,
+    start_over,
+)
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
@@ -48,7 +57,17 @@ def run(argv: Sequence[str] = ()) -> int:
     app.setOrganizationName("Coursedex")
     try:
         window = start(argv)
-    except LibraryError as e:  # a lost or damaged database: say so, not a traceback nobody sees
+    except LibraryDamagedError as e:  # a student has no backup: offer to start over
+        log.warning("cannot open the library: %s", e)
+        if not _cannot_open(str(e), offer_start_over=True):
+            return 1
+        try:
+            window = _start_over(argv)
+        except LibraryError as again:
+            log.warning("cannot start the library over: %s", again)
+            _cannot_open(str(again))
+            return 1
+    except LibraryError as e:  # say so, not a traceback nobody sees
         log.warning("cannot open the library: %s", e)
         _cannot_open(str(e))
         return 1
@@ -58,12 +77,49 @@ def run(argv: Sequence[str] = ()) -> int:
         window.library.close()
 
 
-def _cannot_open(reason: str) -> None:
+def _cannot_open(reason: str, *, offer_start_over: bool = False) -> bool:
+    """Say why the library cannot open; True when the user chose to start it over."""
     from PySide6.QtWidgets import QMessageBox
 
     box = QMessageBox(QMessageBox.Icon.Critical, "Coursedex", "Coursedex cannot open your library.")
-    box.setInformativeText(reason)
+    text = reason[:1].upper() + reason[1:] + ("" if reason.endswith(".") else ".")
+    if not offer_start_over:
+        box.setInformativeText(text)
+        box.exec()
+        return False
+    box.setInformativeText(
+        f"{text}\n\nStart Over keeps the damaged files in a folder inside the library."
+    )
+    again = box.addButton("Start Over", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
     box.exec()
+    return box.clickedButton() is again
+
+
+def _start_over(argv: Sequence[str]) -> SearchWindow:
+    """Set the damaged library aside, open a new one and import again what it held, by
+    course (the window's import bar shows it). The demo course comes back only if it was
+    there: it is not offered as on a first start."""
+    from app.settings import default_settings_path, load_settings
+
+    args = _parser().parse_args(list(argv))
+    settings = load_settings(Path(args.settings) if args.settings else default_settings_path())
+    aside = start_over(_library_folder(args, settings))
+    log.info("started over; the damaged library is kept in %s", aside.folder)
+    window = start([a for a in argv if a != "--demo"] + ["--no-demo"])
+    window.library.set_flag(DEMO_FLAG)
+    aside.prepare(window.library)
+    for course, paths in aside.by_course().items():
+        window.import_paths(paths, course=course)
+    gone = len(aside.missing)
+    if aside.held:
+        done = f"importing {plural(len(aside.held) - gone, 'file')} again" + (
+            f" ({gone} no longer there)" if gone else ""
+        )
+    else:
+        done = "the damaged library's list of files could not be read: import your courses again"
+    window.status.setText(f"Started over: {done}. The damaged library is kept in {aside.folder}.")
+    return window
 
 
 def _parser() -> argparse.ArgumentParser:

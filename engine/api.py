@@ -18,6 +18,7 @@ from engine.errors import (
     CoursedexError,
     DownloadError,
     LibraryBusyError,
+    LibraryDamagedError,
     LibraryError,
     ModelError,
     ModelMismatchError,
@@ -56,6 +57,7 @@ from engine.models.registry import ModelInfo, ModelRegistry
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
 from engine.progress import Stage
+from engine.recovery import HeldCourse, HeldFile, SetAside, needs_start_over, start_over
 from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
 from engine.store import Course, Source
 from engine.transcript_export import (
@@ -114,10 +116,13 @@ __all__ = [
     "Fetched",
     "FileResult",
     "FolderWatcher",
+    "HeldCourse",
+    "HeldFile",
     "IngestProgress",
     "IngestReport",
     "Library",
     "LibraryBusyError",
+    "LibraryDamagedError",
     "LibraryError",
     "Link",
     "LinkError",
@@ -136,6 +141,7 @@ __all__ = [
     "SearchOutcome",
     "SearchResult",
     "SegmentKind",
+    "SetAside",
     "Source",
     "SourceKind",
     "SourceStatus",
@@ -166,6 +172,7 @@ __all__ = [
     "make_link",
     "masked",
     "media_folder",
+    "needs_start_over",
     "origin",
     "origin_at",
     "outcome_counts",
@@ -181,6 +188,7 @@ __all__ = [
     "run_cli",
     "set_origin",
     "stage_text",
+    "start_over",
     "transcript_srt",
     "transcript_text",
     "valid_text",

@@ -25,6 +25,12 @@ class LibraryError(CoursedexError):
     """A library folder or database cannot be opened or is not a Coursedex library."""
 
 
+class LibraryDamagedError(LibraryError):
+    """The library's database is damaged, or lost while its search index remains. Restore it
+    from a backup, or start over (engine/recovery.py): the files it indexed are imported
+    again and the damaged files kept."""
+
+
 class LibraryBusyError(LibraryError):
     """The library cannot be changed now: an import (here or in another process) is
     writing it. Try again when it ends."""

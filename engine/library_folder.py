@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from engine.errors import LibraryError
+from engine.errors import LibraryDamagedError, LibraryError
 
 log = logging.getLogger(__name__)
 
@@ -154,11 +154,11 @@ def refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:
     if not held:
         return
     state = "missing" if not db.exists() else "empty" if _size(db) == 0 else "new"
-    raise LibraryError(
+    raise LibraryDamagedError(
         f"the library database {db} is {state}, but the folder still holds the search index "
         f"of an earlier library ({', '.join(sorted(set(held)))}): the database was truncated, "
-        "deleted or replaced. Restore library.db from a backup, or move the folder away to "
-        "start a new library. Nothing was changed"
+        "deleted or replaced. Restore library.db from a backup, or start over with a new "
+        "library (the old index is kept aside). Nothing was changed"
     )
 
 

@@ -31,13 +31,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_FOLLOW_KEY = "follow:"
+FOLLOW_KEY = "follow:"
 INTERVAL_S = 5.0
 SETTLE_S = 2.0
 
 
 def follows(library: Library, course: str) -> bool:
-    return library.store.get_meta(_FOLLOW_KEY + course.casefold()) == "1"
+    return library.store.get_meta(FOLLOW_KEY + course.casefold()) == "1"
 
 
 def followed(library: Library) -> list[str]:
@@ -58,7 +58,7 @@ def follow(library: Library, course: str, on: bool = True) -> None:
         raise NotFoundError(
             f"the course {found.name!r} was not imported as a folder: there is no folder to follow"
         )
-    library.store.set_meta(_FOLLOW_KEY + found.name.casefold(), "1" if on else "0")
+    library.store.set_meta(FOLLOW_KEY + found.name.casefold(), "1" if on else "0")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 
-from engine.api import DEMO_DIR, CoursedexError, printable, valid_text
+from engine.api import DEMO_DIR, CoursedexError, LibraryDamagedError, printable, valid_text
 from engine.cli.context import Context
 from engine.cli.parser import build_parser, command_names
 
@@ -48,7 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.debug("command failed", exc_info=True)
         # The message may quote a name, path or link as given: escapes keep it one line
         # that cannot move the cursor or recolour the terminal.
-        print(f"coursedex: {printable(str(e))}", file=sys.stderr)
+        message = printable(str(e))
+        if isinstance(e, LibraryDamagedError):  # still one line
+            folder = shlex.quote(printable(args.library))
+            message += f" (to start over: coursedex --library {folder} start-over)"
+        print(f"coursedex: {message}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

@@ -9,6 +9,7 @@ from engine.api import MediaConfig, SegmentKind, __version__, default_library, d
 from engine.cli import commands
 from engine.cli.links import cmd_open
 from engine.cli.models import cmd_eval, cmd_models
+from engine.cli.recover import cmd_start_over
 from engine.cli.serve import cmd_mcp
 
 
@@ -132,6 +133,12 @@ def _manage(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("reindex", help="re-embed everything (e.g. to switch embedding models)")
     s.add_argument("--model", help="embedder to switch to (default: the configured one)")
     s.set_defaults(func=commands.cmd_reindex)
+
+    s = sub.add_parser(
+        "start-over",
+        help="a damaged library: keep its files aside and import again the files it held",
+    )
+    s.set_defaults(func=cmd_start_over)
 
 
 def _models(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

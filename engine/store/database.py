@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from engine.errors import LibraryError
+from engine.errors import LibraryDamagedError, LibraryError
 from engine.store.schema import READABLE_VERSION, SCHEMA_VERSION, migrate
 
 # A row read by column name: ``row.start_ms``. A named tuple made per column list, not
@@ -33,11 +33,12 @@ def _is_damage(error: sqlite3.DatabaseError) -> bool:
     return getattr(error, "sqlite_errorcode", 0) & 0xFF in _DAMAGED
 
 
-def _damaged(path: Path | str, error: sqlite3.DatabaseError) -> LibraryError:
-    return LibraryError(
+def _damaged(path: Path | str, error: sqlite3.DatabaseError) -> LibraryDamagedError:
+    return LibraryDamagedError(
         f"the library database {path} is damaged ({error}): it may have been cut short by a "
         "full disk or a copy that did not finish, or a disk sector went bad. Restore it from "
-        "a backup. Nothing was changed"
+        "a backup, or start over: the files it held are imported again, and the damaged files "
+        "kept. Nothing was changed"
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.main import run, start
+from app.window import SearchWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.engine.test_damage_at_rest import _garble_segments_page
 
 
 def test_the_window_names_a_damaged_model_and_how_to_reinstall_it(
@@ -63,7 +66,8 @@ def test_a_damaged_library_database_is_said_in_a_window_not_a_traceback(
     """Started from its icon, the app died at start-up with a traceback only a terminal
     shows: a user saw nothing at all."""
     db = built_library_dir / "library.db"
-    os.truncate(db, db.stat().st_size // 2)
+    size = db.stat().st_size
+    os.truncate(db, size // 2)
     monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     seen: list[tuple[str, str]] = []
@@ -82,8 +86,63 @@ def test_a_damaged_library_database_is_said_in_a_window_not_a_traceback(
     assert seen == [
         (
             "Coursedex cannot open your library.",
-            f"the library database {db} is damaged (database disk image is malformed): it may "
+            f"The library database {db} is damaged (database disk image is malformed): it may "
             "have been cut short by a full disk or a copy that did not finish, or a disk sector "
-            "went bad. Restore it from a backup. Nothing was changed",
+            "went bad. Restore it from a backup, or start over: the files it held are imported "
+            "again, and the damaged files kept. Nothing was changed.\n\nStart Over keeps the "
+            "damaged files in a folder inside the library.",
         )
     ]
+    assert (built_library_dir / "library.db").stat().st_size == size // 2  # Quit: untouched
+    assert not list(built_library_dir.glob("damaged-*"))
+
+
+def test_start_over_from_the_message_box_imports_the_library_s_files_again(
+    qtbot: QtBot,
+    tmp_path: Path,
+    models_dir: Path,
+    built_library_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A student has no backup: one click makes a new library of the same files."""
+    db = built_library_dir / "library.db"
+    conn = sqlite3.connect(db)
+    held = sorted(conn.execute("SELECT path, status FROM sources"))
+    conn.close()
+    _garble_segments_page(db)  # a bad sector: the list of files is still readable
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    argv = ["--library", str(built_library_dir), "--models", str(models_dir)]
+    argv += ["--settings", str(tmp_path / "settings.json")]
+    buttons: list[str] = []
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(50, answer)
+            return
+        buttons.extend(b.text() for b in box.buttons())
+        next(b for b in box.buttons() if b.text() == "Start Over").click()
+
+    QTimer.singleShot(0, answer)
+    window = None
+
+    def quit_when_imported() -> None:
+        nonlocal window
+        top = [w for w in QApplication.topLevelWidgets() if isinstance(w, SearchWindow)]
+        if not top or top[0].importing or top[0].import_bar.waiting:
+            QTimer.singleShot(100, quit_when_imported)
+            return
+        window = top[0]
+        QApplication.instance().quit()  # type: ignore[union-attr]
+
+    QTimer.singleShot(500, quit_when_imported)
+    assert run(argv) == 0
+    assert sorted(buttons) == ["Quit", "Start Over"]
+    kept = next(built_library_dir.glob("damaged-*"))
+    assert (kept / "library.db").is_file() and (kept / "vectors").is_dir()
+    conn = sqlite3.connect(db)
+    again = sorted(conn.execute("SELECT path, status FROM sources"))
+    conn.close()
+    assert again == held  # the same files, each with the same outcome (the demo not added)
+    assert window is not None
+    assert window.status.text().startswith(f"Started over: importing {len(held)} files again.")

@@ -1,0 +1,179 @@
+"""Starting a damaged library over: its files are kept aside, and what it held is re-imported.
+
+A library is an index of the user's own files: nothing in it is lost for good when its
+database is damaged or lost, as long as the files it indexed are still on disk. A student
+has no backup to restore, so the window and ``coursedex start-over`` offer this instead:
+:func:`start_over` moves the library's own files (``library.db`` with its ``-wal`` and
+``-shm``, ``vectors/``, ``thumbs/``) into a ``damaged-<date>`` folder inside the library,
+and reads which files the database listed, course by course, as far as SQLite can still
+read it. The caller opens the library again, which makes a new database, and imports those
+files. Files fetched from the web (``media/``) stay where they are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import LibraryBusyError, LibraryError
+from engine.library import Library
+from engine.library_folder import LibraryLock
+from engine.watch import FOLLOW_KEY, follow
+
+DATABASE = "library.db"
+# The library's own files, from the database to what is made from it.
+OWN_FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", "vectors", "thumbs")
+
+
+@dataclass(frozen=True, slots=True)
+class HeldFile:
+    """A file the damaged library listed, with its course (None: the name was unreadable)."""
+
+    path: str
+    course: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HeldCourse:
+    """A course of the damaged library: its folder (None: imported file by file) and whether
+    it followed that folder."""
+
+    name: str
+    root: str | None
+    follows: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SetAside:
+    """What :func:`start_over` did: where the damaged files went, and what they listed."""
+
+    folder: Path
+    held: tuple[HeldFile, ...]
+    courses: tuple[HeldCourse, ...]
+    complete: bool  # False: the database could not be read to its end (or at all)
+
+    def prepare(self, library: Library) -> None:
+        """Make the courses again in the new library, with their folders (those still there)
+        and whether they follow them, before their files are imported."""
+        for course in self.courses:
+            root = course.root if course.root and Path(course.root).is_dir() else None
+            library.store.ensure_course(course.name, root)
+            if root is not None and course.follows:
+                follow(library, course.name)
+
+    def by_course(self, *, existing_only: bool = True) -> dict[str | None, list[Path]]:
+        """The files to import again, by course, in the order the library listed them;
+        ``existing_only`` leaves out those no longer on disk."""
+        courses: dict[str | None, list[Path]] = {}
+        for held in self.held:
+            path = Path(held.path)
+            if existing_only and not path.exists():
+                continue
+            courses.setdefault(held.course, []).append(path)
+        return courses
+
+    @property
+    def missing(self) -> list[str]:
+        """The files listed that are no longer on disk."""
+        return [h.path for h in self.held if not Path(h.path).exists()]
+
+
+def needs_start_over(folder: Path) -> bool:
+    """Whether the library in ``folder`` is damaged or lost: its database fails SQLite's
+    quick check or cannot be opened, or is missing or empty while vectors or thumbnails
+    remain. A sound library, or a folder that never was one, needs nothing."""
+    db = folder / DATABASE
+    if not db.exists() or db.stat().st_size == 0:
+        vectors = any((folder / "vectors").glob("*.hnsw"))
+        thumbs = (folder / "thumbs").is_dir() and any((folder / "thumbs").iterdir())
+        return vectors or thumbs
+    try:
+        with _read_only(db) as conn:
+            return conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]
+    except sqlite3.DatabaseError:
+        return True
+
+
+def start_over(folder: Path, *, now: float | None = None) -> SetAside:
+    """Move the damaged library's own files in ``folder`` aside, into
+    ``folder/damaged-YYYYMMDD-HHMMSS``, and return which files it listed.
+
+    Raises:
+        LibraryError: the library is not damaged (nothing is moved), or a file cannot be
+            moved (what was moved is put back).
+        LibraryBusyError: another process has the library open for writing.
+    """
+    lock = LibraryLock(folder / "library.lock", lambda: None, lambda: None)
+    if not folder.is_dir():
+        raise LibraryError(f"{folder} is not a library folder")
+    if not lock.acquire():
+        raise LibraryBusyError(f"the library {folder} is in use by another Coursedex: close it")
+    try:
+        if not needs_start_over(folder):
+            raise LibraryError(f"the library {folder} is not damaged: nothing to start over")
+        held, courses, complete = _read_held(folder / DATABASE)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+        aside = folder / f"damaged-{stamp}"
+        aside.mkdir()
+        _move_all(folder, aside)
+        return SetAside(aside, tuple(held), tuple(courses), complete)
+    finally:
+        lock.release()
+
+
+def _move_all(folder: Path, aside: Path) -> None:
+    moved: list[str] = []
+    for name in OWN_FILES:
+        if not (folder / name).exists():
+            continue
+        try:
+            (folder / name).rename(aside / name)
+        except OSError as e:
+            for back in reversed(moved):
+                (aside / back).rename(folder / back)
+            aside.rmdir()
+            raise LibraryError(f"cannot move {name} of the library {folder} aside: {e}") from e
+        moved.append(name)
+
+
+@contextlib.contextmanager
+def _read_only(db: Path) -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _read_held(db: Path) -> tuple[list[HeldFile], list[HeldCourse], bool]:
+    """The files and courses the database lists, row by row until SQLite cannot read on."""
+    held: list[HeldFile] = []
+    courses: dict[int, HeldCourse] = {}
+    if not db.exists() or db.stat().st_size == 0:
+        return held, [], False
+    try:
+        with _read_only(db) as conn:
+            follows: set[str] = set()
+            with contextlib.suppress(sqlite3.DatabaseError):
+                for key, value in conn.execute("SELECT key, value FROM meta"):
+                    if str(key).startswith(FOLLOW_KEY) and value == "1":
+                        follows.add(str(key).removeprefix(FOLLOW_KEY))
+            with contextlib.suppress(sqlite3.DatabaseError):
+                for course_id, name, root in conn.execute("SELECT id, name, root FROM courses"):
+                    if isinstance(name, str) and name:
+                        root = root if isinstance(root, str) and root else None
+                        courses[course_id] = HeldCourse(name, root, name.casefold() in follows)
+            for course_id, path in conn.execute("SELECT course_id, path FROM sources"):
+                if isinstance(path, str) and path:
+                    known = courses.get(course_id)
+                    held.append(HeldFile(path, known.name if known else None))
+    except sqlite3.DatabaseError:
+        return held, list(courses.values()), False
+    return held, list(courses.values()), True
+
+
+__all__ = ["HeldCourse", "HeldFile", "SetAside", "needs_start_over", "start_over"]
