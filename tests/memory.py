@@ -27,14 +27,27 @@ REPO = Path(__file__).resolve().parents[1]
 RECOGNITION_CHILD = "recognition child"
 
 
+def high_water_kb(pid: int | str = "self") -> int | None:
+    """A process's VmHWM in kB, or None where Linux's /proc has none.
+
+    Raises:
+        FileNotFoundError: the process has ended.
+    """
+    status = Path(f"/proc/{pid}/status")
+    if not Path("/proc/self/status").exists():
+        return None
+    for line in status.read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
+
+
 def peak_rss_mb() -> int:
     """The most resident memory this process has used, in MB."""
-    status = Path("/proc/self/status")
-    if status.exists():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) // 1024  # kB
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # KiB elsewhere
+    kb = high_water_kb()
+    if kb is None:
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB elsewhere
+    return kb // 1024
 
 
 class ChildPeak(NamedTuple):
@@ -78,8 +91,11 @@ def role_of(process: psutil.Process) -> str:
 
 class TreePeaks:
     """Peak RSS of a process (``root_role``) and of each of its descendants by role (the
-    largest process of a role), sampled every ``interval`` seconds from a thread until
-    ``stop``. A sample misses what a process takes and gives back between two samples."""
+    largest process of a role), read every ``interval`` seconds from a thread until
+    ``stop``. On Linux each read is the process's own high-water mark (VmHWM), so only what
+    a process takes in its last ``interval`` is missed; elsewhere it is its RSS at the time.
+    A child not yet past exec (its command line is still its parent's) is passed over: the
+    memory it shows is its parent's."""
 
     def __init__(self, pid: int, root_role: str, interval: float = 0.05) -> None:
         import psutil  # here: importing it takes 8 MB, which children that read their peak skip
@@ -94,16 +110,23 @@ class TreePeaks:
         self._thread.start()
 
     def sample(self) -> None:
-        """Reads the RSS of the root and of every descendant alive now."""
+        """Reads the peak of the root and of every descendant alive now."""
         try:
             processes = [self.root, *self.root.children(recursive=True)]
         except self.error:
             return  # the root has ended
         for p in processes:
             try:
-                role = self.root_role if p.pid == self.root.pid else role_of(p)
-                mb = p.memory_info().rss / 2**20
-            except self.error:
+                parent = p.parent()
+                if p.pid == self.root.pid:
+                    role = self.root_role
+                elif parent is not None and p.cmdline() == parent.cmdline():
+                    continue
+                else:
+                    role = role_of(p)
+                kb = high_water_kb(p.pid)
+                mb = p.memory_info().rss / 2**20 if kb is None else kb / 1024
+            except (self.error, FileNotFoundError):
                 continue  # ended since it was listed
             old = self._peaks.get(p.pid, ("", 0.0))[1]
             self._peaks[p.pid] = (role, max(old, mb))
