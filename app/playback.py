@@ -205,8 +205,9 @@ class _QtBackend:
     asks for the GIL while holding a Qt lock which the UI thread, holding the GIL inside
     stop() or setSource(), waits for: one file change in ten hung for good. With the QML-made
     output, hundreds do not. For the same reason no Qt message handler written in Python may
-    be installed while it plays (app/qt_messages.py). Without an audio device (offscreen, a server) Qt says "No audio
-    device detected" and plays on the system clock, so position, rate and pause still work."""
+    be installed while it plays (app/qt_messages.py). Without an audio device (offscreen, a
+    server) Qt says "No audio device detected" and plays on the system clock, so position,
+    rate and pause still work."""
 
     name = "qt"
 

@@ -50,8 +50,9 @@ EMPTY_LIBRARY = (
 )
 ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
 
-# results, their thumbnails by segment id, the search's time in ms, and whether it was gated
-Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool]
+# results, their thumbnails by segment id, the search's time in ms, whether it was gated, and
+# what the user should know of them (keyword matches only, and why)
+Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool, str]
 
 
 class StatusLine(QLabel):
@@ -208,7 +209,8 @@ class SearchPane(QWidget):
         def job() -> Found:
             outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
             thumbs = {r.segment_id: thumbnail(r) for r in outcome.results}
-            return outcome.results, thumbs, outcome.took_ms.get("total", 0.0), outcome.gated
+            took = outcome.took_ms.get("total", 0.0)
+            return outcome.results, thumbs, took, outcome.gated, outcome.notice
 
         self.tasks.run(
             job, lambda found: self._show(generation, found), lambda f: self._failed(generation, f)
@@ -221,7 +223,7 @@ class SearchPane(QWidget):
     def _show(self, generation: int, found: Found) -> None:
         if generation != self._generation:
             return  # an older query finished after a newer one started
-        results, thumbs, took, gated = found
+        results, thumbs, took, gated, notice = found
         self._shown = self.query
         self.results.show_results(results, thumbs)
         count = len(results)
@@ -230,6 +232,8 @@ class SearchPane(QWidget):
             self.status.setText(f"{plural(count, 'result')} ({took:.0f} ms)")
         else:
             note = self._nothing_found(gated)
+        if notice:  # keyword matches only: the search model cannot load
+            self.status.setText(f"{self.status.text()} {notice[:1].upper()}{notice[1:]}")
         self.results.note_empty(note)
         if self._open_when_shown == generation and results:
             self.results.open_current()

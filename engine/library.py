@@ -15,6 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ import numpy as np
 from engine import documents
 from engine.config import EngineConfig, SearchConfig
 from engine.embedding import Embedding, embed_text
-from engine.errors import LibraryBusyError, LibraryError, NotFoundError
+from engine.errors import LibraryBusyError, LibraryError, ModelError, NotFoundError
 from engine.indexer import Indexer
 from engine.library_folder import prepare_folder, refuse_lost_database
 from engine.library_models import LibraryModels
@@ -285,11 +286,31 @@ class Library:
         config: SearchConfig | None = None,
         typing: bool = False,
     ) -> SearchOutcome:
-        """Hybrid search. Any text is a valid query; no words means no results."""
+        """Hybrid search. Any text is a valid query; no words means no results.
+
+        When the search model cannot load (damaged, missing, another model's vectors), a
+        search that uses words too finds by its words alone and says why in its ``notice``:
+        a student still finds the page while the model is reinstalled.
+
+        Raises:
+            ModelError: the search model cannot load and ``config`` searches by meaning only.
+        """
         self._follow_other_writers()
-        return self.searcher.search(
-            query, limit=limit, filters=filters, config=config, typing=typing
+        cfg = config or self.searcher.config
+        try:
+            return self.searcher.search(
+                query, limit=limit, filters=filters, config=cfg, typing=typing
+            )
+        except ModelError as e:
+            if not (cfg.dense and cfg.fulltext):
+                raise
+            reason = e
+        words_only = replace(cfg, dense=False, passage_rank=False)
+        outcome = self.searcher.search(
+            query, limit=limit, filters=filters, config=words_only, typing=typing
         )
+        outcome.notice = f"keyword matches only: {reason}"
+        return outcome
 
     def _follow_other_writers(self) -> None:
         """Read the vector index again when another process committed since it was read (a

@@ -66,6 +66,7 @@ class CoursedexTools:
             "query": query,
             "gated": outcome.gated,
             "results": [self._result(r) for r in outcome.results],
+            **({"notice": outcome.notice} if outcome.notice else {}),
         }
 
     def _result(self, r: SearchResult) -> dict[str, Any]:

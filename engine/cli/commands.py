@@ -98,6 +98,8 @@ def cmd_search(ctx: Context) -> int:
     # Invalid UTF-8 on the command line arrives as lone surrogates: show it as U+FFFD.
     query = valid_text(args.query)
     outcome = library.search(query, limit=args.limit, filters=filters, config=cfg)
+    if outcome.notice:  # e.g. keyword matches only: the search model cannot load
+        print(f"coursedex: {printable(outcome.notice)}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(
@@ -109,6 +111,7 @@ def cmd_search(ctx: Context) -> int:
                     ],
                     "gated": outcome.gated,
                     "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+                    **({"notice": outcome.notice} if outcome.notice else {}),
                 }
             )
         )
@@ -148,6 +151,7 @@ def _search_batch(
                         "results": [r.to_json() for r in outcome.results],
                         "gated": outcome.gated,
                         "took_ms": round(outcome.took_ms.get("total", 0.0), 2),
+                        **({"notice": outcome.notice} if outcome.notice else {}),
                     }
                 ),
                 flush=True,

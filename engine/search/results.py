@@ -94,3 +94,6 @@ class SearchOutcome:
     gated: bool = False
     best_similarity: float | None = None  # of the nearest segment's vector to the query's
     reranked: int = 0  # candidates the cross-encoder scored (0: no reranker or stage off)
+    # What the user should know of these results, e.g. "keyword matches only: <why>" when
+    # the search model cannot load (empty: nothing).
+    notice: str = ""

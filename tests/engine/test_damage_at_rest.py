@@ -309,6 +309,27 @@ def test_a_damaged_model_is_named_with_how_to_reinstall_it(
     assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
 
 
+def test_a_damaged_model_still_finds_by_words_and_says_why_in_one_line(
+    built_library_dir: Path, own_models: Path
+) -> None:
+    """Search refused everything while the model was damaged: the words still find a page."""
+    assert _cli(built_library_dir, own_models, "search", "axolotl").returncode == 0
+    MODEL_DAMAGE["cut short"][0](own_models / DEFAULT_EMBEDDER)
+    said = (
+        f"coursedex: keyword matches only: model {DEFAULT_EMBEDDER} in {own_models} is "
+        f"damaged ({MODEL_DAMAGE['cut short'][1]}"
+    )
+    found = _cli(built_library_dir, own_models, "search", "axolotl")
+    assert found.returncode == 0, found.stderr
+    lines = found.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(said), lines
+    assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
+    as_json = _cli(built_library_dir, own_models, "search", "--json", "axolotl")
+    payload = json.loads(as_json.stdout)
+    assert payload["notice"] == lines[0].removeprefix("coursedex: ")
+    assert Path(payload["results"][0]["source"]).name == "notes.md"
+
+
 # --- library.db ------------------------------------------------------------------------------
 
 
