@@ -14,7 +14,14 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QImage, QKeySequence, QShortcut
+from PySide6.QtGui import (
+    QGuiApplication,
+    QImage,
+    QKeySequence,
+    QResizeEvent,
+    QShortcut,
+    QTextLayout,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -56,11 +63,47 @@ Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool, str]
 
 
 class StatusLine(QLabel):
-    """Two lines high whatever it says; a longer message is whole in its tooltip."""
+    """Two lines high whatever it says: a longer message ends in "…" on its second line (a
+    third line's top showed under it) and is whole in its tooltip and in ``text()``."""
+
+    LINES = 2
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._full = ""
 
     def setText(self, text: str) -> None:
-        super().setText(text)
+        self._full = text
         self.setToolTip(text if len(text) > 80 else "")
+        self._fit()
+
+    def text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """The whole text if it wraps into two lines at this width, else its first line and
+        the rest elided into the second."""
+        text, width = self._full, max(1, self.contentsRect().width())
+        layout = QTextLayout(text, self.font())
+        layout.beginLayout()
+        starts: list[int] = []
+        while len(starts) <= self.LINES:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(width)
+            starts.append(line.textStart())
+        layout.endLayout()
+        if len(starts) > self.LINES:
+            metrics = self.fontMetrics()
+            last = text[starts[self.LINES - 1] :]
+            elided = metrics.elidedText(last, Qt.TextElideMode.ElideRight, width)
+            text = text[: starts[self.LINES - 1]].rstrip() + "\n" + elided
+        super().setText(text)
 
 
 class SearchPane(QWidget):
@@ -98,7 +141,7 @@ class SearchPane(QWidget):
         self.status.setWordWrap(True)
         # Two lines always: the list above must not jump as messages come and go.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.status.setFixedHeight(self.status.fontMetrics().lineSpacing() * 2 + 4)
+        self.status.setFixedHeight(self.status.fontMetrics().lineSpacing() * StatusLine.LINES + 4)
         self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -233,7 +276,7 @@ class SearchPane(QWidget):
         else:
             note = self._nothing_found(gated)
         if notice:  # keyword matches only: the search model cannot load
-            self.status.setText(f"{self.status.text()} {notice[:1].upper()}{notice[1:]}")
+            self.status.setText(f"{self.status.text()}. {notice[:1].upper()}{notice[1:]}")
         self.results.note_empty(note)
         if self._open_when_shown == generation and results:
             self.results.open_current()

@@ -49,7 +49,7 @@ def test_the_window_names_a_damaged_model_and_how_to_reinstall_it(
         qtbot.waitUntil(lambda: "could not load" in window.status.text(), timeout=60_000)
         assert window.status.text() == f"The search model could not load: {damaged}"
         qtbot.keyClicks(window.search, "axolotl")  # a search finds by its words, and says why
-        keyword = f" Keyword matches only: {damaged}"
+        keyword = f". Keyword matches only: {damaged}"
         qtbot.waitUntil(lambda: window.status.text().endswith(keyword), timeout=30_000)
         assert window.status.text().startswith("1 result (")
         first = window.result_at(0)
@@ -128,6 +128,7 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
 
     QTimer.singleShot(0, answer)
     window = None
+    status: list[str] = []
 
     def quit_when_imported() -> None:
         nonlocal window
@@ -136,7 +137,8 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
             QTimer.singleShot(100, quit_when_imported)
             return
         window = top[0]
-        QApplication.instance().quit()  # type: ignore[union-attr]
+        status.append(window.status.text())
+        window.close()  # as the user does: the app quits with its last window
 
     QTimer.singleShot(500, quit_when_imported)
     assert run(argv) == 0
@@ -148,4 +150,4 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
     conn.close()
     assert again == held  # the same files, each with the same outcome (the demo not added)
     assert window is not None
-    assert window.status.text().startswith(f"Started over: importing {len(held)} files again.")
+    assert status[0].startswith(f"Started over: importing {len(held)} files again.")

@@ -9,10 +9,11 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QIcon, QMouseEvent, QPalette
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.results import ResultRow, thumbnail
+from app.search_pane import StatusLine
 from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library
@@ -328,3 +329,23 @@ def test_a_library_refresh_keeps_what_the_window_just_said(
     qtbot.waitUntil(lambda: bool(reads))
     qtbot.wait(50)
     assert window.status.text() == "Opened lecture at 00:42"
+
+
+def test_a_long_status_ends_in_an_ellipsis_on_its_second_line_and_is_whole_in_its_tooltip(
+    qtbot: QtBot,
+) -> None:
+    status = StatusLine()
+    qtbot.addWidget(status)
+    status.setWordWrap(True)
+    status.resize(300, status.fontMetrics().lineSpacing() * StatusLine.LINES + 4)
+    status.show()
+    long = "1 result (3 ms). Keyword matches only: " + "the search model is damaged " * 12
+    status.setText(long)
+    shown = QLabel.text(status)  # what the label draws
+    assert shown.count("\n") == 1 and shown.endswith("…"), shown
+    assert all(status.fontMetrics().horizontalAdvance(line) <= 300 for line in shown.split("\n"))
+    assert (status.text(), status.toolTip()) == (long, long)
+    status.resize(3000, status.height())  # wide enough: the whole text again
+    assert QLabel.text(status) == long
+    status.setText("2 results (4 ms)")
+    assert (QLabel.text(status), status.toolTip()) == ("2 results (4 ms)", "")
