@@ -113,7 +113,7 @@ def _start_over(argv: Sequence[str]) -> SearchWindow:
         window.import_paths(paths, course=course)
     gone = len(aside.missing)
     if aside.held:
-        done = f"importing {plural(len(aside.held) - gone, 'file')} again" + (
+        done = f"{plural(len(aside.held) - gone, 'file')} to import again" + (
             f" ({gone} no longer there)" if gone else ""
         )
     else:
@@ -196,7 +196,8 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
 
     def model_failed(failed: Failure) -> None:
         _report("model")
-        window.status.setText(f"The search model could not load: {failed.message}")
+        if not window.search.text().strip():  # a search's own line says it, with its results
+            window.status.setText(f"The search model could not load: {failed.message}")
 
     QTimer.singleShot(0, lambda: _report("shown"))  # once the event loop has shown the window
     # The models load in the background.

@@ -150,4 +150,4 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
     conn.close()
     assert again == held  # the same files, each with the same outcome (the demo not added)
     assert window is not None
-    assert status[0].startswith(f"Started over: importing {len(held)} files again.")
+    assert status[0].startswith(f"Started over: {len(held)} files to import again.")
