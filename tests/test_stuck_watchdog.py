@@ -23,33 +23,24 @@ def test_waits_in_c_holding_the_gil():
 """
 
 
-def test_a_test_stuck_in_c_ends_the_run_with_the_stacks(tmp_path: Path) -> None:
-    (tmp_path / "test_stuck.py").write_text(STUCK, encoding="utf-8")
+def _pytest(folder: Path, test_file: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """pytest on one file of ``folder`` with this suite's conftest, a stuck test ending at 3 s."""
     env = {**os.environ, "COURSEDEX_TEST_STUCK_S": "3", "PYTHONPATH": str(ROOT)}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "tests.conftest",
-            "-p",
-            "no:cacheprovider",
-            f"--rootdir={tmp_path}",
-            "-c",
-            os.devnull,
-            "-o",
-            "timeout=1",
-            "-q",
-            "test_stuck.py",
-        ],
-        cwd=tmp_path,
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
+         f"--rootdir={folder}", "-c", os.devnull, *options, "-q", test_file],
+        cwd=folder,
         env=env,
         capture_output=True,
         text=True,
-        timeout=45,
+        timeout=60,
         check=False,
-    )
+    )  # fmt: skip
+
+
+def test_a_test_stuck_in_c_ends_the_run_with_the_stacks(tmp_path: Path) -> None:
+    (tmp_path / "test_stuck.py").write_text(STUCK, encoding="utf-8")
+    run = _pytest(tmp_path, "test_stuck.py", "-o", "timeout=1")
     assert run.returncode != 0, run.stdout + run.stderr
     report = (tmp_path / ".pytest-stuck.txt").read_text(encoding="utf-8")
     assert report.startswith("test_stuck.py::test_waits_in_c_holding_the_gil was stuck for 3 s")
@@ -58,28 +49,6 @@ def test_a_test_stuck_in_c_ends_the_run_with_the_stacks(tmp_path: Path) -> None:
 
 def test_a_run_that_ends_normally_leaves_no_report(tmp_path: Path) -> None:
     (tmp_path / "test_fine.py").write_text("def test_fine():\n    pass\n", encoding="utf-8")
-    env = {**os.environ, "COURSEDEX_TEST_STUCK_S": "3", "PYTHONPATH": str(ROOT)}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "tests.conftest",
-            "-p",
-            "no:cacheprovider",
-            f"--rootdir={tmp_path}",
-            "-c",
-            os.devnull,
-            "-q",
-            "test_fine.py",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    run = _pytest(tmp_path, "test_fine.py")
     assert run.returncode == 0, run.stdout + run.stderr
     assert not (tmp_path / ".pytest-stuck.txt").exists()
