@@ -24,7 +24,13 @@ import numpy as np
 from engine import documents
 from engine.config import EngineConfig, SearchConfig
 from engine.embedding import Embedding, embed_text
-from engine.errors import LibraryBusyError, LibraryError, ModelError, NotFoundError
+from engine.errors import (
+    LibraryBusyError,
+    LibraryError,
+    ModelError,
+    ModelMismatchError,
+    NotFoundError,
+)
 from engine.indexer import Indexer
 from engine.library_folder import prepare_folder, refuse_lost_database
 from engine.library_models import LibraryModels
@@ -288,11 +294,13 @@ class Library:
     ) -> SearchOutcome:
         """Hybrid search. Any text is a valid query; no words means no results.
 
-        When the search model cannot load (damaged, missing, another model's vectors), a
-        search that uses words too finds by its words alone and says why in its ``notice``:
-        a student still finds the page while the model is reinstalled.
+        When the search model cannot load (damaged, missing), a search that uses words too
+        finds by its words alone and says why in its ``notice``: a student still finds the
+        page while the model is reinstalled.
 
         Raises:
+            ModelMismatchError: the library's vectors come from another model (a choice the
+                user made: ``coursedex reindex`` switches).
             ModelError: the search model cannot load and ``config`` searches by meaning only.
         """
         self._follow_other_writers()
@@ -302,7 +310,7 @@ class Library:
                 query, limit=limit, filters=filters, config=cfg, typing=typing
             )
         except ModelError as e:
-            if not (cfg.dense and cfg.fulltext):
+            if isinstance(e, ModelMismatchError) or not (cfg.dense and cfg.fulltext):
                 raise
             reason = e
         words_only = replace(cfg, dense=False, passage_rank=False)
