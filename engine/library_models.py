@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from engine.config import EngineConfig
 from engine.errors import ModelError, ModelMismatchError
@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
+
+# Path, size and modification time of each file in the models folders.
+ModelFiles: TypeAlias = frozenset[tuple[str, int, int]]
 
 
 class LibraryModels:
@@ -41,6 +44,8 @@ class LibraryModels:
         self._recorded = recorded
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()  # held while loading only, nothing inside
+        # The last failure to load, with the models' files and the recorded model it met.
+        self._failed: tuple[ModelError, tuple[ModelFiles, str | None]] | None = None
         self._load_reranker = reranker or self._installed_reranker
         self._reranker: Reranker | None = None
         self._reranker_tried = False
@@ -50,20 +55,48 @@ class LibraryModels:
     def embedder(self) -> Embedder:
         """The embedder, loaded on first use.
 
+        A model that failed (it cannot load, or is not the library's) is not loaded again,
+        and the same error is raised, until a file in the models folders changes (it was
+        reinstalled) or the library records another model: else every search, which falls
+        back to keywords, would read the whole damaged file again to check it.
+
         Raises:
+            ModelError: the model cannot load.
             ModelMismatchError: the library's vectors come from a different model.
         """
         with self._embedder_lock:
             if self._embedder is None:
-                model = self._load_embedder()
-                recorded = self._recorded()
-                if recorded is not None and recorded != model.model_id:
-                    raise ModelMismatchError(
-                        f"this library was indexed with {recorded}, not {model.model_id}; "
-                        f"run `coursedex reindex` to switch models"
-                    )
-                self._embedder = model
+                state = (self._model_files(), self._recorded())
+                if self._failed is not None and self._failed[1] == state:
+                    raise self._failed[0].with_traceback(None)
+                try:
+                    self._embedder = self._checked(self._load_embedder(), state[1])
+                except ModelError as e:
+                    self._failed = (e, state)
+                    raise
             return self._embedder
+
+    @staticmethod
+    def _checked(model: Embedder, recorded: str | None) -> Embedder:
+        if recorded is not None and recorded != model.model_id:
+            raise ModelMismatchError(
+                f"this library was indexed with {recorded}, not {model.model_id}; "
+                f"run `coursedex reindex` to switch models"
+            )
+        return model
+
+    def _model_files(self) -> ModelFiles:
+        """Path, size and modification time of every file in a model's folder (not the
+        registry's own record beside them, which each load may rewrite)."""
+        files: set[tuple[str, int, int]] = set()
+        for folder in (self.registry.root, self.registry.bundled):
+            for path in folder.glob("*/**/*") if folder is not None else ():
+                try:
+                    st = path.stat()
+                except OSError:
+                    continue
+                files.add((str(path), st.st_size, st.st_mtime_ns))
+        return frozenset(files)
 
     def use_embedder(self, model: Embedder) -> None:
         """Switch to ``model`` (a re-index has just made the library's vectors with it)."""

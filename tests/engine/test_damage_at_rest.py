@@ -330,6 +330,29 @@ def test_a_damaged_model_still_finds_by_words_and_says_why_in_one_line(
     assert Path(payload["results"][0]["source"]).name == "notes.md"
 
 
+def test_a_model_that_failed_is_loaded_again_only_once_its_files_change(
+    built_library_dir: Path, own_models: Path, models_dir: Path
+) -> None:
+    """Each search with a damaged model read the whole file again to find it damaged."""
+    registry = ModelRegistry(own_models)
+    loads: list[int] = []
+
+    def load() -> OnnxEmbedder:
+        loads.append(1)
+        return registry.load_embedder()
+
+    onnx = own_models / DEFAULT_EMBEDDER / "model.onnx"
+    _rewrite_keeping_size_and_time(onnx, 5_000_000, b"\xff" * 65536)
+    with Library.open(built_library_dir, EngineConfig(), load, models=registry) as library:
+        notices = {library.search(q).notice for q in ("axolotl", "burette", "axolotl tank")}
+        assert len(notices) == 1 and next(iter(notices)).startswith("keyword matches only")
+        assert len(loads) == 1
+        shutil.copyfile(models_dir / DEFAULT_EMBEDDER / "model.onnx", onnx)  # reinstalled
+        found = library.search("an amphibian that regrows its legs")
+        assert (found.notice, len(loads)) == ("", 2)
+        assert Path(found.results[0].source).name == "notes.md"
+
+
 # --- library.db ------------------------------------------------------------------------------
 
 
