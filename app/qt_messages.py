@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def qt_messages(said: list[str]) -> Iterator[list[str]]:
+def qt_messages(said: list[str]) -> Iterator[None]:
     """Collect in ``said`` what is written to stderr (file descriptor 2: Qt's handler,
     libraries in C) while the block runs; the lines are added when the block ends, even by an
     exception.
@@ -33,7 +33,7 @@ def qt_messages(said: list[str]) -> Iterator[list[str]]:
         sys.stderr.flush()
         saved = os.dup(2)
     except (OSError, ValueError, AttributeError):
-        yield said
+        yield
         return
     real = os.fdopen(os.dup(saved), "w", encoding="utf-8", errors="backslashreplace")
     moved = [
@@ -46,7 +46,7 @@ def qt_messages(said: list[str]) -> Iterator[list[str]]:
             handler.setStream(real)
         os.dup2(sink.fileno(), 2)
         try:
-            yield said
+            yield
         finally:
             with contextlib.suppress(OSError, ValueError):
                 sys.stderr.flush()  # what Python itself wrote meanwhile goes to the sink too

@@ -28,7 +28,7 @@ from engine.api import (
     valid_text,
 )
 from engine.cli.context import Context
-from engine.cli.output import ProgressBar, print_report, print_results
+from engine.cli.output import ProgressBar, interrupted, print_report, print_results
 from engine.cli.urls import ingest_all
 
 
@@ -45,10 +45,7 @@ def cmd_ingest(ctx: Context) -> int:
     try:
         report = ingest_all(ctx, [p for p in args.paths if p not in missing], bar, cancel)
     except KeyboardInterrupt:
-        cancel.set()
-        bar.finish()
-        print("coursedex: interrupted; indexed files are kept", file=sys.stderr)
-        return 130
+        return interrupted(bar, cancel)
     bar.finish()
     if args.json:
         print(

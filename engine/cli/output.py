@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -47,6 +48,14 @@ class ProgressBar:
         if self.tty:
             self.stream.write("\r" + " " * 100 + "\r")
             self.stream.flush()
+
+
+def interrupted(bar: ProgressBar, cancel: threading.Event) -> int:
+    """Ctrl+C during an import: it stops between files; say so; the exit status."""
+    cancel.set()
+    bar.finish()
+    print("coursedex: interrupted; indexed files are kept", file=sys.stderr)
+    return 130
 
 
 def _highlight(snippet: str, spans: Sequence[tuple[int, int]], tty: bool) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.api import IngestReport, plural, printable, start_over
 from engine.cli.context import Context
-from engine.cli.output import ProgressBar, print_report
+from engine.cli.output import ProgressBar, interrupted, print_report
 
 
 def cmd_start_over(ctx: Context) -> int:
@@ -35,10 +35,7 @@ def cmd_start_over(ctx: Context) -> int:
             report.files.extend(done.files)
             report.seconds += done.seconds
     except KeyboardInterrupt:
-        cancel.set()
-        bar.finish()
-        print("coursedex: interrupted; indexed files are kept", file=sys.stderr)
-        return 130
+        return interrupted(bar, cancel)
     bar.finish()
     print_report(report, sys.stdout)
     return 0
