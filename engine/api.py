@@ -57,7 +57,7 @@ from engine.models.registry import ModelInfo, ModelRegistry
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
 from engine.progress import Stage
-from engine.recovery import HeldCourse, HeldFile, SetAside, needs_start_over, start_over
+from engine.recovery import SetAside, start_over
 from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
 from engine.store import Course, Source
 from engine.transcript_export import (
@@ -116,8 +116,6 @@ __all__ = [
     "Fetched",
     "FileResult",
     "FolderWatcher",
-    "HeldCourse",
-    "HeldFile",
     "IngestProgress",
     "IngestReport",
     "Library",
@@ -172,7 +170,6 @@ __all__ = [
     "make_link",
     "masked",
     "media_folder",
-    "needs_start_over",
     "origin",
     "origin_at",
     "outcome_counts",
