@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import logging
+import os
 import sqlite3
 import stat
 import threading
@@ -56,6 +57,7 @@ UNSORTED = "Unsorted"  # the course of loose files dropped without a course name
 MEDIA = (SourceKind.VIDEO, SourceKind.AUDIO)
 _SAVE_EVERY_S = 30.0
 BAD_NAME = "its name is not valid text (UTF-8): rename the file to import it"
+CHANGED_WHILE_READ = "it changed while it was read (still being saved?): import it again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +283,8 @@ class Pipeline:
         )
         if cancel is not None and cancel.is_set():
             raise Cancelled("cancelled")
+        if _changed(path, stat):  # its hash and its text may be of two versions
+            raise UnreadableFileError(CHANGED_WHILE_READ)
         if parsed.kind is not item.kind:  # a .mkv or .mp4 with sound only is audio
             self.store.upsert_source(
                 course_id=job.course_id,
@@ -469,6 +473,15 @@ def _not_a_file(path: Path) -> str:
     if stat.S_ISSOCK(mode):
         return "not a regular file (a socket)"
     return "not a regular file"
+
+
+def _changed(path: Path, before: os.stat_result) -> bool:
+    """Whether ``path`` was written (or went) since ``before``."""
+    try:
+        now = path.stat()
+    except OSError:
+        return True
+    return (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns)
 
 
 def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:

@@ -8,6 +8,7 @@ import multiprocessing
 from pathlib import Path
 
 from engine.library import Library, Outcome
+from engine.pipeline import CHANGED_WHILE_READ
 from engine.progress import IngestProgress, Stage
 from tools.lecture_media import make_audio
 
@@ -62,3 +63,24 @@ def test_one_recognition_child_hears_every_file_of_an_import(
     assert not multiprocessing.active_children(), "the child ends with the import"
     hit = library.search("shortest path between cities").results[0]
     assert hit.source == str(folder / "b.mp3")
+
+
+def test_a_file_written_while_it_is_read_is_not_indexed_with_the_hash_of_another_version(
+    library: Library, tmp_path: Path
+) -> None:
+    """Its hash was of the version before (CI: an empty .m4a was then a 'duplicate' of a note
+    hashed while it was being rewritten and empty)."""
+    audio = tmp_path / "lecture.wav"
+    make_audio(audio, "Today we talk about recursion and the call stack.")
+    saved: list[int] = []
+
+    def progress(p: IngestProgress) -> None:
+        if p.stage == Stage.TRANSCRIBING and not saved:  # the user saves a new version
+            saved.append(make_audio(audio, "Graphs join nodes with edges, and trees are graphs."))
+
+    (result,) = library.ingest([audio], progress=progress).files
+    assert saved
+    assert (result.outcome, result.detail) == (Outcome.ERROR, CHANGED_WHILE_READ)
+    (again,) = library.ingest([audio]).files  # once saved, it imports
+    assert again.outcome == Outcome.INDEXED
+    assert library.search("graphs join nodes with edges").results[0].source == str(audio)
