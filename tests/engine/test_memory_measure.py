@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from tests.memory import RECOGNITION_CHILD, TreePeaks, child_peak_rss_mb
+from tests.memory import RECOGNITION_CHILD, TreePeaks, child_peak_rss_mb, role_of
 
 # Takes and touches argv[1] MB.
 _TAKE = """
@@ -74,9 +74,23 @@ def test_a_spawned_child_is_the_recognition_child() -> None:
     child.start()
     peaks = TreePeaks(os.getpid(), "pytest")
     try:
+        # Until it has exec'd its own command line it is passed over (in CI a sample came
+        # before that, and saw only the other children of pytest).
+        deadline = time.monotonic() + 50
+        while _role_of_pid(child.pid) != RECOGNITION_CHILD and time.monotonic() < deadline:
+            time.sleep(0.05)
         peaks.sample()
     finally:
         child.kill()
         child.join(timeout=60)
     roles = peaks.stop()
     assert RECOGNITION_CHILD in roles and "resource tracker" in roles, roles
+
+
+def _role_of_pid(pid: int | None) -> str:
+    import psutil
+
+    try:
+        return role_of(psutil.Process(pid))
+    except psutil.Error:
+        return ""
