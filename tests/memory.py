@@ -95,7 +95,9 @@ class TreePeaks:
     ``stop``. On Linux each read is the process's own high-water mark (VmHWM), so only what
     a process takes in its last ``interval`` is missed; elsewhere it is its RSS at the time.
     A child not yet past exec (its command line is still its parent's) is passed over: the
-    memory it shows is its parent's."""
+    memory it shows is its parent's. A process keeps the role it was first seen with: one
+    that is exiting shows an empty command line (in CI the recognition child, killed, was
+    read again as 'child python')."""
 
     def __init__(self, pid: int, root_role: str, interval: float = 0.05) -> None:
         import psutil  # here: importing it takes 8 MB, which children that read their peak skip
@@ -118,9 +120,12 @@ class TreePeaks:
         for p in processes:
             try:
                 parent = p.parent()
-                if p.pid == self.root.pid:
+                command = p.cmdline()
+                if p.pid in self._peaks:
+                    role = self._peaks[p.pid][0]
+                elif p.pid == self.root.pid:
                     role = self.root_role
-                elif parent is not None and p.cmdline() == parent.cmdline():
+                elif not command or (parent is not None and command == parent.cmdline()):
                     continue
                 else:
                     role = role_of(p)

@@ -94,3 +94,33 @@ def _role_of_pid(pid: int | None) -> str:
         return role_of(psutil.Process(pid))
     except psutil.Error:
         return ""
+
+
+def _become_sleep_when(go: object) -> None:
+    go.wait(60)  # type: ignore[attr-defined]
+    os.execv("/bin/sleep", ["sleep", "60"])
+
+
+def test_a_process_keeps_the_role_it_was_first_seen_with() -> None:
+    """In CI the recognition child, read again while it exited (its command line empty),
+    was counted as 'child python'. Here it runs another program once seen, and stays the
+    recognition child."""
+    context = multiprocessing.get_context("spawn")
+    go = context.Event()
+    child = context.Process(target=_become_sleep_when, args=(go,))
+    child.start()
+    peaks = TreePeaks(os.getpid(), "pytest", interval=3600)
+    try:
+        deadline = time.monotonic() + 50
+        while _role_of_pid(child.pid) != RECOGNITION_CHILD and time.monotonic() < deadline:
+            time.sleep(0.05)
+        peaks.sample()
+        go.set()
+        while _role_of_pid(child.pid) != "child sleep" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        peaks.sample()
+    finally:
+        child.kill()
+        child.join(timeout=60)
+    roles = peaks.stop()
+    assert RECOGNITION_CHILD in roles and "child sleep" not in roles, roles
