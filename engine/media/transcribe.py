@@ -18,6 +18,7 @@ import importlib
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -321,6 +322,18 @@ def _parent_pid() -> int:
     return os.getppid()
 
 
+def _no_semaphores() -> None:
+    """faster-whisper makes a tqdm bar (disabled) for each piece, and tqdm's default lock
+    holds a multiprocessing semaphore: a child stopped at once (Ctrl+C, cancel) never gives
+    it back, and the parent's resource tracker warned of a "leaked semaphore" on exit. One
+    process writes no bars: a thread lock does."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return
+    tqdm.set_lock(threading.RLock())
+
+
 def _watch_parent(parent: int) -> None:
     """Exit when the parent is gone (killed), instead of recognising for no one."""
     while True:
@@ -380,7 +393,10 @@ def lower_thread_priority(by: int = BACKGROUND_NICENESS + 5) -> None:
 
 
 def _child_main(conn: Connection, job: _Job | None) -> None:
-    """Recognise ``job``, then each job the parent sends, until it sends None."""
+    """Recognise ``job``, then each job the parent sends, until it sends None. Ctrl+C in a
+    terminal reaches the whole process group: the parent stops this child, which ignores it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _no_semaphores()
     threading.Thread(target=_watch_parent, args=(_parent_pid(),), daemon=True).start()
     _lower_priority(job.niceness if job is not None else 0)
     models = _Models()

@@ -170,6 +170,20 @@ def test_a_kept_child_recognises_the_next_file_with_the_model_it_loaded(
     assert first.worker_pid not in _children(), "close ends the child"
 
 
+def test_the_child_holds_no_semaphore(whisper_dir: Path, speech: tuple[Path, int]) -> None:
+    """A child stopped at once (Ctrl+C in a terminal) cannot give a multiprocessing
+    semaphore back, and the resource tracker warned of a "leaked semaphore" as the CLI
+    exited: tqdm's lock (faster-whisper's bar) was one. A named semaphore is a mapped
+    /dev/shm/sem.* file."""
+    transcriber = Transcriber(whisper_dir, keep_alive=True)
+    try:
+        pid = transcriber.transcribe(speech[0], on_segment=lambda _: None).worker_pid
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    finally:
+        transcriber.close()
+    assert "/dev/shm/sem." not in maps, [line for line in maps.splitlines() if "sem." in line]
+
+
 def _children() -> set[int]:
     """Live child processes of this test process."""
     me = os.getpid()
