@@ -136,10 +136,12 @@ def remove_stale_temporaries(folder: Path) -> None:
 
 def refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:
     """Refuse a library whose database lost what its folder shows it held: a vector index
-    or thumbnails beside a database that is missing, empty (``empty``: checked before SQLite
-    touches it, which would make a 0-byte file a new library) or never held vectors.
-    Opening it would make an empty library, and its first write would delete the vectors of
-    everything it held; the user should restore the database instead.
+    beside a database that is missing, empty (``empty``: checked before SQLite touches it,
+    which would make a 0-byte file a new library) or never held vectors. Opening it would
+    make an empty library, and its first write would delete the vectors of everything it
+    held; the user should restore the database instead. Thumbnails are no sign of it: they
+    are made while a video is read, before anything is written, so a first import
+    interrupted (Ctrl+C) leaves some beside a database that rightly holds nothing yet.
 
     Raises:
         LibraryError: naming the database and what to do.
@@ -148,15 +150,12 @@ def refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:
         wal = db.with_name(db.name + "-wal")
         if _size(db) > 0 or _size(wal) > 0:
             return  # SQLite reads it; a damaged one is refused with SQLite's reason
-    held = [p.parent.name for p in (folder / "vectors").glob("*.hnsw")]
-    if (folder / "thumbs").is_dir() and any((folder / "thumbs").iterdir()):
-        held.append("thumbs")
-    if not held:
+    if not any((folder / "vectors").glob("*.hnsw")):
         return
     state = "missing" if not db.exists() else "empty" if _size(db) == 0 else "new"
     raise LibraryDamagedError(
         f"the library database {db} is {state}, but the folder still holds the search index "
-        f"of an earlier library ({', '.join(sorted(set(held)))}): the database was truncated, "
+        "(vectors/) of an earlier library: the database was truncated, "
         "deleted or replaced. Restore library.db from a backup, or start over with a new "
         "library (the old index is kept aside). Nothing was changed"
     )

@@ -84,13 +84,12 @@ class SetAside:
 
 def needs_start_over(folder: Path) -> bool:
     """Whether the library in ``folder`` is damaged or lost: its database fails SQLite's
-    quick check or cannot be opened, or is missing or empty while vectors or thumbnails
-    remain. A sound library, or a folder that never was one, needs nothing."""
+    quick check or cannot be opened, or is missing or empty while its vector index remains
+    (as :func:`~engine.library_folder.refuse_lost_database` refuses). A sound library, or a
+    folder that never was one, needs nothing."""
     db = folder / DATABASE
     if not db.exists() or db.stat().st_size == 0:
-        vectors = any((folder / "vectors").glob("*.hnsw"))
-        thumbs = (folder / "thumbs").is_dir() and any((folder / "thumbs").iterdir())
-        return vectors or thumbs
+        return any((folder / "vectors").glob("*.hnsw"))
     try:
         with _read_only(db) as conn:
             return conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]

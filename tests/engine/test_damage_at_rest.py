@@ -394,6 +394,23 @@ def test_a_damaged_database_is_refused_in_one_line_and_nothing_is_changed(
     assert _files(built_library_dir) == before
 
 
+def test_a_first_import_stopped_while_a_video_is_read_leaves_a_library_that_opens(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """Ctrl+C 8 s into the first import of the demo lecture left a thumbnail (scenes are
+    cut while the speech is recognised) beside a database that held nothing yet, and every
+    command after it refused the library as one whose database was "new" and had lost its
+    index. Thumbnails are made before anything is written: they are no sign of a loss."""
+    library = tmp_path / "library"
+    assert _cli(library, models_dir, "list").returncode == 0  # the new, empty database
+    (library / "thumbs" / "fe749e47d3028f8c-0000.jpg").write_bytes(b"\xff\xd8\xff\xe0")
+    note = _course(tmp_path / "Biology", {"gecko": "The gecko climbs glass."})
+    done = _cli(library, models_dir, "ingest", str(note))
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = _cli(library, models_dir, "search", "--json", "gecko climbs")
+    assert Path(json.loads(found.stdout)["results"][0]["source"]).name == "gecko.md"
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(folder)): p.read_bytes()
