@@ -37,7 +37,8 @@ from engine.library_models import LibraryModels
 from engine.linking import link_slides
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
-from engine.pipeline import Job, Pipeline, PlannedFile, plan, resolved, storable
+from engine.pipeline import Job, Pipeline
+from engine.planning import PlannedFile, plan, resolved, storable
 from engine.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.reading import Reader
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
@@ -197,7 +198,7 @@ class Library:
     # --- ingest -------------------------------------------------------------------------
 
     def plan(self, paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
-        """The files an ingest of ``paths`` would read (see :func:`engine.pipeline.plan`)."""
+        """The files an ingest of ``paths`` would read (see :func:`engine.planning.plan`)."""
         return plan(paths, course)
 
     def ingest(

@@ -1,11 +1,11 @@
 """The import pipeline: plan -> queue -> per file: read -> one commit -> link slides.
 
-:func:`plan` lists the files an import reads; :meth:`Pipeline.queue` registers each once
-(its course, and a queued row a later start resumes); then each file is checked against what
-the library holds (unchanged, a copy, moved), read (:mod:`engine.reading`), embedded and
-committed in one write (:mod:`engine.indexer`); a video's frames are read after its speech
-is searchable. When the job ends, the courses it touched get their slides lined up with
-their lectures (:mod:`engine.linking`).
+:func:`~engine.planning.plan` lists the files an import reads; :meth:`Pipeline.queue`
+registers each once (its course, and a queued row a later start resumes); then each file is
+checked against what the library holds (unchanged, a copy, moved), read
+(:mod:`engine.reading`), embedded and committed in one write (:mod:`engine.indexer`); a
+video's frames are read after its speech is searchable. When the job ends, the courses it
+touched get their slides lined up with their lectures (:mod:`engine.linking`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from engine.formatting import plural
 from engine.indexer import Indexer, SourceContent
 from engine.linking import link_slides
 from engine.models import Embedder
+from engine.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
 from engine.progress import (
     FileResult,
     IngestProgress,
@@ -53,19 +54,8 @@ from engine.types import ParsedSource, SourceKind, SourceStatus
 
 log = logging.getLogger(__name__)
 
-UNSORTED = "Unsorted"  # the course of loose files dropped without a course name
-MEDIA = (SourceKind.VIDEO, SourceKind.AUDIO)
 _SAVE_EVERY_S = 30.0
-BAD_NAME = "its name is not valid text (UTF-8): rename the file to import it"
 CHANGED_WHILE_READ = "it changed while it was read (still being saved?): import it again"
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedFile:
-    path: Path
-    course: str
-    course_root: str | None
-    kind: SourceKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,39 +66,6 @@ class Job:
     file: PlannedFile
     course_id: int
     source_id: int | None
-
-
-def plan(paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
-    """The files an ingest of ``paths`` would read. A folder becomes a course of its
-    name; loose files go to ``course`` or "Unsorted". Subtitles beside a media file of
-    the same name in the same ingest are that file's transcript, not sources of their own.
-    Videos and audio come last, so everything else is searchable while they transcribe."""
-    planned: list[PlannedFile] = []
-    for raw in paths:
-        given = resolved(Path(raw), expand=True, resolve=False)
-        path = resolved(given)
-        if path.is_dir():
-            name = course or path.name
-            files = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
-            root: str | None = str(path)
-        else:
-            # A file keeps the name it was given: a link is not its target (as in a folder,
-            # where the files found keep their own names too).
-            path = resolved(given.absolute().parent) / given.name
-            name, files, root = course or UNSORTED, [path], None
-        for f in files:
-            kind = ingest.classify(f)
-            if kind is None:
-                if not path.is_dir():
-                    planned.append(PlannedFile(f, name, root, SourceKind.NOTES))
-                continue
-            planned.append(PlannedFile(f, name, root, kind))
-    media = (p.path for p in planned if p.kind in MEDIA)
-    sidecars = {found for m in media if (found := ingest.find_sidecar(m)) is not None}
-    unique: dict[Path, PlannedFile] = {p.path: p for p in planned if p.path not in sidecars}
-    # Quick files first: notes, slides and code are searchable in seconds, while a video
-    # can take minutes to transcribe.
-    return sorted(unique.values(), key=lambda p: p.kind in MEDIA)
 
 
 class Pipeline:
@@ -434,27 +391,6 @@ def failure_reason(error: Exception) -> str:
     return f"{type(error).__name__}: {text}"[:200]
 
 
-def resolved(path: Path, *, expand: bool = False, resolve: bool = True) -> Path:
-    """``path`` with ``~`` expanded and links resolved where that can be done. A link loop
-    or an unknown user's ``~`` stays as given (absolute): its import says why it cannot be
-    read, instead of the whole import failing."""
-    try:
-        path = path.expanduser() if expand else path
-        return path.resolve() if resolve else path
-    except (RuntimeError, OSError):
-        return path.absolute()
-
-
-def storable(path: Path) -> bool:
-    """False for a name the library cannot record: bytes that are not UTF-8 (possible on
-    Linux) reach Python as lone surrogates, which SQLite refuses."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _not_a_file(path: Path) -> str:
     """Why ``path`` cannot be read as a file; found without opening it (a named pipe would
     wait for a writer forever)."""
@@ -491,7 +427,3 @@ def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:
             while chunk := f.read(1 << 20):
                 digest.update(chunk)
     return digest.hexdigest()
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError, NotFoundError
-from engine.pipeline import plan
+from engine.planning import plan
 from engine.progress import IngestReport
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from engine.ingest import MAX_SEGMENTS, parse_file
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from engine.pipeline import BAD_NAME
+from engine.planning import BAD_NAME
 from tests.hostile_corpus import (
     DELETED,
     ERROR,
