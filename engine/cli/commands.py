@@ -56,7 +56,7 @@ def cmd_ingest(ctx: Context) -> int:
                 }
             )
         )
-    else:
+    elif report.files or not missing:  # else the lines above said all there is
         print_report(report, sys.stdout)
     return 1 if missing or (report.errors and args.strict) else 0
 

@@ -148,9 +148,12 @@ def test_ingest_strict_exits_1_on_errors(empty_cli: Cli, mixed_course: MixedCour
 
 
 def test_ingest_of_a_missing_path_fails(empty_cli: Cli, tmp_path: Path) -> None:
+    """Only the error is said: a summary "0 files: nothing to do" beside it told a user
+    who mistyped a name that all was well."""
     run = empty_cli("ingest", str(tmp_path / "nowhere"))
     assert run.code == 1
     assert f"coursedex: no such file or folder: {tmp_path / 'nowhere'}" in run.err.splitlines()
+    assert run.out == ""
 
 
 def test_subprocess_ingest_and_search(
