@@ -64,7 +64,8 @@ Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool, str]
 
 class StatusLine(QLabel):
     """Two lines high whatever it says: a longer message ends in "…" on its second line (a
-    third line's top showed under it) and is whole in its tooltip and in ``text()``."""
+    third line's top showed under it) and is whole in its tooltip (only then) and in
+    ``text()``."""
 
     LINES = 2
 
@@ -74,7 +75,6 @@ class StatusLine(QLabel):
 
     def setText(self, text: str) -> None:
         self._full = text
-        self.setToolTip(text if len(text) > 80 else "")
         self._fit()
 
     def text(self) -> str:
@@ -103,6 +103,7 @@ class StatusLine(QLabel):
             last = text[starts[self.LINES - 1] :]
             elided = metrics.elidedText(last, Qt.TextElideMode.ElideRight, width)
             text = text[: starts[self.LINES - 1]].rstrip() + "\n" + elided
+        self.setToolTip(self._full if text != self._full else "")  # only what is cut
         super().setText(text)
 
 
