@@ -28,7 +28,13 @@ from engine.api import (
     valid_text,
 )
 from engine.cli.context import Context
-from engine.cli.output import ProgressBar, interrupted, print_report, print_results
+from engine.cli.output import (
+    ProgressBar,
+    interrupted,
+    print_report,
+    print_results,
+    print_stats,
+)
 from engine.cli.urls import ingest_all
 
 
@@ -237,8 +243,7 @@ def cmd_stats(ctx: Context) -> int:
     if ctx.args.json:
         print(json.dumps(stats))
     else:
-        for key, value in stats.items():
-            print(f"{key}: {value}")
+        print_stats(stats, sys.stdout)
     return 0
 
 

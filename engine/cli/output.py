@@ -15,6 +15,7 @@ from engine.api import (
     SearchOutcome,
     Stage,
     clock,
+    human_size,
     location,
     masked,
     outcome_counts,
@@ -111,3 +112,28 @@ def print_report(report: IngestReport, stream: TextIO) -> None:
             stream.write(f"  error: {printable(f.path)}: {printable(f.detail)}\n")
         elif f.outcome == Outcome.INDEXED and f.detail:
             stream.write(f"  note: {printable(f.path)}: {printable(f.detail)}\n")
+
+
+def _counts(counts: object) -> str:
+    """``{"indexed": 6, "error": 5}`` -> ``"6 indexed, 5 error"``, largest first."""
+    if not isinstance(counts, dict) or not counts:
+        return ""
+    ordered = sorted(counts.items(), key=lambda kv: (-int(kv[1]), str(kv[0])))
+    return " (" + ", ".join(f"{n} {name}" for name, n in ordered) + ")"
+
+
+def print_stats(stats: dict[str, object], out: TextIO) -> None:
+    """What ``coursedex stats`` prints: a line per fact, in words (``--json`` has the keys)."""
+    lines = [
+        f"library: {printable(str(stats['library']))}",
+        f"courses: {stats['courses']}",
+        f"files: {stats['sources']}{_counts(stats['sources_by_status'])}",
+        f"segments: {stats['segments']}{_counts(stats['segments_by_kind'])}",
+        f"lectures: {stats['media_hours']} hours",
+    ]
+    if stats["pages_waiting_for_ocr"]:
+        lines.append(f"pages whose text is still to be read: {stats['pages_waiting_for_ocr']}")
+    model = stats["embedder"] or "none yet"
+    lines.append(f"search model: {model} ({plural(int(str(stats['vectors'])), 'vector')})")
+    lines.append(f"database: {human_size(int(str(stats['database_bytes'])))}")
+    out.write("\n".join(lines) + "\n")

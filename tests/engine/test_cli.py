@@ -401,8 +401,15 @@ def test_list_and_stats(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Pa
     assert (stats["courses"], stats["sources"], stats["segments"]) == (2, 11, segments)
     assert stats["sources_by_status"] == {"indexed": 6, "error": 5}
     assert stats["vectors"] == segments
-    text = cli("stats")
-    assert f"segments: {segments}" in text.out.splitlines()
+    text = cli("stats").out.splitlines()  # in words, not Python's dicts
+    assert "files: 11 (6 indexed, 5 error)" in text, text
+    kinds = ", ".join(
+        f"{n} {kind}"
+        for kind, n in sorted(stats["segments_by_kind"].items(), key=lambda kv: (-kv[1], kv[0]))
+    )  # type: ignore[union-attr]
+    assert f"segments: {segments} ({kinds})" in text, text
+    assert f"search model: {stats['embedder']} ({segments} vectors)" in text, text
+    assert not any("{" in line for line in text), text
 
 
 def test_rename_and_remove(cli: Cli, chemistry_notes: Path) -> None:
