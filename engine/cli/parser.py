@@ -24,6 +24,18 @@ def positive(text: str) -> int:
     return value
 
 
+# The window's names for the kinds: "--kind slides" or "--kind speech" is what a user types.
+_KIND_WORDS = {"speech": "transcript", "spoken": "transcript", "on-screen": "screen"}
+
+
+def result_kind(text: str) -> str:
+    """argparse type: a result kind, also by the window's name or in the plural."""
+    word = text.strip().lower()
+    word = _KIND_WORDS.get(word, word)
+    known = {k.value for k in SegmentKind}
+    return word[:-1] if word not in known and word[:-1] in known and word.endswith("s") else word
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="coursedex",
@@ -95,8 +107,9 @@ def _search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument(
         "--kind",
         action="append",
+        type=result_kind,
         choices=[k.value for k in SegmentKind],
-        help="only this kind of result (repeatable)",
+        help="only this kind of result (repeatable; speech, slides, notes also do)",
     )
     s.add_argument("--course", help="only this course")
     s.add_argument("--json", action="store_true", help="print results as JSON")

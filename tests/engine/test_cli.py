@@ -230,6 +230,14 @@ def test_filters(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Path) -> 
     assert sorted((r["kind"], r["page"]) for r in slides) == [("slide", 1), ("slide", 2)]
     two = _search(cli, "energy", "--kind", "slide", "--kind", "note", "--limit", "50")
     assert {r["kind"] for r in two} == {"slide", "note"}
+    # The window's words and plurals, as a user types them.
+    assert _search(cli, "energy", "--kind", "Slides", "--kind", "notes", "--limit", "50") == two
+    spoken = _search(cli, "hippopotamus", "--kind", "speech", "--limit", "50")
+    assert spoken and {r["kind"] for r in spoken} == {"transcript"}
+    with pytest.raises(SystemExit) as refused:  # argparse's usage error
+        cli("search", "energy", "--kind", "videos")
+    assert refused.value.code == 2
+    assert "invalid choice: 'videos'" in cli.capsys.readouterr().err
 
     chem = _search(cli, "titrant drops", "--course", "Chemistry", "--limit", "50")
     assert [(r["source"], r["course"]) for r in chem] == [(str(chemistry_notes), "Chemistry")]
