@@ -220,7 +220,7 @@ def cmd_list(ctx: Context) -> int:
             print(printable(course))
         status = printable(s.status.value + (f": {s.error}" if s.error else ""))
         name = printable(Path(s.path).name)
-        print(f"  {s.kind.value:9s} {name}  ({s.segments} segments, {status})")
+        print(f"  {s.kind.value:9s} {name}  ({plural(s.segments, 'segment')}, {status})")
     if not sources:
         print("the library is empty: run `coursedex ingest FOLDER`")
     return 0

@@ -391,6 +391,9 @@ def test_list_and_stats(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Pa
         assert any(path.name in line and "indexed)" in line for line in lines), path.name
     bomb = next(line for line in lines if "bomb.zip" in line)
     assert "error: zip bomb" in bomb
+    assert "(0 segments, error: zip bomb" in bomb
+    titration = next(line for line in lines if "titration.md" in line)
+    assert "(1 segment, indexed)" in titration, titration  # not "1 segments"
 
     listed = cli("list", "--json").json()
     assert isinstance(listed, list)
