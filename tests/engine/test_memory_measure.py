@@ -76,15 +76,20 @@ def test_a_spawned_child_is_the_recognition_child() -> None:
     try:
         # Until it has exec'd its own command line it is passed over (in CI a sample came
         # before that, and saw only the other children of pytest).
-        deadline = time.monotonic() + 50
-        while _role_of_pid(child.pid) != RECOGNITION_CHILD and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_for_role(child.pid, RECOGNITION_CHILD)
         peaks.sample()
     finally:
         child.kill()
         child.join(timeout=60)
     roles = peaks.stop()
     assert RECOGNITION_CHILD in roles and "resource tracker" in roles, roles
+
+
+def _wait_for_role(pid: int | None, role: str, within_s: float = 50) -> None:
+    """Until process ``pid`` is seen as ``role`` (the test's assertion says if it never is)."""
+    deadline = time.monotonic() + within_s
+    while _role_of_pid(pid) != role and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _role_of_pid(pid: int | None) -> str:
@@ -111,13 +116,10 @@ def test_a_process_keeps_the_role_it_was_first_seen_with() -> None:
     child.start()
     peaks = TreePeaks(os.getpid(), "pytest", interval=3600)
     try:
-        deadline = time.monotonic() + 50
-        while _role_of_pid(child.pid) != RECOGNITION_CHILD and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_for_role(child.pid, RECOGNITION_CHILD)
         peaks.sample()
         go.set()
-        while _role_of_pid(child.pid) != "child sleep" and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_for_role(child.pid, "child sleep")
         peaks.sample()
     finally:
         child.kill()
