@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -132,6 +133,29 @@ def remove_stale_temporaries(folder: Path) -> None:
                 path.unlink()
             except OSError as e:
                 log.info("cannot remove %s, left by an interrupted write: %s", path, e)
+
+
+# The thumbnails a video's scan writes: the first 16 hex digits of its sha256, the scene.
+_THUMBNAIL = re.compile(r"[0-9a-f]{16}-[0-9]{4}\.jpg")
+
+
+def remove_unused_thumbnails(folder: Path, used: set[str]) -> int:
+    """Remove the thumbnails no scene shows: those of a video whose import was stopped (or
+    failed) while its frames were read, before its scenes were written. Only while holding
+    the write lock, as a scan of this or another process writes them before its commit.
+    Files of other names are not ours to judge. Returns how many were removed."""
+    removed = 0
+    for path in (folder / "thumbs").glob("*.jpg"):
+        if path.name in used or not _THUMBNAIL.fullmatch(path.name):
+            continue
+        try:
+            path.unlink()
+            removed += 1
+        except OSError as e:
+            log.info("cannot remove %s, a thumbnail no scene shows: %s", path, e)
+    if removed:
+        log.info("removed %d thumbnails that no scene shows (an import stopped)", removed)
+    return removed
 
 
 def refuse_lost_database(folder: Path, db: Path, *, empty: bool) -> None:

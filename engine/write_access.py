@@ -15,7 +15,12 @@ from pathlib import Path
 
 from engine.errors import LibraryBusyError, LibraryError
 from engine.indexer import Indexer
-from engine.library_folder import LibraryLock, LockFileError, remove_stale_temporaries
+from engine.library_folder import (
+    LibraryLock,
+    LockFileError,
+    remove_stale_temporaries,
+    remove_unused_thumbnails,
+)
 from engine.progress import IngestProgress, Stage
 
 log = logging.getLogger(__name__)
@@ -55,9 +60,11 @@ class WriteAccess:
             self.indexer.open(quiet=True)
 
     def _taken(self) -> None:
-        """This process may write now: clear what a killed writer left, and read the index
-        again if another process saved it since."""
+        """This process may write now: clear what a killed or stopped writer left (temporary
+        files, thumbnails no scene shows), and read the index again if another process saved
+        it since."""
         remove_stale_temporaries(self.folder)
+        remove_unused_thumbnails(self.folder, self.indexer.store.thumbnail_names())
         self.indexer.open()
 
     def _leaving(self) -> None:

@@ -348,6 +348,10 @@ class Store:
     def thumbnails_of_source(self, source_id: int) -> list[str]:
         return self._media.thumbnails_of_source(source_id)
 
+    def thumbnail_names(self) -> set[str]:
+        with self.db.lock:
+            return self._media.thumbnail_names()
+
     def replace_slide_links(
         self, video_id: int, links: Sequence[tuple[int, int, int, int, float]]
     ) -> None:

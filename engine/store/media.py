@@ -179,6 +179,11 @@ class Media:
         )
         return [str(r.thumbnail) for r in rows]
 
+    def thumbnail_names(self) -> set[str]:
+        """Every thumbnail a scene of the library shows."""
+        rows = self._db.rows("SELECT DISTINCT thumbnail FROM scenes WHERE thumbnail != ''")
+        return {str(r.thumbnail) for r in rows}
+
     # --- slide links ---------------------------------------------------------------------
 
     def replace_slide_links(

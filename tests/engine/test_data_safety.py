@@ -530,3 +530,26 @@ def test_on_screen_text_duplicated_by_an_earlier_version_is_removed_once(
         stored = lib.store.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
         assert stored == sum(want.values())
         assert lib.search("pangolins keratin").results[0].source == str(subtitled_video)
+
+
+def test_thumbnails_no_scene_shows_are_removed_by_the_next_writer(
+    tmp_path: Path, subtitled_video: Path, embedder: OnnxEmbedder
+) -> None:
+    """An import stopped while a video's frames were read (Ctrl+C, the window closed) left
+    their thumbnails, written before the scenes, in thumbs/ for good when the video was not
+    imported again. The next process to write removes those; the scenes' own stay, and a
+    file of another name is not ours to judge."""
+    folder = tmp_path / "lib"
+    with _open(folder, embedder) as lib:
+        lib.ingest([subtitled_video])
+    shown = {p.name for p in (folder / "thumbs").glob("*.jpg")}
+    assert len(shown) == 3, shown
+    stopped = [folder / "thumbs" / f"0123456789abcdef-{i:04d}.jpg" for i in range(2)]
+    for path in stopped:
+        path.write_bytes(next(iter((folder / "thumbs").glob("*.jpg"))).read_bytes())
+    kept = folder / "thumbs" / "cover.jpg"
+    kept.write_bytes(b"not ours")
+    with _open(folder, embedder) as lib:
+        hit = lib.search("pangolins keratin").results[0]
+        assert hit.thumbnail is not None and Path(hit.thumbnail).is_file(), hit
+    assert {p.name for p in (folder / "thumbs").glob("*.jpg")} == shown | {"cover.jpg"}
