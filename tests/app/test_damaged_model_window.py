@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from app.main import run, start
 from app.window import SearchWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.app.ui import on_next_modal
 from tests.engine.test_damage_at_rest import _garble_segments_page
 
 
@@ -75,15 +76,11 @@ def test_a_damaged_library_database_is_said_in_a_window_not_a_traceback(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     seen: list[tuple[str, str]] = []
 
-    def answer() -> None:  # the box is modal: read it and close it from the event loop
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(50, answer)
-            return
+    def answer(box: QMessageBox) -> None:
         seen.append((box.text(), box.informativeText()))
         box.accept()
 
-    QTimer.singleShot(0, answer)
+    on_next_modal(QMessageBox, answer, first_ms=0)
     code = run(["--library", str(built_library_dir), "--models", str(models_dir), "--no-demo"])
     assert code == 1
     assert seen == [
@@ -118,15 +115,11 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
     argv += ["--settings", str(tmp_path / "settings.json")]
     buttons: list[str] = []
 
-    def answer() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(50, answer)
-            return
+    def answer(box: QMessageBox) -> None:
         buttons.extend(b.text() for b in box.buttons())
         next(b for b in box.buttons() if b.text() == "Start Over").click()
 
-    QTimer.singleShot(0, answer)
+    on_next_modal(QMessageBox, answer, first_ms=0)
     window = None
     status: list[str] = []
 

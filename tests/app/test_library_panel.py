@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Slot
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
-    QApplication,
     QFileDialog,
     QLineEdit,
     QMessageBox,
@@ -28,7 +27,7 @@ from app.import_bar import report_text
 from app.library_panel import MISSING, NOT_INDEXED, REMOVING
 from app.window import SearchWindow
 from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
-from tests.app.ui import make_test_video
+from tests.app.ui import make_test_video, on_next_modal
 from tests.conftest import LECTURE_CUES
 from tests.factories import make_srt
 
@@ -51,18 +50,14 @@ def answer_next_box(
     """Click ``button`` in the next modal message box, keeping its text; ``before`` runs
     while the box is open, just before the click."""
 
-    def click() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(50, click)
-            return
+    def click(box: QMessageBox) -> None:
         seen.append(box.text())
         before()
         clicked = box.button(button)
         assert clicked is not None
         clicked.click()
 
-    QTimer.singleShot(50, click)
+    on_next_modal(QMessageBox, click)
 
 
 def notes(folder: Path, name: str, text: str) -> Path:
@@ -485,18 +480,14 @@ def test_a_transcript_is_exported_from_the_panel(
     out.mkdir()
     chosen: list[str] = []
 
-    def save_as_txt() -> None:
-        dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, QFileDialog):
-            QTimer.singleShot(50, save_as_txt)
-            return
+    def save_as_txt(dialog: QFileDialog) -> None:
         chosen.append(dialog.selectedFiles()[0])
         name = dialog.findChild(QLineEdit, "fileNameEdit")  # typed, as a user does
         assert name is not None
         name.setText(str(out / "week one.txt"))
         dialog.accept()
 
-    QTimer.singleShot(50, save_as_txt)
+    on_next_modal(QFileDialog, save_as_txt)
     export.trigger()
     assert chosen and Path(chosen[0]).name == "week 1.srt"  # offered: the lecture's name
     saved = out / "week one.txt"

@@ -31,7 +31,7 @@ from app.window import SearchWindow
 from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from tests.app.ui import make_test_video
+from tests.app.ui import make_test_video, on_next_modal
 from tests.conftest import LECTURE_CUES
 from tests.engine.test_download import ServerState, real_model, served, server  # noqa: F401
 from tests.factories import make_srt
@@ -310,18 +310,14 @@ def test_window_settings_are_saved_and_apply_to_the_next_import(
 def _in_the_dialog(check: Callable[[SettingsDialog], None], seen: list[SettingsDialog]) -> None:
     """Run ``check`` on the Settings dialog once it is up, then press OK."""
 
-    def run() -> None:
-        dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, SettingsDialog):
-            QTimer.singleShot(50, run)
-            return
+    def run(dialog: SettingsDialog) -> None:
         seen.append(dialog)
         try:
             check(dialog)
         finally:
             dialog.accept()
 
-    QTimer.singleShot(50, run)
+    on_next_modal(SettingsDialog, run)
 
 
 def test_settings_show_the_library_folder_in_use(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QElapsedTimer, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -28,6 +29,23 @@ def giraffe_window(qtbot: QtBot, library: Library, folder: Path) -> SearchWindow
     qtbot.addWidget(window)
     window.show()
     return window
+
+
+Modal = TypeVar("Modal", bound=QWidget)
+
+
+def on_next_modal(kind: type[Modal], act: Callable[[Modal], None], first_ms: int = 50) -> None:
+    """Run ``act`` on the next modal ``kind`` once it is open. A modal dialog blocks whoever
+    opened it, so the test acts from the event loop: it looks every 50 ms until it is up."""
+
+    def poll() -> None:
+        widget = QApplication.activeModalWidget()
+        if not isinstance(widget, kind):
+            QTimer.singleShot(50, poll)
+            return
+        act(widget)
+
+    QTimer.singleShot(first_ms, poll)
 
 
 def drop(window: QWidget, paths: list[Path]) -> None:
