@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import SearchResult, SegmentKind, SourceKind, clock, location
+from engine.api import KIND_NAMES, SearchResult, SegmentKind, SourceKind, clock, location
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +42,6 @@ KIND_GLYPHS = {
     SegmentKind.SLIDE: "\u25a4",  # a page of lines
     SegmentKind.CODE: "{}",
     SegmentKind.NOTE: "\u00b6",  # pilcrow
-}
-KIND_NAMES = {
-    SegmentKind.TRANSCRIPT: "Speech",
-    SegmentKind.SCREEN: "On screen",
-    SegmentKind.SLIDE: "Slides",
-    SegmentKind.CODE: "Code",
-    SegmentKind.NOTE: "Notes",
 }
 
 

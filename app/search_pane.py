@@ -34,10 +34,11 @@ from PySide6.QtWidgets import (
 
 from app.filter_chip import FilterChip
 from app.result_list import ResultList
-from app.results import KIND_NAMES, ResultRow, thumbnail
+from app.results import ResultRow, thumbnail
 from app.search_history import SearchHistory
 from app.tasks import Failure, Tasks
 from engine.api import (
+    KIND_NAMES,
     Course,
     Library,
     SearchFilters,

@@ -27,8 +27,10 @@ from engine.errors import (
     WorkerCrashed,
 )
 from engine.formatting import (
+    KIND_NAMES,
     clock,
     human_size,
+    kind_named,
     location,
     masked,
     outcome_counts,
@@ -101,6 +103,7 @@ def cli_commands() -> frozenset[str]:
 __all__ = [
     "DEMO_COURSE",
     "DEMO_DIR",
+    "KIND_NAMES",
     "KNOWN_MODELS",
     "PDFIUM_LOCK",
     "TRANSCRIPT_FORMATS",
@@ -165,6 +168,7 @@ __all__ = [
     "human_size",
     "import_url",
     "is_url",
+    "kind_named",
     "link_of",
     "location",
     "make_link",

@@ -8,12 +8,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.progress import IngestReport, Outcome
+from engine.types import SegmentKind
 
 if TYPE_CHECKING:
     from engine.progress import IngestProgress
     from engine.search import SearchResult
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+# What the window calls each kind of result; the CLI's --kind takes these words too.
+KIND_NAMES = {
+    SegmentKind.TRANSCRIPT: "Speech",
+    SegmentKind.SCREEN: "On screen",
+    SegmentKind.SLIDE: "Slides",
+    SegmentKind.CODE: "Code",
+    SegmentKind.NOTE: "Notes",
+}
+
+
+def kind_named(text: str) -> SegmentKind | None:
+    """The kind of result ``text`` names: its value (``slide``), its plural or the window's
+    name (``Slides``, ``On screen``, ``on-screen``), in any case; None for no kind."""
+    word = " ".join(text.lower().replace("-", " ").split())
+    for kind in SegmentKind:
+        if word in (kind.value, kind.value + "s", KIND_NAMES[kind].lower()):
+            return kind
+    return None
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 
-from engine.api import MediaConfig, SegmentKind, __version__, default_library, default_models
+from engine.api import (
+    MediaConfig,
+    SegmentKind,
+    __version__,
+    default_library,
+    default_models,
+    kind_named,
+)
 from engine.cli import commands
 from engine.cli.links import cmd_open
 from engine.cli.models import cmd_eval, cmd_models
@@ -24,16 +31,11 @@ def positive(text: str) -> int:
     return value
 
 
-# The window's names for the kinds: "--kind slides" or "--kind speech" is what a user types.
-_KIND_WORDS = {"speech": "transcript", "spoken": "transcript", "on-screen": "screen"}
-
-
 def result_kind(text: str) -> str:
-    """argparse type: a result kind, also by the window's name or in the plural."""
-    word = text.strip().lower()
-    word = _KIND_WORDS.get(word, word)
-    known = {k.value for k in SegmentKind}
-    return word[:-1] if word not in known and word[:-1] in known and word.endswith("s") else word
+    """argparse type: a result kind, also by the window's name or in the plural (what a
+    user types: ``--kind slides``); anything else is left for argparse to refuse."""
+    kind = kind_named(text)
+    return text if kind is None else kind.value
 
 
 def build_parser() -> argparse.ArgumentParser:
