@@ -65,15 +65,14 @@ class SetAside:
             if root is not None and course.follows:
                 follow(library, course.name)
 
-    def by_course(self, *, existing_only: bool = True) -> dict[str | None, list[Path]]:
-        """The files to import again, by course, in the order the library listed them;
-        ``existing_only`` leaves out those no longer on disk."""
+    def by_course(self) -> dict[str | None, list[Path]]:
+        """The files to import again (those still on disk), by course, in the order the
+        library listed them."""
         courses: dict[str | None, list[Path]] = {}
         for held in self.held:
             path = Path(held.path)
-            if existing_only and not path.exists():
-                continue
-            courses.setdefault(held.course, []).append(path)
+            if path.exists():
+                courses.setdefault(held.course, []).append(path)
         return courses
 
     @property
