@@ -17,7 +17,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.tasks import Failure
-from engine.api import CoursedexError, NotFoundError, Timing, plural, write_transcript
+from engine.api import CoursedexError, NotFoundError, Timing, capital, plural, write_transcript
 
 if TYPE_CHECKING:
     from app.window import SearchWindow
@@ -136,7 +136,7 @@ class LibraryActions(QObject):
         if self.window.importing:
             self._pending.append((target, is_course))
             self.panel.set_removing(target)
-            self._say(f"{_capital(_what(target, is_course))} is removed once the import ends.")
+            self._say(f"{capital(_what(target, is_course))} is removed once the import ends.")
             return
         library = self.window.library
         self.window.tasks.run(
@@ -164,7 +164,7 @@ class LibraryActions(QObject):
         self.panel.set_removing(target, False)
         if isinstance(outcome, Failure):
             if isinstance(outcome.error, NotFoundError):
-                self._say(f"{_capital(_what(target, is_course))} was already removed.")
+                self._say(f"{capital(_what(target, is_course))} was already removed.")
             else:
                 self._warn("Cannot remove", outcome.message)
         elif is_course:
@@ -242,8 +242,3 @@ def _gone(path: str) -> str:
         f"{Path(path).name} is no longer at {Path(path).parent}: it was moved or deleted. "
         "Put it back, or remove it from the library."
     )
-
-
-def _capital(text: str) -> str:
-    """The first letter in capitals, the rest as it is (str.capitalize lowers a course's name)."""
-    return text[:1].upper() + text[1:]

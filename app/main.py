@@ -21,6 +21,7 @@ from engine.api import (
     LibraryDamagedError,
     LibraryError,
     ModelRegistry,
+    capital,
     demo_files,
     plural,
     start_over,
@@ -82,7 +83,7 @@ def _cannot_open(reason: str, *, offer_start_over: bool = False) -> bool:
     from PySide6.QtWidgets import QMessageBox
 
     box = QMessageBox(QMessageBox.Icon.Critical, "Coursedex", "Coursedex cannot open your library.")
-    text = reason[:1].upper() + reason[1:] + ("" if reason.endswith(".") else ".")
+    text = capital(reason) + ("" if reason.endswith(".") else ".")
     if not offer_start_over:
         box.setInformativeText(text)
         box.exec()

@@ -44,6 +44,7 @@ from engine.api import (
     SearchFilters,
     SearchResult,
     SegmentKind,
+    capital,
     plural,
     quote_with_time,
     result_link,
@@ -278,7 +279,7 @@ class SearchPane(QWidget):
         else:
             note = self._nothing_found(gated)
         if notice:  # keyword matches only: the search model cannot load
-            self.status.setText(f"{self.status.text()}. {notice[:1].upper()}{notice[1:]}")
+            self.status.setText(f"{self.status.text()}. {capital(notice)}")
         self.results.note_empty(note)
         if self._open_when_shown == generation and results:
             self.results.open_current()

@@ -28,6 +28,7 @@ from engine.errors import (
 )
 from engine.formatting import (
     KIND_NAMES,
+    capital,
     clock,
     human_size,
     kind_named,
@@ -153,6 +154,7 @@ __all__ = [
     "WatchReport",
     "WorkerCrashed",
     "__version__",
+    "capital",
     "cli_commands",
     "clock",
     "default_library",

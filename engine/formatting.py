@@ -37,6 +37,12 @@ def kind_named(text: str) -> SegmentKind | None:
     return None
 
 
+def capital(text: str) -> str:
+    """The first letter in capitals, the rest as it is (str.capitalize lowers a course's
+    name): an engine message (``the library database …``) as the window's sentence."""
+    return text[:1].upper() + text[1:]
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 file``, ``3 files``; ``many`` where adding an s is wrong."""
     return f"{n} {word if n == 1 else (many or word + 's')}"
