@@ -30,7 +30,7 @@ from engine.api import (
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
-    from app.settings import Settings
+    from app.dialogs.settings import Settings
     from app.window import SearchWindow
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,7 @@ def _start_over(argv: Sequence[str]) -> SearchWindow:
     """Set the damaged library aside, open a new one and import again what it held, by
     course (the window's import bar shows it). The demo course comes back only if it was
     there: it is not offered as on a first start."""
-    from app.settings import default_settings_path, load_settings
+    from app.dialogs.settings import default_settings_path, load_settings
 
     args = _parser().parse_args(list(argv))
     settings = load_settings(Path(args.settings) if args.settings else default_settings_path())
@@ -150,7 +150,7 @@ def _library_folder(args: argparse.Namespace, settings: Settings) -> Path:
 
 def _handed_over(argv: Sequence[str]) -> bool:
     """``--open LINK`` alone, and a window of the same library answers: it takes the link."""
-    from app.settings import default_settings_path, load_settings
+    from app.dialogs.settings import default_settings_path, load_settings
     from app.single_instance import send, server_name
 
     args = _parser().parse_args(list(argv))
@@ -165,10 +165,15 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.dialogs.settings import (
+        apply_theme,
+        default_settings_path,
+        engine_config,
+        load_settings,
+    )
+    from app.library.watch_folders import WatchBridge
     from app.link_open import open_link
-    from app.settings import apply_theme, default_settings_path, engine_config, load_settings
     from app.tasks import Failure
-    from app.watch_folders import WatchBridge
     from app.window import SearchWindow
 
     args = _parser().parse_args(list(argv))

@@ -50,7 +50,7 @@ from engine.api import (
 )
 
 if TYPE_CHECKING:
-    from app.player import PlayerView
+    from app.player.view import PlayerView
 
 log = logging.getLogger(__name__)
 
@@ -326,8 +326,8 @@ class SelfTest:
         from PySide6.QtCore import QEventLoop
         from PySide6.QtWidgets import QApplication
 
-        from app.playback import PlayerUnavailable
-        from app.player import PlayerView
+        from app.player.playback import PlayerUnavailable
+        from app.player.view import PlayerView
 
         app = QApplication.instance() or QApplication([sys.argv[0]])
 

@@ -41,18 +41,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.code_view import CodeView
-from app.import_bar import ImportBar, file_state
-from app.library_actions import LibraryActions
-from app.library_panel import LibraryPanel, missing_paths
-from app.player import PlayerView
-from app.player_memory import PlaybackMemory
-from app.preview import PreviewPane
-from app.result_list import ResultList
-from app.results import OPEN_HINT, ResultRow
-from app.search_pane import EMPTY_LIBRARY, SearchPane
-from app.slide_view import SlideView
+from app.library.actions import LibraryActions
+from app.library.import_bar import ImportBar, file_state
+from app.library.panel import LibraryPanel, missing_paths
+from app.player.memory import PlaybackMemory
+from app.player.view import PlayerView
+from app.search.pane import EMPTY_LIBRARY, SearchPane
+from app.search.result_list import ResultList
+from app.search.results import OPEN_HINT, ResultRow
 from app.tasks import Tasks
+from app.viewers.code_view import CodeView
+from app.viewers.preview import PreviewPane
+from app.viewers.slide_view import SlideView
 from app.window_state import WindowState, load_state, save_state, state_path
 from engine.api import (
     Course,
@@ -66,7 +66,7 @@ from engine.api import (
 )
 
 if TYPE_CHECKING:
-    from app.settings import Settings
+    from app.dialogs.settings import Settings
 
 __all__ = ["EMPTY_LIBRARY", "SearchWindow"]
 
@@ -125,7 +125,7 @@ class SearchWindow(QMainWindow):
         self.preview_pane = PreviewPane(library, self.tasks, backend=backend, vlc_args=vlc_args)
         if settings_path is not None:  # speed and positions, beside the settings
             self.preview_pane.memory = PlaybackMemory.beside(settings_path)
-        self.preview_pane.keys_from = self.search  # Space, Left, Right: see app/player_keys.py
+        self.preview_pane.keys_from = self.search  # Space, Left, Right: see app/player/keys.py
         self.import_bar = ImportBar(library)
         self.import_bar.progress_reported.connect(self._import_progress)
         self.import_bar.finished.connect(self._import_finished)
@@ -168,25 +168,27 @@ class SearchWindow(QMainWindow):
 
     def add_from_url(self) -> None:
         """File > Add from URL: fetch a lecture from a web page (yt-dlp) and import it."""
-        from app.url_import import UrlImportDialog
+        from app.library.url_import import UrlImportDialog
 
         UrlImportDialog(self).open()
 
     def follow_folders(self) -> None:
         """File > Follow course folders: which courses import what appears in their folder."""
-        from app.watch_folders import FollowDialog
+        from app.library.watch_folders import FollowDialog
 
         FollowDialog(self).open()
 
     def show_shortcuts(self) -> None:
-        from app.player_keys import ShortcutsDialog
+        from app.player.keys import ShortcutsDialog
 
         dialog = ShortcutsDialog(self)
         dialog.exec()
         dialog.deleteLater()
 
     def show_about(self) -> None:
-        from app.about import AboutDialog  # imports the model libraries to read their versions
+        from app.dialogs.about import (
+            AboutDialog,  # imports the model libraries to read their versions
+        )
 
         dialog = AboutDialog(self.library.folder, self.registry or self.library.models, self)
         dialog.exec()
@@ -367,7 +369,7 @@ class SearchWindow(QMainWindow):
     # --- settings ------------------------------------------------------------------------------
 
     def open_settings(self) -> None:
-        from app.settings import SettingsDialog, apply_theme, engine_config, save_settings
+        from app.dialogs.settings import SettingsDialog, apply_theme, engine_config, save_settings
 
         if self.registry is None or self.settings is None:
             return

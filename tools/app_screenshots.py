@@ -56,7 +56,7 @@ def _library_panel(
     lecture's menu; Settings showing the library folder in use."""
     import threading
 
-    from app.settings import SettingsDialog
+    from app.dialogs.settings import SettingsDialog
 
     course = work / "Geology"
     course.mkdir()
@@ -109,7 +109,7 @@ def _shoot(out: Path, work: Path) -> int:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.settings import Settings, SettingsDialog, apply_theme
+    from app.dialogs.settings import Settings, SettingsDialog, apply_theme
     from app.window import SearchWindow
     from engine.api import (
         DEMO_COURSE,
@@ -263,7 +263,7 @@ def _filter_and_sizes(
     """The course filter picked in the library panel (its chip and weaker matches, then a
     filtered search that finds nothing), and the window light and dark at 1024x700 and
     1600x1000, a lecture playing beside results grouped per lecture."""
-    from app.settings import apply_theme
+    from app.dialogs.settings import apply_theme
     from engine.api import DEMO_COURSE
 
     apply_theme(app, "light")

@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QMenu
 from pytestqt.qtbot import QtBot
 
-from app.about import AboutDialog
+from app.dialogs.about import AboutDialog
 from app.window import SearchWindow
 from engine import __version__
 from engine.library import Library

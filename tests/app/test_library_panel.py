@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from app.import_bar import report_text
-from app.library_panel import MISSING, NOT_INDEXED, REMOVING
+from app.library.import_bar import report_text
+from app.library.panel import MISSING, NOT_INDEXED, REMOVING
 from app.window import SearchWindow
 from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
 from tests.app.ui import make_test_video, on_next_modal

@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 from pytestqt.qtbot import QtBot
 
-from app.playback import PlayerUnavailable
-from app.player import PlayerView
+from app.player.playback import PlayerUnavailable
+from app.player.view import PlayerView
 from engine.types import Timing
 from tests.app.media import SLOT_MS, VIDEO_MS, PlayerMedia
 

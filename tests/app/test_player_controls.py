@@ -14,9 +14,9 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage
 from PySide6.QtWidgets import QStyle, QStyleOptionSlider, QToolButton
 from pytestqt.qtbot import QtBot
 
-from app.player import PlayerView
-from app.player_memory import PlaybackMemory
-from app.settings import dark_palette
+from app.dialogs.settings import dark_palette
+from app.player.memory import PlaybackMemory
+from app.player.view import PlayerView
 from engine.api import Chapter, parse_link
 from tests.app.media import SLOT_MS, PlayerMedia
 

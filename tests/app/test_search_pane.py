@@ -12,8 +12,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from app.results import ResultRow, thumbnail
-from app.search_pane import StatusLine
+from app.search.pane import StatusLine
+from app.search.results import ResultRow, thumbnail
 from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library

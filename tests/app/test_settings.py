@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.models_page import ModelsPage
-from app.settings import (
+from app.dialogs.models_page import ModelsPage
+from app.dialogs.settings import (
     SETTINGS_VERSION,
     Settings,
     SettingsDialog,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.library.url_import import MENU_TEXT, UrlImportDialog
 from app.main import start
-from app.url_import import MENU_TEXT, UrlImportDialog
 from app.window import SearchWindow
 from engine.library import IngestReport, Outcome
 from engine.url_import import origin

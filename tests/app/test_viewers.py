@@ -15,9 +15,9 @@ from PySide6.QtGui import QColor, QImage, QPalette, QTextFormat
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from app.code_view import DARK_STYLE, LIGHT_STYLE, CodeView
-from app.pages import ViewerError, render_page
-from app.slide_view import SlideView
+from app.viewers.code_view import DARK_STYLE, LIGHT_STYLE, CodeView
+from app.viewers.pages import ViewerError, render_page
+from app.viewers.slide_view import SlideView
 from tests.factories import make_pdf, make_pptx
 
 PAGES = [

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from app.library.watch_folders import MENU_TEXT, FollowDialog, WatchBridge
 from app.main import start
-from app.watch_folders import MENU_TEXT, FollowDialog, WatchBridge
 from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder

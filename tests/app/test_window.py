@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.import_bar import progress_text
-from app.results import location
+from app.library.import_bar import progress_text
+from app.search.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.library import IngestProgress, IngestReport, Library, Outcome
 from engine.types import SegmentKind

@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QIcon, QImage, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
-from app.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped
+from app.search.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped
 from engine.api import SearchResult, SegmentKind
 
 ROW_BATCH = 4  # result rows added per turn of the event loop

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
-from app.pages import ViewerError, check_page, deck_for, render_page, term_boxes
+from app.viewers.pages import ViewerError, check_page, deck_for, render_page, term_boxes
 from engine.api import clock
 
 log = logging.getLogger(__name__)

@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.filter_chip import FilterChip
-from app.result_list import ResultList
-from app.results import ResultRow, thumbnail
-from app.search_history import SearchHistory
+from app.search.filter_chip import FilterChip
+from app.search.history import SearchHistory
+from app.search.result_list import ResultList
+from app.search.results import ResultRow, thumbnail
 from app.tasks import Failure, Tasks
 from engine.api import (
     KIND_NAMES,

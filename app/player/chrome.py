@@ -1,5 +1,5 @@
 """The player's chrome: its buttons, speed and volume, its window-wide keys and full screen.
-PlayerView (app/player.py) builds on it and does the playing; the actions are its."""
+PlayerView (app/player/view.py) builds on it and does the playing; the actions are its."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.player_controls import SeekBar, media_icon
+from app.player.controls import SeekBar, media_icon
 from engine.api import clock
 
 SKIP_MS = 10_000

@@ -10,13 +10,13 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QStackedWidget, QVBoxLayout, QWidget
 
-from app.code_view import CodeView
-from app.playback import PlayerUnavailable
-from app.player import PlayerView
-from app.player_memory import PlaybackMemory
-from app.results import OPEN_HINT
-from app.slide_view import SlideView
+from app.player.memory import PlaybackMemory
+from app.player.playback import PlayerUnavailable
+from app.player.view import PlayerView
+from app.search.results import OPEN_HINT
 from app.tasks import Failure, Tasks
+from app.viewers.code_view import CodeView
+from app.viewers.slide_view import SlideView
 from engine.api import Chapter, Library, SearchResult, SegmentKind, Source, SourceKind, Timing
 
 log = logging.getLogger(__name__)

@@ -40,12 +40,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.playback import make_backend
-from app.player_chrome import PlayerChrome
-from app.player_controls import SubtitleLabel, media_icon
-from app.player_keys import SearchBoxKeys
-from app.player_memory import PlaybackMemory
-from app.player_transcript import TranscriptColumn
+from app.player.chrome import PlayerChrome
+from app.player.controls import SubtitleLabel, media_icon
+from app.player.keys import SearchBoxKeys
+from app.player.memory import PlaybackMemory
+from app.player.playback import make_backend
+from app.player.transcript import TranscriptColumn
 from engine.api import Chapter, Source, Timing, clock
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ NEAR_END_MS = 5_000  # a lecture left this close to its end starts over next tim
 class PlayerView(PlayerChrome):
     """Video (or a plain panel for audio) left, the transcript column right, controls below.
 
-    Its keys (app/player_keys.py) work in its whole window. The row being spoken is
+    Its keys (app/player/keys.py) work in its whole window. The row being spoken is
     selected and kept in view, except for a few seconds after the user scrolls the
     transcript; clicking a row seeks to it. Failures show as one line and emit ``error``.
     """
@@ -214,7 +214,7 @@ class PlayerView(PlayerChrome):
 
     def watch_text_box(self, box: QLineEdit) -> None:
         """Let Space, Left and Right reach the player from ``box`` while it is empty or not
-        typed in since a lecture opened (the search box; see app/player_keys.py)."""
+        typed in since a lecture opened (the search box; see app/player/keys.py)."""
         self._box_keys.watch(box)
 
     def position_ms(self) -> int:

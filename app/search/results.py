@@ -206,7 +206,7 @@ class ResultRow(QWidget):
 def thumbnail(result: SearchResult) -> QImage | None:
     """The slide page of a slide hit or on screen at a lecture moment, else the scene's
     frame at a video hit (worker thread)."""
-    from app.pages import ViewerError, render_page
+    from app.viewers.pages import ViewerError, render_page
 
     page = result.page if result.kind == SegmentKind.SLIDE else None
     deck = result.source

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.models_page import ModelsPage
+from app.dialogs.models_page import ModelsPage
 from engine.api import (
     EngineConfig,
     MediaConfig,

@@ -1,0 +1,9 @@
+"""The window's dialogs and the user's settings they edit.
+
+    settings.py      the typed, versioned settings file, the Settings dialog, the theme
+    models_page.py   the Models page of Settings: install, verify, remove
+    about.py         Help > About: versions, folders, models and their licences
+
+The Add from URL and Follow course folders dialogs live beside the code they drive, in
+app/library/ (url_import.py, watch_folders.py).
+"""

@@ -1,0 +1,10 @@
+"""The library in the window: the side panel of courses and files, what its rows do, and the
+ways files come in (dropped or opened, from a URL, from followed folders), with the import
+bar that shows a run's progress.
+
+    panel.py           LibraryPanel: courses, their files, each file's state
+    actions.py         what a row does: play, open, show the folder, export, remove
+    import_bar.py      imports one at a time on their own worker, with progress and Cancel
+    url_import.py      File > Add from URL (its dialog and the fetch)
+    watch_folders.py   courses that follow their folder (File > Follow course folders…)
+"""
