@@ -247,10 +247,10 @@ def _chapters(window: Any, save: Callable[..., None], settle: Callable[[int], No
         print(f"no chapters for {player.transcript.path}: {chapters}")
     else:
         player.seek(chapters[1].start_ms + 4_000)
-    player.subtitles_button.setChecked(True)
+    player.controls.subtitles_button.setChecked(True)
     settle(2000)
     save("4b-chapters", from_screen=True)
-    player.subtitles_button.setChecked(False)
+    player.controls.subtitles_button.setChecked(False)
 
 
 def _filter_and_sizes(

@@ -1,8 +1,9 @@
 """The player: a lecture playing from an exact time, with its transcript beside it.
 
-    view.py         PlayerView: the picture, the transcript column and the controls together
-    chrome.py       its buttons, speed and volume, its window-wide keys and full screen
+    view.py         PlayerView: the picture, the transcript column, the controls; its keys
+    control_bar.py  the seek bar, buttons, speed and volume: signals the view connects to
     controls.py     the seek bar (matches and chapters marked), icons, the subtitle
+    full_screen.py  the player alone on the screen, and back where it was
     keys.py         which keys it takes, the rule for text boxes, Help > Keyboard shortcuts
     transcript.py   the column beside the picture: search inside, chapters, the lines
     memory.py       the speed and where each lecture was left, kept between starts

@@ -26,11 +26,11 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidgetItem,
@@ -40,13 +40,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.player.chrome import PlayerChrome
-from app.player.controls import SubtitleLabel, media_icon
+from app.player.control_bar import SKIP_MS, ControlBar
+from app.player.controls import SubtitleLabel
+from app.player.full_screen import FullScreen
 from app.player.keys import SearchBoxKeys
 from app.player.memory import PlaybackMemory
 from app.player.playback import make_backend
 from app.player.transcript import TranscriptColumn
-from engine.api import Chapter, Source, Timing, clock
+from engine.api import Chapter, Source, Timing
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +56,11 @@ REMEMBER_EVERY_MS = 5_000  # the position is written this often while playing
 NEAR_END_MS = 5_000  # a lecture left this close to its end starts over next time
 
 
-class PlayerView(PlayerChrome):
+class PlayerView(QWidget):
     """Video (or a plain panel for audio) left, the transcript column right, controls below.
 
-    Its keys (app/player/keys.py) work in its whole window. The row being spoken is
+    It owns its control bar and connects the bar's signals to its actions; its keys
+    (app/player/keys.py) work in its whole window. The row being spoken is
     selected and kept in view, except for a few seconds after the user scrolls the
     transcript; clicking a row seeks to it. Failures show as one line and emit ``error``.
     """
@@ -86,6 +88,7 @@ class PlayerView(PlayerChrome):
         self._remembered = -REMEMBER_EVERY_MS
         self._user_scrolled_at = float("-inf")
         self._closed = False
+        self._muted = False
         self._box_keys = SearchBoxKeys(self._showing, self)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
@@ -127,25 +130,48 @@ class PlayerView(PlayerChrome):
         self.message_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message_label.hide()
 
-        self._build_controls()
-        seek_row = QHBoxLayout()
-        seek_row.addWidget(self.seek_slider, 1)
-        seek_row.addWidget(self.time_label)
-        buttons = QHBoxLayout()
-        for widget in (self.back_button, self.play_button, self.forward_button,
-                       self.replay_button, self.speed_box, self.previous_match_button,
-                       self.next_match_button, self.subtitles_button, self.full_screen_button,
-                       self.copy_link_button):  # fmt: skip
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        buttons.addWidget(self.mute_button)
-        buttons.addWidget(self.volume_slider)
+        self.full_screen = FullScreen(self)
+        self.controls = ControlBar()
+        self._connect_controls()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._splitter, 1)
         layout.addWidget(self.message_label)
-        layout.addLayout(seek_row)
-        layout.addLayout(buttons)
+        layout.addWidget(self.controls)
+
+    def _connect_controls(self) -> None:
+        bar = self.controls
+        bar.play_pause_clicked.connect(self.toggle_pause)
+        bar.skip_requested.connect(self.skip)
+        bar.seek_requested.connect(self.seek)
+        bar.replay_clicked.connect(self.replay)
+        bar.next_match_clicked.connect(self.next_match)
+        bar.previous_match_clicked.connect(self.previous_match)
+        bar.subtitles_toggled.connect(lambda _on: self._show_subtitle(None))
+        bar.full_screen_clicked.connect(self.full_screen.toggle)
+        bar.copy_link_clicked.connect(self.copy_link)
+        bar.rate_chosen.connect(self.set_rate)
+        bar.mute_clicked.connect(self.toggle_mute)
+        bar.volume_moved.connect(self._volume_moved)
+        self.full_screen.changed.connect(bar.show_full_screen)
+
+    def _keys(self) -> None:
+        """Window-wide shortcuts: text boxes keep the keys they type with (keys.py)."""
+        for keys, slot in (
+            (("Space", "K"), self.toggle_pause),
+            (("Left", "J"), lambda: self.skip(-SKIP_MS)),
+            (("Right", "L"), lambda: self.skip(SKIP_MS)),
+            (("N",), self.next_match),
+            (("P",), self.previous_match),
+            (("R",), self.replay),
+            (("F",), self.full_screen.toggle),
+            (("M",), self.toggle_mute),
+            (("C",), self.controls.subtitles_button.toggle),
+        ):
+            for key in keys:
+                shortcut = QShortcut(QKeySequence(key), self)
+                shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+                shortcut.activated.connect(lambda slot=slot: self._showing() and slot())
 
     def _build_video(self) -> None:
         self.video_area = QWidget()
@@ -208,7 +234,7 @@ class PlayerView(PlayerChrome):
             self._refresh()
             return
         self._backend.load(path, self._start_ms)
-        self._backend.set_rate(float(self.speed_box.currentData()))
+        self._backend.set_rate(self.controls.chosen_rate())
         self._remembered = self._start_ms
         self._refresh()
 
@@ -281,17 +307,13 @@ class PlayerView(PlayerChrome):
         self._backend.set_rate(rate)
         if self._memory is not None:
             self._memory.set_speed(rate)
-        index = self.speed_box.findData(rate)
-        if index >= 0 and index != self.speed_box.currentIndex():
-            self.speed_box.blockSignals(True)
-            self.speed_box.setCurrentIndex(index)
-            self.speed_box.blockSignals(False)
+        self.controls.show_rate(rate)
 
     def rate(self) -> float:
         return 1.0 if self._closed else self._backend.rate()
 
     def set_volume(self, percent: int) -> None:
-        self.volume_slider.setValue(max(0, min(100, percent)))  # the slider tells the backend
+        self.controls.volume_slider.setValue(max(0, min(100, percent)))  # it tells the backend
 
     def is_muted(self) -> bool:
         return self._muted
@@ -299,9 +321,8 @@ class PlayerView(PlayerChrome):
     def toggle_mute(self) -> None:
         self._muted = not self._muted
         if not self._closed:
-            self._backend.set_volume(0 if self._muted else self.volume_slider.value())
-        self.mute_button.setToolTip("Unmute (M)" if self._muted else "Mute (M)")
-        self._paint_icons()
+            self._backend.set_volume(0 if self._muted else self.controls.volume())
+        self.controls.show_muted(self._muted)
 
     def _volume_moved(self, percent: int) -> None:
         if self._muted:
@@ -343,7 +364,7 @@ class PlayerView(PlayerChrome):
             return
         if old is not None:
             old.setFocus(Qt.FocusReason.OtherFocusReason)
-        elif not self._give_focus_back():  # the window was activated again
+        elif not self.full_screen.give_focus_back():  # the window was activated again
             self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _tick(self) -> None:
@@ -359,17 +380,12 @@ class PlayerView(PlayerChrome):
             return
         position, duration = self._backend.position_ms(), self._backend.duration_ms()
         playing = self._backend.is_playing()
-        if playing != self._was_playing:
-            self._show_playing(playing)
+        self.controls.show_playing(playing)
         has_video = self._backend.has_video()
         if has_video is not None:
             page = self._backend.video if has_video else self.audio_panel
             self.video_stack.setCurrentWidget(page)
-        if self.seek_slider.maximum() != duration:
-            self.seek_slider.setRange(0, duration)
-        if not self.seek_slider.isSliderDown():
-            self.seek_slider.setValue(position)
-            self.time_label.setText(f"{clock(position)} / {clock(duration)}")
+        self.controls.show_time(position, duration)
         self._follow(position)
         if playing and abs(position - self._remembered) >= REMEMBER_EVERY_MS:
             self._remember()
@@ -385,11 +401,6 @@ class PlayerView(PlayerChrome):
         near_end = duration > 0 and position >= duration - NEAR_END_MS
         self._memory.set_position(self._path, None if near_end else position)
         self._remembered = position
-
-    def _show_playing(self, playing: bool) -> None:
-        self._was_playing = playing
-        self.play_button.setIcon(media_icon("pause" if playing else "play", self.palette()))
-        self.play_button.setToolTip("Pause (Space)" if playing else "Play (Space)")
 
     def _fail(self, message: str) -> None:
         log.warning("%s", message)
@@ -416,7 +427,7 @@ class PlayerView(PlayerChrome):
         self._mark()
 
     def _mark(self) -> None:
-        self.seek_slider.set_marks(
+        self.controls.seek_slider.set_marks(
             self.transcript.matches, [c.start_ms for c in self.transcript.chapters]
         )
 
@@ -441,7 +452,7 @@ class PlayerView(PlayerChrome):
     def _show_subtitle(self, line: int | None) -> None:
         """The spoken line (``line``; None: the current one) over the picture, when on."""
         spoken = self.transcript.line_at(self._line if line is None else line)
-        text = spoken.text if spoken is not None and self.subtitles_button.isChecked() else ""
+        text = spoken.text if spoken is not None and self.controls.subtitles_on() else ""
         self.subtitle.setText(text)
         self.subtitle.place(self.video_stack)
         self.subtitle.setVisible(bool(text))
@@ -470,6 +481,6 @@ class PlayerView(PlayerChrome):
             return True
         if event.type() == QEvent.Type.MouseButtonDblClick:
             self.toggle_pause()  # the press before it paused
-            self.toggle_full_screen()
+            self.full_screen.toggle()
             return True
         return super().eventFilter(watched, event)

@@ -67,7 +67,7 @@ def test_opens_at_the_time_seeks_skips_speeds_up_pauses_and_follows_the_transcri
     assert player.transcript_list.count() == len(media.transcript)
     assert player.transcript_list.item(4).text() == f"00:12  {media.transcript[4].text}"
     qtbot.waitUntil(lambda: spoken_row(player) == 12_300 // SLOT_MS)
-    qtbot.waitUntil(lambda: player.time_label.text().endswith(" / 00:27"))
+    qtbot.waitUntil(lambda: player.controls.time_label.text().endswith(" / 00:27"))
 
     player.seek(5_000)
     assert abs(player.position_ms() - 5_000) <= 500, player.position_ms()
@@ -83,7 +83,7 @@ def test_opens_at_the_time_seeks_skips_speeds_up_pauses_and_follows_the_transcri
 
     player.set_rate(2.0)
     assert player.rate() == 2.0
-    assert player.speed_box.currentText() == "2x"
+    assert player.controls.speed_box.currentText() == "2x"
     start_ms, start = player.position_ms(), time.monotonic()
     qtbot.wait(1_500)
     speed = (player.position_ms() - start_ms) / ((time.monotonic() - start) * 1000)
@@ -100,12 +100,12 @@ def test_opens_at_the_time_seeks_skips_speeds_up_pauses_and_follows_the_transcri
     assert abs(player.position_ms() - media.transcript[2].start_ms) <= 500, player.position_ms()
     qtbot.waitUntil(lambda: spoken_row(player) == 2)
     assert not player.is_playing()
-    assert player.time_label.text() == "00:06 / 00:27"
+    assert player.controls.time_label.text() == "00:06 / 00:27"
     player.play()
     wait_playing(qtbot, player)
     qtbot.waitUntil(lambda: spoken_row(player) == 3, timeout=4_000)  # 9 s, at twice the speed
     player.set_rate(1.0)
-    assert player.speed_box.currentText() == "1x"
+    assert player.controls.speed_box.currentText() == "1x"
 
 
 def test_keys_buttons_speed_box_and_seek_bar_drive_playback(
@@ -128,23 +128,23 @@ def test_keys_buttons_speed_box_and_seek_bar_drive_playback(
     qtbot.keyClick(player.transcript_list, Qt.Key.Key_Space)
     wait_playing(qtbot, player)
 
-    qtbot.mouseClick(player.play_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(player.controls.play_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not player.is_playing())
     before = player.position_ms()
-    qtbot.mouseClick(player.forward_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(player.controls.forward_button, Qt.MouseButton.LeftButton)
     assert abs(player.position_ms() - (before + 10_000)) <= 500, player.position_ms()
-    qtbot.mouseClick(player.back_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(player.controls.back_button, Qt.MouseButton.LeftButton)
     assert abs(player.position_ms() - before) <= 500, player.position_ms()
-    qtbot.mouseClick(player.play_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(player.controls.play_button, Qt.MouseButton.LeftButton)
     wait_playing(qtbot, player)
 
-    player.speed_box.setCurrentIndex(player.speed_box.findText("1.5x"))
+    player.controls.speed_box.setCurrentIndex(player.controls.speed_box.findText("1.5x"))
     assert player.rate() == 1.5
-    player.speed_box.setCurrentIndex(player.speed_box.findText("0.5x"))
+    player.controls.speed_box.setCurrentIndex(player.controls.speed_box.findText("0.5x"))
     assert player.rate() == 0.5
 
     # The seek bar follows playback, and moving it (as a click on its groove does) seeks.
-    slider = player.seek_slider
+    slider = player.controls.seek_slider
     qtbot.waitUntil(
         lambda: slider.maximum() > 0 and abs(slider.value() - player.position_ms()) < 1_000
     )
@@ -153,7 +153,7 @@ def test_keys_buttons_speed_box_and_seek_bar_drive_playback(
     assert abs(player.position_ms() - 20_000) <= 500, player.position_ms()
     qtbot.waitUntil(lambda: abs(slider.value() - 20_000) <= 500)
     player.set_volume(40)
-    assert player.volume_slider.value() == 40
+    assert player.controls.volume_slider.value() == 40
 
     # position_changed follows playback, and is quiet while paused.
     with qtbot.waitSignal(player.position_changed, timeout=1_000) as blocker:

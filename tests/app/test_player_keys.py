@@ -117,7 +117,7 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     assert window.search.text() == "binary search" and window.results.count() == rows
 
     qtbot.keyClick(window.results, Qt.Key.Key_F)
-    qtbot.waitUntil(player.is_full_screen)
+    qtbot.waitUntil(player.full_screen.is_on)
     qtbot.waitUntil(lambda: QApplication.activeWindow() is player)
     focus = QApplication.focusWidget()
     assert focus is not None
@@ -125,7 +125,7 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)
     assert player.transcript.find_box.text() == "binary search"
     qtbot.keyClick(focus, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: not player.is_full_screen())
+    qtbot.waitUntil(lambda: not player.full_screen.is_on())
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.results)
     assert player.window() is window and player.isVisible()
     assert window.search.text() == "binary search" and window.results.count() == rows
@@ -169,7 +169,7 @@ def test_links_copied_from_the_player_carry_the_files_hash_and_title(
     player.pause()
     source = lecture_library.source(player.transcript.path)
     assert source is not None and source.sha256
-    qtbot.mouseClick(player.copy_link_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(player.controls.copy_link_button, Qt.MouseButton.LeftButton)
     link = parse_link(QGuiApplication.clipboard().text())
     assert link.source == source.path and link.sha256 == source.sha256
     assert link.start_ms is not None and abs(link.start_ms - player.position_ms()) <= 1_000

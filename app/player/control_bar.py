@@ -1,0 +1,217 @@
+"""The player's control bar: the seek bar and time, the buttons, speed and volume.
+
+It plays nothing: each control emits a signal that PlayerView (app/player/view.py) connects
+to its actions, and the view tells it back what to show (playing or paused, the position,
+muted, the speed, full screen). Its controls never take the focus, so the player's keys
+always reach the player.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
+from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.player.controls import SeekBar, media_icon
+from engine.api import clock
+
+SKIP_MS = 10_000
+SPEEDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+
+
+class ControlBar(QWidget):
+    """Two rows under the picture: seek bar and time; buttons, speed, mute and volume."""
+
+    play_pause_clicked = Signal()
+    skip_requested = Signal(int)  # ms, negative: back
+    seek_requested = Signal(int)  # ms: a click on the groove, the wheel, a drag released
+    replay_clicked = Signal()
+    next_match_clicked = Signal()
+    previous_match_clicked = Signal()
+    subtitles_toggled = Signal(bool)
+    full_screen_clicked = Signal()
+    copy_link_clicked = Signal()
+    rate_chosen = Signal(float)
+    mute_clicked = Signal()
+    volume_moved = Signal(int)  # percent
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._playing: bool | None = None
+        self._muted = False
+        self._build()
+        self.show_playing(False)
+
+    def _tool_button(self, text: str, tip: str, clicked: SignalInstance | None) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tip)
+        if clicked is not None:
+            button.clicked.connect(lambda: clicked.emit())
+        return button
+
+    def _build(self) -> None:
+        self.seek_slider = SeekBar()
+        self.seek_slider.setRange(0, 0)
+        self.seek_slider.setSingleStep(5_000)
+        self.seek_slider.setPageStep(SKIP_MS)
+        self.seek_slider.actionTriggered.connect(self._slider_action)
+        self.seek_slider.sliderReleased.connect(self._slider_released)
+        self.seek_slider.sliderMoved.connect(self._slider_moved)
+        self.time_label = QLabel("00:00 / 00:00")
+
+        self.play_button = self._tool_button("", "Play (Space)", self.play_pause_clicked)
+        self.back_button = self._tool_button("-10 s", "Back 10 seconds (Left, J)", None)
+        self.back_button.clicked.connect(lambda: self.skip_requested.emit(-SKIP_MS))
+        self.forward_button = self._tool_button("+10 s", "Forward 10 seconds (Right, L)", None)
+        self.forward_button.clicked.connect(lambda: self.skip_requested.emit(SKIP_MS))
+        self.replay_button = self._tool_button(
+            "Replay", "Replay from the start of the passage found (R)", self.replay_clicked
+        )
+        self.previous_match_button = self._tool_button(
+            "Previous match", "Previous match of the search (P)", self.previous_match_clicked
+        )
+        self.next_match_button = self._tool_button(
+            "Next match", "Next match of the search (N)", self.next_match_clicked
+        )
+        self.subtitles_button = self._tool_button("CC", "Subtitles on the picture (C)", None)
+        self.subtitles_button.setCheckable(True)
+        self.subtitles_button.toggled.connect(self.subtitles_toggled)
+        self.full_screen_button = self._tool_button(
+            "Full screen", "Full screen (F; Esc leaves it)", self.full_screen_clicked
+        )
+        self.copy_link_button = self._tool_button(
+            "Copy link",
+            "Copy a link to this moment (right-click a line: a quote)",
+            self.copy_link_clicked,
+        )
+        self.speed_box = QComboBox()
+        self.speed_box.setToolTip("Speed")
+        for speed in SPEEDS:
+            self.speed_box.addItem(f"{speed:g}x", speed)
+        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed_box.currentIndexChanged.connect(
+            lambda i: self.rate_chosen.emit(float(self.speed_box.itemData(i)))
+        )
+        self.mute_button = self._tool_button("", "Mute (M)", self.mute_clicked)
+        self.volume_slider = QSlider(Qt.Orientation.Horizontal)
+        self.volume_slider.setRange(0, 100)
+        self.volume_slider.setValue(100)
+        self.volume_slider.setMaximumWidth(100)
+        self.volume_slider.setMinimumWidth(40)
+        self.volume_slider.setToolTip("Volume")
+        self.volume_slider.valueChanged.connect(self.volume_moved)
+        self._lay_out()
+        self._paint_icons()
+
+    def _lay_out(self) -> None:
+        seek_row = QHBoxLayout()
+        seek_row.addWidget(self.seek_slider, 1)
+        seek_row.addWidget(self.time_label)
+        buttons = QHBoxLayout()
+        for widget in (self.back_button, self.play_button, self.forward_button,
+                       self.replay_button, self.speed_box, self.previous_match_button,
+                       self.next_match_button, self.subtitles_button, self.full_screen_button,
+                       self.copy_link_button):  # fmt: skip
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        buttons.addWidget(self.mute_button)
+        buttons.addWidget(self.volume_slider)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(seek_row)
+        layout.addLayout(buttons)
+        # Controls never take focus, so the keys always reach the player.
+        for control in (self.play_button, self.back_button, self.forward_button,
+                        self.replay_button, self.previous_match_button, self.next_match_button,
+                        self.subtitles_button, self.full_screen_button, self.copy_link_button,
+                        self.speed_box, self.mute_button, self.volume_slider,
+                        self.seek_slider):  # fmt: skip
+            control.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def _paint_icons(self) -> None:
+        """Icons in the palette's colours; again whenever the palette changes."""
+        palette = self.palette()
+        self.play_button.setIcon(media_icon("pause" if self._playing else "play", palette))
+        self.mute_button.setIcon(media_icon("muted" if self._muted else "volume", palette))
+        for button, name in (
+            (self.replay_button, "replay"),
+            (self.previous_match_button, "previous"),
+            (self.next_match_button, "next"),
+            (self.full_screen_button, "full screen"),
+            (self.copy_link_button, "link"),
+        ):
+            button.setIcon(media_icon(name, palette))  # icon only: the row fits at 1024 px
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self._paint_icons()
+        super().changeEvent(event)
+
+    # --- what the player tells it --------------------------------------------------------------
+
+    def show_playing(self, playing: bool) -> None:
+        if playing == self._playing:
+            return
+        self._playing = playing
+        self.play_button.setIcon(media_icon("pause" if playing else "play", self.palette()))
+        self.play_button.setToolTip("Pause (Space)" if playing else "Play (Space)")
+
+    def show_muted(self, muted: bool) -> None:
+        self._muted = muted
+        self.mute_button.setToolTip("Unmute (M)" if muted else "Mute (M)")
+        self.mute_button.setIcon(media_icon("muted" if muted else "volume", self.palette()))
+
+    def show_time(self, position: int, duration: int) -> None:
+        """The seek bar and the time label at ``position``; left alone while dragged."""
+        if self.seek_slider.maximum() != duration:
+            self.seek_slider.setRange(0, duration)
+        if not self.seek_slider.isSliderDown():
+            self.seek_slider.setValue(position)
+            self.time_label.setText(f"{clock(position)} / {clock(duration)}")
+
+    def show_rate(self, rate: float) -> None:
+        """The speed box on ``rate``, without emitting ``rate_chosen`` again."""
+        index = self.speed_box.findData(rate)
+        if index >= 0 and index != self.speed_box.currentIndex():
+            self.speed_box.blockSignals(True)
+            self.speed_box.setCurrentIndex(index)
+            self.speed_box.blockSignals(False)
+
+    def show_full_screen(self, on: bool) -> None:
+        self.full_screen_button.setToolTip(
+            "Leave full screen (Esc, F)" if on else "Full screen (F; Esc leaves it)"
+        )
+
+    def chosen_rate(self) -> float:
+        return float(self.speed_box.currentData())
+
+    def volume(self) -> int:
+        return self.volume_slider.value()
+
+    def subtitles_on(self) -> bool:
+        return self.subtitles_button.isChecked()
+
+    # --- seek bar ----------------------------------------------------------------------------
+
+    def _slider_action(self, action: int) -> None:
+        # Clicks on the groove, the wheel and keys seek at once; a drag seeks on release.
+        if action != QAbstractSlider.SliderAction.SliderMove.value or not (
+            self.seek_slider.isSliderDown()
+        ):
+            self.seek_requested.emit(self.seek_slider.sliderPosition())
+
+    def _slider_moved(self, value: int) -> None:
+        self.time_label.setText(f"{clock(value)} / {clock(self.seek_slider.maximum())}")
+
+    def _slider_released(self) -> None:
+        self.seek_requested.emit(self.seek_slider.sliderPosition())
