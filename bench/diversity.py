@@ -24,8 +24,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.diversity import dedup_near, mmr  # noqa: E402
-from engine.evaluate import default_data_dir  # noqa: E402
+from engine.search.diversity import dedup_near, mmr  # noqa: E402
+from engine.search.evaluate import default_data_dir  # noqa: E402
 
 
 def transcript_words(data: Path) -> list[str]:

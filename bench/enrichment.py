@@ -1,4 +1,4 @@
-"""Query enrichment (engine/enrich.py) on TutorialVQA dev: how often, how slow, does it help.
+"""Query enrichment (engine/search/enrich.py) on TutorialVQA dev: how often, how slow, does it help.
 
     uv run python bench/enrichment.py [--min-words 12] [--stride 3] [--cache FILE.npz]
 
@@ -27,16 +27,16 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.enrich import (  # noqa: E402
+from engine.ingest.subtitles import cues_from_text  # noqa: E402
+from engine.models import Embedder  # noqa: E402
+from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry  # noqa: E402
+from engine.search.enrich import (  # noqa: E402
     NGRAM_RANGE,
     QueryEnricher,
     _keybert_model,
     compose_dense_query,
     word_count,
 )
-from engine.ingest.subtitles import cues_from_text  # noqa: E402
-from engine.models import Embedder  # noqa: E402
-from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "eval" / "tutorialvqa"
 WINDOW = 5

@@ -19,9 +19,10 @@ sys.path.insert(0, str(ROOT))
 
 from engine import ingest  # noqa: E402
 from engine.config import EngineConfig  # noqa: E402
-from engine.evaluate import default_data_dir  # noqa: E402
-from engine.library import Library, Outcome  # noqa: E402
+from engine.importing.progress import Outcome  # noqa: E402
+from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from engine.search.evaluate import default_data_dir  # noqa: E402
 from tests.memory import peak_rss_mb  # noqa: E402
 
 

@@ -24,7 +24,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.evaluate import default_data_dir  # noqa: E402
 from engine.media import deck  # noqa: E402
 from engine.media.frames import VideoInfo, sample_frames  # noqa: E402
 from engine.media.pictures import (  # noqa: E402
@@ -34,6 +33,7 @@ from engine.media.pictures import (  # noqa: E402
     signature,
 )
 from engine.media.scenes import ANALYSIS_WIDTH  # noqa: E402
+from engine.search.evaluate import default_data_dir  # noqa: E402
 
 
 def keyframes_vs_pages(folder: Path, pdf: Path) -> None:

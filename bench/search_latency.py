@@ -34,10 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.config import EngineConfig, SearchConfig  # noqa: E402
-from engine.evaluate import default_data_dir  # noqa: E402
-from engine.library import Library, embed_text  # noqa: E402
+from engine.importing.embedding import embed_text  # noqa: E402
+from engine.library import Library  # noqa: E402
 from engine.models import Embedder, Reranker  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from engine.search.evaluate import default_data_dir  # noqa: E402
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind  # noqa: E402
 from tests.memory import peak_rss_mb  # noqa: E402
 

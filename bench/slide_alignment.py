@@ -4,10 +4,11 @@
 
 For each of the 11 lectures, the word-timed transcript is cut into moments of ``--hop`` s whose
 speech is the words of the ``--context`` s around them; each moment gets a page from
-``engine.align.align_slides``. Metric (../shared/eval/README.md): over the labelled times whose
-slide is not -1, the share where the page said to be on screen is the labelled one; also the
-share of -1 ("no slide visible") times the system marks None. Four systems: the most similar
-page per moment (TF-IDF; TF-IDF + embedder), and the order-preserving alignment (same two).
+``engine.importing.align.align_slides``. Metric (../shared/eval/README.md): over the labelled
+times whose slide is not -1, the share where the page said to be on screen is the labelled one;
+also the share of -1 ("no slide visible") times the system marks None. Four systems: the most
+similar page per moment (TF-IDF; TF-IDF + embedder), and the order-preserving alignment (same
+two).
 ``--sweep`` prints the accuracy of window sizes and costs on the tuning lectures (TUNE).
 Never pass/fail.
 """
@@ -29,11 +30,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.align import AlignConfig, Embed, Moment, align_slides, speech_moments  # noqa: E402
 from engine.config import IngestLimits  # noqa: E402
-from engine.evaluate import default_data_dir  # noqa: E402
+from engine.importing.align import AlignConfig, Embed, Moment, align_slides, speech_moments  # noqa: E402
 from engine.ingest.slides import parse_pdf  # noqa: E402
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry  # noqa: E402
+from engine.search.evaluate import default_data_dir  # noqa: E402
 from engine.types import Timing  # noqa: E402
 
 # Window sizes and costs were chosen on these five (every other lecture by name); the other

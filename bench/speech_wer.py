@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.evaluate import default_data_dir  # noqa: E402
 from engine.media.probe import probe  # noqa: E402
 from engine.media.transcribe import SpeechSegment, Transcriber  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from engine.search.evaluate import default_data_dir  # noqa: E402
 
 JFK = (
     "And so, my fellow Americans, ask not what your country can do for you, ask what you can "

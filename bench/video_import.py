@@ -32,9 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.config import EngineConfig, MediaConfig  # noqa: E402
-from engine.evaluate import default_data_dir  # noqa: E402
-from engine.library import IngestProgress, Library, Outcome  # noqa: E402
+from engine.importing.progress import IngestProgress, Outcome  # noqa: E402
+from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
+from engine.search.evaluate import default_data_dir  # noqa: E402
 from tests.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb  # noqa: E402
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images  # noqa: E402
 

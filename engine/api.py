@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from engine import __version__
 from engine.config import EngineConfig, MediaConfig, SearchConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
-from engine.documents import Chapter
 from engine.errors import (
     Cancelled,
     CoursedexError,
@@ -41,8 +40,9 @@ from engine.formatting import (
     stage_text,
     valid_text,
 )
-from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
-from engine.links import (
+from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
+from engine.integrations.documents import Chapter
+from engine.integrations.links import (
     Link,
     LinkError,
     describe_link,
@@ -53,24 +53,13 @@ from engine.links import (
     resolve_link,
     result_link,
 )
-from engine.models import Embedder
-from engine.models.catalog import KNOWN_MODELS, ModelSpec
-from engine.models.manifest import ModelManifest, ModelRole
-from engine.models.registry import ModelInfo, ModelRegistry
-from engine.paths import default_library, default_models, default_models_dir
-from engine.pdfium_lock import PDFIUM_LOCK
-from engine.progress import Stage
-from engine.recovery import SetAside, start_over
-from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
-from engine.store import Course, Source
-from engine.transcript_export import (
+from engine.integrations.transcript_export import (
     TRANSCRIPT_FORMATS,
     transcript_srt,
     transcript_text,
     write_transcript,
 )
-from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
-from engine.url_import import (
+from engine.integrations.url_import import (
     WEB_COURSE,
     Fetched,
     FetchProgress,
@@ -84,7 +73,18 @@ from engine.url_import import (
     result_origin,
     set_origin,
 )
-from engine.watch import FolderWatcher, WatchReport, follow, followed, follows
+from engine.integrations.watch import FolderWatcher, WatchReport, follow, followed, follows
+from engine.library import Library
+from engine.library.recovery import SetAside, start_over
+from engine.models import Embedder
+from engine.models.catalog import KNOWN_MODELS, ModelSpec
+from engine.models.manifest import ModelManifest, ModelRole
+from engine.models.registry import ModelInfo, ModelRegistry
+from engine.paths import default_library, default_models, default_models_dir
+from engine.pdfium_lock import PDFIUM_LOCK
+from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
+from engine.store import Course, Source
+from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:

@@ -27,7 +27,7 @@ class LibraryError(CoursedexError):
 
 class LibraryDamagedError(LibraryError):
     """The library's database is damaged, or lost while its search index remains. Restore it
-    from a backup, or start over (engine/recovery.py): the files it indexed are imported
+    from a backup, or start over (engine/library/recovery.py): the files it indexed are imported
     again and the damaged files kept."""
 
 

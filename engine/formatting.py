@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.progress import IngestReport, Outcome
+from engine.importing.progress import IngestReport, Outcome
 from engine.types import SegmentKind
 
 if TYPE_CHECKING:
-    from engine.progress import IngestProgress
+    from engine.importing.progress import IngestProgress
     from engine.search import SearchResult
 
 _SURROGATES = re.compile("[\ud800-\udfff]")

@@ -24,10 +24,10 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.config import EngineConfig
+from engine.importing.progress import IngestProgress
 from engine.ingest import classify
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from engine.progress import IngestProgress
 from tests.hostile_corpus import DELETED, REWRITTEN, rewritten_text
 from tests.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb
 

@@ -129,7 +129,7 @@ def top_level(package: str, root: Path = ROOT) -> tuple[list[str], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--edges", action="store_true", help="print every import edge")
     parser.add_argument("--sizes", type=int, default=15, help="largest N modules (0: all)")
     args = parser.parse_args(argv)

@@ -1,6 +1,7 @@
 """Watch folders in the window: while it is open, the courses that follow their folder import
-what is added or changed there in the background (engine/watch.py scans on its own thread),
-and the panel and the results catch up. File > Follow course folders… picks the courses."""
+what is added or changed there in the background (engine/integrations/watch.py scans on its
+own thread), and the panel and the results catch up. File > Follow course folders… picks the
+courses."""
 
 from __future__ import annotations
 

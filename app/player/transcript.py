@@ -37,7 +37,7 @@ CHAPTER_ROWS = 5  # the chapter list shows this many before it scrolls
 
 
 def timestamp_link(path: str, ms: int, sha256: str | None = None) -> str:
-    """``coursedex://open?source=<path>&t=<seconds>`` (engine/links.py, issue 16)."""
+    """``coursedex://open?source=<path>&t=<seconds>`` (engine/integrations/links.py, issue 16)."""
     return make_link(path, start_ms=max(0, ms), sha256=sha256)
 
 

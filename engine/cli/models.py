@@ -63,7 +63,7 @@ def cmd_models(ctx: Context) -> int:
 
 
 def cmd_eval(ctx: Context) -> int:
-    from engine import evaluate
+    from engine.search import evaluate
 
     args = ctx.args
     data = Path(args.data) if args.data else evaluate.default_data_dir()

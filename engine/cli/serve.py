@@ -7,7 +7,7 @@ from engine.cli.context import Context
 
 def cmd_mcp(ctx: Context) -> int:
     """Serve the library read-only over MCP until the client hangs up."""
-    from engine.mcp_server import serve  # lazy: only this command needs the MCP SDK
+    from engine.integrations.mcp_server import serve  # lazy: only this command needs the MCP SDK
 
     serve(ctx.library())
     return 0

@@ -9,6 +9,10 @@
     distinct.py     5. MMR (off), near-copies and same-moment hits collapse
     snippets.py        results: snippet, highlights, line, thumbnail, slide links
     searcher.py     the orchestrator; lexical.py, stats.py: what the stages share
+    diversity.py       near-duplicate removal and MMR, under distinct.py
+    enrich.py          keyphrases of a long pasted query for the dense side (KeyBERT)
+    evaluate.py        retrieval benchmarks (`coursedex eval`, bench/): builds a Library, so
+                       it sits above the stages and nothing here imports it
 
 The pure pieces are importable from here so they can be tested and reused alone.
 """

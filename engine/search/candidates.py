@@ -19,9 +19,9 @@ from engine.search.stats import LibraryStats
 from engine.store import SegmentRow, Store
 
 if TYPE_CHECKING:
-    from engine.enrich import QueryEnricher
+    from engine.index.vectors import VectorIndex
     from engine.models import Embedder
-    from engine.vectors import VectorIndex
+    from engine.search.enrich import QueryEnricher
 
 HEAD = 10  # times the limit: how many fused candidates are read and rescored
 
@@ -169,7 +169,7 @@ class CandidateFinder:
         """The dense side's text: the query, after KeyBERT keyphrases for a long one."""
         if not cfg.enrich:
             return query.text
-        from engine.enrich import QueryEnricher
+        from engine.search.enrich import QueryEnricher
 
         if self._enricher is None or self._enriched_by is not embedder:
             self._enricher = QueryEnricher(embedder, min_words=self._enrich_min_words)

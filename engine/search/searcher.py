@@ -22,8 +22,8 @@ from engine.search.strength import strengths
 from engine.store import Store
 
 if TYPE_CHECKING:
+    from engine.index.vectors import VectorIndex
     from engine.models import Embedder, Reranker
-    from engine.vectors import VectorIndex
 
 
 class Searcher:

@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
-from engine.library import IngestReport, Library, Outcome
+from engine.importing.progress import IngestReport, Outcome
+from engine.library import Library
 from engine.types import SegmentKind
 from tests.app.ui import StallMeter, drop, make_test_video
 from tests.conftest import HIPPO_MS, LECTURE_CUES, SORTING_PY

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from app.main import DEMO_FLAG, start
 from engine.demo import DEMO_COURSE, DEMO_DIR
-from engine.library import IngestReport, Outcome
+from engine.importing.progress import IngestReport, Outcome
 
 
 def test_first_start_imports_the_demo_course_searchable_before_its_video(

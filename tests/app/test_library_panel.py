@@ -26,7 +26,8 @@ from pytestqt.qtbot import QtBot
 from app.library.import_bar import report_text
 from app.library.panel import MISSING, NOT_INDEXED, REMOVING
 from app.window import SearchWindow
-from engine.library import FileResult, IngestProgress, IngestReport, Library, Outcome
+from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
+from engine.library import Library
 from tests.app.ui import make_test_video, on_next_modal
 from tests.conftest import LECTURE_CUES
 from tests.factories import make_srt

@@ -17,8 +17,8 @@ from app.main import start
 from app.single_instance import SingleInstance
 from app.window import SearchWindow
 from engine.config import EngineConfig, MediaConfig
+from engine.integrations.links import make_link, parse_link, result_link
 from engine.library import Library
-from engine.links import make_link, parse_link, result_link
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchResult

@@ -12,8 +12,8 @@ from pytestqt.qtbot import QtBot
 from app.library.url_import import MENU_TEXT, UrlImportDialog
 from app.main import start
 from app.window import SearchWindow
-from engine.library import IngestReport, Outcome
-from engine.url_import import origin
+from engine.importing.progress import IngestReport, Outcome
+from engine.integrations.url_import import origin
 from tests.web_site import clear_proxies, serve_site
 
 

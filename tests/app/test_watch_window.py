@@ -14,10 +14,10 @@ from pytestqt.qtbot import QtBot
 from app.library.watch_folders import MENU_TEXT, FollowDialog, WatchBridge
 from app.main import start
 from engine.config import EngineConfig
+from engine.integrations.watch import follows
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from engine.watch import follows
 
 
 def test_a_followed_folder_imports_what_is_dropped_into_it(

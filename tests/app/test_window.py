@@ -13,7 +13,8 @@ from pytestqt.qtbot import QtBot
 from app.library.import_bar import progress_text
 from app.search.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
-from engine.library import IngestProgress, IngestReport, Library, Outcome
+from engine.importing.progress import IngestProgress, IngestReport, Outcome
+from engine.library import Library
 from engine.types import SegmentKind
 from tests.app.ui import drop, giraffe_window
 from tests.conftest import HIPPO_MS, LECTURE_CUES

@@ -9,7 +9,8 @@ import time
 import numpy as np
 import pytest
 
-from engine.align import (
+from engine.config import IngestLimits
+from engine.importing.align import (
     AlignConfig,
     Alignment,
     Moment,
@@ -17,7 +18,6 @@ from engine.align import (
     speech_moments,
     tfidf_similarity,
 )
-from engine.config import IngestLimits
 from engine.ingest.slides import parse_pdf
 from engine.models.embedder import OnnxEmbedder
 from engine.types import Timing

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.documents import Chapter
+from engine.integrations.documents import Chapter
 from engine.library import Library
 from tests.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images

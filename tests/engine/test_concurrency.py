@@ -35,10 +35,11 @@ from typing import Any
 import numpy as np
 
 from engine.config import EngineConfig, SearchConfig
-from engine.library import Library, Outcome
+from engine.importing.progress import Outcome
+from engine.index.vectors import VectorIndex
+from engine.library import Library
 from engine.search import SearchFilters, SearchResult
 from engine.types import SegmentKind
-from engine.vectors import VectorIndex
 from tests.factories import make_pdf, make_srt
 
 SEARCH_THREADS = 3
@@ -284,13 +285,13 @@ def _index_child(folder: Path) -> dict[str, object]:
 
 
 def _library_child(models_dir: Path, folder: Path, files: list[Path]) -> dict[str, object]:
-    import engine.vectors
+    import engine.index.vectors
     from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 
     shared = Shared()
     logging.getLogger().addHandler(_Errors(shared))
     # A small first capacity, so the imports also resize the index under searches.
-    engine.vectors._INITIAL_CAPACITY = 64  # pyright: ignore[reportPrivateUsage]
+    engine.index.vectors._INITIAL_CAPACITY = 64  # pyright: ignore[reportPrivateUsage]
     embedder = ModelRegistry(models_dir).load_embedder(DEFAULT_EMBEDDER, 2)
     with Library.open(folder, EngineConfig(), lambda: embedder) as library:
 

@@ -18,11 +18,12 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.errors import LibraryError
-from engine.library import IngestProgress, Library
+from engine.importing.progress import IngestProgress
+from engine.index.vectors import VectorIndex
+from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import sha256_file
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from engine.vectors import VectorIndex
 from tests.engine.test_data_safety import _tmpfs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +139,7 @@ def test_an_index_from_an_older_copy_never_keeps_a_vector_for_a_row_that_is_gone
     hits = json.loads(found.stdout)["results"]
     assert hits[0]["source"] == str(volcano / "volcano.md")
     assert found.stderr.splitlines() == [
-        "WARNING engine.indexer: vector index repaired from the library database: "
+        "WARNING engine.index.indexer: vector index repaired from the library database: "
         "1 added (1 of them replaced), 0 removed"
     ]
     _index_holds_the_stored_vectors(library, embedder)
@@ -193,7 +194,9 @@ def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
     assert Path(json.loads(found.stdout)["results"][0]["source"]).name == "notes.md"
     said = found.stderr.splitlines()
     assert len(said) == 1, said
-    assert said[0].startswith(f"WARNING engine.vectors: vector index {vectors / 'text.hnsw'} was")
+    assert said[0].startswith(
+        f"WARNING engine.index.vectors: vector index {vectors / 'text.hnsw'} was"
+    )
     assert said[0].endswith("): it is rebuilt from the library database")
     again = _cli(built_library_dir, models_dir, *query)
     assert again.returncode == 0 and again.stderr == ""  # the rebuilt index was saved
@@ -217,7 +220,7 @@ def test_an_index_newer_than_a_restored_database_is_rebuilt(
     assert found.returncode == 0, found.stderr
     assert "gecko" not in found.stdout
     assert found.stderr.splitlines() == [
-        f"WARNING engine.indexer: vector index {built_library_dir / 'vectors' / 'text.hnsw'} "
+        f"WARNING engine.index.indexer: vector index {built_library_dir / 'vectors' / 'text.hnsw'} "
         "was unusable (it is newer than the library database, restored from an older copy?): "
         "it is rebuilt from the library database"
     ]
@@ -477,7 +480,7 @@ def test_a_kill_after_a_changed_file_is_committed_leaves_no_stale_vector(
     found = _cli(library, models_dir, "search", "--mode", "dense", "--json", "a volcano erupting")
     assert found.returncode == 0, found.stderr
     assert found.stderr.splitlines() == [
-        "WARNING engine.indexer: vector index repaired from the library database: "
+        "WARNING engine.index.indexer: vector index repaired from the library database: "
         "1 added (1 of them replaced), 0 removed"
     ]
     assert json.loads(found.stdout)["results"][0]["source"] == str(last)

@@ -19,10 +19,10 @@ import pytest
 
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import LibraryBusyError, LibraryError
-from engine.library import IngestProgress, IngestReport, Library, Outcome
+from engine.importing.progress import IngestProgress, IngestReport, Outcome, Stage
+from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from engine.progress import Stage
 from engine.store import Store
 from engine.types import SourceKind, SourceStatus
 from tests.factories import make_pdf, make_srt

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from engine.diversity import dedup_near, jaccard, mmr, word_set
 from engine.models.embedder import OnnxEmbedder
+from engine.search.diversity import dedup_near, jaccard, mmr, word_set
 
 # A lecture transcript cut into windows on sentence boundaries; the windows the chunker
 # makes around one moment share all but a sentence or two.

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from engine.embedding import Ahead, Embedding
+from engine.importing.embedding import Ahead, Embedding
 from engine.models.embedder import OnnxEmbedder
 
 

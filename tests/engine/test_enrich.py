@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.enrich import QueryEnricher, compose_dense_query, word_count
 from engine.models.embedder import OnnxEmbedder
+from engine.search.enrich import QueryEnricher, compose_dense_query, word_count
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,14 +105,14 @@ def test_compose_puts_phrases_first() -> None:
 def test_import_is_light_and_keybert_runs_without_torch(models_dir: Path) -> None:
     code = (
         "import sys\n"
-        "import engine.enrich\n"
+        "import engine.search.enrich\n"
         "heavy = [m for m in ('torch', 'sentence_transformers', 'keybert', 'sklearn')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "from pathlib import Path\n"
         "from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry\n"
         f"e = ModelRegistry(Path({str(models_dir)!r})).load_embedder(DEFAULT_EMBEDDER, 1)\n"
-        "enricher = engine.enrich.QueryEnricher(e, min_words=3)\n"
+        "enricher = engine.search.enrich.QueryEnricher(e, min_words=3)\n"
         "assert enricher.extract('hippocampus memory consolidation during deep sleep')\n"
         "heavy = [m for m in ('torch', 'sentence_transformers') if m in sys.modules]\n"
         "assert not heavy, heavy\n"

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import cast
 
 from engine.config import EngineConfig
-from engine.evaluate import ABLATION, _metrics, _ndcg, format_table, scifact
 from engine.models.embedder import OnnxEmbedder
+from engine.search.evaluate import ABLATION, _metrics, _ndcg, format_table, scifact
 
 
 def test_first_hit_metrics() -> None:

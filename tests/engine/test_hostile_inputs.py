@@ -25,11 +25,11 @@ import pytest
 from engine.cli import main
 from engine.config import EngineConfig
 from engine.errors import NotFoundError, UnreadableFileError
+from engine.importing.planning import BAD_NAME
 from engine.ingest import MAX_SEGMENTS, parse_file
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from engine.planning import BAD_NAME
 from tests.hostile_corpus import (
     DELETED,
     ERROR,

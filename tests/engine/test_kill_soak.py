@@ -37,10 +37,10 @@ import numpy as np
 import pytest
 
 from engine.config import EngineConfig, SearchConfig
+from engine.index.vectors import VectorIndex
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from engine.vectors import VectorIndex
 from tests.factories import (
     make_code_zip,
     make_narrated_slides,

@@ -18,7 +18,8 @@ import pytest
 
 from engine.config import EngineConfig, MediaConfig, SearchConfig
 from engine.errors import CoursedexError, ModelMismatchError, NotFoundError
-from engine.library import Library, Outcome
+from engine.importing.progress import Outcome
+from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import MANIFEST_NAME
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry

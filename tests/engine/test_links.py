@@ -11,8 +11,7 @@ import pytest
 from engine.cli import main as cli
 from engine.config import EngineConfig
 from engine.errors import NotFoundError
-from engine.library import Library
-from engine.links import (
+from engine.integrations.links import (
     LinkError,
     make_link,
     parse_link,
@@ -20,6 +19,7 @@ from engine.links import (
     resolve_link,
     result_link,
 )
+from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tests.factories import make_srt

@@ -15,8 +15,8 @@ from mcp_types import CallToolResult, TextContent
 from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR
 from engine.formatting import clock
+from engine.integrations.links import parse_link
 from engine.library import Library
-from engine.links import parse_link
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 

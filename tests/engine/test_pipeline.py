@@ -7,9 +7,9 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from engine.library import Library, Outcome
-from engine.pipeline import CHANGED_WHILE_READ
-from engine.progress import IngestProgress, Stage
+from engine.importing.pipeline import CHANGED_WHILE_READ
+from engine.importing.progress import IngestProgress, Outcome, Stage
+from engine.library import Library
 from tools.lecture_media import make_audio
 
 

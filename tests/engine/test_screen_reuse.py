@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from engine.config import IngestLimits, MediaConfig
+from engine.importing.progress import Outcome
 from engine.ingest.slides import parse_pdf
-from engine.library import Library, Outcome
+from engine.library import Library
 from engine.media.deck import DeckPage, DeckPictures
 from engine.media.pictures import signature
 from engine.media.scenes import TextFrom, read_counts, scan_video

@@ -6,8 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from engine.config import SearchConfig
-from engine.evaluate import OFF_TOPIC_QUERIES
 from engine.library import Library
+from engine.search.evaluate import OFF_TOPIC_QUERIES
 
 PLAIN = replace(SearchConfig(), gate=0.0, near_duplicates=0.0, mmr=0.0)
 

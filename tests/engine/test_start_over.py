@@ -1,5 +1,5 @@
-"""Starting a damaged library over (engine/recovery.py, ``coursedex start-over``): the damaged
-files are kept aside, the courses come back with their folders and whether they follow them,
+"""Starting a damaged library over (engine/library/recovery.py, ``coursedex start-over``): the
+damaged files are kept aside, the courses come back with their folders and whether they follow them,
 and the files the library held are imported again. A sound library is never started over,
 nor one another process is writing."""
 
@@ -14,11 +14,11 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.errors import LibraryBusyError, LibraryDamagedError, LibraryError
+from engine.integrations.watch import follow, follows
 from engine.library import Library
+from engine.library.recovery import HeldCourse, needs_start_over, start_over
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from engine.recovery import HeldCourse, needs_start_over, start_over
-from engine.watch import follow, follows
 from tests.engine.test_cli import Cli
 from tests.engine.test_damage_at_rest import _garble_segments_page
 

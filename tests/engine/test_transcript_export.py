@@ -8,8 +8,8 @@ import pytest
 
 from engine.errors import CoursedexError
 from engine.ingest.subtitles import cues_from_text
+from engine.integrations.transcript_export import transcript_srt, write_transcript
 from engine.library import Library
-from engine.transcript_export import transcript_srt, write_transcript
 from engine.types import Timing
 from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tests.factories import make_srt

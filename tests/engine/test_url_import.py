@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main as cli
-from engine.library import Library
-from engine.types import SegmentKind, SourceKind
-from engine.url_import import (
+from engine.integrations.url_import import (
     WEB_COURSE,
     UrlImportError,
     fetch_url,
@@ -23,6 +21,8 @@ from engine.url_import import (
     origin_at,
     result_origin,
 )
+from engine.library import Library
+from engine.types import SegmentKind, SourceKind
 from tests.web_site import CAPYBARA_MS, clear_proxies, serve_site
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from engine.errors import LibraryError, ModelMismatchError
-from engine.vectors import HnswSettings, ReconcileReport, VectorIndex
+from engine.index.vectors import HnswSettings, ReconcileReport, VectorIndex
 
 DIM = 32
 MODEL = "test-model"

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from engine.config import EngineConfig
-from engine.library import IngestProgress, Library, Outcome
+from engine.importing.progress import IngestProgress, Outcome
+from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters

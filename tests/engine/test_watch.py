@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from engine.errors import NotFoundError
+from engine.importing.progress import Outcome
+from engine.integrations.watch import FolderWatcher, WatchReport, follow, followed, follows
 from engine.library import Library
-from engine.progress import Outcome
-from engine.watch import FolderWatcher, WatchReport, follow, followed, follows
 
 WAIT_S = 120.0  # a bound for a slow machine, not a timing claim
 

@@ -20,13 +20,13 @@ from mcp_types import ToolAnnotations
 from engine import __version__
 from engine.errors import CoursedexError, NotFoundError
 from engine.formatting import location
+from engine.integrations.links import Link, link_of, make_link, parse_link, resolve_link
+from engine.integrations.url_import import result_origin
 from engine.library import Library
-from engine.links import Link, link_of, make_link, parse_link, resolve_link
 from engine.search import SearchFilters, SearchResult
 from engine.store import Source
 from engine.store.segments import SegmentRow
 from engine.types import SegmentKind
-from engine.url_import import result_origin
 
 INSTRUCTIONS = (
     "Coursedex searches the user's own lecture videos, slides, code and notes on this machine. "

@@ -1,11 +1,12 @@
 """The import pipeline: plan -> queue -> per file: read -> one commit -> link slides.
 
-:func:`~engine.planning.plan` lists the files an import reads; :meth:`Pipeline.queue`
+:func:`~engine.importing.planning.plan` lists the files an import reads; :meth:`Pipeline.queue`
 registers each once (its course, and a queued row a later start resumes); then each file is
 checked against what the library holds (unchanged, a copy, moved), read
-(:mod:`engine.reading`), embedded and committed in one write (:mod:`engine.indexer`); a
-video's frames are read after its speech is searchable. When the job ends, the courses it
-touched get their slides lined up with their lectures (:mod:`engine.linking`).
+(:mod:`engine.importing.reading`), embedded and committed in one write
+(:mod:`engine.index.indexer`); a video's frames are read after its speech is searchable. When
+the job ends, the courses it touched get their slides lined up with their lectures
+(:mod:`engine.importing.linking`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import numpy as np
 
 from engine import ingest
 from engine.config import EngineConfig
-from engine.embedding import Ahead, Embedding, with_context
 from engine.errors import (
     Cancelled,
     CoursedexError,
@@ -35,11 +35,10 @@ from engine.errors import (
     UnreadableFileError,
 )
 from engine.formatting import plural
-from engine.indexer import Indexer, SourceContent
-from engine.linking import link_slides
-from engine.models import Embedder
-from engine.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
-from engine.progress import (
+from engine.importing.embedding import Ahead, Embedding, with_context
+from engine.importing.linking import link_slides
+from engine.importing.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
+from engine.importing.progress import (
     FileResult,
     IngestProgress,
     IngestReport,
@@ -48,7 +47,9 @@ from engine.progress import (
     Stage,
     StageReport,
 )
-from engine.reading import Reader
+from engine.importing.reading import Reader
+from engine.index.indexer import Indexer, SourceContent
+from engine.models import Embedder
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 

@@ -23,7 +23,8 @@ from typing import cast
 
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import CoursedexError
-from engine.library import IngestProgress, Library
+from engine.importing.progress import IngestProgress
+from engine.library import Library
 from engine.models import Embedder, Reranker
 from engine.search import SearchResult
 

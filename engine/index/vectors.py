@@ -33,8 +33,8 @@ from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 import hnswlib
 import numpy as np
 
-from engine.atomic_files import atomic_write, fingerprint
 from engine.errors import LibraryError, ModelMismatchError
+from engine.index.atomic_files import atomic_write, fingerprint
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError, NotFoundError
-from engine.planning import plan
-from engine.progress import IngestReport
+from engine.importing.planning import plan
+from engine.importing.progress import IngestReport
 
 if TYPE_CHECKING:
     from engine.library import Library

@@ -14,14 +14,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import LibraryBusyError, LibraryError
-from engine.indexer import Indexer
-from engine.library_folder import (
+from engine.importing.progress import IngestProgress, Stage
+from engine.index.indexer import Indexer
+from engine.library.folder import (
     LibraryLock,
     LockFileError,
     remove_stale_temporaries,
     remove_unused_thumbnails,
 )
-from engine.progress import IngestProgress, Stage
 
 log = logging.getLogger(__name__)
 

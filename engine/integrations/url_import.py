@@ -24,7 +24,8 @@ from engine.errors import Cancelled, CoursedexError
 from engine.ingest import MEDIA_EXTENSIONS, SUBTITLE_EXTENSIONS
 
 if TYPE_CHECKING:
-    from engine.library import IngestProgress, IngestReport, Library
+    from engine.importing.progress import IngestProgress, IngestReport
+    from engine.library import Library
 
 log = logging.getLogger(__name__)
 

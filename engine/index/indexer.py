@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.embedding import Embedding
 from engine.errors import Cancelled
+from engine.importing.embedding import Embedding
+from engine.index.vectors import ReconcileReport, VectorIndex
 from engine.models import Embedder
 from engine.store import Store
 from engine.types import SegmentDraft, SourceStatus
-from engine.vectors import ReconcileReport, VectorIndex
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from engine.align import Alignment, Moment, align_slides, speech_moments
+from engine.importing.align import Alignment, Moment, align_slides, speech_moments
 from engine.store import SegmentRow, Source, Store
 from engine.types import SegmentKind, SourceKind, SourceStatus
 

@@ -5,8 +5,8 @@ its JSON sidecar, and ``thumbs/``. Every source is written in one transaction, s
 either fully searchable or not visible; the vector index is reconciled with the database
 at open, so a crash between the two loses nothing.
 
-The work is done by the parts this class wires together: :mod:`engine.pipeline` (imports),
-:mod:`engine.indexer` (the one writer of rows and vectors), :mod:`engine.search`.
+The work is done by the parts this class wires together: :mod:`engine.importing.pipeline` (imports),
+:mod:`engine.index.indexer` (the one writer of rows and vectors), :mod:`engine.search`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine import documents
 from engine.config import EngineConfig, SearchConfig
-from engine.embedding import Embedding, embed_text
 from engine.errors import (
     LibraryBusyError,
     LibraryError,
@@ -31,20 +29,22 @@ from engine.errors import (
     ModelMismatchError,
     NotFoundError,
 )
-from engine.indexer import Indexer
-from engine.library_folder import prepare_folder, refuse_lost_database
-from engine.library_models import LibraryModels
-from engine.linking import link_slides
+from engine.importing.embedding import Embedding, embed_text
+from engine.importing.linking import link_slides
+from engine.importing.pipeline import Job, Pipeline
+from engine.importing.planning import PlannedFile, plan, resolved, storable
+from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
+from engine.importing.reading import Reader
+from engine.index.indexer import Indexer
+from engine.integrations import documents
+from engine.library.folder import prepare_folder, refuse_lost_database
+from engine.library.models import LibraryModels
+from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
-from engine.pipeline import Job, Pipeline
-from engine.planning import PlannedFile, plan, resolved, storable
-from engine.progress import FileResult, IngestProgress, IngestReport, Outcome
-from engine.reading import Reader
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Course, Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus, Timing
-from engine.write_access import WriteAccess
 
 if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
@@ -198,7 +198,7 @@ class Library:
     # --- ingest -------------------------------------------------------------------------
 
     def plan(self, paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
-        """The files an ingest of ``paths`` would read (see :func:`engine.planning.plan`)."""
+        """The files an ingest of ``paths`` would read (:func:`engine.importing.planning.plan`)."""
         return plan(paths, course)
 
     def ingest(

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import LibraryBusyError, LibraryError
+from engine.integrations.watch import FOLLOW_KEY, follow
 from engine.library import Library
-from engine.library_folder import LibraryLock
-from engine.watch import FOLLOW_KEY, follow
+from engine.library.folder import LibraryLock
 
 DATABASE = "library.db"
 # The library's own files, from the database to what is made from it.
@@ -84,7 +84,7 @@ class SetAside:
 def needs_start_over(folder: Path) -> bool:
     """Whether the library in ``folder`` is damaged or lost: its database fails SQLite's
     quick check or cannot be opened, or is missing or empty while its vector index remains
-    (as :func:`~engine.library_folder.refuse_lost_database` refuses). A sound library, or a
+    (as :func:`~engine.library.folder.refuse_lost_database` refuses). A sound library, or a
     folder that never was one, needs nothing."""
     db = folder / DATABASE
     if not db.exists() or db.stat().st_size == 0:

@@ -1,0 +1,9 @@
+"""Importing files into a library: which files, read how, in what order, one commit each.
+
+planning.py    which files an import reads, and in which course
+pipeline.py    the queue, then per file: read, one commit, link slides
+progress.py    the stages of an import and what it reports
+reading.py     parse, transcribe, OCR, scan a video's frames
+embedding.py   vectors for a source's segments, computed ahead of the commit
+linking.py     slides lined up with the lectures that show them (align.py: the matching)
+"""

@@ -1,0 +1,9 @@
+"""The engine for other tools and other sources: what a library offers beyond import and search.
+
+links.py              coursedex:// links to a moment, made and resolved
+url_import.py         a lecture from a URL (yt-dlp), its origin kept
+watch.py              watch folders: what is added or changed there is imported
+mcp_server.py         `coursedex mcp`: search and read for AI assistants (MCP, stdio)
+transcript_export.py  a lecture's transcript as .srt or .txt
+documents.py          a lecture's transcript and chapters, a file's text for the window
+"""
