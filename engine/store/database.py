@@ -1,13 +1,16 @@
 """The library database's one connection: opening, its lock, transactions, named rows.
 
-Every table group (:mod:`engine.store.catalog`, ``segments``, ``embeddings``, ``media``,
-``meta``) works through one :class:`Database`, so they share the lock and the transaction.
+Every table group (:mod:`engine.store.courses`, ``segments``, ``embeddings``,
+``recordings``, ``meta``) works through one :class:`Database`, so they share the lock and
+the transaction. Transactions and the plain table writes and reads are sqlite-utils'
+(:attr:`Database.lite`); the named rows of hand-written queries are this module's.
 """
 
 from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import sqlite3
 import threading
 import time
@@ -15,6 +18,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeAlias
+
+import sqlite_utils
+from sqlite_utils.db import Table
 
 from engine.errors import LibraryDamagedError, LibraryError
 from engine.store.schema import READABLE_VERSION, SCHEMA_VERSION, migrate
@@ -47,6 +53,10 @@ def _record_type(names: tuple[str, ...]) -> type[Any]:
     return collections.namedtuple("Record", names, rename=True)
 
 
+def _record(row: dict[str, Any]) -> Record:
+    return _record_type(tuple(row))._make(row.values())
+
+
 def _column_names(cursor: sqlite3.Cursor) -> tuple[str, ...]:
     return tuple(column[0] for column in cursor.description)
 
@@ -75,14 +85,22 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     )
 
 
-def _use_wal(conn: sqlite3.Connection, wait_s: float = 30.0) -> None:
+def _lite(conn: sqlite3.Connection) -> sqlite_utils.Database:
+    """sqlite-utils over our connection. It turns recursive triggers on: a REPLACE that
+    deletes a segment must fire its delete trigger too, or the FTS index keeps the old
+    text. Its plugins stay off: nothing installed elsewhere may change the library's
+    connection."""
+    return sqlite_utils.Database(conn, execute_plugins=False)
+
+
+def _use_wal(lite: sqlite_utils.Database, wait_s: float = 30.0) -> None:
     """Switch to write-ahead logging. SQLite answers "database is locked" at once, without
     waiting, while another process opening the same new library switches it: try again
     until that one is done."""
     deadline = time.monotonic() + wait_s
     while True:
         try:
-            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            lite.enable_wal()
             return
         except sqlite3.OperationalError as e:
             busy = getattr(e, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY
@@ -98,16 +116,21 @@ class Database:
     plain tuples for callers that query it directly.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | str = ":memory:") -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path | str = ":memory:",
+        lite: sqlite_utils.Database | None = None,
+    ) -> None:
         self.conn = conn
         self.path = path
+        self.lite = _lite(conn) if lite is None else lite
         self.lock = threading.RLock()
         # Bumped after every transaction: readers cache statistics per generation (search's
         # document frequencies) and drop them when it moves.
         self._generation = 0
         self._data_version: int | None = None
         self._outside = 0
-        self._depth = 0
 
     @property
     def generation(self) -> int:
@@ -137,6 +160,7 @@ class Database:
                 or (read only) is older and would need an upgrade.
         """
         conn: sqlite3.Connection | None = None
+        lite: sqlite_utils.Database | None = None
         try:
             if read_only:
                 conn = _connect_read_only(Path(path))
@@ -144,11 +168,9 @@ class Database:
                 conn = sqlite3.connect(
                     str(path), check_same_thread=False, timeout=30.0, isolation_level=None
                 )
-            # A REPLACE that deletes a segment must fire its delete trigger too, or the FTS
-            # index keeps the old text (sqlite-utils, used before, set this on every open).
-            conn.execute("PRAGMA recursive_triggers = ON")
+            lite = _lite(conn)
             if str(path) != ":memory:" and not read_only:
-                _use_wal(conn)
+                _use_wal(lite)
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
             if not read_only:
@@ -163,12 +185,10 @@ class Database:
                 conn.close()
             if isinstance(e, LibraryError):
                 raise
-            if conn is not None:
-                conn.close()
             if isinstance(e, sqlite3.DatabaseError) and _is_damage(e):
                 raise _damaged(path, e) from e
             raise LibraryError(f"cannot open library database {path}: {e}") from e
-        return cls(conn, path)
+        return cls(conn, path, lite)
 
     def close(self) -> None:
         with self.lock:
@@ -177,50 +197,14 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """All writes inside commit together or roll back together, and the error is
-        re-raised. A block inside another is a savepoint: it rolls back only its own writes."""
+        re-raised (sqlite-utils' atomic). A block inside another is a savepoint: it rolls
+        back only its own writes."""
         with self.lock:
             try:
-                if self.conn.in_transaction:
-                    with self._savepoint():
-                        yield
-                else:
-                    with self._outermost():
-                        yield
+                with self.lite.atomic():
+                    yield
             finally:
                 self._generation += 1
-
-    @contextmanager
-    def _outermost(self) -> Iterator[None]:
-        self.conn.execute("BEGIN")
-        try:
-            yield
-        except BaseException:
-            self.conn.rollback()  # a no-op when the error already ended the transaction
-            raise
-        try:
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.rollback()
-            raise
-
-    @contextmanager
-    def _savepoint(self) -> Iterator[None]:
-        self._depth += 1
-        name = f"nested_{self._depth}"
-        self.conn.execute(f"SAVEPOINT {name}")
-        try:
-            yield
-        except BaseException:
-            # An error can end the whole transaction, savepoints included; undoing the
-            # savepoint then would hide the original error behind "no such savepoint".
-            if self.conn.in_transaction:
-                self.conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
-                self.conn.execute(f"RELEASE SAVEPOINT {name}")
-            raise
-        else:
-            self.conn.execute(f"RELEASE SAVEPOINT {name}")
-        finally:
-            self._depth -= 1
 
     @contextmanager
     def _using(self) -> Iterator[None]:
@@ -237,6 +221,51 @@ class Database:
                 if _is_damage(e):
                     raise _damaged(self.path, e) from e
                 raise
+
+    # --- sqlite-utils: one table's plain writes and reads -----------------------------------
+
+    def table(self, name: str) -> Table:
+        """sqlite-utils' view of one table; use it under :attr:`lock` (the helpers below do)."""
+        return self.lite.table(name)
+
+    def insert_all(
+        self,
+        name: str,
+        columns: Sequence[str],
+        rows: Iterable[Sequence[object]],
+        *,
+        replace: bool = False,
+    ) -> None:
+        """Insert ``rows`` (values in the order of ``columns``) in batches; ``replace``: a
+        row whose key is taken is replaced. Inside a transaction, a savepoint of it."""
+        with self._using():
+            self.table(name).insert_all(itertools.chain([list(columns)], rows), replace=replace)
+
+    def rows_where(
+        self,
+        name: str,
+        where: str | None = None,
+        args: Sequence[object] = (),
+        *,
+        select: str = "*",
+        order_by: str | None = None,
+        limit: int | None = None,
+    ) -> list[Record]:
+        """The rows of one table that match ``where``, each read by column name."""
+        with self._using():
+            found = self.table(name).rows_where(
+                where, list(args), select=select, order_by=order_by, limit=limit
+            )
+            return [_record(row) for row in found]
+
+    def delete_where(
+        self, name: str, where: str | None = None, args: Sequence[object] = ()
+    ) -> None:
+        """Delete the rows of one table that match ``where`` (all without it)."""
+        with self._using():
+            self.table(name).delete_where(where, list(args))
+
+    # --- hand-written SQL --------------------------------------------------------------------
 
     def execute(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Cursor:
         with self._using():

@@ -12,6 +12,8 @@ from engine.store.codec import cue_matrix_blob, cue_matrix_from, vector_blobs, v
 from engine.store.database import Database
 from engine.types import SegmentDraft
 
+_COLUMNS = ("segment_id", "space", "vector")
+
 
 class Embeddings:
     """The ``embeddings`` and ``sentence_vectors`` tables."""
@@ -53,11 +55,13 @@ class Embeddings:
         """Store (or replace) the vectors of the given segments, ``vectors[i]`` for ``ids[i]``."""
         blobs = vector_blobs(vectors)
         with self._db.transaction():
-            self._db.executemany(
-                "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?) "
-                "ON CONFLICT(segment_id) DO UPDATE SET space = excluded.space, "
-                "vector = excluded.vector",
+            # A replaced row is deleted and inserted again: its write gets a new number all
+            # the same (the triggers of migration 5), as an update's would.
+            self._db.insert_all(
+                "embeddings",
+                _COLUMNS,
                 ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(ids)),
+                replace=True,
             )
 
     def add_for_new(
@@ -68,16 +72,17 @@ class Embeddings:
         # Segments without text (pages waiting for OCR) have no vector.
         with_text = [sid for sid, seg in zip(ids, drafts, strict=True) if seg.text.strip()]
         blobs = vector_blobs(vectors)
-        self._db.executemany(
-            "INSERT INTO embeddings(segment_id, space, vector) VALUES (?, ?, ?)",
+        self._db.insert_all(
+            "embeddings",
+            _COLUMNS,
             ((sid, space, blobs[i].tobytes()) for i, sid in enumerate(with_text)),
         )
 
     def clear(self) -> None:
         """Forget every vector (a switch of embedding model re-embeds everything)."""
         with self._db.transaction():
-            self._db.execute("DELETE FROM embeddings")
-            self._db.execute("DELETE FROM sentence_vectors")
+            self._db.delete_where("embeddings")
+            self._db.delete_where("sentence_vectors")
 
     def put_sentences(self, ids: Sequence[int], sentences: Sequence[np.ndarray | None]) -> None:
         """``sentences[i]``: the cue vectors of segment ``ids[i]`` (None: it has none).
@@ -85,14 +90,15 @@ class Embeddings:
         Writes without a transaction of its own: callers hold one."""
         if not sentences:
             return
-        self._db.executemany(
-            "INSERT INTO sentence_vectors(segment_id, vectors) VALUES (?, ?) "
-            "ON CONFLICT(segment_id) DO UPDATE SET vectors = excluded.vectors",
+        self._db.insert_all(
+            "sentence_vectors",
+            ("segment_id", "vectors"),
             (
                 (sid, cue_matrix_blob(m))
                 for sid, m in zip(ids, sentences, strict=True)
                 if m is not None and len(m)
             ),
+            replace=True,
         )
 
     def sentence_vectors(self, ids: Sequence[int], dimension: int) -> dict[int, np.ndarray]:

@@ -14,19 +14,19 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.store.catalog import Catalog, Course, Source
+from engine.store.courses import Catalog, Course, Source
 from engine.store.database import Database
 from engine.store.embeddings import Embeddings
-from engine.store.media import (
+from engine.store.meta import Meta
+from engine.store.recordings import (
     FinishedTranscript,
-    Media,
+    Recordings,
     Scene,
     Showing,
     SlideLink,
     SlidePage,
     TranscriptPart,
 )
-from engine.store.meta import Meta
 from engine.store.segments import SegmentRow, Segments, SegmentText
 from engine.types import SegmentDraft, SourceKind, SourceStatus, Timing
 
@@ -45,7 +45,7 @@ class Store:
         self._catalog = Catalog(self.db)
         self._segments = Segments(self.db)
         self._embeddings = Embeddings(self.db)
-        self._media = Media(self.db)
+        self._media = Recordings(self.db)
 
     @property
     def conn(self) -> sqlite3.Connection:

@@ -7,16 +7,14 @@ from engine.store.database import Database
 
 
 class Meta:
+    """The ``meta`` table: one value per key."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
     def get(self, key: str) -> str | None:
-        row = self._db.row("SELECT value FROM meta WHERE key = ?", (key,))
-        return None if row is None else row.value
+        rows = self._db.rows_where("meta", "key = ?", (key,), select="value")
+        return rows[0].value if rows else None
 
     def set(self, key: str, value: str) -> None:
-        self._db.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        self._db.insert_all("meta", ("key", "value"), [(key, value)], replace=True)

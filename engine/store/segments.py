@@ -79,6 +79,23 @@ _SEGMENT_SELECT = (
     "s.title AS source_title, c.name AS course, s.kind AS source_kind "
     "FROM segments g JOIN sources s ON s.id = g.source_id JOIN courses c ON c.id = s.course_id "
 )
+_SEGMENT_COLUMNS = (
+    "source_id",
+    "ord",
+    "kind",
+    "start_ms",
+    "end_ms",
+    "page",
+    "path_in_archive",
+    "line_start",
+    "line_end",
+    "heading",
+    "text",
+    "extra",
+    "timings",
+    "needs_ocr",
+    "words",
+)
 _TEXT_SELECT = (
     "SELECT g.id, g.heading, g.text, s.title FROM segments g JOIN sources s ON s.id = g.source_id "
 )
@@ -93,33 +110,40 @@ class Segments:
     # --- writing (inside a transaction) --------------------------------------------------
 
     def insert(self, source_id: int, first_ord: int, drafts: Sequence[SegmentDraft]) -> list[int]:
-        """Store ``drafts`` as a source's segments from ``first_ord`` on; their ids in order."""
-        ids: list[int] = []
-        for ord_, seg in enumerate(drafts, start=first_ord):
-            cur = self._db.execute(
-                "INSERT INTO segments(source_id, ord, kind, start_ms, end_ms, page, "
-                "path_in_archive, line_start, line_end, heading, text, extra, timings, "
-                "needs_ocr, words) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    source_id,
-                    ord_,
-                    seg.kind.value,
-                    seg.start_ms,
-                    seg.end_ms,
-                    seg.page,
-                    seg.path_in_archive,
-                    seg.line_start,
-                    seg.line_end,
-                    seg.heading,
-                    seg.text,
-                    seg.extra,
-                    timings_json(seg.timings),
-                    int(seg.needs_ocr),
-                    timings_json(seg.words),
-                ),
+        """Store ``drafts`` as a source's segments from ``first_ord`` on; their ids in order.
+
+        The source must have no segment from ``first_ord`` on (call inside a transaction
+        after deleting them, or from :meth:`next_ord`)."""
+        rows = (
+            (
+                source_id,
+                ord_,
+                seg.kind.value,
+                seg.start_ms,
+                seg.end_ms,
+                seg.page,
+                seg.path_in_archive,
+                seg.line_start,
+                seg.line_end,
+                seg.heading,
+                seg.text,
+                seg.extra,
+                timings_json(seg.timings),
+                int(seg.needs_ocr),
+                timings_json(seg.words),
             )
-            ids.append(int(cur.lastrowid or 0))
-        return ids
+            for ord_, seg in enumerate(drafts, start=first_ord)
+        )
+        with self._db.lock:
+            self._db.insert_all("segments", _SEGMENT_COLUMNS, rows)
+            found = self._db.rows_where(
+                "segments",
+                "source_id = ? AND ord >= ?",
+                (source_id, first_ord),
+                select="id",
+                order_by="ord",
+            )
+        return [int(r.id) for r in found]
 
     def next_ord(self, source_id: int) -> int:
         """The position after a source's last segment (0 for none)."""
@@ -130,12 +154,12 @@ class Segments:
         )
 
     def delete_of_source(self, source_id: int) -> None:
-        self._db.execute("DELETE FROM segments WHERE source_id = ?", (source_id,))
+        self._db.delete_where("segments", "source_id = ?", (source_id,))
 
     # --- reading -------------------------------------------------------------------------
 
     def ids_of_source(self, source_id: int) -> list[int]:
-        rows = self._db.rows("SELECT id FROM segments WHERE source_id = ?", (source_id,))
+        rows = self._db.rows_where("segments", "source_id = ?", (source_id,), select="id")
         return [r.id for r in rows]
 
     def by_ids(self, ids: Sequence[int]) -> dict[int, SegmentRow]:

@@ -167,6 +167,22 @@ def test_vectors_round_trip() -> None:
         assert row[ids.index(sid)] == 1.0
 
 
+def test_vectors_stored_again_replace_the_old_ones_and_count_as_new_writes() -> None:
+    # Upsert fired the write-numbering trigger under the upsert's own conflict rule, so
+    # storing a vector again over a stored one failed ("UNIQUE constraint failed").
+    store = Store(":memory:")
+    ids = _add(store, "/a.md", ["one", "two", "three"])
+    before = store.vector_generation()
+    assert before is not None
+    store.put_vectors(ids[:2], np.full((2, 4), 0.5, dtype=np.float32), "text")
+    found, matrix = store.vectors(ids, 4)
+    again = dict(zip(found.tolist(), matrix.tolist(), strict=True))
+    assert again[ids[0]] == again[ids[1]] == [0.5] * 4
+    assert again[ids[2]] == [0.0, 0.0, 1.0, 0.0]
+    assert store.vectors_written_since(before) == set(ids[:2])
+    assert store.embedded_ids("text") == set(ids)
+
+
 def test_timings_round_trip() -> None:
     store = Store(":memory:")
     course_id = store.ensure_course("c")

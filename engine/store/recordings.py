@@ -1,6 +1,6 @@
-"""What a video or audio file adds: the finished part of a transcription (kept per content
-and model, so a killed import resumes there), scenes with their thumbnails, and the slide
-pages linked to the moments that show them.
+"""What a recording (a video or audio file) adds: the finished part of a transcription
+(kept per content and model, so a killed import resumes there), scenes with their
+thumbnails, and the slide pages linked to the moments that show them.
 
 Rows are named tuples: callers unpack them, and a tuple compares equal to one.
 """
@@ -85,7 +85,7 @@ class Showing(NamedTuple):
         return cls(str(row.path), int(row.start_ms), int(row.end_ms))
 
 
-class Media:
+class Recordings:
     """The ``transcript_parts``, ``transcripts``, ``scenes`` and ``slide_links`` tables."""
 
     def __init__(self, db: Database) -> None:
@@ -95,10 +95,12 @@ class Media:
 
     def transcript_parts(self, sha256: str, model: str) -> list[TranscriptPart]:
         """The finished part of a transcription: (start_ms, end_ms, text, words)."""
-        rows = self._db.rows(
-            "SELECT start_ms, end_ms, text, words FROM transcript_parts "
-            "WHERE sha256 = ? AND model = ? ORDER BY ord",
+        rows = self._db.rows_where(
+            "transcript_parts",
+            "sha256 = ? AND model = ?",
             (sha256, model),
+            select="start_ms, end_ms, text, words",
+            order_by="ord",
         )
         return [TranscriptPart.from_row(r) for r in rows]
 
@@ -112,6 +114,7 @@ class Media:
         words: Sequence[Timing],
     ) -> None:
         """Keep one recognised segment at once (committed: a kill loses nothing before it)."""
+        # Hand-written: its place (ord) is computed in the same statement.
         self._db.execute(
             "INSERT INTO transcript_parts(sha256, model, ord, start_ms, end_ms, text, words) "
             "SELECT ?, ?, coalesce(max(ord) + 1, 0), ?, ?, ?, ? FROM transcript_parts "
@@ -120,25 +123,28 @@ class Media:
         )
 
     def finish_transcript(self, sha256: str, model: str, language: str, duration_ms: int) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO transcripts(sha256, model, language, duration_ms) "
-            "VALUES (?, ?, ?, ?)",
-            (sha256, model, language, duration_ms),
+        self._db.insert_all(
+            "transcripts",
+            ("sha256", "model", "language", "duration_ms"),
+            [(sha256, model, language, duration_ms)],
+            replace=True,
         )
 
     def transcript_finished(self, sha256: str, model: str) -> FinishedTranscript | None:
         """(language, duration_ms) when the whole file was transcribed with ``model``."""
-        row = self._db.row(
-            "SELECT language, duration_ms FROM transcripts WHERE sha256 = ? AND model = ?",
+        rows = self._db.rows_where(
+            "transcripts",
+            "sha256 = ? AND model = ?",
             (sha256, model),
+            select="language, duration_ms",
         )
-        return None if row is None else FinishedTranscript.from_row(row)
+        return FinishedTranscript.from_row(rows[0]) if rows else None
 
     def forget_transcript(self, sha256: str) -> None:
         """Drop the kept transcription of a file once its source is fully indexed."""
         with self._db.lock:
-            self._db.execute("DELETE FROM transcript_parts WHERE sha256 = ?", (sha256,))
-            self._db.execute("DELETE FROM transcripts WHERE sha256 = ?", (sha256,))
+            self._db.delete_where("transcript_parts", "sha256 = ?", (sha256,))
+            self._db.delete_where("transcripts", "sha256 = ?", (sha256,))
 
     # --- scenes --------------------------------------------------------------------------
 
@@ -147,25 +153,28 @@ class Media:
 
         Must be called inside a transaction."""
         self.delete_scenes(source_id)
-        self._db.executemany(
-            "INSERT INTO scenes(source_id, ord, start_ms, end_ms, keyframe_ms, thumbnail) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+        self._db.insert_all(
+            "scenes",
+            ("source_id", "ord", "start_ms", "end_ms", "keyframe_ms", "thumbnail"),
             ((source_id, i, *scene) for i, scene in enumerate(scenes)),
         )
 
     def delete_scenes(self, source_id: int) -> None:
-        self._db.execute("DELETE FROM scenes WHERE source_id = ?", (source_id,))
+        self._db.delete_where("scenes", "source_id = ?", (source_id,))
 
     def scenes(self, source_id: int) -> list[Scene]:
-        rows = self._db.rows(
-            "SELECT start_ms, end_ms, keyframe_ms, thumbnail FROM scenes "
-            "WHERE source_id = ? ORDER BY ord",
+        rows = self._db.rows_where(
+            "scenes",
+            "source_id = ?",
             (source_id,),
+            select="start_ms, end_ms, keyframe_ms, thumbnail",
+            order_by="ord",
         )
         return [Scene.from_row(r) for r in rows]
 
     def thumbnail_at(self, source_id: int, ms: int) -> str | None:
-        """The thumbnail of the scene on screen at ``ms`` (None without scenes)."""
+        """The thumbnail of the scene on screen at ``ms`` (None without scenes). Search
+        asks for each video result: hand-written, as its other reads are."""
         row = self._db.row(
             "SELECT thumbnail FROM scenes WHERE source_id = ? AND start_ms <= ? "
             "ORDER BY start_ms DESC LIMIT 1",
@@ -174,14 +183,14 @@ class Media:
         return str(row.thumbnail) if row is not None and row.thumbnail else None
 
     def thumbnails_of_source(self, source_id: int) -> list[str]:
-        rows = self._db.rows(
-            "SELECT thumbnail FROM scenes WHERE source_id = ? AND thumbnail != ''", (source_id,)
+        rows = self._db.rows_where(
+            "scenes", "source_id = ? AND thumbnail != ''", (source_id,), select="thumbnail"
         )
         return [str(r.thumbnail) for r in rows]
 
     def thumbnail_names(self) -> set[str]:
         """Every thumbnail a scene of the library shows."""
-        rows = self._db.rows("SELECT DISTINCT thumbnail FROM scenes WHERE thumbnail != ''")
+        rows = self._db.rows_where("scenes", "thumbnail != ''", select="DISTINCT thumbnail")
         return {str(r.thumbnail) for r in rows}
 
     # --- slide links ---------------------------------------------------------------------
@@ -191,10 +200,10 @@ class Media:
     ) -> None:
         """A video's slide links: (start_ms, end_ms, slides source id, page, score)."""
         with self._db.transaction():
-            self._db.execute("DELETE FROM slide_links WHERE video_id = ?", (video_id,))
-            self._db.executemany(
-                "INSERT INTO slide_links(video_id, start_ms, end_ms, slides_id, page, score) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+            self._db.delete_where("slide_links", "video_id = ?", (video_id,))
+            self._db.insert_all(
+                "slide_links",
+                ("video_id", "start_ms", "end_ms", "slides_id", "page", "score"),
                 ((video_id, *link) for link in links),
             )
 
@@ -219,9 +228,11 @@ class Media:
         return [Showing.from_row(r) for r in rows]
 
     def slide_links(self, video_id: int) -> list[SlideLink]:
-        rows = self._db.rows(
-            "SELECT start_ms, end_ms, slides_id, page, score FROM slide_links "
-            "WHERE video_id = ? ORDER BY start_ms",
+        rows = self._db.rows_where(
+            "slide_links",
+            "video_id = ?",
             (video_id,),
+            select="start_ms, end_ms, slides_id, page, score",
+            order_by="start_ms",
         )
         return [SlideLink.from_row(r) for r in rows]

@@ -1,4 +1,5 @@
-"""Courses and sources: what the library holds (one source per indexed file)."""
+"""Courses and sources: the library's catalog of what it holds (one source per indexed
+file). Named after its tables; :mod:`engine.models.catalog` is the catalog of models."""
 
 from __future__ import annotations
 
@@ -86,14 +87,12 @@ class Catalog:
 
     def ensure_course(self, name: str, root: str | None = None) -> int:
         with self._db.lock:
-            found = self._db.row("SELECT id FROM courses WHERE name = ?", (name,))
-            if found is not None:
-                return int(found.id)
-            cur = self._db.execute(
-                "INSERT INTO courses(name, root, created_at) VALUES (?, ?, ?)",
-                (name, root, now_iso()),
-            )
-            return int(cur.lastrowid or 0)
+            found = self._db.rows_where("courses", "name = ?", (name,), select="id")
+            if found:
+                return int(found[0].id)
+            courses = self._db.table("courses")
+            courses.insert({"name": name, "root": root, "created_at": now_iso()})
+            return int(courses.last_rowid or 0)
 
     def courses(self) -> list[Course]:
         rows = self._db.rows(
@@ -105,6 +104,7 @@ class Catalog:
         return [Course.from_row(r) for r in rows]
 
     def course_id(self, name: str) -> int:
+        # Hand-written: a search filtered by course asks for it each time.
         found = self._db.row("SELECT id FROM courses WHERE name = ?", (name,))
         if found is None:
             raise NotFoundError(f"no course named {name!r}")
@@ -121,7 +121,7 @@ class Catalog:
 
     def delete_course(self, course_id: int) -> None:
         with self._db.transaction():
-            self._db.execute("DELETE FROM courses WHERE id = ?", (course_id,))
+            self._db.delete_where("courses", "id = ?", (course_id,))
 
     # --- sources ------------------------------------------------------------------------
 
@@ -176,7 +176,7 @@ class Catalog:
 
     def delete_source(self, source_id: int) -> None:
         with self._db.transaction():
-            self._db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+            self._db.delete_where("sources", "id = ?", (source_id,))
 
     def mark_indexed(
         self,
