@@ -56,9 +56,10 @@ class _Relay(QObject):
         callback(argument)
 
 
-class Job(Generic[P]):
+class Task(Generic[P]):
     """The handle of a long task: the work checks ``cancelled`` between steps and calls
-    ``report`` with its progress; the UI calls ``cancel``."""
+    ``report`` with its progress; the UI calls ``cancel``. (Not the engine's pipeline
+    ``Job``, a planned file registered for an import.)"""
 
     def __init__(
         self,
@@ -78,7 +79,7 @@ class Job(Generic[P]):
             self._post(self._on_progress, progress)
 
 
-class _Task(QRunnable):
+class _Runnable(QRunnable):
     def __init__(self, body: Callable[[], None]) -> None:
         super().__init__()
         self.body = body
@@ -113,14 +114,14 @@ class Tasks(QObject):
 
     def start(
         self,
-        work: Callable[[Job[P]], T],
+        work: Callable[[Task[P]], T],
         on_done: Callable[[T], None],
         on_error: Callable[[Failure], None] | None = None,
         on_progress: Callable[[P], None] | None = None,
-    ) -> Job[P]:
-        """Run a long job: ``work`` gets the Job to report progress on and to check for a
+    ) -> Task[P]:
+        """Run a long job: ``work`` gets the Task to report progress on and to check for a
         cancel; ``on_progress`` gets each report on the UI thread, before ``on_done``."""
-        job: Job[P] = Job(self._post, on_progress)
+        job: Task[P] = Task(self._post, on_progress)
 
         def body() -> None:
             try:
@@ -137,7 +138,7 @@ class Tasks(QObject):
         elif self.inline:
             body()
         else:
-            self.pool.start(_Task(body))
+            self.pool.start(_Runnable(body))
         return job
 
     def _post(self, callback: Callable[[Any], None], argument: object) -> None:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from app.tasks import Failure, Job, Tasks
+from app.tasks import Failure, Task, Tasks
 from engine.api import (
     CoursedexError,
     IngestProgress,
@@ -92,7 +92,7 @@ class ImportBar(QWidget):
         # As high as a button whether or not one shows, so the window never jumps.
         parts = (self.cancel_button, self.progress, self.status)
         self.setFixedHeight(max(part.sizeHint().height() for part in parts))
-        self._job: Job[IngestProgress] | None = None
+        self._job: Task[IngestProgress] | None = None
         self._queued: list[tuple[list[Path], str | None]] = []
         self._unfinished = 0  # files offered for resuming
 
@@ -108,7 +108,7 @@ class ImportBar(QWidget):
             return
         library, chosen = self.library, list(paths)
 
-        def work(job: Job[IngestProgress]) -> IngestReport:
+        def work(job: Task[IngestProgress]) -> IngestReport:
             return library.ingest(chosen, course=course, progress=job.report, cancel=job.cancelled)
 
         self._run(work)
@@ -159,7 +159,7 @@ class ImportBar(QWidget):
         self.resume_button.hide()
         self.later_button.hide()
 
-    def _run(self, work: Callable[[Job[IngestProgress]], IngestReport]) -> None:
+    def _run(self, work: Callable[[Task[IngestProgress]], IngestReport]) -> None:
         self._hide_offer()
         self.progress.setValue(0)
         self.progress.show()

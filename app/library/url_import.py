@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.tasks import Failure, Job
+from app.tasks import Failure, Task
 from app.window import SearchWindow
 from engine.api import (
     WEB_COURSE,
@@ -73,7 +73,7 @@ class UrlImportDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self.resize(520, self.sizeHint().height())
-        self._job: Job[FetchProgress] | None = None
+        self._job: Task[FetchProgress] | None = None
 
     def start(self) -> None:
         url = self.url.text().strip()
@@ -86,7 +86,7 @@ class UrlImportDialog(QDialog):
         self.progress.show()
         library, subtitles_only = self.window_.library, self.subtitles_only.isChecked()
 
-        def work(job: Job[FetchProgress]) -> Fetched:
+        def work(job: Task[FetchProgress]) -> Fetched:
             return fetch_url(
                 url,
                 media_folder(library),

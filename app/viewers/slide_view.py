@@ -1,23 +1,15 @@
-"""The slide view: a deck's page fitted to the view, rendered off the UI thread, with
-"Play where this slide is shown" when a lecture shows it."""
+"""The slide view: a deck's page fitted to the view, rendered off the UI thread (on the
+window's task runner, app/tasks.py), with "Play where this slide is shown" when a lecture
+shows it."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QObject,
-    QRectF,
-    QRunnable,
-    QSize,
-    Qt,
-    QThreadPool,
-    QTimer,
-    Signal,
-)
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -43,6 +35,7 @@ from PySide6.QtWidgets import (
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
+from app.tasks import Tasks
 from app.viewers.pages import ViewerError, check_page, deck_for, render_page, term_boxes
 from engine.api import clock
 
@@ -70,24 +63,6 @@ class _PageShown:
     pages: int = 0
     image: QImage | None = None
     error: str = ""
-
-
-class _Relay(QObject):
-    done = Signal(object)  # emitted on a worker, delivered on the UI thread (queued)
-
-
-class _Job(QRunnable):
-    """Runs ``work`` unless ``wanted`` says the result is no longer needed."""
-
-    def __init__(self, work: Callable[[], object], wanted: Callable[[], bool], relay: _Relay):
-        super().__init__()
-        self.work = work
-        self.wanted = wanted
-        self.relay = relay
-
-    def run(self) -> None:
-        if self.wanted():
-            self.relay.done.emit(self.work())
 
 
 def _fitted_width(size: tuple[float, float], box: tuple[int, int], scrollbar: int) -> int:
@@ -184,13 +159,9 @@ class SlideView(QWidget):
 
     play_requested = Signal(str, int)  # video path, ms
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # made before the relay: children die in order, and the pool waits for its jobs
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._shown)
+        self.tasks = tasks
         self._latest: _PageRequest | None = None
         self._path = ""
         self._page = 0
@@ -337,16 +308,16 @@ class SlideView(QWidget):
             return
         self._latest = request
         scrollbar = self._scroll.verticalScrollBar().sizeHint().width()
-        self._pool.start(
-            _Job(
-                lambda: _show_page_job(request, scrollbar),
-                lambda: self._latest == request,  # skip pages paged past before drawing
-                self._relay,
-            )
-        )
 
-    def _shown(self, shown: _PageShown) -> None:
-        if shown.request != self._latest:
+        def show() -> _PageShown | None:
+            if self._latest != request:
+                return None  # paged past before it was drawn: not worth drawing
+            return _show_page_job(request, scrollbar)
+
+        self.tasks.run(show, self._shown)
+
+    def _shown(self, shown: _PageShown | None) -> None:
+        if shown is None or shown.request != self._latest:
             return
         if shown.error or shown.image is None:
             self.image_label.setPixmap(QPixmap())

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.tasks import Failure, Job, Tasks
+from app.tasks import Failure, Task, Tasks
 from app.window import SearchWindow
 from engine.api import Cancelled, Library, NotFoundError
 
@@ -58,7 +58,7 @@ def test_a_long_job_reports_progress_in_order_and_stops_when_cancelled(qtbot: Qt
     seen: list[int] = []
     ended: list[object] = []
 
-    def work(job: Job[int]) -> str:
+    def work(job: Task[int]) -> str:
         for step in range(10_000):
             if job.cancelled.wait(0.001):
                 raise Cancelled("stopped")
@@ -82,7 +82,7 @@ def test_the_inline_pool_runs_everything_before_run_returns() -> None:
     ui = threading.get_ident()
     events: list[object] = []
 
-    def work(job: Job[str]) -> int:
+    def work(job: Task[str]) -> int:
         events.append(threading.get_ident())
         job.report("half")
         return 7

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QImage, QPalette, QTextFormat
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
+from app.tasks import Tasks
 from app.viewers.code_view import DARK_STYLE, LIGHT_STYLE, CodeView
 from app.viewers.pages import ViewerError, render_page
 from app.viewers.slide_view import SlideView
@@ -161,7 +162,9 @@ def test_render_page_from_several_threads_at_once(deck: Path) -> None:
 
 
 def _slide_view(qtbot: QtBot) -> SlideView:
-    view = SlideView()
+    tasks = Tasks()
+    view = SlideView(tasks)
+    tasks.setParent(view)  # dies with the view, after waiting for its page
     qtbot.addWidget(view)
     view.resize(800, 560)
     view.show()
@@ -197,6 +200,21 @@ def test_slide_view_pages_through_a_deck(qtbot: QtBot, deck: Path) -> None:
     qtbot.waitUntil(lambda: view.current_page == 1 and not view.prev_button.isEnabled())
     qtbot.keyClick(view, Qt.Key.Key_PageUp)
     assert view.current_page == 1
+
+
+def test_slide_view_renders_on_the_task_runner_it_is_given(qtbot: QtBot, deck: Path) -> None:
+    tasks = Tasks(inline=True)  # runs each task before ``run`` returns
+    view = SlideView(tasks)
+    qtbot.addWidget(view)
+    view.resize(800, 560)
+    view.show_page(str(deck), 2)
+    assert view.page_label.text() == "quicksort — page 2 of 3"
+    assert _pixmap_width(view.image_label) > 0
+    # A closed runner (the window closing) starts nothing: the page on show stays.
+    shown = view.image_label.pixmap().toImage()
+    tasks.close(1000)
+    view.show_page(str(deck), 3)
+    assert view.image_label.pixmap().toImage() == shown
 
 
 def test_slide_view_renders_again_for_a_new_size(qtbot: QtBot, deck: Path) -> None:
