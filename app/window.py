@@ -383,7 +383,8 @@ class SearchWindow(QMainWindow):
         apply_theme(QApplication.instance(), new.theme)  # type: ignore[arg-type]
         if self.settings_path is not None:
             save_settings(self.settings_path, new)
-        self.library.config = engine_config(new, self.library.config)  # the next import
+        # The next import, search and re-index use them (an import running keeps its own).
+        self.library.configure(engine_config(new, self.library.config))
         self.preview_pane.set_backend(new.player)
         if new.library_dir != self.settings.library_dir:
             self.import_status.setText("The new library folder is used from the next start.")

@@ -47,9 +47,10 @@ from engine.importing.progress import (
     Stage,
     StageReport,
 )
-from engine.importing.reading import Reader
+from engine.importing.reading import Reader, TextReaders
 from engine.index.indexer import Indexer, SourceContent
 from engine.models import Embedder
+from engine.models.registry import ModelRegistry
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 
@@ -69,25 +70,36 @@ class Job:
     source_id: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One import run: the settings it started with (settings changed meanwhile apply to the
+    next run), and the reader and the embedding made from them."""
+
+    config: EngineConfig
+    reader: Reader
+    embedding: Embedding
+
+
 class Pipeline:
-    """Runs imports into one library. ``embedder`` is the library's (loaded on first use)."""
+    """Runs imports into one library. ``embedder`` is the library's (loaded on first use);
+    ``models`` finds the speech model, ``recognizer`` gives the on-screen text readers;
+    thumbnails go to ``thumbs``. Each run takes its settings as it starts."""
 
     def __init__(
         self,
         store: Store,
         indexer: Indexer,
-        reader: Reader,
-        config: EngineConfig,
         embedder: Callable[[], Embedder],
+        models: ModelRegistry,
+        thumbs: Path,
+        recognizer: TextReaders,
     ) -> None:
         self.store = store
         self.indexer = indexer
-        self.reader = reader
-        self.config = config
-        ahead = Ahead(embedder, config.embed_batch_size)
-        self.embedding = Embedding(config.embed_batch_size, config.embed_context, ahead)
-        reader.ahead = ahead
         self._embedder = embedder
+        self._models = models
+        self._thumbs = thumbs
+        self._recognizer = recognizer
 
     def queue(self, planned: Sequence[PlannedFile]) -> list[Job]:
         """Register each file once: its course, and a queued row unless it is indexed."""
@@ -121,23 +133,29 @@ class Pipeline:
     def run(
         self,
         jobs: Sequence[Job],
+        config: EngineConfig,
         progress: Callable[[IngestProgress], None] | None,
         cancel: threading.Event | None,
     ) -> IngestReport:
-        """Import the files one by one. Bad files end as ``error`` with a reason; the rest go
-        on. A cancel stops between files and marks the rest cancelled.
+        """Import the files one by one with the settings ``config``. Bad files end as
+        ``error`` with a reason; the rest go on. A cancel stops between files and marks the
+        rest cancelled.
 
         Raises:
             ModelMismatchError: the library was built with another embedder.
         """
+        ahead = Ahead(self._embedder, config.embed_batch_size)
+        reader = Reader(self.store, config, self._models, self._thumbs, self._recognizer, ahead)
+        embedding = Embedding(config.embed_batch_size, config.embed_context, ahead)
         try:
-            return self._run(jobs, progress, cancel)
+            return self._run(jobs, _Run(config, reader, embedding), progress, cancel)
         finally:
-            self.reader.close()  # the recognition child the job's files shared
+            reader.close()  # the recognition child the run's files shared
 
     def _run(
         self,
         jobs: Sequence[Job],
+        run: _Run,
         progress: Callable[[IngestProgress], None] | None,
         cancel: threading.Event | None,
     ) -> IngestReport:
@@ -151,14 +169,14 @@ class Pipeline:
                 report.files.append(FileResult(path, Outcome.CANCELLED))
                 continue
             tracker.report(i, Stage.READING)
-            result = tracker.finished(i, self._guarded(job, tracker.reporter(i), cancel))
+            result = tracker.finished(i, self._guarded(job, run, tracker.reporter(i), cancel))
             report.files.append(result)
             if result.outcome in (Outcome.INDEXED, Outcome.MOVED):
                 touched.add(job.file.course)
             if time.monotonic() - last_save > _SAVE_EVERY_S:
                 self._save()
                 last_save = time.monotonic()
-        if touched and self.config.media.link_slides:
+        if touched and run.config.media.link_slides:
             try:
                 link_slides(self.store, touched)
             except CoursedexError as e:
@@ -174,11 +192,13 @@ class Pipeline:
         except LibraryError as e:
             log.warning("%s; it is rebuilt from the library database at the next start", e)
 
-    def _guarded(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
+    def _guarded(
+        self, job: Job, run: _Run, stage: StageReport, cancel: threading.Event | None
+    ) -> FileResult:
         """One file's import; what goes wrong with the file is its result, not the job's."""
         path = str(job.file.path)
         try:
-            return self._one(job, stage, cancel)
+            return self._one(job, run, stage, cancel)
         except Cancelled:
             return FileResult(path, Outcome.CANCELLED)
         except ModelMismatchError:
@@ -196,7 +216,7 @@ class Pipeline:
             self._mark_error(job, reason)
             return FileResult(path, Outcome.ERROR, reason)
         finally:
-            self.reader.end_file()  # frames still read, texts embedded ahead
+            run.reader.end_file()  # frames still read, texts embedded ahead
 
     def _mark_error(self, job: Job, reason: str) -> None:
         """Record why a file failed. Its earlier index goes: a hit must never open a file
@@ -210,7 +230,9 @@ class Pipeline:
         except Exception:
             log.warning("could not record the failure of %s", job.file.path, exc_info=True)
 
-    def _one(self, job: Job, stage: StageReport, cancel: threading.Event | None) -> FileResult:
+    def _one(
+        self, job: Job, run: _Run, stage: StageReport, cancel: threading.Event | None
+    ) -> FileResult:
         item = job.file
         path = item.path
         if not storable(path):
@@ -236,7 +258,7 @@ class Pipeline:
             return elsewhere
 
         source_id = self._start(job, known)
-        parsed = self.reader.read(
+        parsed = run.reader.read(
             path, sha, transcribe=item.kind in MEDIA and sidecar is None, stage=stage, cancel=cancel
         )
         if cancel is not None and cancel.is_set():
@@ -251,10 +273,11 @@ class Pipeline:
                 title=path.name,
                 status=SourceStatus.INDEXING,
             )
-        scan = parsed.kind is SourceKind.VIDEO and self.config.media.screen_text
+        scan = parsed.kind is SourceKind.VIDEO and run.config.media.screen_text
         stage(Stage.EMBEDDING)
         content, embedder = self.content(
             parsed,
+            run.embedding,
             sha256=sha,
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
@@ -265,7 +288,7 @@ class Pipeline:
         notes = list(parsed.warnings)
         if scan:
             # Speech is searchable now; the frames are read after it.
-            n += self._frames(source_id, path, sha, parsed.title, notes, stage, cancel)
+            n += self._frames(run, source_id, path, sha, parsed.title, notes, stage, cancel)
         self.store.forget_transcript(sha)
         waiting = sum(1 for s in parsed.segments if s.needs_ocr)
         if waiting:
@@ -310,6 +333,7 @@ class Pipeline:
     def content(
         self,
         parsed: ParsedSource,
+        embedding: Embedding,
         *,
         sha256: str,
         size: int = 0,
@@ -318,7 +342,8 @@ class Pipeline:
         vectors: np.ndarray | None = None,
         finished: bool = True,
     ) -> tuple[SourceContent, Embedder]:
-        """A parsed source embedded, ready for one commit; with the embedder that made it.
+        """A parsed source embedded (the way ``embedding`` says), ready for one commit; with
+        the embedder that made it.
 
         Raises:
             CoursedexError: the source has no text, or ``vectors`` do not fit it.
@@ -330,10 +355,10 @@ class Pipeline:
         embedder = self._embedder()
         with_text = sum(1 for s in segments if s.text.strip())
         if vectors is None:
-            vectors = self.embedding.drafts(embedder, parsed.title, segments, cancel)
+            vectors = embedding.drafts(embedder, parsed.title, segments, cancel)
         elif vectors.shape != (with_text, embedder.dimension):
             raise CoursedexError(f"{with_text} segments but vectors of shape {vectors.shape}")
-        sentences = self.embedding.sentences(embedder, [s.timings for s in segments], cancel)
+        sentences = embedding.sentences(embedder, [s.timings for s in segments], cancel)
         content = SourceContent(
             parsed.title,
             sha256,
@@ -349,6 +374,7 @@ class Pipeline:
 
     def _frames(
         self,
+        run: _Run,
         source_id: int,
         path: Path,
         sha: str,
@@ -364,14 +390,14 @@ class Pipeline:
         if self.store.source_by_path(str(path)) is None:
             raise CoursedexError("the video disappeared from the library while indexing")
         try:
-            scanned = self.reader.scan_frames(path, sha, stage, cancel)
+            scanned = run.reader.scan_frames(path, sha, stage, cancel)
         except UnreadableFileError as e:
             notes.append(f"frames not read: {e}")
             self.store.set_source_status(source_id, SourceStatus.INDEXED, None)
             return 0
         drafts = [d for d, _ in screen_segments(scanned)]
         embedder = self._embedder()
-        vectors = self.embedding.drafts(embedder, title, drafts, cancel)
+        vectors = run.embedding.drafts(embedder, title, drafts, cancel)
         scenes = [
             (s.scene.start_ms, s.scene.end_ms, s.scene.keyframe_ms, s.scene.thumbnail)
             for s in scanned

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from engine import ingest
 from engine.config import EngineConfig
@@ -50,8 +50,16 @@ _FRAME_MODULES = (
 )
 
 
+class TextReaders(Protocol):
+    """The library's on-screen text readers, each loaded on first use (see
+    :meth:`engine.library.models.LibraryModels.recognizer`)."""
+
+    def __call__(self, threads: int, *, alongside: bool = False) -> TextRecognizer: ...
+
+
 class Reader:
-    """Reads files for an import. ``recognizer`` loads the on-screen text reader on first use."""
+    """Reads the files of one import run with the settings it started with (``config``).
+    ``ahead`` embeds speech and screen text as they come."""
 
     def __init__(
         self,
@@ -59,7 +67,8 @@ class Reader:
         config: EngineConfig,
         models: ModelRegistry,
         thumbs: Path,
-        recognizer: Callable[[], TextRecognizer],
+        recognizer: TextReaders,
+        ahead: Ahead | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -67,10 +76,9 @@ class Reader:
         self.thumbs = thumbs
         self._recognizer = recognizer
         self._early: FrameScan | None = None  # frames being read while speech is recognised
-        self._frames_recognizer: TextRecognizer | None = None
-        # The speech recognizer and its settings, its child kept across a job's files.
+        # The speech recognizer and its settings, its child kept across the run's files.
         self._speech: tuple[tuple[object, ...], Transcriber] | None = None
-        self.ahead: Ahead | None = None  # embeds speech and screen text as they come
+        self.ahead = ahead
 
     def read(
         self,
@@ -204,7 +212,7 @@ class Reader:
             self.ahead.clear()
 
     def close(self) -> None:
-        """The job ended: stop reading frames and embedding ahead, end the recognition child."""
+        """The run ended: stop reading frames and embedding ahead, end the recognition child."""
         self.stop_frames()
         if self.ahead is not None:
             self.ahead.stop()
@@ -222,7 +230,7 @@ class Reader:
             return parsed
         pages = [s.page for s in parsed.segments if s.needs_ocr and s.page is not None]
         stage(Stage.READING_PAGES, 0.0, f"{len(pages)} pages without text")
-        texts = ocr_pdf_pages(path, pages, self._recognizer(), cancel=cancel)
+        texts = ocr_pdf_pages(path, pages, self._recognizer(self.config.threads), cancel=cancel)
         segments = []
         for seg in parsed.segments:
             text = texts.get(seg.page or 0, "").strip() if seg.needs_ocr else ""
@@ -246,7 +254,8 @@ class Reader:
             return early.wait(stage)
         if early is not None:
             early.stop()
-        recognizer = self._recognizer() if self.config.media.screen_text else None
+        screen_text = self.config.media.screen_text
+        recognizer = self._recognizer(self.config.threads) if screen_text else None
         deck = self._decks(path, recognizer)
         return self._scan(path, sha, recognizer, deck, _frames_report(stage), cancel)
 
@@ -282,19 +291,13 @@ class Reader:
     def _frames_alongside(self, path: Path, sha: str, cancel: threading.Event | None) -> None:
         """Start reading the video's frames on a worker thread; :meth:`scan_frames` takes
         the result. Its text reader has the cores the recognition child leaves (one on two
-        cores), loaded once for the reader's life."""
+        cores), loaded once for the library's life."""
         self.stop_frames()
         # Native modules imported on two threads at once can fail half loaded ("numpy._core
         # .multiarray failed to import" from cv2): the worker's are imported here first.
         for name in _FRAME_MODULES:
             importlib.import_module(name)
-        if self._frames_recognizer is None:
-            from engine.models.ocr import RapidTextRecognizer
-
-            self._frames_recognizer = RapidTextRecognizer(
-                threads=spare_threads(self.config.threads)
-            )
-        recognizer = self._frames_recognizer
+        recognizer = self._recognizer(spare_threads(self.config.threads), alongside=True)
         deck = self._decks(path, recognizer)
 
         def work(progress: Callable[[float], None], stop: threading.Event) -> list[ScreenScene]:

@@ -57,11 +57,10 @@ def _with_text(ids: Sequence[int], drafts: Sequence[SegmentDraft]) -> np.ndarray
 class Indexer:
     """Writes and removes a source's rows, vectors and thumbnails together."""
 
-    def __init__(self, store: Store, folder: Path, embedding: Embedding) -> None:
+    def __init__(self, store: Store, folder: Path) -> None:
         self.store = store
         self.thumbs = folder / "thumbs"
         self._vectors = folder / "vectors"
-        self._embedding = embedding
         self._index: VectorIndex | None = None
         self._lock = threading.RLock()
         self._missing: set[int] = set()  # segments whose stored vector was lost
@@ -281,14 +280,15 @@ class Indexer:
 
     # --- repair and re-index ------------------------------------------------------------
 
-    def repair(self, embedder: Embedder) -> None:
+    def repair(self, embedder: Embedder, embedding: Embedding) -> None:
         """Embed what lacks vectors: segments whose stored vector was lost (found at open),
-        and timed segments stored before cue vectors existed (or whose were lost). Under the
-        lock, so no id can change hands between reading a text and storing its vector."""
+        and timed segments stored before cue vectors existed (or whose were lost), the way
+        ``embedding`` says. Under the lock, so no id can change hands between reading a text
+        and storing its vector."""
         with self._lock:
             rows = self.store.texts(sorted(self._missing))
             if rows:
-                vectors = self._embedding.stored(embedder, rows)
+                vectors = embedding.stored(embedder, rows)
                 ids = [sid for sid, _, _, _ in rows]
                 index = self._ensure(embedder)
                 before = self.store.vector_generation()
@@ -299,7 +299,7 @@ class Indexer:
             self._missing = set()
             done = 0
             for batch in self.store.timed_segments(missing_only=True):
-                cues = self._embedding.sentences(embedder, [r.timings for r in batch])
+                cues = embedding.sentences(embedder, [r.timings for r in batch])
                 self.store.put_sentence_vectors([r.id for r in batch], cues)
                 done += len(batch)
             if done:
@@ -308,25 +308,26 @@ class Indexer:
     def rebuild(
         self,
         embedder: Embedder,
+        embedding: Embedding,
         switch: Callable[[], None],
         progress: Callable[[int, int], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> int:
-        """Re-embed every segment with ``embedder`` and rebuild the vector index; returns the
-        segments embedded; ``switch`` runs as the new vectors take over. Nothing changes
-        until the new vectors are complete, and no import can commit meanwhile (a re-index
-        would miss its segments).
+        """Re-embed every segment with ``embedder`` (the way ``embedding`` says) and rebuild
+        the vector index; returns the segments embedded; ``switch`` runs as the new vectors
+        take over. Nothing changes until the new vectors are complete, and no import can
+        commit meanwhile (a re-index would miss its segments).
 
         Raises:
             Cancelled: ``cancel`` was set; the library is unchanged.
         """
         with self._lock:
-            ids, vectors = self._embed_all(embedder, progress, cancel)
+            ids, vectors = self._embed_all(embedder, embedding, progress, cancel)
             sentence_ids: list[int] = []
             sentences: list[np.ndarray] = []
             for rows in self.store.timed_segments(missing_only=False):
                 timings = [r.timings for r in rows]
-                sentences.extend(self._embedding.sentences(embedder, timings, cancel))
+                sentences.extend(embedding.sentences(embedder, timings, cancel))
                 sentence_ids.extend(r.id for r in rows)
             self.store.clear_vectors()
             if ids:
@@ -346,6 +347,7 @@ class Indexer:
     def _embed_all(
         self,
         embedder: Embedder,
+        embedding: Embedding,
         progress: Callable[[int, int], None] | None,
         cancel: threading.Event | None,
     ) -> tuple[list[int], np.ndarray]:
@@ -355,7 +357,7 @@ class Indexer:
         for batch in self.store.iter_segment_texts():
             if cancel is not None and cancel.is_set():
                 raise Cancelled("re-index cancelled; the library is unchanged")
-            parts.append(self._embedding.stored(embedder, batch))
+            parts.append(embedding.stored(embedder, batch))
             ids.extend(sid for sid, _, _, _ in batch)
             if progress is not None:
                 progress(len(ids), total)

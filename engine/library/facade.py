@@ -5,8 +5,11 @@ its JSON sidecar, and ``thumbs/``. Every source is written in one transaction, s
 either fully searchable or not visible; the vector index is reconciled with the database
 at open, so a crash between the two loses nothing.
 
-The work is done by the parts this class wires together: :mod:`engine.importing.pipeline` (imports),
-:mod:`engine.index.indexer` (the one writer of rows and vectors), :mod:`engine.search`.
+The work is done by the parts this class wires together: :mod:`engine.importing.pipeline`
+(imports), :mod:`engine.index.indexer` (the one writer of rows and vectors),
+:mod:`engine.search`. The settings are the library's alone (:meth:`Library.configure`
+changes them): the parts keep no copy, each import, search and re-index is handed the
+settings of the moment.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from engine.importing.linking import link_slides
 from engine.importing.pipeline import Job, Pipeline
 from engine.importing.planning import PlannedFile, plan, resolved, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
-from engine.importing.reading import Reader
 from engine.index.indexer import Indexer
 from engine.integrations import documents
 from engine.library.folder import prepare_folder, refuse_lost_database
@@ -72,7 +74,7 @@ class Library:
         reranker: Callable[[], Reranker | None] | None = None,
     ) -> None:
         self.folder = folder
-        self.config = config
+        self._config = config
         self.models = models or ModelRegistry(default_models_dir())
         self.thumbs = folder / "thumbs"
         db = folder / "library.db"
@@ -87,25 +89,29 @@ class Library:
                 self.store.close()
                 raise
         self._models = LibraryModels(
-            config, self.models, embedder, lambda: self.embedder_id, reranker
+            lambda: self._config, self.models, embedder, lambda: self.embedder_id, reranker
         )
         self._repaired = False  # missing vectors found at open are embedded on first use
         self._repair_lock = threading.Lock()  # then the indexer's, never the other way
-        embedding = Embedding(config.embed_batch_size, config.embed_context)
-        self.indexer = Indexer(self.store, folder, embedding)
+        self.indexer = Indexer(self.store, folder)
         self.access = WriteAccess(folder, self.read_only, self.indexer)
         self._importing: set[str] = set()  # the courses (case-folded) of the import running
         self._closed = False
         self.access.open_index()
         self.read_only = self.access.read_only  # also when its lock file cannot be made
         self._outside = self.store.db.outside_commits()  # another process's commits seen
-        reader = Reader(self.store, config, self.models, self.thumbs, self._models.recognizer)
-        self.pipeline = Pipeline(self.store, self.indexer, reader, config, self.embedder)
+        self.pipeline = Pipeline(
+            self.store,
+            self.indexer,
+            self.embedder,
+            self.models,
+            self.thumbs,
+            self._models.recognizer,
+        )
         self.searcher = Searcher(
             self.store,
             lambda: self.indexer.index,
             self._embedder_if_any,
-            config.search,
             self.thumbs,
             reranker=self._models.reranker,
         )
@@ -123,6 +129,21 @@ class Library:
         """Open (or create) a library. ``models`` finds the speech model and the reranker
         (default: the user's model folder); ``reranker`` replaces the installed one."""
         return cls(Path(folder), config, embedder, models=models, reranker=reranker)
+
+    @property
+    def config(self) -> EngineConfig:
+        """The settings the next import, search and re-index use (see :meth:`configure`)."""
+        return self._config
+
+    def configure(self, config: EngineConfig) -> None:
+        """Use ``config`` from now on: the next import, search and re-index follow it (the
+        Settings dialog's OK). An import already running keeps the settings it started with.
+        The embedding model is not among them: switching it is :meth:`reindex`."""
+        self._config = config
+
+    def _embedding(self) -> Embedding:
+        """How segments are embedded under the current settings."""
+        return Embedding(self._config.embed_batch_size, self._config.embed_context)
 
     def close(self) -> None:
         if self._closed:  # the window closes it, and so may whoever opened it
@@ -143,7 +164,7 @@ class Library:
     ) -> IngestReport:
         self._importing = {job.file.course.casefold() for job in jobs}
         try:
-            return self.pipeline.run(jobs, progress, cancel)
+            return self.pipeline.run(jobs, self._config, progress, cancel)
         finally:
             self._importing = set()
 
@@ -180,7 +201,7 @@ class Library:
             with self._repair_lock:
                 # While another process imports, the repair waits for a later use.
                 if not self._repaired and self.access.try_locked(
-                    lambda: self.indexer.repair(model)
+                    lambda: self.indexer.repair(model, self._embedding())
                 ):
                     self._repaired = True
 
@@ -193,7 +214,7 @@ class Library:
 
     def recognizer(self) -> TextRecognizer:
         """The on-screen text reader, loaded on first use."""
-        return self._models.recognizer()
+        return self._models.recognizer(self._config.threads)
 
     # --- ingest -------------------------------------------------------------------------
 
@@ -262,6 +283,7 @@ class Library:
         """
         content, embedder = self.pipeline.content(
             parsed,
+            self._embedding(),
             sha256=sha256,
             size=size,
             mtime_ns=mtime_ns,
@@ -305,7 +327,7 @@ class Library:
             ModelError: the search model cannot load and ``config`` searches by meaning only.
         """
         self._follow_other_writers()
-        cfg = config or self.searcher.config
+        cfg = config or self._config.search
         try:
             return self.searcher.search(
                 query, limit=limit, filters=filters, config=cfg, typing=typing
@@ -375,7 +397,7 @@ class Library:
             NotFoundError: the file is not in the library, or the archive has no such member.
             UnreadableFileError: the file is gone or changed so it cannot be read as text.
         """
-        return documents.source_text(self._source_or_raise(path), self.config.limits, member)
+        return documents.source_text(self._source_or_raise(path), self._config.limits, member)
 
     def _source_or_raise(self, path: str) -> Source:
         source = self.store.source_by_path(path)
@@ -420,7 +442,7 @@ class Library:
             self.indexer.remove_source(source.id)
         if course_id is not None:
             self.store.delete_course(course_id)
-        elif doomed[0].kind == SourceKind.SLIDES and self.config.media.link_slides:
+        elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:
             self.link_slides([doomed[0].course])  # its lectures may fit another deck
         self.save()
         return len(doomed)
@@ -446,7 +468,7 @@ class Library:
             self._repaired = True  # everything was just embedded
 
         with self.access.writing("re-index"):
-            return self.indexer.rebuild(embedder, switch, progress, cancel)
+            return self.indexer.rebuild(embedder, self._embedding(), switch, progress, cancel)
 
     def stats(self) -> dict[str, object]:
         out = self.store.stats()

@@ -26,19 +26,21 @@ ModelFiles: TypeAlias = frozenset[tuple[str, int, int]]
 class LibraryModels:
     """Loads each model once, on first use, whichever thread asks first.
 
+    ``config`` gives the library's settings of the moment: a model they name or size (the
+    reranker, its threads; the text reader's threads) is loaded again when they change.
     ``recorded`` gives the id of the model the library's vectors came from (None: no
     vectors yet); ``reranker`` replaces the installed one.
     """
 
     def __init__(
         self,
-        config: EngineConfig,
+        config: Callable[[], EngineConfig],
         registry: ModelRegistry,
         embedder: Callable[[], Embedder],
         recorded: Callable[[], str | None],
         reranker: Callable[[], Reranker | None] | None = None,
     ) -> None:
-        self.config = config
+        self._config = config
         self.registry = registry
         self._load_embedder = embedder
         self._recorded = recorded
@@ -47,10 +49,11 @@ class LibraryModels:
         # The last failure to load, with the models' files and the recorded model it met.
         self._failed: tuple[ModelError, tuple[ModelFiles, str | None]] | None = None
         self._load_reranker = reranker or self._installed_reranker
-        self._reranker: Reranker | None = None
-        self._reranker_tried = False
+        # The reranker (None: none, or it failed) and the settings it was tried with.
+        self._reranker: tuple[tuple[str | None, int], Reranker | None] | None = None
         self._reranker_lock = threading.Lock()
-        self._recognizer: TextRecognizer | None = None
+        self._recognizers: dict[tuple[int, bool], TextRecognizer] = {}
+        self._recognizers_lock = threading.Lock()
 
     def embedder(self) -> Embedder:
         """The embedder, loaded on first use.
@@ -104,29 +107,38 @@ class LibraryModels:
             self._embedder = model
 
     def reranker(self) -> Reranker | None:
-        """The cross-encoder, loaded on first use; None when none is installed (or it
-        cannot be loaded: search then ranks without it, and says why once in the log)."""
+        """The cross-encoder, loaded on first use (and again when the settings name another
+        or change its threads); None when none is installed (or it cannot be loaded: search
+        then ranks without it, and says why once in the log)."""
+        config = self._config()
+        settings = (config.reranker, config.threads)
         with self._reranker_lock:
-            if not self._reranker_tried:
-                self._reranker_tried = True
+            if self._reranker is None or self._reranker[0] != settings:
+                model = None
                 try:
-                    self._reranker = self._load_reranker()
+                    model = self._load_reranker()
                 except ModelError as e:
                     log.warning("searching without a reranker: %s", e)
-            return self._reranker
+                self._reranker = (settings, model)
+            return self._reranker[1]
 
     def _installed_reranker(self) -> Reranker | None:
-        name = self.config.reranker
+        config = self._config()
+        name = config.reranker
         if name is None or not any(m.installed for m in self.registry.list() if m.name == name):
             return None
         from engine.models.reranker import OnnxReranker
 
-        return OnnxReranker(self.registry.path(name), self.config.threads)
+        return OnnxReranker(self.registry.path(name), config.threads)
 
-    def recognizer(self) -> TextRecognizer:
-        """The on-screen text reader, loaded on first use."""
+    def recognizer(self, threads: int, *, alongside: bool = False) -> TextRecognizer:
+        """The on-screen text reader on ``threads``, loaded on first use. The one that reads
+        frames ``alongside`` speech recognition is its own: its threads start on the frames
+        worker, at that worker's lower priority."""
         from engine.models.ocr import RapidTextRecognizer
 
-        if self._recognizer is None:
-            self._recognizer = RapidTextRecognizer(threads=self.config.threads)
-        return self._recognizer
+        with self._recognizers_lock:
+            key = (threads, alongside)
+            if key not in self._recognizers:
+                self._recognizers[key] = RapidTextRecognizer(threads=threads)
+            return self._recognizers[key]

@@ -74,11 +74,9 @@ class CandidateFinder:
         stats: LibraryStats,
         index: Callable[[], VectorIndex | None],
         embedder: Callable[[], Embedder | None],
-        enrich_min_words: int,
     ) -> None:
         self._store, self._stats = store, stats
         self._index, self._embedder = index, embedder
-        self._enrich_min_words = enrich_min_words
         self._enricher: QueryEnricher | None = None
         self._enriched_by: Embedder | None = None
 
@@ -166,12 +164,15 @@ class CandidateFinder:
         return _Ranking(ranking, similarity)
 
     def _dense_text(self, query: Query, embedder: Embedder, cfg: SearchConfig) -> str:
-        """The dense side's text: the query, after KeyBERT keyphrases for a long one."""
-        if not cfg.enrich:
-            return query.text
-        from engine.search.enrich import QueryEnricher
+        """The dense side's text: the query, after KeyBERT keyphrases for a long one (more
+        than ``cfg.enrich_min_words`` words)."""
+        from engine.search.enrich import QueryEnricher, word_count
 
-        if self._enricher is None or self._enriched_by is not embedder:
-            self._enricher = QueryEnricher(embedder, min_words=self._enrich_min_words)
+        if not cfg.enrich or word_count(query.text) <= cfg.enrich_min_words:
+            return query.text
+        enricher = self._enricher
+        if enricher is None or self._enriched_by is not embedder:
+            # Kept across searches (its model loads once); the length is checked above.
+            enricher = self._enricher = QueryEnricher(embedder, min_words=0)
             self._enriched_by = embedder
-        return self._enricher.dense_query(query.text)
+        return enricher.dense_query(query.text)

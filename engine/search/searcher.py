@@ -35,18 +35,14 @@ class Searcher:
         store: Store,
         index: Callable[[], VectorIndex | None],
         embedder: Callable[[], Embedder | None],
-        config: SearchConfig,
         thumbs: Path | None = None,
         reranker: Callable[[], Reranker | None] = lambda: None,
     ) -> None:
         self._store = store
         self._reranker = reranker
         self._stats = LibraryStats(store)
-        self._candidates = CandidateFinder(
-            store, self._stats, index, embedder, config.enrich_min_words
-        )
+        self._candidates = CandidateFinder(store, self._stats, index, embedder)
         self._results = ResultMaker(store, thumbs)
-        self.config = config
 
     def search(
         self,
@@ -54,10 +50,11 @@ class Searcher:
         *,
         limit: int = 10,
         filters: SearchFilters = NO_FILTERS,
-        config: SearchConfig | None = None,
+        config: SearchConfig,
         typing: bool = False,
     ) -> SearchOutcome:
-        cfg = config or self.config
+        """``config`` is the library's search settings of the moment (or a caller's own)."""
+        cfg = config
         limit = max(1, min(limit, 1000))
         clock = StageClock()
         with clock("analyse"):

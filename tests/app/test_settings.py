@@ -35,6 +35,7 @@ from tests.app.ui import make_test_video, on_next_modal
 from tests.conftest import LECTURE_CUES
 from tests.engine.test_download import ServerState, real_model, served, server  # noqa: F401
 from tests.factories import make_srt
+from tools.lecture_media import Clip, make_lecture_video, slide_image
 
 SPEECH = "faster-whisper-tiny.en"
 
@@ -344,6 +345,45 @@ def test_settings_show_the_library_folder_in_use(
     assert load_settings(path).library_dir == ""
 
 
+@pytest.fixture(scope="module")
+def slide_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A video of a slide whose words are only on screen, with subtitles beside it (so its
+    import reads no speech, only the subtitles and, when screen text is on, the frames)."""
+    folder = tmp_path_factory.mktemp("slide-video") / "Botany"
+    folder.mkdir()
+    picture = slide_image(["Photosynthesis", "Example: marmalade"], folder.parent / "slide.png")
+    video = folder / "leaves.mp4"
+    make_lecture_video(video, [Clip(picture, seconds=4.0)], audio=False)
+    make_srt(folder / "leaves.srt", [(0, 3_000, "Plants turn sunlight into sugar.")])
+    return video
+
+
+def test_screen_text_turned_off_in_settings_is_not_read_at_the_next_import(
+    qtbot: QtBot, library: Library, models_dir: Path, tmp_path: Path, slide_video: Path
+) -> None:
+    """The issue as a user met it: untick "Read text on screen", OK, import a video with text
+    on its slide: no on-screen text is read or found (before, only a restart applied it)."""
+    assert library.config.media.screen_text
+    window = SearchWindow(
+        library,
+        registry=ModelRegistry(models_dir),
+        settings=Settings(),
+        settings_path=tmp_path / "settings.json",
+    )
+    qtbot.addWidget(window)
+    window.show()
+    seen: list[SettingsDialog] = []
+    _in_the_dialog(lambda d: d.screen_text_box.setChecked(False), seen)
+    window.open_settings()
+    assert seen and not load_settings(tmp_path / "settings.json").screen_text
+    with qtbot.waitSignal(window.imported, timeout=120_000):
+        window.import_paths([slide_video.parent])
+    kinds = library.stats()["segments_by_kind"]
+    assert isinstance(kinds, dict) and "transcript" in kinds
+    assert "screen" not in kinds, kinds
+    assert not library.search("marmalade").results
+
+
 def playing(window: SearchWindow) -> bool:
     return window.preview_pane.has_player and window.player.is_playing()
 
@@ -362,7 +402,7 @@ def test_changing_the_player_keeps_the_lecture_on_screen(
 ) -> None:
     os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path))
     base = library.config
-    library.config = replace(base, media=replace(base.media, screen_text=False))
+    library.configure(replace(base, media=replace(base.media, screen_text=False)))
     library.ingest([lecture_video.parent])
     window = SearchWindow(
         library,
