@@ -41,7 +41,7 @@ from engine.formatting import (
     valid_text,
 )
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
-from engine.integrations.documents import Chapter
+from engine.integrations.documents import Chapter, SlidePage
 from engine.integrations.links import (
     Link,
     LinkError,
@@ -144,6 +144,7 @@ __all__ = [
     "SearchResult",
     "SegmentKind",
     "SetAside",
+    "SlidePage",
     "Source",
     "SourceKind",
     "SourceStatus",

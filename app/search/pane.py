@@ -254,7 +254,7 @@ class SearchPane(QWidget):
 
         def job() -> Found:
             outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
-            thumbs = {r.segment_id: thumbnail(r) for r in outcome.results}
+            thumbs = {r.segment_id: thumbnail(r, library) for r in outcome.results}
             took = outcome.took_ms.get("total", 0.0)
             return outcome.results, thumbs, took, outcome.gated, outcome.notice
 

@@ -27,7 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import KIND_NAMES, SearchResult, SegmentKind, SourceKind, clock, location
+from engine.api import (
+    KIND_NAMES,
+    Library,
+    SearchResult,
+    SegmentKind,
+    SourceKind,
+    clock,
+    location,
+)
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +211,7 @@ class ResultRow(QWidget):
         return max(size[1], height) + 10
 
 
-def thumbnail(result: SearchResult) -> QImage | None:
+def thumbnail(result: SearchResult, library: Library) -> QImage | None:
     """The slide page of a slide hit or on screen at a lecture moment, else the scene's
     frame at a video hit (worker thread)."""
     from app.viewers.pages import ViewerError, render_page
@@ -214,7 +222,7 @@ def thumbnail(result: SearchResult) -> QImage | None:
         deck, page = result.slide  # the slide on screen: sharper than the scene's frame
     if page is not None:
         try:
-            return render_page(deck, page, THUMB_W * 2)
+            return render_page(deck, page, THUMB_W * 2, library)
         except ViewerError:
             pass  # a deck moved away: the scene's frame still shows it
     if result.thumbnail:

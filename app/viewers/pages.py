@@ -3,13 +3,16 @@
 ``render_page`` draws a PDF page with PDFium, or a .pptx slide's text on a white card (no
 .pptx renderer exists here), and keeps recent images in a small cache, so a result row's
 thumbnail and the slide view re-render cheaply. It runs on worker threads too.
+
+A card shows the slide's title and text as the import stored them (``Library.slide_pages``):
+the file is not parsed a second time here, and a deck's title is the library's
+(``Source.title``), whose rule for tools' placeholder titles lives in the engine alone.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -31,20 +34,12 @@ from PySide6.QtGui import (
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
-from engine.api import PDFIUM_LOCK
+from engine.api import PDFIUM_LOCK, Library, NotFoundError
 
 log = logging.getLogger(__name__)
 
 _CACHE_BYTES = 96 * 1024 * 1024
 _MAX_WIDTH = 8000
-
-
-# titles that tools write into a document's properties, which say nothing about the deck
-_PLACEHOLDER_TITLE = re.compile(
-    r"^(untitled.*|powerpoint presentation|presentation\d*|slide \d+|microsoft .*"
-    r"|.*\.(pptx?|docx?|pdf|key|odp))$",
-    re.IGNORECASE,
-)
 
 
 class ViewerError(Exception):
@@ -56,7 +51,6 @@ class ViewerError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Deck:
-    title: str
     sizes: tuple[tuple[float, float], ...]  # page width, height (points; 16:9 for .pptx)
     texts: tuple[tuple[str, str], ...] = ()  # .pptx: each slide's title and body
 
@@ -104,54 +98,45 @@ def _stat(path: str) -> tuple[Path, int, int]:
 
 
 @functools.lru_cache(maxsize=64)
-def _deck(path: str, mtime_ns: int, size: int) -> Deck:
-    """Title and page sizes of a deck (keyed by mtime and size, so an edit reloads it)."""
-    p = Path(path)
+def _pdf_deck(path: str, mtime_ns: int, size: int) -> Deck:
+    """Page sizes of a PDF (keyed by mtime and size, so an edit reloads it)."""
+    with PDFIUM_LOCK:
+        try:
+            doc = pdfium.PdfDocument(path)
+        except pdfium.PdfiumError as e:
+            raise ViewerError(f"cannot read {Path(path).name}: not a readable PDF") from e
+        try:
+            return Deck(tuple(doc.get_page_size(i) for i in range(len(doc))))
+        finally:
+            doc.close()
+
+
+def _pptx_deck(p: Path, library: Library) -> Deck:
+    """A .pptx's slides as the import stored them: title, then the rest of the text."""
+    try:
+        pages = library.slide_pages(str(p))
+    except NotFoundError as e:
+        raise ViewerError(f"cannot show {p.name}: it is not in the library") from e
+    texts = []
+    for page in pages:
+        lines = page.text.split("\n")
+        if page.title and lines and lines[0] == page.title:
+            lines = lines[1:]  # the import stores the title as the text's first line
+        texts.append((page.title, "\n".join(lines)))
+    if not texts:
+        raise ViewerError(f"cannot show {p.name}: no slides were read from it")
+    return Deck(((16.0, 9.0),) * len(texts), tuple(texts))
+
+
+def deck_for(path: str, library: Library) -> tuple[Path, int, Deck]:
+    """A deck's pages: a PDF's sizes, or a .pptx's slides from the library."""
+    p, mtime_ns, size = _stat(path)
     suffix = p.suffix.lower()
     if suffix == ".pdf":
-        with PDFIUM_LOCK:
-            try:
-                doc = pdfium.PdfDocument(path)
-            except pdfium.PdfiumError as e:
-                raise ViewerError(f"cannot read {p.name}: not a readable PDF") from e
-            try:
-                title = (doc.get_metadata_value("Title") or "").strip()[:120]
-                sizes = tuple(doc.get_page_size(i) for i in range(len(doc)))
-            finally:
-                doc.close()
-        return Deck(title if title and not _PLACEHOLDER_TITLE.match(title) else p.stem, sizes)
+        return p, mtime_ns, _pdf_deck(str(p), mtime_ns, size)
     if suffix == ".pptx":
-        return _pptx_deck(p)
+        return p, mtime_ns, _pptx_deck(p, library)
     raise ViewerError(f"cannot show {p.name} as pages (only .pdf and .pptx)")
-
-
-def _pptx_deck(p: Path) -> Deck:
-    from pptx import Presentation
-
-    try:
-        prs = Presentation(str(p))
-        texts: list[tuple[str, str]] = []
-        for slide in prs.slides:
-            title_shape = slide.shapes.title
-            title = title_shape.text_frame.text.strip() if title_shape is not None else ""
-            body = [
-                shape.text_frame.text.strip()  # type: ignore[attr-defined]
-                for shape in slide.shapes
-                if shape.has_text_frame
-                and (title_shape is None or shape.shape_id != title_shape.shape_id)
-            ]
-            texts.append((title, "\n".join(b for b in body if b)))
-        title = (prs.core_properties.title or "").strip()[:120]
-    except Exception as e:  # python-pptx raises many kinds on a broken file
-        raise ViewerError(f"cannot read {p.name}: not a readable .pptx") from e
-    if not title or _PLACEHOLDER_TITLE.match(title):
-        title = p.stem
-    return Deck(title, ((16.0, 9.0),) * len(texts), tuple(texts))
-
-
-def deck_for(path: str) -> tuple[Path, int, Deck]:
-    p, mtime_ns, size = _stat(path)
-    return p, mtime_ns, _deck(str(p), mtime_ns, size)
 
 
 def check_page(p: Path, deck: Deck, page: int) -> None:
@@ -159,8 +144,9 @@ def check_page(p: Path, deck: Deck, page: int) -> None:
         raise ViewerError(f"{p.name} has no page {page} (it has {len(deck.sizes)})")
 
 
-def render_page(path: str, page: int, width: int) -> QImage:
-    """Page ``page`` (1-based) of a .pdf or .pptx as an image ``width`` pixels wide.
+def render_page(path: str, page: int, width: int, library: Library) -> QImage:
+    """Page ``page`` (1-based) of a .pdf or .pptx as an image ``width`` pixels wide (a
+    .pptx's slide text comes from ``library``).
 
     Thread-safe; recent images come from a cache keyed by path, mtime, page and width.
 
@@ -168,7 +154,7 @@ def render_page(path: str, page: int, width: int) -> QImage:
         ViewerError: the file is missing or unreadable, or has no such page.
     """
     width = max(1, min(int(width), _MAX_WIDTH))
-    p, mtime_ns, deck = deck_for(path)
+    p, mtime_ns, deck = deck_for(path, library)
     check_page(p, deck, page)
     key = (str(p), mtime_ns, page, width)
     image = _images.get(key)

@@ -45,7 +45,7 @@ class PreviewPane(QWidget):
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.stack.addWidget(self.placeholder)
-        self.slide_view = SlideView(tasks)
+        self.slide_view = SlideView(library, tasks)
         self.slide_view.play_requested.connect(self.play)
         self.stack.addWidget(self.slide_view)
         self.code_view = CodeView()

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
 from app.tasks import Tasks
 from app.viewers.pages import ViewerError, check_page, deck_for, render_page, term_boxes
-from engine.api import clock
+from engine.api import Library, clock
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +77,12 @@ def _fitted_width(size: tuple[float, float], box: tuple[int, int], scrollbar: in
     return max(16, room_w)
 
 
-def _show_page_job(request: _PageRequest, scrollbar: int) -> _PageShown:
+def _show_page_job(request: _PageRequest, scrollbar: int, library: Library) -> _PageShown:
     try:
-        p, _, deck = deck_for(request.path)
+        p, _, deck = deck_for(request.path, library)
         check_page(p, deck, request.page)
         width = _fitted_width(deck.sizes[request.page - 1], request.box, scrollbar)
-        image = render_page(request.path, request.page, round(width * request.ratio))
+        image = render_page(request.path, request.page, round(width * request.ratio), library)
         boxes = term_boxes(p, request.page, request.terms)
         if boxes:
             image = image.copy()
@@ -101,7 +101,9 @@ def _show_page_job(request: _PageRequest, scrollbar: int) -> _PageShown:
                     )
             finally:
                 painter.end()
-        return _PageShown(request, deck.title, len(deck.sizes), image)
+        source = library.source(request.path)
+        title = source.title if source is not None else p.stem
+        return _PageShown(request, title, len(deck.sizes), image)
     except ViewerError as e:
         return _PageShown(request, error=str(e))
     except Exception as e:  # a worker reports every failure as a line, never a traceback
@@ -159,8 +161,9 @@ class SlideView(QWidget):
 
     play_requested = Signal(str, int)  # video path, ms
 
-    def __init__(self, tasks: Tasks, parent: QWidget | None = None) -> None:
+    def __init__(self, library: Library, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.library = library
         self.tasks = tasks
         self._latest: _PageRequest | None = None
         self._path = ""
@@ -308,11 +311,12 @@ class SlideView(QWidget):
             return
         self._latest = request
         scrollbar = self._scroll.verticalScrollBar().sizeHint().width()
+        library = self.library
 
         def show() -> _PageShown | None:
             if self._latest != request:
                 return None  # paged past before it was drawn: not worth drawing
-            return _show_page_job(request, scrollbar)
+            return _show_page_job(request, scrollbar, library)
 
         self.tasks.run(show, self._shown)
 

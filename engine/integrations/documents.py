@@ -1,5 +1,6 @@
 """What the window shows of an indexed file beside a hit: a lecture's transcript and its
-chapters, or the text of a code or notes file (or of a file inside an imported archive)."""
+chapters, a deck's pages as the import read them, or the text of a code or notes file (or
+of a file inside an imported archive)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,16 @@ class Chapter:
     start_ms: int
     title: str
     page: int | None = None  # the linked slide page, when the chapter comes from a deck
+
+
+@dataclass(frozen=True, slots=True)
+class SlidePage:
+    """A deck's page (1-based) as the import read it: its title and its text, the title
+    first when it has one (a .pptx slide: its shapes, then its speaker notes)."""
+
+    page: int
+    title: str
+    text: str
 
 
 def transcript(store: Store, source: Source) -> list[Timing]:
@@ -91,6 +102,20 @@ def chapters(store: Store, source: Source) -> list[Chapter]:
         if not merged or chapter.title.casefold() != merged[-1].title.casefold():
             merged.append(chapter)
     return merged
+
+
+def slide_pages(store: Store, source: Source) -> list[SlidePage]:
+    """A deck's pages in order, with the titles and text its import stored."""
+    pages: dict[int, SlidePage] = {}
+    for row in store.segments_of_source(source.id):
+        if row.kind != SegmentKind.SLIDE or row.page is None:
+            continue
+        known = pages.get(row.page)
+        if known is None:
+            pages[row.page] = SlidePage(row.page, row.heading, row.text)
+        elif row.text:
+            pages[row.page] = SlidePage(row.page, known.title, f"{known.text}\n{row.text}")
+    return [pages[page] for page in sorted(pages)]
 
 
 def _page_titles(store: Store, deck_id: int) -> dict[int, str]:

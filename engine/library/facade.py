@@ -389,6 +389,15 @@ class Library:
         """
         return documents.chapters(self.store, self._source_or_raise(path))
 
+    def slide_pages(self, path: str) -> list[documents.SlidePage]:
+        """A deck's pages as its import read them (titles and text), for showing a slide
+        without reading the file again.
+
+        Raises:
+            NotFoundError: no such file in the library.
+        """
+        return documents.slide_pages(self.store, self._source_or_raise(path))
+
     def source_text(self, path: str, member: str | None = None) -> str:
         """The text of a code or notes file, or of a file inside an imported archive,
         decoded the way the import decoded it (for showing it at the matched line).

@@ -162,7 +162,9 @@ def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Librar
     assert blocker.args == [row.moments[-1]]
 
 
-def test_a_speech_row_shows_the_slide_on_screen(qtbot: QtBot, tmp_path: Path) -> None:
+def test_a_speech_row_shows_the_slide_on_screen(
+    qtbot: QtBot, tmp_path: Path, quick_library: Library
+) -> None:
     deck = make_pdf(
         tmp_path / "slides.pdf", ["Sorting", "Merge sort\nsplit and merge"], slides=True
     )
@@ -192,7 +194,7 @@ def test_a_speech_row_shows_the_slide_on_screen(qtbot: QtBot, tmp_path: Path) ->
     row = ResultRow(result, QIcon())
     qtbot.addWidget(row)
     assert "Slide 2 on screen: Merge sort (slides.pdf)" in row.text.text()
-    image = thumbnail(result)  # the slide's page, rendered
+    image = thumbnail(result, quick_library)  # the slide's page, rendered
     assert image is not None and image.width() >= 160
     row.set_thumbnail(image)
     row.show()

@@ -1,4 +1,6 @@
-"""Slide pages and code files shown from real PDFs, .pptx decks and source text."""
+"""Slide pages and code files shown from real PDFs, .pptx decks and source text. A .pptx
+slide is drawn from the text its import stored, so those tests import the deck first; a PDF
+page is drawn from the file (``library`` is an empty one)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from app.tasks import Tasks
 from app.viewers.code_view import DARK_STYLE, LIGHT_STYLE, CodeView
 from app.viewers.pages import ViewerError, render_page
 from app.viewers.slide_view import SlideView
+from engine.library import Library
 from tests.factories import make_pdf, make_pptx
 
 PAGES = [
@@ -56,6 +59,14 @@ def pptx(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
 
 
+@pytest.fixture
+def pptx_library(quick_library: Library, pptx: Path) -> Library:
+    """A library that has imported the .pptx deck."""
+    report = quick_library.ingest([pptx])
+    assert len(report.files) == 1 and not report.errors, report
+    return quick_library
+
+
 def _dark_palette() -> QPalette:
     palette = QPalette()
     for role, colour in (
@@ -87,64 +98,71 @@ def dark(qapp: QApplication) -> Iterator[None]:
 # --- render_page ---------------------------------------------------------------------------
 
 
-def test_render_page_draws_each_pdf_page_at_the_width_asked(deck: Path) -> None:
-    first = render_page(str(deck), 1, 400)
-    second = render_page(str(deck), 2, 400)
+def test_render_page_draws_each_pdf_page_at_the_width_asked(deck: Path, library: Library) -> None:
+    first = render_page(str(deck), 1, 400, library)
+    second = render_page(str(deck), 2, 400, library)
     assert (first.width(), second.width()) == (400, 400)
     assert abs(first.height() - 400 * 9 / 16) <= 1  # make_pdf's slides are 16:9
     assert first != second
-    assert render_page(str(deck), 2, 400) == second
-    assert render_page(str(deck), 2, 123).width() == 123
+    assert render_page(str(deck), 2, 400, library) == second
+    assert render_page(str(deck), 2, 123, library).width() == 123
     dark_pixels = sum(
         first.pixelColor(x, y).lightness() < 128 for x in range(0, 400, 4) for y in range(0, 225, 4)
     )
     assert dark_pixels > 20  # the title's black type, on a white page
 
 
-def test_render_page_sees_a_changed_file(tmp_path: Path) -> None:
+def test_render_page_sees_a_changed_file(tmp_path: Path, library: Library) -> None:
     path = make_pdf(tmp_path / "deck.pdf", PAGES, slides=True)
-    before = render_page(str(path), 1, 300)
+    before = render_page(str(path), 1, 300, library)
     make_pdf(path, ["Completely different\nwords here", *PAGES[1:]], slides=True)
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
-    assert render_page(str(path), 1, 300) != before
+    assert render_page(str(path), 1, 300, library) != before
 
 
-def test_render_page_draws_pptx_slides_as_text_cards(qapp: QApplication, pptx: Path) -> None:
-    first = render_page(str(pptx), 1, 640)
-    second = render_page(str(pptx), 2, 640)
+def test_render_page_draws_pptx_slides_as_text_cards(
+    qapp: QApplication, pptx: Path, pptx_library: Library, tmp_path: Path
+) -> None:
+    first = render_page(str(pptx), 1, 640, pptx_library)
+    second = render_page(str(pptx), 2, 640, pptx_library)
     assert first.width() == 640 and abs(first.height() - 360) <= 1
     assert first != second
     assert first.pixelColor(2, 180) == QColor("white")
+    # The slides' text is the library's: a deck it has not read is not parsed here.
+    unread = tmp_path / "unread.pptx"
+    unread.write_bytes(pptx.read_bytes())
+    with pytest.raises(ViewerError, match=r"unread\.pptx: it is not in the library"):
+        render_page(str(unread), 1, 640, pptx_library)
 
 
 @pytest.mark.parametrize("page", [0, 4, -1])
-def test_render_page_refuses_a_page_out_of_range(deck: Path, page: int) -> None:
+def test_render_page_refuses_a_page_out_of_range(deck: Path, page: int, library: Library) -> None:
     with pytest.raises(ViewerError, match="has no page"):
-        render_page(str(deck), page, 200)
+        render_page(str(deck), page, 200, library)
 
 
-def test_render_page_refuses_missing_and_broken_files(tmp_path: Path) -> None:
+def test_render_page_refuses_missing_and_broken_files(tmp_path: Path, library: Library) -> None:
     with pytest.raises(ViewerError, match=r"cannot open missing\.pdf"):
-        render_page(str(tmp_path / "missing.pdf"), 1, 200)
+        render_page(str(tmp_path / "missing.pdf"), 1, 200, library)
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.4 nothing else")
     with pytest.raises(ViewerError, match="not a readable PDF"):
-        render_page(str(broken), 1, 200)
+        render_page(str(broken), 1, 200, library)
     notes = tmp_path / "notes.md"
     notes.write_text("# not a deck\n")
     with pytest.raises(ViewerError, match=r"only \.pdf and \.pptx"):
-        render_page(str(notes), 1, 200)
+        render_page(str(notes), 1, 200, library)
 
 
-def test_render_page_from_several_threads_at_once(deck: Path) -> None:
+def test_render_page_from_several_threads_at_once(deck: Path, library: Library) -> None:
     sizes: list[tuple[int, int]] = []
     errors: list[BaseException] = []
 
     def render(width: int) -> None:
         try:
             for page in (1, 2, 3):
-                image = render_page(str(deck), page, width)
+                image = render_page(str(deck), page, width, library)
                 sizes.append((page, image.width()))
         except BaseException as e:  # handed to the test thread, which fails with it
             errors.append(e)
@@ -161,9 +179,9 @@ def test_render_page_from_several_threads_at_once(deck: Path) -> None:
 # --- SlideView -----------------------------------------------------------------------------
 
 
-def _slide_view(qtbot: QtBot) -> SlideView:
+def _slide_view(qtbot: QtBot, library: Library) -> SlideView:
     tasks = Tasks()
-    view = SlideView(tasks)
+    view = SlideView(library, tasks)
     tasks.setParent(view)  # dies with the view, after waiting for its page
     qtbot.addWidget(view)
     view.resize(800, 560)
@@ -177,8 +195,8 @@ def _pixmap_width(label: QLabel) -> int:
     return 0 if pixmap.isNull() else round(pixmap.width() / pixmap.devicePixelRatio())
 
 
-def test_slide_view_pages_through_a_deck(qtbot: QtBot, deck: Path) -> None:
-    view = _slide_view(qtbot)
+def test_slide_view_pages_through_a_deck(qtbot: QtBot, deck: Path, library: Library) -> None:
+    view = _slide_view(qtbot, library)
     view.show_page(str(deck), 2)
     qtbot.waitUntil(lambda: view.page_label.text() == "quicksort — page 2 of 3")
     assert (view.current_path, view.current_page) == (str(deck), 2)
@@ -202,9 +220,11 @@ def test_slide_view_pages_through_a_deck(qtbot: QtBot, deck: Path) -> None:
     assert view.current_page == 1
 
 
-def test_slide_view_renders_on_the_task_runner_it_is_given(qtbot: QtBot, deck: Path) -> None:
+def test_slide_view_renders_on_the_task_runner_it_is_given(
+    qtbot: QtBot, deck: Path, library: Library
+) -> None:
     tasks = Tasks(inline=True)  # runs each task before ``run`` returns
-    view = SlideView(tasks)
+    view = SlideView(library, tasks)
     qtbot.addWidget(view)
     view.resize(800, 560)
     view.show_page(str(deck), 2)
@@ -217,8 +237,10 @@ def test_slide_view_renders_on_the_task_runner_it_is_given(qtbot: QtBot, deck: P
     assert view.image_label.pixmap().toImage() == shown
 
 
-def test_slide_view_renders_again_for_a_new_size(qtbot: QtBot, deck: Path) -> None:
-    view = _slide_view(qtbot)
+def test_slide_view_renders_again_for_a_new_size(
+    qtbot: QtBot, deck: Path, library: Library
+) -> None:
+    view = _slide_view(qtbot, library)
     view.show_page(str(deck), 1)
     qtbot.waitUntil(lambda: _pixmap_width(view.image_label) > 700)
     view.resize(500, 560)
@@ -228,8 +250,10 @@ def test_slide_view_renders_again_for_a_new_size(qtbot: QtBot, deck: Path) -> No
     qtbot.waitUntil(lambda: 0 < view.image_label.pixmap().height() <= 300)
 
 
-def test_slide_view_plays_where_the_slide_is_shown(qtbot: QtBot, deck: Path) -> None:
-    view = _slide_view(qtbot)
+def test_slide_view_plays_where_the_slide_is_shown(
+    qtbot: QtBot, deck: Path, library: Library
+) -> None:
+    view = _slide_view(qtbot, library)
     view.show_page(str(deck), 2)
     assert not view.play_button.isVisible()
 
@@ -246,8 +270,10 @@ def test_slide_view_plays_where_the_slide_is_shown(qtbot: QtBot, deck: Path) -> 
     assert view.current_page == 3 and not view.play_button.isVisible()
 
 
-def test_slide_view_lists_every_video_that_shows_the_slide(qtbot: QtBot, deck: Path) -> None:
-    view = _slide_view(qtbot)
+def test_slide_view_lists_every_video_that_shows_the_slide(
+    qtbot: QtBot, deck: Path, library: Library
+) -> None:
+    view = _slide_view(qtbot, library)
     other = "/courses/algorithms/review.mp4"
     view.show_page(str(deck), 1, [(VIDEO, 5_000), (other, 3_725_000)])
     assert view.play_button.text() == "Play where this slide is shown (00:05)"
@@ -259,8 +285,10 @@ def test_slide_view_lists_every_video_that_shows_the_slide(qtbot: QtBot, deck: P
     assert signal.args == [other, 3_725_000]
 
 
-def test_slide_view_marks_the_query_words_on_the_page(qtbot: QtBot, deck: Path) -> None:
-    view = _slide_view(qtbot)
+def test_slide_view_marks_the_query_words_on_the_page(
+    qtbot: QtBot, deck: Path, library: Library
+) -> None:
+    view = _slide_view(qtbot, library)
     view.show_page(str(deck), 2)
     qtbot.waitUntil(lambda: not view.image_label.pixmap().isNull())
     plain = view.image_label.pixmap().toImage()
@@ -276,9 +304,9 @@ def test_slide_view_marks_the_query_words_on_the_page(qtbot: QtBot, deck: Path) 
 
 
 def test_slide_view_says_why_a_page_cannot_be_shown(
-    qtbot: QtBot, deck: Path, tmp_path: Path
+    qtbot: QtBot, deck: Path, tmp_path: Path, library: Library
 ) -> None:
-    view = _slide_view(qtbot)
+    view = _slide_view(qtbot, library)
     view.show_page(str(tmp_path / "gone.pdf"), 1)
     qtbot.waitUntil(lambda: "cannot open gone.pdf" in view.image_label.text())
     assert view.image_label.pixmap().isNull()
@@ -295,10 +323,13 @@ def test_slide_view_says_why_a_page_cannot_be_shown(
     assert view.image_label.text() == "" and not view.image_label.pixmap().isNull()
 
 
-def test_slide_view_shows_pptx_slides(qtbot: QtBot, pptx: Path) -> None:
-    view = _slide_view(qtbot)
+def test_slide_view_shows_pptx_slides(qtbot: QtBot, pptx: Path, pptx_library: Library) -> None:
+    view = _slide_view(qtbot, pptx_library)
     view.show_page(str(pptx), 1)
-    qtbot.waitUntil(lambda: view.page_label.text() == "graphs — page 1 of 2")
+    # Named as the library names it (no title in its properties: its first slide's title).
+    source = pptx_library.source(str(pptx))
+    assert source is not None and source.title == "Graphs"
+    qtbot.waitUntil(lambda: view.page_label.text() == "Graphs — page 1 of 2")
     assert not view.image_label.pixmap().isNull()
 
 
@@ -457,12 +488,12 @@ def test_long_lines_and_notes_wrap_in_the_view(qtbot: QtBot) -> None:
 
 
 def test_a_narrow_slide_view_shortens_the_title_not_the_page_number(
-    qtbot: QtBot, tmp_path: Path
+    qtbot: QtBot, tmp_path: Path, library: Library
 ) -> None:
     deck = make_pdf(
         tmp_path / "Algorithms 101 Sorting and Searching, lecture one.pdf", PAGES, slides=True
     )
-    view = _slide_view(qtbot)
+    view = _slide_view(qtbot, library)
     view.resize(360, 400)
     view.show_page(str(deck), 2)
     full = "Algorithms 101 Sorting and Searching, lecture one — page 2 of 3"

@@ -1,13 +1,17 @@
 """A lecture's chapters come from the slides linked to it (titled by each slide's first line)
-or, without a deck, from the text read off its screen; real library, real PDF and subtitles."""
+or, without a deck, from the text read off its screen; a deck's pages are read back as its
+import stored them; real library, real PDF, .pptx and subtitles."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from engine.integrations.documents import Chapter
+import pytest
+
+from engine.errors import NotFoundError
+from engine.integrations.documents import Chapter, SlidePage
 from engine.library import Library
-from tests.factories import make_pdf, make_srt
+from tests.factories import make_pdf, make_pptx, make_srt
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images
 
 DECK = (
@@ -84,3 +88,26 @@ def test_without_a_deck_chapters_come_from_the_text_on_screen(
         assert expected in title, titles
     for chapter, cut in zip(chapters, cuts, strict=True):
         assert abs(chapter.start_ms - cut) <= 1_000, (chapters, cuts)
+
+
+def test_a_decks_pages_are_the_titles_and_text_its_import_read(
+    library: Library, tmp_path: Path
+) -> None:
+    deck = make_pptx(
+        tmp_path / "graphs.pptx",
+        [("Graphs", "breadth-first search visits by layers", "say: queues"), ("Trees", "", "")],
+    )
+    library.ingest([deck])
+    assert library.slide_pages(str(deck)) == [
+        SlidePage(1, "Graphs", "Graphs\nbreadth-first search visits by layers\nsay: queues"),
+        SlidePage(2, "Trees", "Trees"),
+    ]
+    pdf = make_pdf(tmp_path / "sorting.pdf", list(DECK), slides=True)
+    with pytest.raises(NotFoundError):
+        library.slide_pages(str(pdf))  # not imported: the file is not read here
+    library.ingest([pdf])
+    assert [p.title for p in library.slide_pages(str(pdf))] == [
+        "Bubble sort",
+        "Merge sort",
+        "Hash tables",
+    ]
