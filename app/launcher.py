@@ -33,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.selftest import run as self_test
 
         return self_test(args[1:])
-    from engine.api import run_cli
+    # The CLI is built on engine.api; the launcher, beside the app, starts it directly.
+    from engine.cli import main as run_cli
 
     return run_cli(args)
 
@@ -72,9 +73,9 @@ def _local_path(arg: str) -> str:
 def _are_paths(args: Sequence[str]) -> bool:
     """Every argument names an existing file or folder (and none is a command or option).
     A command's name shadows a file of the same name in the current folder, as it should."""
-    from engine.api import cli_commands
+    from engine.cli import command_names
 
-    return args[0] not in cli_commands() and all(
+    return args[0] not in command_names() and all(
         not a.startswith("-") and Path(a).exists() for a in args
     )
 

@@ -2,12 +2,11 @@
 
 ``app/`` imports the engine only from here (tests/engine/test_public_api.py fails otherwise),
 so the modules behind these names can be split and moved without touching the window. Tests,
-benchmarks and tools may still reach the internals.
+benchmarks and tools may still reach the internals. The CLI is built on this module, so it is
+not exported here: app/launcher.py, the one entry point of both, imports ``engine.cli`` itself.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from engine import __version__
 from engine.config import EngineConfig, MediaConfig, SearchConfig
@@ -27,18 +26,11 @@ from engine.errors import (
 )
 from engine.formatting import (
     KIND_NAMES,
-    capital,
-    clock,
-    human_size,
     kind_named,
     location,
-    masked,
     outcome_counts,
-    plural,
-    printable,
     progress_line,
     stage_text,
-    valid_text,
 )
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
 from engine.integrations.documents import Chapter, SlidePage
@@ -82,24 +74,18 @@ from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
+from engine.plain_text import (
+    capital,
+    clock,
+    human_size,
+    masked,
+    plural,
+    printable,
+    valid_text,
+)
 from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
 from engine.store import Course, Source
 from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
-
-
-def run_cli(argv: Sequence[str] | None = None) -> int:
-    """The ``coursedex`` command line (``ingest``, ``search``, ...); returns its exit code."""
-    from engine.cli import main  # lazy: the CLI is built on this module
-
-    return main(argv)
-
-
-def cli_commands() -> frozenset[str]:
-    """The CLI's command names: a launcher tells a command from a file name with them."""
-    from engine.cli import command_names
-
-    return command_names()
-
 
 __all__ = [
     "DEMO_COURSE",
@@ -156,7 +142,6 @@ __all__ = [
     "WorkerCrashed",
     "__version__",
     "capital",
-    "cli_commands",
     "clock",
     "default_library",
     "default_models",
@@ -189,7 +174,6 @@ __all__ = [
     "resolve_link",
     "result_link",
     "result_origin",
-    "run_cli",
     "set_origin",
     "stage_text",
     "start_over",

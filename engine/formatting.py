@@ -1,20 +1,20 @@
-"""Text a user reads, written once for the CLI and the window: times, where a hit is, an
-import's progress, sizes, and names made safe to print."""
+"""The engine's results as text a user reads, written once for the CLI and the window: the
+kinds of result by name, where a hit is, an import's counts and progress. It sits above search
+and importing; the plain helpers it builds on (times, counts, sizes, printable names) are
+below everything, in :mod:`engine.plain_text`."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.importing.progress import IngestReport, Outcome
+from engine.plain_text import clock, plural, printable
 from engine.types import SegmentKind
 
 if TYPE_CHECKING:
     from engine.importing.progress import IngestProgress
     from engine.search import SearchResult
-
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 # What the window calls each kind of result; the CLI's --kind takes these words too.
@@ -37,17 +37,6 @@ def kind_named(text: str) -> SegmentKind | None:
     return None
 
 
-def capital(text: str) -> str:
-    """The first letter in capitals, the rest as it is (str.capitalize lowers a course's
-    name): an engine message (``the library database …``) as the window's sentence."""
-    return text[:1].upper() + text[1:]
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 file``, ``3 files``; ``many`` where adding an s is wrong."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
 def outcome_counts(report: IngestReport) -> list[str]:
     """An import's counts as words: ``1 indexed``, ``2 errors``, ``1 duplicate``."""
     nouns = {Outcome.ERROR: "error", Outcome.DUPLICATE: "duplicate"}  # the rest are verbs
@@ -56,40 +45,6 @@ def outcome_counts(report: IngestReport) -> list[str]:
         for o in Outcome
         if report.count(o)
     ]
-
-
-def printable(text: str) -> str:
-    """``text`` with every control or otherwise unprintable character written as its escape
-    (``\\x1b``, ``\\n``, ``\\u2028``): a crafted file name cannot clear the terminal, move the
-    cursor or fake an output line."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-        for ch in text
-    )
-
-
-def masked(text: str) -> str:
-    """``text`` with each unprintable character replaced by one character (whitespace by a
-    space, the rest by U+FFFD), so character offsets into it, such as highlights, still hold."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else (" " if ch.isspace() else "\ufffd") for ch in text)
-
-
-def valid_text(text: str) -> str:
-    """``text`` without lone surrogates (each becomes U+FFFD): what Python makes of invalid
-    UTF-8 on a command line, or a JSON ``"\\ud800"``, which no encoder or tokenizer accepts."""
-    return _SURROGATES.sub("\ufffd", text)
-
-
-def clock(ms: int | float) -> str:
-    """``mm:ss``, or ``h:mm:ss`` from an hour on; negative times read ``00:00``."""
-    seconds = max(0, int(ms)) // 1000
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
 def location(result: SearchResult) -> str:
@@ -120,15 +75,3 @@ def progress_line(p: IngestProgress) -> str:
     stage = stage_text(p) + (f" ({p.detail})" if p.detail else "")
     left = "" if p.eta_s is None else f", {clock(p.eta_s * 1000)} left"
     return f"{p.index + 1}/{p.total} {printable(Path(p.path).name)}: {stage}{left}"
-
-
-def human_size(n: int) -> str:
-    """``1536`` -> ``"1.5 KB"``: sizes in messages a user reads."""
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            if unit == "bytes":
-                return f"{int(size)} bytes"
-            return f"{size:.1f}".rstrip("0").rstrip(".") + f" {unit}"
-        size /= 1024
-    return f"{n} bytes"  # pragma: no cover - loop always returns

@@ -34,7 +34,6 @@ from engine.errors import (
     ModelMismatchError,
     UnreadableFileError,
 )
-from engine.formatting import plural
 from engine.importing.embedding import Ahead, Embedding, with_context
 from engine.importing.linking import link_slides
 from engine.importing.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
@@ -51,6 +50,7 @@ from engine.importing.reading import Reader, TextReaders
 from engine.index.indexer import Indexer, SourceContent
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry
+from engine.plain_text import plural
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 

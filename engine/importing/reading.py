@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Protocol
 from engine import ingest
 from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
-from engine.formatting import clock
 from engine.importing.embedding import Ahead, embed_text
 from engine.importing.progress import Stage, StageReport
 from engine.media.transcript import SpeechPart, transcript_windows
 from engine.models.registry import ModelRegistry
+from engine.plain_text import clock
 from engine.store import Store
 from engine.types import ParsedSource, SourceKind
 

@@ -11,7 +11,6 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
-from engine.formatting import human_size, plural
 from engine.ingest.code import code_segments, grammar_for
 from engine.ingest.kinds import NOTE_EXTENSIONS, NOTEBOOK_EXTENSIONS, classify
 from engine.ingest.notebook import notebook_segments
@@ -25,6 +24,7 @@ from engine.ingest.safezip import (
     shown,
 )
 from engine.ingest.text import check_file, decode_text, read_text
+from engine.plain_text import human_size, plural
 from engine.types import ParsedSource, SegmentDraft, SourceKind
 
 log = logging.getLogger(__name__)

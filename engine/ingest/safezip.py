@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
-from engine.formatting import human_size, printable
+from engine.plain_text import human_size, printable
 
 _READ_CHUNK = 64 * 1024
 _NAME_CHARS = 100

@@ -13,7 +13,7 @@ from pathlib import Path
 import charset_normalizer
 
 from engine.errors import UnreadableFileError
-from engine.formatting import human_size
+from engine.plain_text import human_size
 
 log = logging.getLogger(__name__)
 

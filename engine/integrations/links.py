@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, quote, urlsplit
 
 from engine.errors import CoursedexError, NotFoundError
-from engine.formatting import clock, location
+from engine.formatting import location
+from engine.plain_text import clock
 
 if TYPE_CHECKING:
     from engine.library import Library

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.errors import CoursedexError
-from engine.formatting import clock
+from engine.plain_text import clock
 from engine.types import Timing
 
 TRANSCRIPT_FORMATS = ("srt", "txt")

@@ -71,7 +71,7 @@ class ScreenScene:
 def read_counts(scanned: Sequence[ScreenScene]) -> str:
     """What reading the screen took, for the import's report: "3 frames read, 5 known
     (4 slide pages)"."""
-    from engine.formatting import plural
+    from engine.plain_text import plural
 
     counts = {k: sum(1 for s in scanned if s.text_from is k) for k in TextFrom}
     known = counts[TextFrom.EARLIER] + counts[TextFrom.DECK]

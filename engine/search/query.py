@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.formatting import valid_text
+from engine.plain_text import valid_text
 from engine.words import query_terms, stem, typed_word
 
 _MAX_FULLTEXT_TERMS = 24

@@ -101,7 +101,7 @@ def test_demo_course_is_found_beside_the_engine_package() -> None:
 
 
 def test_printable_masked_and_valid_text() -> None:
-    from engine.formatting import masked, printable, valid_text
+    from engine.plain_text import masked, printable, valid_text
 
     assert printable("lecture 1.mp4 é") == "lecture 1.mp4 é"
     assert printable("a\x1b[2Jb\nc\u2028d\x7f") == "a\\x1b[2Jb\\nc\\u2028d\\x7f"

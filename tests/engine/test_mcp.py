@@ -14,11 +14,11 @@ from mcp_types import CallToolResult, TextContent
 
 from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR
-from engine.formatting import clock
 from engine.integrations.links import parse_link
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
+from engine.plain_text import clock
 
 LECTURE = DEMO_DIR / "lecture-01-sorting.mp4"
 
