@@ -196,7 +196,14 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     )
     window.show()
     _listen_for_links(window, app, _library_folder(args, settings))
-    WatchBridge(window).start()  # the window owns it; closing the window stops it
+    watching = WatchBridge(  # the window owns it; closing the window stops it
+        library,
+        changed=window.library_changed.emit,
+        say=window.import_bar.status.setText,
+        importing=lambda: window.importing,
+        window=window,
+    )
+    watching.start()
     if args.open:
         QTimer.singleShot(0, lambda: open_link(window, args.open))
 

@@ -2,9 +2,11 @@
 Files dropped anywhere on it are imported in the background.
 
 It composes the parts and wires them: the panel's course picks the search's course, a
-result asked for opens in the preview, an import's progress and end refresh the panel and
-the results. Background work goes through ``tasks`` (imports through the bar's own pool),
-so the window never waits on the engine.
+result asked for opens in the preview. What changes the library (an import's progress and
+end, the panel's actions, followed folders) is told once, by ``library_changed``; the panel
+follows row by row and the results when they can change (app/library/changes.py). The
+helpers get only what they use, never the window. Background work goes through ``tasks``
+(imports through the bar's own pool), so the window never waits on the engine.
 """
 
 from __future__ import annotations
@@ -42,8 +44,16 @@ from PySide6.QtWidgets import (
 )
 
 from app.library.actions import LibraryActions
+from app.library.changes import (
+    FilesChanged,
+    FileState,
+    LibraryChange,
+    LibraryFollower,
+    Removed,
+    Reread,
+)
 from app.library.import_bar import ImportBar, file_state
-from app.library.panel import LibraryPanel, missing_paths
+from app.library.panel import LibraryPanel
 from app.player.memory import PlaybackMemory
 from app.player.view import PlayerView
 from app.search.pane import EMPTY_LIBRARY, SearchPane
@@ -57,11 +67,11 @@ from app.window_state import WindowState, load_state, save_state, state_path
 from engine.api import (
     Course,
     IngestProgress,
+    IngestReport,
     Library,
     ModelRegistry,
     SearchFilters,
     SearchResult,
-    Source,
     query_terms,
 )
 
@@ -86,6 +96,7 @@ class SearchWindow(QMainWindow):
 
     imported = Signal(object)  # IngestReport (or an error message) when an import ends
     opened = Signal(object)  # the SearchResult shown in the preview
+    library_changed = Signal(object)  # a LibraryChange: what changed in the library
 
     def __init__(
         self,
@@ -127,10 +138,28 @@ class SearchWindow(QMainWindow):
             self.preview_pane.memory = PlaybackMemory.beside(settings_path)
         self.preview_pane.keys_from = self.search  # Space, Left, Right: see app/player/keys.py
         self.import_bar = ImportBar(library)
+        self.import_bar.started.connect(lambda: self.panel.set_importing(True))
         self.import_bar.progress_reported.connect(self._import_progress)
         self.import_bar.finished.connect(self._import_finished)
-        self._seen_in_panel: set[str] = set()  # files of this run the panel already lists
-        self.library_actions = LibraryActions(self)  # play, open, export, remove from the panel
+        self.follower = LibraryFollower(
+            library, self.tasks, self.panel, lambda: self.importing, self
+        )
+        self.follower.courses_read.connect(self._courses_read)
+        self.follower.search_due.connect(self._search_again)
+        self.follower.failed.connect(self.search_pane.status.setText)
+        self.library_changed.connect(self._library_changed)
+        self.panel.play_requested.connect(lambda path: self.play(path, None))  # where left
+        self.panel.play_from_start.connect(lambda path: self.play(path, 0))
+        self.panel.position_of = self._position_of
+        self.library_actions = LibraryActions(  # open, export, remove from the panel
+            self.panel,
+            library,
+            self.tasks,
+            importing=lambda: self.importing,
+            say=self.import_bar.status.setText,
+            changed=self.library_changed.emit,
+            parent=self,
+        )
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.panel)
@@ -170,13 +199,13 @@ class SearchWindow(QMainWindow):
         """File > Add from URL: fetch a lecture from a web page (yt-dlp) and import it."""
         from app.library.url_import import UrlImportDialog
 
-        UrlImportDialog(self).open()
+        UrlImportDialog(self.library, self.tasks, self.import_paths, self).open()
 
     def follow_folders(self) -> None:
         """File > Follow course folders: which courses import what appears in their folder."""
         from app.library.watch_folders import FollowDialog
 
-        FollowDialog(self).open()
+        FollowDialog(self.library, self).open()
 
     def show_shortcuts(self) -> None:
         from app.player.keys import ShortcutsDialog
@@ -257,25 +286,31 @@ class SearchWindow(QMainWindow):
     # --- the library panel -----------------------------------------------------------------
 
     def refresh_library(self) -> None:
-        """Re-read courses and files on a worker; the panel and course filter follow."""
-        library = self.library
+        """Re-read the whole library on a worker; the panel and course filter follow."""
+        self.follower.reread()
 
-        def read() -> tuple[list[Course], list[Source], set[str]]:
-            sources = library.sources()
-            return library.courses(), sources, missing_paths(sources)
+    def _library_changed(self, change: LibraryChange) -> None:
+        gone = isinstance(change, Removed) and change.is_course and change.target
+        if gone and self.search_pane.filters().course == gone:
+            self.panel.select_course(None)  # a filter on a course that is gone finds nothing
+            self.search_pane.pick_course(None)
+        self.follower.apply(change)
 
-        self.tasks.run(
-            read,
-            self._library_read,
-            lambda failed: self.status.setText(failed.message),
-        )
-
-    def _library_read(self, read: tuple[list[Course], list[Source], set[str]]) -> None:
-        courses, sources, missing = read
-        self.panel.refresh(courses, sources, missing)
-        self.search_pane.set_courses(courses, len(sources))
+    def _courses_read(self, courses: list[Course], files: int) -> None:
+        self.search_pane.set_courses(courses, files)
         if not self.search_pane.query:
-            self.placeholder.setText(EMPTY_LIBRARY if not sources else OPEN_HINT)
+            self.preview_pane.placeholder.setText(EMPTY_LIBRARY if not files else OPEN_HINT)
+
+    def _search_again(self) -> None:
+        """The library changed under the results shown: they must not show what was removed,
+        and may find what was added."""
+        if self.search_pane.query:
+            self.search_pane.start_search()
+
+    def _position_of(self, path: str) -> int | None:
+        """Where a lecture was left, if the player remembers (it does beside the settings)."""
+        memory = self.preview_pane.memory
+        return memory.position(path) if memory is not None else None
 
     def _course_picked(self, name: object) -> None:
         """A course row picked in the panel filters the search (the chip above the results
@@ -428,19 +463,20 @@ class SearchWindow(QMainWindow):
         self.import_bar.cancel()
 
     def _import_progress(self, p: IngestProgress) -> None:
-        if p.path not in self._seen_in_panel or p.result is not None:
-            self._seen_in_panel.add(p.path)
-            self.refresh_library()  # a new file in the panel, or a file done
-        self.panel.set_file_state(p.path, file_state(p))
+        outcome = p.result.outcome if p.result is not None else None
+        self.library_changed.emit(FileState(p.path, file_state(p), outcome))
 
     def _import_finished(self, outcome: object) -> None:
-        self._seen_in_panel = set()
         self.panel.clear_live()
-        self.refresh_library()
+        if isinstance(outcome, IngestReport):  # the stored states show again
+            self.library_changed.emit(FilesChanged(tuple(f.path for f in outcome.files)))
+        else:  # the import failed as a whole
+            self.library_changed.emit(Reread())
+        self.library_actions.import_ended()
         self.imported.emit(outcome)
         # The bar starts what waits its turn; else show what the import added.
-        if not self.import_bar.waiting and self.search.text().strip():
-            self.search_pane.start_search()
+        if not self.import_bar.waiting:
+            self.follower.flush_search()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask only when an import is running; what it did not finish resumes next time."""

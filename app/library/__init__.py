@@ -3,7 +3,9 @@ ways files come in (dropped or opened, from a URL, from followed folders), with 
 bar that shows a run's progress.
 
     panel.py           LibraryPanel: courses, their files, each file's state
-    actions.py         what a row does: play, open, show the folder, export, remove
+    changes.py         what changed in the library (one notification), and the panel kept
+                       in step with it row by row, the search run again when it matters
+    actions.py         what a row does: open, show the folder, export, remove
     import_bar.py      imports one at a time on their own worker, with progress and Cancel
     url_import.py      File > Add from URL (its dialog and the fetch)
     watch_folders.py   courses that follow their folder (File > Follow course folders…)

@@ -1,61 +1,69 @@
-"""What the library panel's rows do: play a lecture where it was left, open a file in its own
-application or show its folder, export a transcript, remove a course or file.
+"""What the library panel's rows do: open a file in its own application or show its folder,
+export a transcript, remove a course or file (the window plays lectures itself).
 
-A removal asked for during an import waits for the import to end (the panel says so); after
-it, the results are searched again, without a filter on a course that no longer exists.
+A removal asked for during an import waits for the import to end (the panel says so); once
+done it is told as a library change, and the window's panel and results follow. The actions
+get what they use (the panel, the library, the task pool, whether an import runs, where to
+say things, where to tell changes), not the window.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from app.tasks import Failure
-from engine.api import CoursedexError, NotFoundError, Timing, capital, plural, write_transcript
-
-if TYPE_CHECKING:
-    from app.window import SearchWindow
+from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
+from app.library.panel import LibraryPanel
+from app.tasks import Failure, Tasks
+from engine.api import (
+    CoursedexError,
+    Library,
+    NotFoundError,
+    Timing,
+    capital,
+    plural,
+    write_transcript,
+)
 
 log = logging.getLogger(__name__)
 
 
 class LibraryActions(QObject):
-    """Wires the panel's requests to the window's player, the desktop and the library."""
+    """Wires the panel's requests to the desktop and the library."""
 
-    def __init__(self, window: SearchWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.panel = window.panel
+    def __init__(
+        self,
+        panel: LibraryPanel,
+        library: Library,
+        tasks: Tasks,
+        *,
+        importing: Callable[[], bool],
+        say: Callable[[str], None],
+        changed: Callable[[LibraryChange], None],
+        parent: QWidget,
+    ) -> None:
+        """``say`` shows a line to the user; ``changed`` tells what changed in the library;
+        ``parent`` holds the dialogs and message boxes."""
+        super().__init__(parent)
+        self.panel = panel
+        self.library = library
+        self.tasks = tasks
+        self.importing = importing
+        self._say = say
+        self.changed = changed
+        self.parent_ = parent
         self.message: QMessageBox | None = None  # the last message box shown (not modal)
         self._pending: list[tuple[str, bool]] = []  # removals waiting for the import's end
-        panel = self.panel
-        panel.play_requested.connect(self.play)
-        panel.play_from_start.connect(lambda path: self.window.play(path, 0))
-        panel.position_of = self.position_of
         panel.open_requested.connect(self.open_file)
         panel.reveal_requested.connect(self.show_in_folder)
         panel.export_requested.connect(self.export_transcript)
         panel.remove_requested.connect(self.remove)
-        window.import_bar.started.connect(lambda: panel.set_importing(True))
-        window.import_bar.finished.connect(self._import_ended)
-
-    # --- playing ---------------------------------------------------------------------------
-
-    def play(self, path: str) -> None:
-        """Play a lecture from where it was left (the player remembers; from the start the
-        first time)."""
-        self.window.play(path, None)
-
-    def position_of(self, path: str) -> int | None:
-        """Where a lecture was left, if the player remembers (it does beside the settings)."""
-        memory = self.window.preview_pane.memory
-        return memory.position(path) if memory is not None else None
 
     # --- the desktop ------------------------------------------------------------------------
 
@@ -63,7 +71,7 @@ class LibraryActions(QObject):
         """Open a file in the application the desktop uses for it."""
         if not Path(path).is_file():
             self._warn("Cannot open the file", _gone(path))
-            self.window.refresh_library()  # it shows as missing from now on
+            self.changed(FilesChanged((path,)))  # it shows as missing from now on
             return False
         return self._open_url(QUrl.fromLocalFile(path))
 
@@ -93,7 +101,7 @@ class LibraryActions(QObject):
             dest = self._ask_export_path(path)
             if dest is None:
                 return
-        library, where = self.window.library, dest
+        library, where = self.library, dest
         source = library.source(path)
         title = source.title if source is not None else Path(path).stem
 
@@ -106,10 +114,10 @@ class LibraryActions(QObject):
         def failed(failure: Failure) -> None:
             self._warn("Cannot export the transcript", failure.message)
 
-        self.window.tasks.run(work, lambda out: self._say(f"Transcript saved as {out}"), failed)
+        self.tasks.run(work, lambda out: self._say(f"Transcript saved as {out}"), failed)
 
     def _ask_export_path(self, path: str) -> Path | None:
-        dialog = QFileDialog(self.window, "Export transcript")
+        dialog = QFileDialog(self.parent_, "Export transcript")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilters(["SubRip subtitles (*.srt)", "Plain text (*.txt)"])
         dialog.setDirectory(str(Path.home()))
@@ -130,16 +138,16 @@ class LibraryActions(QObject):
     def remove(self, target: str, is_course: bool, *, confirm: bool = True) -> None:
         """Remove a course or a file from the library (after asking); during an import, once
         it ends."""
-        if confirm and not self._confirm_removal(target, is_course, self.window.importing):
+        if confirm and not self._confirm_removal(target, is_course, self.importing()):
             return
         # Asked again: the import may have ended while the question was open.
-        if self.window.importing:
+        if self.importing():
             self._pending.append((target, is_course))
             self.panel.set_removing(target)
             self._say(f"{capital(_what(target, is_course))} is removed once the import ends.")
             return
-        library = self.window.library
-        self.window.tasks.run(
+        library = self.library
+        self.tasks.run(
             lambda: library.remove(target),
             lambda n: self._removed(target, is_course, n),
             lambda failed: self._removed(target, is_course, failed),
@@ -153,7 +161,7 @@ class LibraryActions(QObject):
             "Remove from the library",
             f"Remove {what} from the library{when}? The files on disk are not touched.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self.window,
+            self.parent_,
         )
         try:
             return box.exec() == QMessageBox.StandardButton.Yes
@@ -162,24 +170,20 @@ class LibraryActions(QObject):
 
     def _removed(self, target: str, is_course: bool, outcome: int | Failure) -> None:
         self.panel.set_removing(target, False)
+        if isinstance(outcome, Failure) and not isinstance(outcome.error, NotFoundError):
+            self._warn("Cannot remove", outcome.message)
+            self.changed(Reread())  # it stays: its row shows its state again
+            return
         if isinstance(outcome, Failure):
-            if isinstance(outcome.error, NotFoundError):
-                self._say(f"{capital(_what(target, is_course))} was already removed.")
-            else:
-                self._warn("Cannot remove", outcome.message)
+            self._say(f"{capital(_what(target, is_course))} was already removed.")
         elif is_course:
             self._say(f"Removed the course “{target}” ({plural(outcome, 'file')}).")
         else:
             self._say(f"Removed “{Path(target).name}” from the library.")
-        pane = self.window.search_pane
-        if is_course and pane.filters().course == target:
-            self.panel.select_course(None)  # a filter on a course that is gone finds nothing
-            pane.pick_course(None)
-        self.window.refresh_library()
-        if pane.query:
-            pane.start_search()  # the results must not show what was removed
+        self.changed(Removed(target, is_course))
 
-    def _import_ended(self, _outcome: object) -> None:
+    def import_ended(self) -> None:
+        """Carry out the removals that waited for the import."""
         self.panel.set_importing(False)
         pending, self._pending = self._pending, []
         for target, is_course in pending:
@@ -191,7 +195,7 @@ class LibraryActions(QObject):
         pending, self._pending = self._pending, []
         for target, _is_course in pending:
             try:
-                self.window.library.remove(target)
+                self.library.remove(target)
             except NotFoundError:
                 pass  # already gone
             except CoursedexError as e:
@@ -199,13 +203,10 @@ class LibraryActions(QObject):
 
     # --- messages ---------------------------------------------------------------------------
 
-    def _say(self, text: str) -> None:
-        self.window.import_status.setText(text)
-
     def _warn(self, title: str, text: str) -> None:
         if self.message is not None:
             self.message.deleteLater()
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.window)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.parent_)
         self.message = box
         box.open()  # not modal for the app: playback and searching go on
 

@@ -2,7 +2,9 @@
 (searches keep theirs), with the file, stage and time left, a progress bar and Cancel.
 Paths given during a run wait for the next one. Files an earlier run did not finish are
 offered for resuming, not resumed unasked. The bar is one line high whatever it shows: a
-long line is elided, the whole of it in its tooltip."""
+long line is elided, the whole of it in its tooltip. It shows an import's progress at most
+ten times a second (a folder of small files reports many times a second, and each repaint of
+the bar waits for the import's thread to let go of Python); every report is still passed on."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
@@ -31,6 +33,7 @@ from engine.api import (
 log = logging.getLogger(__name__)
 
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
+SHOW_EVERY_MS = 100
 
 
 class ElidedLabel(QLabel):
@@ -93,6 +96,9 @@ class ImportBar(QWidget):
         parts = (self.cancel_button, self.progress, self.status)
         self.setFixedHeight(max(part.sizeHint().height() for part in parts))
         self._job: Task[IngestProgress] | None = None
+        self._latest: IngestProgress | None = None  # the report not shown yet
+        self._shown = QTimer(self, singleShot=True, interval=SHOW_EVERY_MS)
+        self._shown.timeout.connect(self._show_latest)
         self._queued: list[tuple[list[Path], str | None]] = []
         self._unfinished = 0  # files offered for resuming
 
@@ -180,10 +186,19 @@ class ImportBar(QWidget):
         self.tasks.close(ms)
 
     def _progress(self, p: IngestProgress) -> None:
+        self._latest = p
+        if not self._shown.isActive():  # the first at once, then the latest every 100 ms
+            self._show_latest()
+        self.progress_reported.emit(p)
+
+    def _show_latest(self) -> None:
+        p, self._latest = self._latest, None
+        if p is None or self._job is None:
+            return
         self.progress.setValue(round(p.fraction * 1000))
         waiting = f" ({self._waiting_text()})" if self._queued else ""
         self.status.setText(progress_text(p) + waiting)
-        self.progress_reported.emit(p)
+        self._shown.start()
 
     def _failed(self, failed: Failure) -> None:
         # Our errors say what went wrong; anything else was logged with its traceback.
@@ -192,6 +207,8 @@ class ImportBar(QWidget):
 
     def _end(self, outcome: IngestReport | str) -> None:
         self._job = None
+        self._shown.stop()
+        self._latest = None
         self.progress.hide()
         self.cancel_button.hide()
         self.status.setText(outcome if isinstance(outcome, str) else report_text(outcome))

@@ -10,7 +10,9 @@ takes the width the names need.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+import bisect
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
@@ -62,6 +64,13 @@ def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, s
     return source.status.value, f"{name}: {source.status.value}"
 
 
+def _by_course(sources: Iterable[Source]) -> dict[str, list[Source]]:
+    by_course: dict[str, list[Source]] = {}
+    for source in sources:
+        by_course.setdefault(source.course, []).append(source)
+    return by_course
+
+
 def missing_paths(sources: Sequence[Source]) -> set[str]:
     """The indexed files no longer on disk: one ``stat`` a file, so a worker's job (a slow
     or sleeping network drive must not freeze the window)."""
@@ -101,6 +110,7 @@ class LibraryPanel(QTreeWidget):
         self.itemSelectionChanged.connect(self._selection_changed)
         self.itemActivated.connect(self._activated)
         self._files: dict[str, QTreeWidgetItem] = {}
+        self._records: dict[str, Course] = {}  # each course row's record, by name
         self._live: dict[str, str] = {}
         self._removing: set[str] = set()
         self._importing = False
@@ -118,29 +128,22 @@ class LibraryPanel(QTreeWidget):
     def refresh(
         self, courses: Sequence[Course], sources: Sequence[Source], missing: Collection[str]
     ) -> None:
-        """Rebuild from the library's records, keeping which courses are open; ``missing``
-        holds the indexed files gone from disk (:func:`missing_paths`, read on a worker)."""
+        """Rebuild from the whole library's records, keeping which courses are open;
+        ``missing`` holds the indexed files gone from disk (:func:`missing_paths`, read on a
+        worker). Only at the start and for a change rows cannot follow: :meth:`update_courses`."""
         expanded = {item.data(0, _PATH) for item in self._courses() if item.isExpanded()}
         first_fill = self.topLevelItemCount() == 0
         selected = self.selected_course()
         self.blockSignals(True)
         self.clear()
         self._files.clear()
-        by_course: dict[str, list[Source]] = {}
-        for source in sources:
-            by_course.setdefault(source.course, []).append(source)
-        bold = QFont(self.font())
-        bold.setBold(True)
+        self._records.clear()
+        by_course = _by_course(sources)
         for course in sorted(courses, key=lambda c: c.name.casefold()):
-            files = sorted(by_course.get(course.name, []), key=lambda s: s.path.casefold())
-            item = QTreeWidgetItem(self, [course.name, ""])
-            item.setData(0, _PATH, course.name)
-            item.setData(0, _IS_COURSE, True)
-            item.setData(0, _ROOT, course.root or "")
-            item.setToolTip(0, course.root or course.name)
-            item.setFont(0, bold)
-            states = [self._add_file(item, s, s.path not in missing) for s in files]
-            self._course_state(item, course.name, states)
+            item = self._course_row(course)
+            for source in sorted(by_course.get(course.name, []), key=lambda s: s.path.casefold()):
+                self._fill_file(QTreeWidgetItem(item), source, source.path not in missing)
+            self._summarise(item)
             item.setExpanded(first_fill or course.name in expanded)
             if course.name == selected:
                 item.setSelected(True)
@@ -149,11 +152,128 @@ class LibraryPanel(QTreeWidget):
         self.blockSignals(False)
         self._fit_columns()
 
-    def _add_file(self, course: QTreeWidgetItem, source: Source, exists: bool) -> str:
+    def update_courses(
+        self, courses: Sequence[Course], sources: Sequence[Source], missing: Collection[str]
+    ) -> None:
+        """Bring the rows of these courses (all their files' records given) in line: a row
+        added, changed or taken away where its file was; the other rows stay as they are."""
+        by_course = _by_course(sources)
+        with self._rows_going():
+            self._update_courses(courses, by_course, missing)
+        self._fit_columns()
+
+    def _update_courses(
+        self,
+        courses: Sequence[Course],
+        by_course: dict[str, list[Source]],
+        missing: Collection[str],
+    ) -> None:
+        for course in courses:
+            item = self.item_of_course(course.name)
+            if item is None:  # a new course shows its files as they import
+                item = self._course_row(course)
+                item.setExpanded(True)
+            else:
+                self._describe_course(item, course)
+            files = sorted(by_course.get(course.name, []), key=lambda s: s.path.casefold())
+            paths = {s.path for s in files}
+            for child in self._children(item):
+                if str(child.data(0, _PATH)) not in paths:
+                    self._take(child)
+            # Both in path order: each file's row is at ``at``, or goes there.
+            for at, source in enumerate(files):
+                row = self._files.get(source.path)
+                if row is not None and row.parent() is not item:  # moved to this course
+                    self._take(row)
+                    row = None
+                if row is None:
+                    row = QTreeWidgetItem()
+                    item.insertChild(at, row)
+                elif item.child(at) is not row:  # out of order: put in its place
+                    item.removeChild(row)
+                    item.insertChild(at, row)
+                self._fill_file(row, source, source.path not in missing)
+                if source.path in self._live:
+                    self.set_file_state(source.path, self._live[source.path])
+            self._summarise(item)
+
+    def remove_file(self, path: str) -> None:
+        """The file is no longer in the library: its row goes, its course's count follows."""
+        row = self._files.get(path)
+        if row is not None:
+            course = row.parent()
+            with self._rows_going():
+                self._take(row)
+            if course is not None:
+                self._summarise(course)
+        self._live.pop(path, None)
+        self._removing.discard(path)
+
+    def remove_course(self, name: str) -> None:
+        item = self.item_of_course(name)
+        if item is not None:
+            with self._rows_going():
+                for child in self._children(item):
+                    self._take(child)
+                self.takeTopLevelItem(self.indexOfTopLevelItem(item))
+        self._records.pop(name, None)
+        self._removing.discard(name)
+
+    def courses(self) -> list[Course]:
+        """The library's courses, as last read."""
+        return list(self._records.values())
+
+    def file_count(self) -> int:
+        return len(self._files)
+
+    def _course_row(self, course: Course) -> QTreeWidgetItem:
+        """A new course row, in its place by name."""
+        names = [str(i.data(0, _PATH)).casefold() for i in self._courses()]
+        item = QTreeWidgetItem([course.name, ""])
+        self.insertTopLevelItem(bisect.bisect(names, course.name.casefold()), item)
+        bold = QFont(self.font())
+        bold.setBold(True)
+        item.setFont(0, bold)
+        item.setData(0, _IS_COURSE, True)
+        self._describe_course(item, course)
+        return item
+
+    def _describe_course(self, item: QTreeWidgetItem, course: Course) -> None:
+        self._records[course.name] = course
+        item.setData(0, _PATH, course.name)
+        item.setData(0, _ROOT, course.root or "")
+        item.setToolTip(0, course.root or course.name)
+
+    @contextmanager
+    def _rows_going(self) -> Iterator[None]:
+        """Rows taken away must not move the selection (Qt would select a row beside, and a
+        course selected filters the search): what stays of it stays, with no signal."""
+        kept = self.selectedItems()
+        quiet = self.blockSignals(True)
+        try:
+            yield
+        finally:
+            alive = [item for item in kept if item.treeWidget() is self]
+            if self.selectedItems() != alive:
+                self.clearSelection()
+                for item in alive:
+                    item.setSelected(True)
+            self.blockSignals(quiet)
+
+    def _take(self, row: QTreeWidgetItem) -> None:
+        path = str(row.data(0, _PATH))
+        if self._files.get(path) is row:
+            del self._files[path]
+        parent = row.parent()
+        if parent is not None:
+            parent.removeChild(row)
+
+    def _fill_file(self, child: QTreeWidgetItem, source: Source, exists: bool) -> None:
         state, why = file_state(source, importing=self.importing, exists=exists)
         if source.path in self._removing:
             state, why = REMOVING, f"{Path(source.path).name} is removed once the import ends"
-        child = QTreeWidgetItem(course, [Path(source.path).name, state])
+        child.setText(0, Path(source.path).name)
+        child.setText(1, state)
         child.setData(0, _PATH, source.path)
         child.setData(0, _IS_COURSE, False)
         child.setData(0, _KIND, source.kind.value)
@@ -161,7 +281,6 @@ class LibraryPanel(QTreeWidget):
         child.setToolTip(1, why)
         self._mark(child, state)
         self._files[source.path] = child
-        return state
 
     def _mark(self, item: QTreeWidgetItem, state: str) -> None:
         """A file that needs the user's eye has a coloured name, seen even when the panel
@@ -183,9 +302,11 @@ class LibraryPanel(QTreeWidget):
             for item in self._files.values():
                 self._mark(item, item.text(1))
 
-    def _course_state(self, item: QTreeWidgetItem, name: str, states: Sequence[str]) -> None:
-        """``4 files``; ``4 files, 2 errors`` when one kind of problem, ``4 files, 3
-        problems`` when several (each counted in the tooltip)."""
+    def _summarise(self, item: QTreeWidgetItem) -> None:
+        """A course's state column, from its rows: ``4 files``; ``4 files, 2 errors`` when
+        one kind of problem, ``4 files, 3 problems`` when several (each counted in the
+        tooltip)."""
+        states = [short_state(child.text(1)) for child in self._children(item)]
         problems = {
             word: states.count(state)
             for state, word in (("error", "error"), (MISSING, MISSING), (NOT_INDEXED, NOT_INDEXED))
@@ -201,7 +322,7 @@ class LibraryPanel(QTreeWidget):
             text = f"{total}, {plural(sum(problems.values()), 'problem')}"
         else:
             text = total
-        if name in self._removing:
+        if item.data(0, _PATH) in self._removing:
             text = REMOVING
         item.setText(1, text)
         item.setToolTip(1, ", ".join([total, *counts]))
@@ -225,11 +346,16 @@ class LibraryPanel(QTreeWidget):
         """Show an import's live state of one file (kept until ``clear_live``)."""
         self._live[path] = text
         item = self._files.get(path)
-        if item is not None:
-            item.setText(1, short_state(text))
-            item.setToolTip(1, f"{Path(path).name}: {text}")
-            self._mark(item, short_state(text))
-            self._fit_columns()
+        if item is None or item.toolTip(1) == (why := f"{Path(path).name}: {text}"):
+            return
+        before, state = item.text(1), short_state(text)
+        item.setText(1, state)
+        item.setToolTip(1, why)
+        self._mark(item, state)
+        course = item.parent()
+        if course is not None and {before, state} & {"error", MISSING, NOT_INDEXED}:
+            self._summarise(course)  # a problem counted in its course's line came or went
+        self._fit_columns()
 
     def clear_live(self) -> None:
         """The import ended: stored states show again (unfinished files as not indexed)."""
@@ -252,8 +378,10 @@ class LibraryPanel(QTreeWidget):
 
     def item_of(self, path: str) -> QTreeWidgetItem | None:
         """The row of a file, or of a course by its name."""
-        found = self._files.get(path)
-        return found or next((i for i in self._courses() if i.data(0, _PATH) == path), None)
+        return self._files.get(path) or self.item_of_course(path)
+
+    def item_of_course(self, name: str) -> QTreeWidgetItem | None:
+        return next((i for i in self._courses() if i.data(0, _PATH) == name), None)
 
     def selected_course(self) -> str | None:
         items = self.selectedItems()
@@ -273,6 +401,11 @@ class LibraryPanel(QTreeWidget):
     def _courses(self) -> list[QTreeWidgetItem]:
         items = (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
         return [item for item in items if item is not None]
+
+    @staticmethod
+    def _children(course: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+        children = (course.child(i) for i in range(course.childCount()))
+        return [child for child in children if child is not None]
 
     def _selection_changed(self) -> None:
         self.course_selected.emit(self.selected_course())

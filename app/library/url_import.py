@@ -1,7 +1,11 @@
 """File > Add from URL: fetch a lecture from a web page (yt-dlp, on a worker), then import
-it like a dropped file. Only when the user asks: the dialog is the only way in."""
+it like a dropped file. Only when the user asks: the dialog is the only way in. It gets the
+library, the task pool and the window's import, not the window."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -12,10 +16,10 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QVBoxLayout,
+    QWidget,
 )
 
-from app.tasks import Failure, Task
-from app.window import SearchWindow
+from app.tasks import Failure, Task, Tasks
 from engine.api import (
     WEB_COURSE,
     Fetched,
@@ -30,14 +34,20 @@ from engine.api import (
 
 MENU_TEXT = "Add from &URL…"
 
+ImportPaths = Callable[[Sequence[Path], str | None], None]  # the window's import: paths, course
+
 
 class UrlImportDialog(QDialog):
     """A page's address, the course to put it in, and whether to take only its subtitles.
     Fetch downloads on the window's pool; a failure stays in the dialog with its reason."""
 
-    def __init__(self, window: SearchWindow) -> None:
-        super().__init__(window)
-        self.window_ = window
+    def __init__(
+        self, library: Library, tasks: Tasks, import_paths: ImportPaths, parent: QWidget
+    ) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.tasks = tasks
+        self.import_paths = import_paths
         self.setWindowTitle("Add from URL")
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://… a page with a lecture video")
@@ -84,7 +94,7 @@ class UrlImportDialog(QDialog):
         self.fetch_button.setEnabled(False)
         self.progress.setRange(0, 0)
         self.progress.show()
-        library, subtitles_only = self.window_.library, self.subtitles_only.isChecked()
+        library, subtitles_only = self.library, self.subtitles_only.isChecked()
 
         def work(job: Task[FetchProgress]) -> Fetched:
             return fetch_url(
@@ -95,7 +105,7 @@ class UrlImportDialog(QDialog):
                 cancel=job.cancelled,
             )
 
-        self._job = self.window_.tasks.start(work, self._fetched, self._failed, self._progress)
+        self._job = self.tasks.start(work, self._fetched, self._failed, self._progress)
 
     def stop(self) -> None:
         if self._job is not None:
@@ -112,9 +122,8 @@ class UrlImportDialog(QDialog):
 
     def _fetched(self, got: Fetched) -> None:
         self._job = None
-        library: Library = self.window_.library
-        set_origin(library, got.path.absolute().parent.resolve() / got.path.name, got.url)
-        self.window_.import_paths([got.path], course=self.course.text().strip() or WEB_COURSE)
+        set_origin(self.library, got.path.absolute().parent.resolve() / got.path.name, got.url)
+        self.import_paths([got.path], self.course.text().strip() or WEB_COURSE)
         self.accept()
 
     def _failed(self, failed: Failure) -> None:

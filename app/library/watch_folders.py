@@ -1,11 +1,13 @@
 """Watch folders in the window: while it is open, the courses that follow their folder import
 what is added or changed there in the background (engine/integrations/watch.py scans on its
-own thread), and the panel and the results catch up. File > Follow course folders… picks the
-courses."""
+own thread), and each report is told as a library change: the panel and the results catch
+up. File > Follow course folders… picks the courses. Both get the library and what they
+tell, not the window."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -15,10 +17,11 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
-from app.window import SearchWindow
-from engine.api import FolderWatcher, Outcome, WatchReport, follow, follows, plural
+from app.library.changes import FilesChanged, LibraryChange
+from engine.api import FolderWatcher, Library, Outcome, WatchReport, follow, follows, plural
 
 log = logging.getLogger(__name__)
 MENU_TEXT = "Follow course &folders…"
@@ -26,15 +29,29 @@ _COURSE = Qt.ItemDataRole.UserRole
 
 
 class WatchBridge(QObject):
-    """Owns the window's watcher and carries its reports to the UI thread."""
+    """Owns the window's watcher and carries its reports to the UI thread: a line for the
+    user (``say``, unless an import shows its own) and the files changed (``changed``)."""
 
     reported = Signal(object)  # WatchReport, emitted on the watcher's thread
 
-    def __init__(self, window: SearchWindow, *, interval_s: float | None = None) -> None:
+    def __init__(
+        self,
+        library: Library,
+        *,
+        changed: Callable[[LibraryChange], None],
+        say: Callable[[str], None],
+        importing: Callable[[], bool],
+        window: QWidget,
+        interval_s: float | None = None,
+    ) -> None:
+        """The watching ends when ``window`` closes (the library closes right after)."""
         super().__init__(window)
         self.window_ = window
+        self.changed = changed
+        self.say = say
+        self.importing = importing
         options = {} if interval_s is None else {"interval_s": interval_s}
-        self.watcher = FolderWatcher(window.library, on_report=self.reported.emit, **options)
+        self.watcher = FolderWatcher(library, on_report=self.reported.emit, **options)
         self.reported.connect(self._show)  # queued: the signal crosses threads
         window.installEventFilter(self)
 
@@ -51,8 +68,10 @@ class WatchBridge(QObject):
         return super().eventFilter(watched, event)
 
     def _show(self, report: WatchReport) -> None:
-        window = self.window_
-        window.refresh_library()
+        imported = report.imported.files if report.imported is not None else []
+        paths = (*(f.path for f in imported), *report.missing)
+        indexed = any(f.outcome == Outcome.INDEXED for f in imported)
+        self.changed(FilesChanged(paths, indexed))
         words: list[str] = []
         if report.imported is not None:
             new = report.imported.count(Outcome.INDEXED)
@@ -64,19 +83,17 @@ class WatchBridge(QObject):
         if report.missing:
             n = len(report.missing)
             words.append(f"{n} file{'s are' if n > 1 else ' is'} missing from the folder")
-        if words and not window.importing:  # the import bar's line, unless it shows an import
-            window.import_status.setText("Followed folders: " + "; ".join(words) + ".")
-        if report.imported is not None and window.search.text().strip():
-            window.search_pane.start_search()
+        if words and not self.importing():  # the import bar's line, unless it shows an import
+            self.say("Followed folders: " + "; ".join(words) + ".")
 
 
 class FollowDialog(QDialog):
     """The courses imported as folders, each checked when it follows its folder."""
 
-    def __init__(self, window: SearchWindow) -> None:
-        super().__init__(window)
+    def __init__(self, library: Library, parent: QWidget) -> None:
+        super().__init__(parent)
         self.setWindowTitle("Follow course folders")
-        self.library = window.library
+        self.library = library
         self.courses = QListWidget()
         for course in self.library.courses():
             if not course.root:

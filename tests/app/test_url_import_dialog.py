@@ -43,7 +43,7 @@ def test_add_from_url_fetches_and_imports_the_page_s_lecture(
     file_menu = window.menuBar().actions()[0].menu()
     assert MENU_TEXT in [a.text() for a in file_menu.actions()]  # type: ignore[union-attr]
 
-    dialog = UrlImportDialog(window)
+    dialog = UrlImportDialog(window.library, window.tasks, window.import_paths, window)
     qtbot.addWidget(dialog)
     dialog.url.setText("lecture-3.html")
     dialog.fetch_button.click()

@@ -43,7 +43,7 @@ def test_a_followed_folder_imports_what_is_dropped_into_it(
     file_menu = window.menuBar().actions()[0].menu()
     assert MENU_TEXT in [a.text() for a in file_menu.actions()]  # type: ignore[union-attr]
 
-    dialog = FollowDialog(window)
+    dialog = FollowDialog(window.library, window)
     qtbot.addWidget(dialog)
     assert dialog.courses.count() == 1
     item = dialog.courses.item(0)

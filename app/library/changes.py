@@ -1,0 +1,213 @@
+"""What changed in the library, told once, and the panel and course filter kept in step.
+
+The window emits one ``library_changed`` notification carrying one of the changes below: an
+import's live state of a file and its end, a removal from the panel, a followed folder's
+report. :class:`LibraryFollower` applies it: the panel updates only the rows concerned (the
+records of the courses touched are read on a worker, their files ``stat``-ed there too), and
+the whole library is read only at the start and for a change it cannot apply row by row.
+The search runs again only when its results can change (a file indexed or removed), and at
+most once every few seconds while an import runs: a folder of 300 notes must not mean 300
+re-reads of the library on the UI thread and 300 searches behind them (issue 23).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.library.panel import LibraryPanel, missing_paths
+from app.tasks import Failure, Tasks
+from engine.api import Course, Library, Outcome, Source
+
+SEARCH_AGAIN_MS = 3000  # while an import runs, the results follow it at most this often
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """An import's live state of one file ("transcribing 43%"), then its outcome."""
+
+    path: str
+    state: str
+    outcome: Outcome | None = None  # the file is done
+
+    @property
+    def changes_results(self) -> bool:
+        return self.outcome == Outcome.INDEXED
+
+
+@dataclass(frozen=True, slots=True)
+class FilesChanged:
+    """Files added to the library or whose stored state changed: an import queued or ended
+    them, a followed folder imported them or found them gone, one was found moved."""
+
+    paths: tuple[str, ...]
+    indexed: bool = False  # some were indexed (again): the results may change
+
+    @property
+    def changes_results(self) -> bool:
+        return self.indexed
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """A course (by name) or a file (by path) removed from the library."""
+
+    target: str
+    is_course: bool
+
+    @property
+    def changes_results(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Reread:
+    """A change not told row by row (courses renamed or added, an import failed as a
+    whole): the whole library is read again."""
+
+    @property
+    def changes_results(self) -> bool:
+        return True
+
+
+LibraryChange = FileState | FilesChanged | Removed | Reread
+
+# The records of some courses: the courses, their files, those of them gone from disk, and
+# the paths asked about that are no longer in the library.
+CoursesRead = tuple[list[Course], list[Source], set[str], list[str]]
+
+
+def read_courses_of(library: Library, paths: Sequence[str]) -> CoursesRead:
+    """On a worker: the records of the courses holding ``paths`` (their other files may have
+    been queued with them), and which of their indexed files are gone from disk."""
+    names: set[str] = set()
+    gone: list[str] = []
+    for path in paths:
+        source = library.source(path)
+        if source is None:
+            gone.append(path)
+        else:
+            names.add(source.course)
+    courses = [c for c in library.courses() if c.name in names]
+    sources = [s for c in courses for s in library.sources(c.name)]
+    return courses, sources, missing_paths(sources), gone
+
+
+class LibraryFollower(QObject):
+    """Applies each change to the panel; reads what a change needs on the window's pool, one
+    read at a time (requests made meanwhile are merged into the next)."""
+
+    courses_read = Signal(object, int)  # the library's courses (list[Course]), its files
+    search_due = Signal()  # the results may have changed: search again
+    failed = Signal(str)  # a read failed: what to tell the user
+
+    def __init__(
+        self,
+        library: Library,
+        tasks: Tasks,
+        panel: LibraryPanel,
+        importing: Callable[[], bool],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.tasks = tasks
+        self.panel = panel
+        self.importing = importing
+        self._reading = False
+        self._whole = False  # the whole library is to be read next
+        self._paths: dict[str, None] = {}  # the files whose courses are to be read next
+        self._asked: set[str] = set()  # files not in the panel, read or to be read
+        self._search = QTimer(self, singleShot=True, interval=SEARCH_AGAIN_MS)
+        self._search.timeout.connect(self.search_due)
+
+    def apply(self, change: LibraryChange) -> None:
+        match change:
+            case FileState(path, state):
+                self.panel.set_file_state(path, state)
+                if self.panel.item_of(path) is None and path not in self._asked:
+                    self._asked.add(path)  # new to the panel: its course's rows are read
+                    self._read(paths=[path])
+            case FilesChanged(paths):
+                self._read(paths=paths)
+            case Removed(target, is_course):
+                if is_course:
+                    self.panel.remove_course(target)
+                else:
+                    self.panel.remove_file(target)
+                self._announce()
+            case Reread():
+                self.reread()
+        if change.changes_results:
+            self._results_changed()
+
+    def reread(self) -> None:
+        """Read the whole library again (at the start, and for what rows cannot follow)."""
+        self._read(whole=True)
+
+    def flush_search(self) -> None:
+        """The import ended: the search it delayed runs now."""
+        if self._search.isActive():
+            self._search.stop()
+            self.search_due.emit()
+
+    def _results_changed(self) -> None:
+        if not self.importing():
+            self.search_due.emit()
+        elif not self._search.isActive():  # not restarted: the results follow the import
+            self._search.start()
+
+    # --- reading, one read at a time ------------------------------------------------------
+
+    def _read(self, *, paths: Sequence[str] = (), whole: bool = False) -> None:
+        self._whole = self._whole or whole
+        self._paths.update(dict.fromkeys(paths))
+        if self._reading:
+            return
+        library = self.library
+        if self._whole:
+            self._whole, self._paths = False, {}
+
+            def read_all() -> CoursesRead:
+                sources = library.sources()
+                return library.courses(), sources, missing_paths(sources), []
+
+            self._start(read_all, self._whole_read)
+        elif self._paths:
+            asked, self._paths = list(self._paths), {}
+            self._start(lambda: read_courses_of(library, asked), self._courses_read)
+
+    def _start(self, read: Callable[[], CoursesRead], done: Callable[[CoursesRead], None]) -> None:
+        self._reading = True
+
+        def failed(failure: Failure) -> None:
+            self._reading = False
+            self.failed.emit(failure.message)
+            self._read()
+
+        def finish(got: CoursesRead) -> None:
+            self._reading = False
+            done(got)
+            self._read()  # what was asked for meanwhile
+
+        self.tasks.run(read, finish, failed)
+
+    def _whole_read(self, got: CoursesRead) -> None:
+        courses, sources, missing, _gone = got
+        self.panel.refresh(courses, sources, missing)
+        self._asked.clear()
+        self._announce()
+
+    def _courses_read(self, got: CoursesRead) -> None:
+        courses, sources, missing, gone = got
+        self.panel.update_courses(courses, sources, missing)
+        for path in gone:
+            self.panel.remove_file(path)
+        self._asked.difference_update(s.path for s in sources)
+        self._asked.difference_update(gone)
+        self._announce()
+
+    def _announce(self) -> None:
+        self.courses_read.emit(self.panel.courses(), self.panel.file_count())
