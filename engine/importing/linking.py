@@ -9,7 +9,7 @@ from engine.store import SegmentRow, Source, Store
 from engine.types import SegmentKind, SourceKind, SourceStatus
 
 TIMED_KINDS = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
-Link = tuple[int, int, int, int, float]  # (start ms, end ms, deck id, page, score)
+SlideSpan = tuple[int, int, int, int, float]  # (start ms, end ms, deck id, page, score)
 Pages = tuple[list[int], list[str]]  # a deck's page numbers and page texts, in page order
 
 
@@ -40,7 +40,7 @@ def link_slides(store: Store, courses: Iterable[str] | None = None) -> int:
 
 def _best_links(
     store: Store, lecture: Source, decks: Sequence[Source], pages: dict[int, Pages]
-) -> list[Link]:
+) -> list[SlideSpan]:
     """The lecture's links to the deck that fits it best (none when nothing fits)."""
     moments = _moments(store.segments_of_source(lecture.id), store.scenes(lecture.id))
     best: tuple[float, int, list[int], Alignment] | None = None
@@ -54,7 +54,7 @@ def _best_links(
     if best is None:
         return []
     _, deck_id, numbers, alignment = best
-    links: list[Link] = []
+    links: list[SlideSpan] = []
     for moment, page, score in zip(moments, alignment.pages, alignment.scores, strict=True):
         if page is None:
             continue

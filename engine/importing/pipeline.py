@@ -61,7 +61,7 @@ CHANGED_WHILE_READ = "it changed while it was read (still being saved?): import 
 
 
 @dataclass(frozen=True, slots=True)
-class Job:
+class ImportJob:
     """A planned file registered in the library: its course, and its row when it has one
     waiting (None: the file is indexed, and keeps that row until it proves changed)."""
 
@@ -101,12 +101,12 @@ class Pipeline:
         self._thumbs = thumbs
         self._recognizer = recognizer
 
-    def queue(self, planned: Sequence[PlannedFile]) -> list[Job]:
+    def queue(self, planned: Sequence[PlannedFile]) -> list[ImportJob]:
         """Register each file once: its course, and a queued row unless it is indexed."""
-        jobs: list[Job] = []
+        jobs: list[ImportJob] = []
         for item in planned:
             if not storable(item.path):  # its import says why; nothing to record
-                jobs.append(Job(item, -1, None))
+                jobs.append(ImportJob(item, -1, None))
                 continue
             course_id = self.store.ensure_course(item.course, item.course_root)
             known = self.store.source_by_path(str(item.path))
@@ -119,20 +119,20 @@ class Pipeline:
                     title=item.path.name,
                     status=SourceStatus.QUEUED,
                 )
-            jobs.append(Job(item, course_id, source_id))
+            jobs.append(ImportJob(item, course_id, source_id))
         return jobs
 
-    def pending(self) -> list[Job]:
+    def pending(self) -> list[ImportJob]:
         """The files a previous run queued but did not index (after a quit or crash)."""
         return [
-            Job(PlannedFile(Path(s.path), s.course, None, s.kind), s.course_id, s.id)
+            ImportJob(PlannedFile(Path(s.path), s.course, None, s.kind), s.course_id, s.id)
             for s in self.store.sources()
             if s.status in (SourceStatus.QUEUED, SourceStatus.INDEXING)
         ]
 
     def run(
         self,
-        jobs: Sequence[Job],
+        jobs: Sequence[ImportJob],
         config: EngineConfig,
         progress: Callable[[IngestProgress], None] | None,
         cancel: threading.Event | None,
@@ -154,7 +154,7 @@ class Pipeline:
 
     def _run(
         self,
-        jobs: Sequence[Job],
+        jobs: Sequence[ImportJob],
         run: _Run,
         progress: Callable[[IngestProgress], None] | None,
         cancel: threading.Event | None,
@@ -193,7 +193,7 @@ class Pipeline:
             log.warning("%s; it is rebuilt from the library database at the next start", e)
 
     def _guarded(
-        self, job: Job, run: _Run, stage: StageReport, cancel: threading.Event | None
+        self, job: ImportJob, run: _Run, stage: StageReport, cancel: threading.Event | None
     ) -> FileResult:
         """One file's import; what goes wrong with the file is its result, not the job's."""
         path = str(job.file.path)
@@ -218,7 +218,7 @@ class Pipeline:
         finally:
             run.reader.end_file()  # frames still read, texts embedded ahead
 
-    def _mark_error(self, job: Job, reason: str) -> None:
+    def _mark_error(self, job: ImportJob, reason: str) -> None:
         """Record why a file failed. Its earlier index goes: a hit must never open a file
         that no longer holds the text that matched. When even that cannot be written (the
         disk is full), the row stays queued and a later import tries the file again."""
@@ -231,7 +231,7 @@ class Pipeline:
             log.warning("could not record the failure of %s", job.file.path, exc_info=True)
 
     def _one(
-        self, job: Job, run: _Run, stage: StageReport, cancel: threading.Event | None
+        self, job: ImportJob, run: _Run, stage: StageReport, cancel: threading.Event | None
     ) -> FileResult:
         item = job.file
         path = item.path
@@ -295,7 +295,7 @@ class Pipeline:
             notes.append(f"{plural(waiting, 'page')} without a text layer wait for OCR")
         return FileResult(str(path), Outcome.INDEXED, "; ".join(notes), n)
 
-    def _elsewhere(self, job: Job, known: Source | None, sha: str) -> FileResult | None:
+    def _elsewhere(self, job: ImportJob, known: Source | None, sha: str) -> FileResult | None:
         """The result when the library holds this content under another path: a copy (a
         duplicate) or the same file moved or renamed (its index follows the new path)."""
         path = str(job.file.path)
@@ -316,7 +316,7 @@ class Pipeline:
             return FileResult(path, Outcome.MOVED, f"was {twin.path}", twin.segments)
         return None
 
-    def _start(self, job: Job, known: Source | None) -> int:
+    def _start(self, job: ImportJob, known: Source | None) -> int:
         """Mark the file's row as being indexed (a crash from here on is resumed); the one
         write of its row for a file that was indexed when the job was queued."""
         if known is not None and known.id == job.source_id:

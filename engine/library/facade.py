@@ -34,7 +34,7 @@ from engine.errors import (
 )
 from engine.importing.embedding import Embedding, embed_text
 from engine.importing.linking import link_slides
-from engine.importing.pipeline import Job, Pipeline
+from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import PlannedFile, plan, resolved, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.index.indexer import Indexer
@@ -158,7 +158,7 @@ class Library:
 
     def _run(
         self,
-        jobs: list[Job],
+        jobs: list[ImportJob],
         progress: Callable[[IngestProgress], None] | None,
         cancel: threading.Event | None,
     ) -> IngestReport:

@@ -17,9 +17,9 @@
 The pure pieces are importable from here so they can be tested and reused alone.
 """
 
-from engine.search.candidate import Candidate, Passage
 from engine.search.candidates import HEAD, fuse_rrf
 from engine.search.granularity import SEEK_WORDS
+from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import best_line, best_passage, best_timing, first_matching_word
 from engine.search.query import Query, analyse, fts_match, informative_terms
 from engine.search.rerank import rerank_text

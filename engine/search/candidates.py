@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.config import SearchConfig
-from engine.search.candidate import Candidate, Passage
 from engine.search.clock import StageClock
+from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import best_passage
 from engine.search.query import Query
 from engine.search.results import SearchFilters

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.config import SearchConfig
-from engine.search.candidate import Candidate
 from engine.search.diversity import jaccard, mmr, word_set
 from engine.search.granularity import unit
+from engine.search.handoff import Candidate
 from engine.search.seek import SAME_MOMENT_MS
 from engine.store import Store
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from engine.config import SearchConfig
-from engine.search.candidate import Candidate, Passage
+from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import scorer
 from engine.search.query import Query
 from engine.store import SegmentRow, Store

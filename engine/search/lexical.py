@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from engine.search.candidate import Passage
+from engine.search.handoff import Passage
 from engine.store import SegmentRow
 from engine.types import Timing
 from engine.words import WORD, stem

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from engine.config import SearchConfig
-from engine.search.candidate import Candidate, Passage
+from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import passage_offset
 from engine.search.query import Query
 from engine.search.snippets import make_snippet

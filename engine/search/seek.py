@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 
-from engine.search.candidate import Candidate, Passage
+from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import first_matching_word
 from engine.store import SegmentRow
 from engine.types import SegmentKind, Timing

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from engine.config import SearchConfig
-from engine.search.candidate import Candidate
+from engine.search.handoff import Candidate
 from engine.search.lexical import best_line, is_query_word, passage_offset
 from engine.search.results import SearchResult
 from engine.store import SegmentRow, Store

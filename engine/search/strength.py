@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.config import SearchConfig
-from engine.search.candidate import Candidate
+from engine.search.handoff import Candidate
 
 
 def is_strong(

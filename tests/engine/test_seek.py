@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.search.candidate import Passage
+from engine.search.handoff import Passage
 from engine.search.seek import seek_ms, spoken_sentences
 from engine.store import SegmentRow
 from engine.types import SegmentKind, SourceKind, Timing
