@@ -3,8 +3,8 @@ slowest files. Prints the table the closing note of issue 15 quotes. Never pass/
 
     uv run python bench/hostile_inputs.py [--models DIR] [--keep DIR]
 
-Generates the corpus (tests/hostile_corpus.py) in a temporary folder, imports it in a child
-process (tests/hostile_import.py: one Library.ingest, a file deleted and one rewritten
+Generates the corpus (tools/hostile/corpus.py) in a temporary folder, imports it in a child
+process (tools/hostile/importer.py: one Library.ingest, a file deleted and one rewritten
 meanwhile) and reads its report. ``--keep`` writes corpus and library there instead.
 """
 
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.paths import default_models  # noqa: E402
-from tests.hostile_corpus import generate  # noqa: E402
-from tests.hostile_import import format_table, outcome_table  # noqa: E402
+from tools.hostile.corpus import generate  # noqa: E402
+from tools.hostile.importer import format_table, outcome_table  # noqa: E402
 
 
 def main() -> int:
@@ -40,7 +40,7 @@ def main() -> int:
         made = time.monotonic() - started
         folders = [str(p) for p in (root / "corpus", root / "library", models)]
         run = subprocess.run(
-            [sys.executable, "tests/hostile_import.py", *folders],
+            [sys.executable, "tools/hostile/importer.py", *folders],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -41,7 +41,7 @@ from engine.config import MediaConfig  # noqa: E402
 from engine.media.transcribe import BACKGROUND_NICENESS, BEAM_SIZE  # noqa: E402
 from engine.models.catalog import DEFAULT_EMBEDDER  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
-from tests.memory import RECOGNITION_CHILD, TreePeaks  # noqa: E402
+from tools.memory import RECOGNITION_CHILD, TreePeaks  # noqa: E402
 
 FFPROBE_DURATION = ("ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0")
 WHISPER_ALONE = """

@@ -23,7 +23,7 @@ from engine.importing.progress import Outcome  # noqa: E402
 from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.search.evaluate import default_data_dir  # noqa: E402
-from tests.memory import peak_rss_mb  # noqa: E402
+from tools.memory import peak_rss_mb  # noqa: E402
 
 
 def main() -> None:

@@ -35,8 +35,8 @@ from engine.config import MediaConfig  # noqa: E402
 from engine.media.frames import rgb  # noqa: E402
 from engine.media.scenes import OCR_WIDTH, iter_scenes  # noqa: E402
 from engine.models.ocr import RapidTextRecognizer, lines_to_text  # noqa: E402
-from tests.memory import peak_rss_mb  # noqa: E402
 from tools.lecture_media import Clip, make_lecture_video, slide_image  # noqa: E402
+from tools.memory import peak_rss_mb  # noqa: E402
 
 _VOCABULARY = (
     "array list queue stack heap tree graph node edge path cycle search sort merge split "

@@ -40,7 +40,7 @@ from engine.models import Embedder, Reranker  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.search.evaluate import default_data_dir  # noqa: E402
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind  # noqa: E402
-from tests.memory import peak_rss_mb  # noqa: E402
+from tools.memory import peak_rss_mb  # noqa: E402
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
 

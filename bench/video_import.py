@@ -36,8 +36,8 @@ from engine.importing.progress import IngestProgress, Outcome  # noqa: E402
 from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.search.evaluate import default_data_dir  # noqa: E402
-from tests.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb  # noqa: E402
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images  # noqa: E402
+from tools.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb  # noqa: E402
 
 WORDS_PER_MINUTE = 185  # espeak-ng at 160 on its scale speaks about 185 words a minute
 

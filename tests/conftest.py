@@ -27,7 +27,7 @@ from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from tests.factories import (
+from tools.factories import (
     make_code_zip,
     make_latin1_srt,
     make_pdf,

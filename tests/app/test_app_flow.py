@@ -15,7 +15,7 @@ from engine.library import Library
 from engine.types import SegmentKind
 from tests.app.ui import StallMeter, drop, make_test_video
 from tests.conftest import HIPPO_MS, LECTURE_CUES, SORTING_PY
-from tests.factories import make_code_zip, make_pdf, make_srt
+from tools.factories import make_code_zip, make_pdf, make_srt
 from tools.lecture_media import make_long_lecture
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")

@@ -30,7 +30,7 @@ from engine.importing.progress import FileResult, IngestProgress, IngestReport, 
 from engine.library import Library
 from tests.app.ui import make_test_video, on_next_modal
 from tests.conftest import LECTURE_CUES
-from tests.factories import make_srt
+from tools.factories import make_srt
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
 

@@ -23,7 +23,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchResult
 from tests.app.media import SENTENCES, SLOT_MS, make_test_media
-from tests.factories import make_srt
+from tools.factories import make_srt
 
 REPO = Path(__file__).resolve().parents[2]
 HEAPS = SENTENCES.index("Heaps keep the largest item on top.")

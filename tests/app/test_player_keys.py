@@ -23,7 +23,7 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from tests.app.media import PlayerMedia
-from tests.factories import make_srt
+from tools.factories import make_srt
 
 PLAYING_TIMEOUT_MS = 10_000
 

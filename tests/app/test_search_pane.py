@@ -18,7 +18,7 @@ from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library
 from tests.conftest import LECTURE_CUES
-from tests.factories import make_pdf, make_srt
+from tools.factories import make_pdf, make_srt
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.library import Library
 from engine.models.registry import ModelRegistry
-from tests.factories import make_narrated_slides
+from tools.factories import make_narrated_slides
 
 ROOT = Path(__file__).resolve().parents[2]
 

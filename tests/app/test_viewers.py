@@ -22,7 +22,7 @@ from app.viewers.code_view import DARK_STYLE, LIGHT_STYLE, CodeView
 from app.viewers.pages import ViewerError, render_page
 from app.viewers.slide_view import SlideView
 from engine.library import Library
-from tests.factories import make_pdf, make_pptx
+from tools.factories import make_pdf, make_pptx
 
 PAGES = [
     "Sorting\ninsertion sort builds the sorted list",

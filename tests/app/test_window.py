@@ -18,7 +18,7 @@ from engine.library import Library
 from engine.types import SegmentKind
 from tests.app.ui import drop, giraffe_window
 from tests.conftest import HIPPO_MS, LECTURE_CUES
-from tests.factories import make_srt
+from tools.factories import make_srt
 
 
 def test_empty_library_says_what_to_drop(qtbot: QtBot, library: Library) -> None:

@@ -22,7 +22,7 @@ from engine.ingest.slides import parse_pdf
 from engine.models.embedder import OnnxEmbedder
 from engine.types import Timing
 from resources.make_demo import LECTURE, SLIDES
-from tests.factories import make_pdf
+from tools.factories import make_pdf
 
 DATABASE_DECK = (
     "Relational databases\nTables of rows and columns\nA schema fixes column types",

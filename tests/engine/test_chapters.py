@@ -11,7 +11,7 @@ import pytest
 from engine.errors import NotFoundError
 from engine.integrations.documents import Chapter, SlidePage
 from engine.library import Library
-from tests.factories import make_pdf, make_pptx, make_srt
+from tools.factories import make_pdf, make_pptx, make_srt
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images
 
 DECK = (

@@ -40,7 +40,7 @@ from engine.index.vectors import VectorIndex
 from engine.library import Library
 from engine.search import SearchFilters, SearchResult
 from engine.types import SegmentKind
-from tests.factories import make_pdf, make_srt
+from tools.factories import make_pdf, make_srt
 
 SEARCH_THREADS = 3
 INDEX_SEARCHES = 2000

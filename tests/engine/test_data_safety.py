@@ -25,7 +25,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.store import Store
 from engine.types import SourceKind, SourceStatus
-from tests.factories import make_pdf, make_srt
+from tools.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
 

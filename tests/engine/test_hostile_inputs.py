@@ -1,10 +1,10 @@
-"""Issue 15, item 1 (files): the hostile corpus of tests/hostile_corpus.py (over 100 broken,
+"""Issue 15, item 1 (files): the hostile corpus of tools/hostile/corpus.py (over 100 broken,
 huge, tricky or unsafe files of every kind, a named pipe, links to /dev/zero, link loops, a
 file deleted and one rewritten while they are imported) imported beside good files.
 
 Each file ends indexed or error with a one-line reason; the import stays within a memory
 bound and ends (a timeout guards against a hang); nothing is written outside the library;
-the good files stay searchable. The import runs in a child process (tests/hostile_import.py)
+the good files stay searchable. The import runs in a child process (tools/hostile/importer.py)
 so that its peak memory is its own; a second child runs ``coursedex ingest`` on the files
 that could hang a reader. ``-s`` prints the per-kind outcome table.
 """
@@ -30,7 +30,7 @@ from engine.ingest import MAX_SEGMENTS, parse_file
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from tests.hostile_corpus import (
+from tools.hostile.corpus import (
     DELETED,
     ERROR,
     GOOD_WORDS,
@@ -39,9 +39,9 @@ from tests.hostile_corpus import (
     Case,
     generate,
 )
-from tests.hostile_import import format_table, kind_of, outcome_table
-from tests.hostile_zips import zip_message_cases
-from tests.memory import child_peak_rss_mb
+from tools.hostile.importer import format_table, kind_of, outcome_table
+from tools.hostile.zips import zip_message_cases
+from tools.memory import child_peak_rss_mb
 
 REPO = Path(__file__).resolve().parents[2]
 MEMORY_BOUND_MB = 2000  # peak resident memory of the importing process
@@ -100,7 +100,7 @@ def imported(corpus: tuple[Path, list[Case]], models_dir: Path) -> Imported:
     before = _snapshot(root, {library, tmp})
     args = [str(p) for p in (root / "corpus", library, models_dir)]
     run = subprocess.run(
-        [sys.executable, "tests/hostile_import.py", *args],
+        [sys.executable, "tools/hostile/importer.py", *args],
         cwd=REPO,
         env=_env(tmp),
         capture_output=True,
@@ -252,7 +252,7 @@ def test_a_ten_megabyte_text_embeds_in_bounded_memory(models_dir: Path) -> None:
         "import sys, numpy as np\n"
         "from pathlib import Path\n"
         "from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry\n"
-        "from tests.memory import peak_rss_mb\n"
+        "from tools.memory import peak_rss_mb\n"
         "e = ModelRegistry(Path(sys.argv[1])).load_embedder(DEFAULT_EMBEDDER, 2)\n"
         "e.embed(['warm up'])\n"
         "print(peak_rss_mb())\n"

@@ -14,7 +14,7 @@ import pytest
 
 from engine.cli import main
 from engine.library import Library
-from tests.hostile_queries import BAD_BATCH_LINES, ODD_BATCH_LINES, QUERIES
+from tools.hostile.queries import BAD_BATCH_LINES, ODD_BATCH_LINES, QUERIES
 
 REPO = Path(__file__).resolve().parents[2]
 

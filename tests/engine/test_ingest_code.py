@@ -14,7 +14,7 @@ from engine.ingest.archive import parse_archive, parse_code_file
 from engine.ingest.code import code_segments, identifier_words, split_identifier
 from engine.ingest.notebook import notebook_segments
 from engine.types import SegmentKind, SourceKind
-from tests.factories import (
+from tools.factories import (
     make_code_zip,
     make_lying_zip,
     make_notebook,

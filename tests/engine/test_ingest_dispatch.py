@@ -10,7 +10,7 @@ from engine.config import EngineConfig, IngestLimits
 from engine.errors import UnreadableFileError
 from engine.ingest import NO_SPEECH_RECOGNITION, classify, find_sidecar, parse_file
 from engine.types import SegmentKind, SourceKind
-from tests.factories import make_code_zip, make_notebook, make_pdf, make_pptx, make_srt, make_vtt
+from tools.factories import make_code_zip, make_notebook, make_pdf, make_pptx, make_srt, make_vtt
 
 CONFIG = EngineConfig()
 

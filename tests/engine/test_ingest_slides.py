@@ -12,7 +12,7 @@ from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
 from engine.ingest.slides import parse_pdf, parse_pptx
 from engine.types import SegmentKind, SourceKind
-from tests.factories import make_code_zip, make_image_only_pdf, make_pdf, make_pptx, make_zip_bomb
+from tools.factories import make_code_zip, make_image_only_pdf, make_pdf, make_pptx, make_zip_bomb
 
 LIMITS = IngestLimits()
 

@@ -10,7 +10,7 @@ from engine.api import Library, Outcome
 from engine.errors import UnreadableFileError
 from engine.ingest.subtitles import clean_cue_line, cues_from_text, read_subtitles
 from engine.types import Timing
-from tests.factories import LATIN1_CUES, make_latin1_srt, make_srt, make_vtt
+from tools.factories import LATIN1_CUES, make_latin1_srt, make_srt, make_vtt
 
 LIMIT = 1024**2
 

@@ -41,7 +41,7 @@ from engine.index.vectors import VectorIndex
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-from tests.factories import (
+from tools.factories import (
     make_code_zip,
     make_narrated_slides,
     make_notebook,

@@ -596,7 +596,7 @@ def test_search_config_switches(built_library: Library, mixed_course: MixedCours
 def test_pages_without_text_layer_wait_when_screen_text_is_off(
     tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
 ) -> None:
-    from tests.factories import make_image_only_pdf, make_pdf
+    from tools.factories import make_image_only_pdf, make_pdf
 
     folder = tmp_path / "Scans"
     folder.mkdir()
@@ -619,7 +619,7 @@ def test_pages_without_text_layer_wait_when_screen_text_is_off(
 
 
 def test_pages_without_text_layer_are_read_by_ocr(library: Library, tmp_path: Path) -> None:
-    from tests.factories import make_image_only_pdf
+    from tools.factories import make_image_only_pdf
 
     scan = make_image_only_pdf(
         tmp_path / "scan.pdf", ["Photosynthesis in leaves", "Chlorophyll absorbs light"]
@@ -680,7 +680,7 @@ def test_course_filter_follows_a_file_moved_to_another_course(
 def test_subtitles_beside_a_video_are_its_transcript_and_alone_are_a_source(
     library: Library, tmp_path: Path
 ) -> None:
-    from tests.factories import make_srt
+    from tools.factories import make_srt
 
     folder = tmp_path / "Physics"
     folder.mkdir()

@@ -22,7 +22,7 @@ from engine.integrations.links import (
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from tests.conftest import HIPPO_MS, LECTURE_CUES
-from tests.factories import make_srt
+from tools.factories import make_srt
 
 
 def test_a_link_round_trips_its_moment() -> None:

@@ -1,4 +1,4 @@
-"""The memory bounds of the tests measure the process they bound (tests/memory.py)."""
+"""The memory bounds of the tests measure the process they bound (tools/memory.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from tests.memory import RECOGNITION_CHILD, TreePeaks, child_peak_rss_mb, role_of
+from tools.memory import RECOGNITION_CHILD, TreePeaks, child_peak_rss_mb, role_of
 
 # Takes and touches argv[1] MB.
 _TAKE = """
@@ -40,7 +40,7 @@ _TAKE_GIVE_BACK_AND_WAIT = _TAKE + 'del held\nprint("freed", flush=True)\nsys.st
 
 
 def test_a_child_of_a_big_process_is_measured_at_its_own_peak() -> None:
-    """bench/video_import.py and tests/hostile_import.py printed RUSAGE_CHILDREN's ru_maxrss
+    """bench/video_import.py and tools/hostile/importer.py printed RUSAGE_CHILDREN's ru_maxrss
     as the recognition child's peak: the size of the parent when it forked (a child that
     took 300 MB, started by an 800 MB parent, read 896 MB). Sampling its RSS from outside
     missed what it had given back by the next sample (read 9 MB); its own high-water

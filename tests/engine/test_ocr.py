@@ -10,7 +10,7 @@ import pytest
 
 from engine.errors import Cancelled, UnreadableFileError
 from engine.models.ocr import RapidTextRecognizer, TextLine, lines_to_text, ocr_pdf_pages
-from tests.factories import make_image_only_pdf
+from tools.factories import make_image_only_pdf
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from engine.media.pictures import signature
 from engine.media.scenes import TextFrom, read_counts, scan_video
 from engine.models.ocr import RapidTextRecognizer
 from engine.types import SegmentKind
-from tests.factories import make_pdf, make_srt
+from tools.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images, slide_image
 
 HASHING = ["Hash tables", "Buckets are picked by hashing"]

@@ -11,7 +11,7 @@ from engine.demo import demo_files
 from engine.library import Library
 from engine.types import SegmentKind
 from tests.conftest import LECTURE_CUES
-from tests.factories import make_srt
+from tools.factories import make_srt
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from engine.integrations.transcript_export import transcript_srt, write_transcri
 from engine.library import Library
 from engine.types import Timing
 from tests.conftest import HIPPO_MS, LECTURE_CUES
-from tests.factories import make_srt
+from tools.factories import make_srt
 
 
 def test_srt_export_reads_back_as_the_same_transcript(library: Library, tmp_path: Path) -> None:

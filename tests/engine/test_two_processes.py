@@ -24,7 +24,7 @@ from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
-from tests.factories import make_narrated_slides
+from tools.factories import make_narrated_slides
 from tools.lecture_media import make_audio
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,7 +28,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
 from engine.types import SegmentKind, SourceKind, SourceStatus
-from tests.factories import make_pdf, make_srt
+from tools.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,9 +1,9 @@
-"""Import the hostile corpus (tests/hostile_corpus.py) in this process and report on it.
+"""Import the hostile corpus (tools/hostile/corpus.py) in this process and report on it.
 
-    python tests/hostile_import.py CORPUS LIBRARY MODELS   # prints a JSON report
+    python tools/hostile/importer.py CORPUS LIBRARY MODELS   # prints a JSON report
 
 Run as a child process by tests/engine/test_hostile_inputs.py, so that its peak memory is
-its own (``VmHWM``, tests/memory.py) and a hang is ended by a timeout; its recognition
+its own (``VmHWM``, tools/memory.py) and a hang is ended by a timeout; its recognition
 child's peak is sampled with psutil. One ``Library.ingest``
 call reads the course folder and every special file by name; while it runs, one file is
 deleted as its turn comes and another is rewritten, over and over, while it is read.
@@ -21,15 +21,15 @@ from collections import Counter
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.config import EngineConfig
 from engine.importing.progress import IngestProgress
 from engine.ingest import classify
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from tests.hostile_corpus import DELETED, REWRITTEN, rewritten_text
-from tests.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb
+from tools.hostile.corpus import DELETED, REWRITTEN, rewritten_text
+from tools.memory import RECOGNITION_CHILD, TreePeaks, peak_rss_mb
 
 
 class Disturber:
@@ -122,7 +122,7 @@ def format_table(table: dict[str, Counter[str]]) -> str:
 
 if __name__ == "__main__":
     if len(sys.argv) != 4:
-        print("usage: python tests/hostile_import.py CORPUS LIBRARY MODELS", file=sys.stderr)
+        print("usage: python tools/hostile/importer.py CORPUS LIBRARY MODELS", file=sys.stderr)
         sys.exit(2)
     result = run(*(Path(a) for a in sys.argv[1:]))
     print(json.dumps(result))

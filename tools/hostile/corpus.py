@@ -1,7 +1,7 @@
 """A corpus of hostile input files, generated (never committed): broken, huge, tricky and
 unsafe files of every kind Coursedex reads, for tests/engine/test_hostile_inputs.py.
 
-    python tests/hostile_corpus.py OUTDIR     # writes the corpus and lists it
+    python tools/hostile/corpus.py OUTDIR     # writes the corpus and lists it
 
 ``generate(out)`` writes ``out/course`` (a course folder: files an import finds by walking
 it) and ``out/special`` (a named pipe, links to /dev/zero, symlink loops: given to an import
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.factories import make_pdf, make_pptx, make_zip_bomb, srt_text
+from tools.factories import make_pdf, make_pptx, make_zip_bomb, srt_text
 
 INDEXED, ERROR = "indexed", "error"
 # The good files the hostile ones sit beside, and a word each is found by afterwards.
@@ -346,7 +346,7 @@ def rewritten_text(n: int) -> str:
 
 
 def _disturbed(course: Path) -> list[Case]:
-    """Two files tests/hostile_import.py changes during the import: one is deleted when its
+    """Two files tools/hostile/importer.py changes during the import: one is deleted when its
     turn comes, the other rewritten (truncated, then written) again and again while read."""
     (course / DELETED).write_text("# Deleted\nThis file is deleted when the import reaches it.\n")
     (course / REWRITTEN).write_text(rewritten_text(0))
@@ -388,7 +388,7 @@ def _specials(special: Path) -> list[Case]:
 
 def generate(out: Path) -> list[Case]:
     """Write the corpus under ``out`` (an empty or missing folder); one Case per input."""
-    from tests.hostile_zips import hostile_zips  # it builds on this module's Case
+    from tools.hostile.zips import hostile_zips  # it builds on this module's Case
 
     course, special, work = out / "course", out / "special", out / "work"
     for folder in (course, special, work):
@@ -414,7 +414,7 @@ def generate(out: Path) -> list[Case]:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python tests/hostile_corpus.py OUTDIR", file=sys.stderr)
+        print("usage: python tools/hostile/corpus.py OUTDIR", file=sys.stderr)
         return 2
     cases = generate(Path(argv[0]))
     for case in cases:

@@ -63,7 +63,7 @@ def child_peak_rss_mb(code: str, *args: str, timeout: float = 300) -> ChildPeak:
     Raises:
         AssertionError: the child failed; the message ends with its stderr.
     """
-    script = f"{code}\nfrom tests.memory import peak_rss_mb as _peak\nprint(_peak())\n"
+    script = f"{code}\nfrom tools.memory import peak_rss_mb as _peak\nprint(_peak())\n"
     done = subprocess.run(
         [sys.executable, "-c", script, *args],
         cwd=REPO,

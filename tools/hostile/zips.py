@@ -1,4 +1,4 @@
-"""The archives of the hostile corpus (tests/hostile_corpus.py): zip slip in every
+"""The archives of the hostile corpus (tools/hostile/corpus.py): zip slip in every
 spelling, symlink members, bombs nested and plain, 100,000 members, lying sizes, locked
 members, and names or numbers of members that would make a reason many lines long."""
 
@@ -8,8 +8,8 @@ import warnings
 import zipfile
 from pathlib import Path
 
-from tests.factories import make_lying_zip, make_zip_bomb
-from tests.hostile_corpus import ERROR, INDEXED, Case, _rand
+from tools.factories import make_lying_zip, make_zip_bomb
+from tools.hostile.corpus import ERROR, INDEXED, Case, _rand
 
 
 def _zip_with(path: Path, members: dict[str, bytes]) -> Path:

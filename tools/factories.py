@@ -1,4 +1,5 @@
-"""Builders of small real input files for tests. Each writes ``path`` and returns it.
+"""Builders of small real input files for tests and the hostile corpus (tools/hostile/). Each
+writes ``path`` and returns it.
 
 Times are integer milliseconds. Everything is generated: no binary fixtures in the repo.
 
