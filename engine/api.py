@@ -83,9 +83,10 @@ from engine.plain_text import (
     printable,
     valid_text,
 )
-from engine.search import SearchFilters, SearchOutcome, SearchResult, query_terms
+from engine.search import SearchFilters, SearchOutcome, SearchResult
 from engine.store import Course, Source
 from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
+from engine.words import query_terms
 
 __all__ = [
     "DEMO_COURSE",

@@ -14,11 +14,11 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 
-from engine.api import DEMO_DIR, CoursedexError, LibraryDamagedError, printable, valid_text
+from engine.api import CoursedexError, LibraryDamagedError, printable, valid_text
 from engine.cli.context import Context
 from engine.cli.parser import build_parser, command_names
 
-__all__ = ["DEMO_DIR", "build_parser", "command_names", "main"]
+__all__ = ["build_parser", "command_names", "main"]
 
 log = logging.getLogger("coursedex")
 

@@ -79,10 +79,6 @@ class StageReport(Protocol):
         pass
 
 
-def no_report(stage: Stage, file_fraction: float | None = None, detail: str = "") -> None:
-    pass
-
-
 class ProgressTracker:
     """Turns stage reports on file ``i`` into IngestProgress for the whole job, weighting
     each file by its size."""

@@ -32,10 +32,10 @@ from engine.errors import (
     ModelMismatchError,
     NotFoundError,
 )
-from engine.importing.embedding import Embedding, embed_text
+from engine.importing.embedding import Embedding
 from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
-from engine.importing.planning import PlannedFile, plan, resolved, storable
+from engine.importing.planning import plan, resolved, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.index.indexer import Indexer
 from engine.integrations import documents
@@ -52,9 +52,6 @@ if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
-
-# What callers imported from here before the import pipeline had modules of its own.
-__all__ = ["FileResult", "IngestProgress", "IngestReport", "Library", "Outcome", "embed_text"]
 
 
 class Library:
@@ -217,10 +214,6 @@ class Library:
         return self._models.recognizer(self._config.threads)
 
     # --- ingest -------------------------------------------------------------------------
-
-    def plan(self, paths: Iterable[Path | str], course: str | None = None) -> list[PlannedFile]:
-        """The files an ingest of ``paths`` would read (:func:`engine.importing.planning.plan`)."""
-        return plan(paths, course)
 
     def ingest(
         self,

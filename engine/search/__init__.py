@@ -27,13 +27,11 @@ from engine.search.results import NO_FILTERS, SearchFilters, SearchOutcome, Sear
 from engine.search.searcher import Searcher
 from engine.search.seek import seek_ms
 from engine.search.snippets import make_snippet
-from engine.words import STOPWORDS, query_terms, stem
 
 __all__ = [
     "HEAD",
     "NO_FILTERS",
     "SEEK_WORDS",
-    "STOPWORDS",
     "Candidate",
     "Passage",
     "Query",
@@ -50,8 +48,6 @@ __all__ = [
     "fuse_rrf",
     "informative_terms",
     "make_snippet",
-    "query_terms",
     "rerank_text",
     "seek_ms",
-    "stem",
 ]

@@ -22,9 +22,8 @@ from pathlib import Path
 import pytest
 
 from app.main import DEMO_FLAG, STARTUP_REPORT_ENV  # Qt-free: it imports Qt when it runs
-from engine.cli import DEMO_DIR
 from engine.config import EngineConfig
-from engine.demo import DEMO_COURSE, demo_files
+from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 

@@ -18,7 +18,8 @@ from engine.models.catalog import DEFAULT_EMBEDDER
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.models.reranker import OnnxReranker
-from engine.search import query_terms, rerank_text
+from engine.search import rerank_text
+from engine.words import query_terms
 from tools.standin_reranker import build_standin
 
 PASSAGES = [

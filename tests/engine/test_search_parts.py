@@ -8,10 +8,9 @@ from engine.search import (
     fts_match,
     fuse_rrf,
     make_snippet,
-    query_terms,
-    stem,
 )
 from engine.types import Timing
+from engine.words import query_terms, stem
 
 
 def test_query_terms_drop_stopwords_but_never_everything() -> None:
