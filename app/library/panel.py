@@ -1,11 +1,16 @@
 """The library side panel: courses, their files, and each file's state.
 
 A file's state is what the library says (queued, indexing, indexed, error) until an import
-reports on it live ("transcribing 43%"); the next refresh after the import puts the stored
-state back. A file the last import did not finish reads "not indexed" (it is queued in the
-library, to resume when the user says so), an indexed file that is gone from disk "missing".
-The state column shows a word or two; the reason is in its tooltip, so a long error never
-takes the width the names need.
+reports on it live ("transcribing 43%"); the read of its course after the import puts the
+stored state back. A file the last import did not finish reads "not indexed" (it is queued
+in the library, to resume when the user says so), an indexed file that is gone from disk
+"missing". The state column shows a word or two; the reason is in its tooltip, so a long
+error never takes the width the names need.
+
+The panel is filled whole once (:meth:`LibraryPanel.refresh`); after that it follows the
+library row by row (:meth:`~LibraryPanel.update_courses`, ``remove_file``, ``remove_course``,
+``set_file_state``, driven by app/library/changes.py): a row, once shown, stays the same row,
+and a course's line is counted from its rows.
 """
 
 from __future__ import annotations
