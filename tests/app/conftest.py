@@ -7,16 +7,11 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig
 from engine.library import Library
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from tests.app.media import PlayerMedia, make_test_media
 
 
@@ -33,10 +28,8 @@ def media(tmp_path_factory: pytest.TempPathFactory) -> PlayerMedia:
 
 
 @pytest.fixture
-def quick_library(tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
-    """A library that does not read text off video frames (the test video has none)."""
-    base = EngineConfig()
-    config = replace(base, media=replace(base.media, screen_text=False))
-    lib = Library.open(tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir))
-    yield lib
-    lib.close()
+def quick_library(library: Library) -> Library:
+    """The empty ``library``, set not to read text off video frames (the test video has none)."""
+    config = library.config
+    library.configure(replace(config, media=replace(config.media, screen_text=False)))
+    return library

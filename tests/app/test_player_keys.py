@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
 from engine.api import parse_link
-from engine.config import EngineConfig
 from engine.library import Library
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from tests.app.media import PlayerMedia
 from tools.factories import make_srt
 
@@ -29,20 +25,14 @@ PLAYING_TIMEOUT_MS = 10_000
 
 
 @pytest.fixture
-def lecture_library(
-    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder, media: PlayerMedia
-) -> Iterator[Library]:
+def lecture_library(quick_library: Library, tmp_path: Path, media: PlayerMedia) -> Library:
     """A library of one course: the test lecture with its subtitles beside it."""
     course = tmp_path / "Algorithms"
     course.mkdir()
     shutil.copy(media.video, course / "lecture.mp4")
     make_srt(course / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
-    base = EngineConfig()
-    config = replace(base, media=replace(base.media, screen_text=False))
-    lib = Library.open(tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir))
-    lib.ingest([course])
-    yield lib
-    lib.close()
+    quick_library.ingest([course])
+    return quick_library
 
 
 @pytest.fixture
