@@ -108,7 +108,7 @@ def build(folder: Path, target: int, threads: int, models: Path) -> None:
     embedder = ModelRegistry(models).load_embedder(config.embedder, threads)
     with Library.open(folder, config, lambda: embedder) as library:
         todo = [p for p in plan(default_data_dir(), target)
-                if library.store.source_by_path(p[0]) is None]  # fmt: skip
+                if library.store.catalog.source_by_path(p[0]) is None]  # fmt: skip
         if not todo:
             return
         started, added = time.perf_counter(), 0
@@ -181,9 +181,9 @@ def measure(folder: Path, n_queries: int, threads: int, models: Path, rerank: bo
             build_standin(standin, registry)
         reranker = OnnxReranker(standin, threads)
     library = Library.open(folder, config, lambda: embedder, reranker=lambda: reranker)
-    timed = sum(1 for _ in library.store.timed_segments(missing_only=False, batch=1))
+    timed = sum(1 for _ in library.store.segments.timed(missing_only=False, batch=1))
     print(
-        f"library: {library.store.segment_count()} segments ({timed} timed, with sentence "
+        f"library: {library.store.segments.count()} segments ({timed} timed, with sentence "
         f"vectors); open + model load {time.perf_counter() - t0:.2f} s"
     )
     qs = queries(default_data_dir(), n_queries)

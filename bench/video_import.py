@@ -123,10 +123,10 @@ def main() -> None:
         for f in report.files:
             if f.outcome != Outcome.INDEXED:
                 print(f"  {Path(f.path).name}: {f.outcome.value} {f.detail}")
-        source = lib.store.source_by_path(str(video))
+        source = lib.store.catalog.source_by_path(str(video))
         assert source is not None
         duration_s = (source.duration_ms or 1) / 1000
-        links = lib.store.slide_links(source.id)
+        links = lib.store.recordings.slide_links(source.id)
         stats = lib.stats()
 
     # Stage spans on the video: from a stage's first report to the next stage's first.

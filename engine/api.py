@@ -60,12 +60,10 @@ from engine.integrations.url_import import (
     import_url,
     is_url,
     media_folder,
-    origin,
     origin_at,
     result_origin,
-    set_origin,
 )
-from engine.integrations.watch import FolderWatcher, WatchReport, follow, followed, follows
+from engine.integrations.watch import FolderWatcher, WatchReport, followed
 from engine.library import Library
 from engine.library.recovery import SetAside, start_over
 from engine.models import Embedder
@@ -151,9 +149,7 @@ __all__ = [
     "demo_queries",
     "describe_link",
     "fetch_url",
-    "follow",
     "followed",
-    "follows",
     "human_size",
     "import_url",
     "is_url",
@@ -163,7 +159,6 @@ __all__ = [
     "make_link",
     "masked",
     "media_folder",
-    "origin",
     "origin_at",
     "outcome_counts",
     "parse_link",
@@ -175,7 +170,6 @@ __all__ = [
     "resolve_link",
     "result_link",
     "result_origin",
-    "set_origin",
     "stage_text",
     "start_over",
     "transcript_srt",

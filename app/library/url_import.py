@@ -29,7 +29,6 @@ from engine.api import (
     human_size,
     is_url,
     media_folder,
-    set_origin,
 )
 
 MENU_TEXT = "Add from &URL…"
@@ -122,7 +121,7 @@ class UrlImportDialog(QDialog):
 
     def _fetched(self, got: Fetched) -> None:
         self._job = None
-        set_origin(self.library, got.path.absolute().parent.resolve() / got.path.name, got.url)
+        self.library.set_origin(got.path.absolute().parent.resolve() / got.path.name, got.url)
         self.import_paths([got.path], self.course.text().strip() or WEB_COURSE)
         self.accept()
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.library.changes import FilesChanged, LibraryChange
-from engine.api import FolderWatcher, Library, Outcome, WatchReport, follow, follows, plural
+from engine.api import FolderWatcher, Library, Outcome, WatchReport, plural
 
 log = logging.getLogger(__name__)
 MENU_TEXT = "Follow course &folders…"
@@ -100,7 +100,7 @@ class FollowDialog(QDialog):
                 continue
             item = QListWidgetItem(f"{course.name}  —  {course.root}")
             item.setData(_COURSE, course.name)
-            on = follows(self.library, course.name)
+            on = self.library.follows(course.name)
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             self.courses.addItem(item)
         note = QLabel(
@@ -126,5 +126,5 @@ class FollowDialog(QDialog):
         for i in range(self.courses.count()):
             item = self.courses.item(i)
             on = item.checkState() == Qt.CheckState.Checked
-            follow(self.library, str(item.data(_COURSE)), on)
+            self.library.follow(str(item.data(_COURSE)), on)
         super().accept()

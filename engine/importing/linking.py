@@ -21,19 +21,19 @@ def link_slides(store: Store, courses: Iterable[str] | None = None) -> int:
     """
     linked = 0
     wanted = None if courses is None else set(courses)
-    for course in store.courses():
+    for course in store.catalog.courses():
         if wanted is not None and course.name not in wanted:
             continue
-        sources = [s for s in store.sources(course.id) if s.status == SourceStatus.INDEXED]
+        sources = [s for s in store.catalog.sources(course.id) if s.status == SourceStatus.INDEXED]
         decks = [s for s in sources if s.kind == SourceKind.SLIDES]
-        pages = {d.id: _page_texts(store.segments_of_source(d.id)) for d in decks}
+        pages = {d.id: _page_texts(store.segments.of_source(d.id)) for d in decks}
         for lecture in (s for s in sources if s.kind in TIMED_KINDS):
             if not decks:  # nothing to line up with: only drop links to removed decks
-                if store.slide_links(lecture.id):
-                    store.replace_slide_links(lecture.id, [])
+                if store.recordings.slide_links(lecture.id):
+                    store.recordings.replace_slide_links(lecture.id, [])
                 continue
             links = _best_links(store, lecture, decks, pages)
-            store.replace_slide_links(lecture.id, links)
+            store.recordings.replace_slide_links(lecture.id, links)
             linked += bool(links)
     return linked
 
@@ -42,7 +42,7 @@ def _best_links(
     store: Store, lecture: Source, decks: Sequence[Source], pages: dict[int, Pages]
 ) -> list[SlideSpan]:
     """The lecture's links to the deck that fits it best (none when nothing fits)."""
-    moments = _moments(store.segments_of_source(lecture.id), store.scenes(lecture.id))
+    moments = _moments(store.segments.of_source(lecture.id), store.recordings.scenes(lecture.id))
     best: tuple[float, int, list[int], Alignment] | None = None
     for deck in decks:
         numbers, texts = pages[deck.id]

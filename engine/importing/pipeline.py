@@ -108,11 +108,11 @@ class Pipeline:
             if not storable(item.path):  # its import says why; nothing to record
                 jobs.append(ImportJob(item, -1, None))
                 continue
-            course_id = self.store.ensure_course(item.course, item.course_root)
-            known = self.store.source_by_path(str(item.path))
+            course_id = self.store.catalog.ensure_course(item.course, item.course_root)
+            known = self.store.catalog.source_by_path(str(item.path))
             source_id = None
             if known is None or known.status != SourceStatus.INDEXED:
-                source_id = self.store.upsert_source(
+                source_id = self.store.catalog.upsert_source(
                     course_id=course_id,
                     path=str(item.path),
                     kind=item.kind,
@@ -126,7 +126,7 @@ class Pipeline:
         """The files a previous run queued but did not index (after a quit or crash)."""
         return [
             ImportJob(PlannedFile(Path(s.path), s.course, None, s.kind), s.course_id, s.id)
-            for s in self.store.sources()
+            for s in self.store.catalog.sources()
             if s.status in (SourceStatus.QUEUED, SourceStatus.INDEXING)
         ]
 
@@ -223,10 +223,14 @@ class Pipeline:
         that no longer holds the text that matched. When even that cannot be written (the
         disk is full), the row stays queued and a later import tries the file again."""
         try:
-            source = self.store.source_by_path(str(job.file.path)) if job.course_id >= 0 else None
+            source = (
+                self.store.catalog.source_by_path(str(job.file.path))
+                if job.course_id >= 0
+                else None
+            )
             if source is not None:
                 self.indexer.drop_segments(source.id)
-                self.store.set_source_status(source.id, SourceStatus.ERROR, reason)
+                self.store.catalog.set_source_status(source.id, SourceStatus.ERROR, reason)
         except Exception:
             log.warning("could not record the failure of %s", job.file.path, exc_info=True)
 
@@ -241,7 +245,7 @@ class Pipeline:
             raise UnreadableFileError(_not_a_file(path))
         sidecar = ingest.find_sidecar(path) if item.kind in MEDIA else None
         stat = path.stat()
-        known = self.store.source_by_path(str(path))
+        known = self.store.catalog.source_by_path(str(path))
         indexed = known if known is not None and known.status == SourceStatus.INDEXED else None
         if (
             indexed is not None
@@ -266,7 +270,7 @@ class Pipeline:
         if _changed(path, stat):  # its hash and its text may be of two versions
             raise UnreadableFileError(CHANGED_WHILE_READ)
         if parsed.kind is not item.kind:  # a .mkv or .mp4 with sound only is audio
-            self.store.upsert_source(
+            self.store.catalog.upsert_source(
                 course_id=job.course_id,
                 path=str(path),
                 kind=parsed.kind,
@@ -289,7 +293,7 @@ class Pipeline:
         if scan:
             # Speech is searchable now; the frames are read after it.
             n += self._frames(run, source_id, path, sha, parsed.title, notes, stage, cancel)
-        self.store.forget_transcript(sha)
+        self.store.recordings.forget_transcript(sha)
         waiting = sum(1 for s in parsed.segments if s.needs_ocr)
         if waiting:
             notes.append(f"{plural(waiting, 'page')} without a text layer wait for OCR")
@@ -299,7 +303,7 @@ class Pipeline:
         """The result when the library holds this content under another path: a copy (a
         duplicate) or the same file moved or renamed (its index follows the new path)."""
         path = str(job.file.path)
-        for twin in self.store.sources_by_sha256(sha):
+        for twin in self.store.catalog.sources_by_sha256(sha):
             if twin.path == path:
                 continue
             if Path(twin.path).exists():
@@ -312,7 +316,9 @@ class Pipeline:
                 self.indexer.remove_source(known.id)
             item = job.file
             keep_course = item.course_root is None and item.course == UNSORTED
-            self.store.move_source(twin.id, path, twin.course_id if keep_course else job.course_id)
+            self.store.catalog.move_source(
+                twin.id, path, twin.course_id if keep_course else job.course_id
+            )
             return FileResult(path, Outcome.MOVED, f"was {twin.path}", twin.segments)
         return None
 
@@ -320,9 +326,9 @@ class Pipeline:
         """Mark the file's row as being indexed (a crash from here on is resumed); the one
         write of its row for a file that was indexed when the job was queued."""
         if known is not None and known.id == job.source_id:
-            self.store.set_source_status(known.id, SourceStatus.INDEXING, None)
+            self.store.catalog.set_source_status(known.id, SourceStatus.INDEXING, None)
             return known.id
-        return self.store.upsert_source(
+        return self.store.catalog.upsert_source(
             course_id=job.course_id,
             path=str(job.file.path),
             kind=job.file.kind,
@@ -387,13 +393,13 @@ class Pipeline:
         source indexed. A video whose frames cannot be read keeps its speech, with a note."""
         from engine.media.screen import screen_segments
 
-        if self.store.source_by_path(str(path)) is None:
+        if self.store.catalog.source_by_path(str(path)) is None:
             raise CoursedexError("the video disappeared from the library while indexing")
         try:
             scanned = run.reader.scan_frames(path, sha, stage, cancel)
         except UnreadableFileError as e:
             notes.append(f"frames not read: {e}")
-            self.store.set_source_status(source_id, SourceStatus.INDEXED, None)
+            self.store.catalog.set_source_status(source_id, SourceStatus.INDEXED, None)
             return 0
         drafts = [d for d, _ in screen_segments(scanned)]
         embedder = self._embedder()

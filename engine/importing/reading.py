@@ -124,9 +124,9 @@ class Reader:
         model = self.config.media.speech_model
         parts = [
             SpeechPart(a, b, text, words)
-            for a, b, text, words in self.store.transcript_parts(sha, model)
+            for a, b, text, words in self.store.recordings.transcript_parts(sha, model)
         ]
-        if self.store.transcript_finished(sha, model) is None:
+        if self.store.recordings.transcript_finished(sha, model) is None:
             if info.has_video and self.config.media.screen_text:
                 self._frames_alongside(path, sha, cancel)
             try:
@@ -158,7 +158,7 @@ class Reader:
         transcriber = self._transcriber()
 
         def keep(seg: SpeechSegment) -> None:
-            self.store.add_transcript_part(
+            self.store.recordings.add_transcript_part(
                 sha, model, seg.start_ms, seg.end_ms, seg.text, seg.words
             )
             parts.append(SpeechPart(seg.start_ms, seg.end_ms, seg.text, seg.words))
@@ -173,7 +173,7 @@ class Reader:
         result = transcriber.transcribe(
             path, start_ms=resume_ms, on_segment=keep, progress=report, cancel=cancel
         )
-        self.store.finish_transcript(sha, model, result.language, duration_ms)
+        self.store.recordings.finish_transcript(sha, model, result.language, duration_ms)
 
     def _transcriber(self) -> Transcriber:
         """The speech recognizer, kept with its child process (and its loaded model) from

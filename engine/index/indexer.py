@@ -83,8 +83,8 @@ class Indexer:
         ``reload=False``: keep the index in memory even when another process saved one since
         (a search following another process's import: reading what it committed from the
         database costs far less than reading the whole index file again)."""
-        model_id = self.store.get_meta("embedder_id")
-        dimension = self.store.get_meta("dimension")
+        model_id = self.store.meta.get("embedder_id")
+        dimension = self.store.meta.get("dimension")
         if model_id is None or dimension is None:
             return
         with self._lock:
@@ -94,11 +94,11 @@ class Indexer:
             if index is None or saved_since or index.model_id != model_id:
                 index = self._open_index(int(dimension), model_id)
                 self._seen = seen
-            now = self.store.vector_generation()
+            now = self.store.embeddings.generation()
             stale = self._written_since(index, now)
-            expected = self.store.segment_ids()
+            expected = self.store.segments.ids_with_text()
             report = index.reconcile(
-                expected, lambda ids: self.store.vectors(ids, int(dimension)), stale
+                expected, lambda ids: self.store.embeddings.vectors(ids, int(dimension)), stale
             )
             if now is not None:
                 index.set_generation(now)
@@ -112,7 +112,7 @@ class Indexer:
             SPACE,
             dimension=dimension,
             model_id=model_id,
-            library_id=self.store.get_meta("library_id"),
+            library_id=self.store.meta.get("library_id"),
         )
 
     def _written_since(self, index: VectorIndex, now: int | None) -> set[int]:
@@ -132,7 +132,7 @@ class Indexer:
             )
             index.discard(problem)
             return set()
-        return self.store.vectors_written_since(saved)
+        return self.store.embeddings.written_since(saved)
 
     @staticmethod
     def _say_repaired(index: VectorIndex, report: ReconcileReport, quiet: bool) -> None:
@@ -164,8 +164,8 @@ class Indexer:
     def _ensure(self, embedder: Embedder) -> VectorIndex:
         with self._lock:
             if self._index is None:
-                self.store.set_meta("embedder_id", embedder.model_id)
-                self.store.set_meta("dimension", str(embedder.dimension))
+                self.store.meta.set("embedder_id", embedder.model_id)
+                self.store.meta.set("dimension", str(embedder.dimension))
                 self._index = self._open_index(embedder.dimension, embedder.model_id)
                 self._seen = self._stamp()
             return self._index
@@ -182,7 +182,7 @@ class Indexer:
 
     def _save(self, index: VectorIndex) -> None:
         """The index holds every stored vector now (the caller holds the write lock)."""
-        now = self.store.vector_generation()
+        now = self.store.embeddings.generation()
         if now is not None:
             index.set_generation(now)
         index.save()
@@ -195,8 +195,8 @@ class Indexer:
         status = SourceStatus.INDEXED if content.finished else SourceStatus.INDEXING
         with self._lock:
             index = self._ensure(embedder)
-            old = self.store.segment_ids_of_source(source_id)
-            before = self.store.vector_generation()
+            old = self.store.segments.ids_of_source(source_id)
+            before = self.store.embeddings.generation()
             with self.store.transaction():
                 ids = self.store.replace_source_content(
                     source_id,
@@ -228,12 +228,12 @@ class Indexer:
         """Add a video's scenes and on-screen text after its speech; marks it indexed."""
         with self._lock:
             index = self._ensure(embedder)
-            old = set(self.store.thumbnails_of_source(source_id))
-            before = self.store.vector_generation()
+            old = set(self.store.recordings.thumbnails_of_source(source_id))
+            before = self.store.embeddings.generation()
             with self.store.transaction():
-                self.store.put_scenes(source_id, scenes)
+                self.store.recordings.put_scenes(source_id, scenes)
                 ids = self.store.append_segments(source_id, drafts, vectors, SPACE)
-                self.store.set_source_status(source_id, SourceStatus.INDEXED, None)
+                self.store.catalog.set_source_status(source_id, SourceStatus.INDEXED, None)
             index.add(_with_text(ids, drafts), vectors)
             self._caught_up(index, before)
             self._delete_thumbnails(old - {s[3] for s in scenes})
@@ -244,29 +244,30 @@ class Indexer:
         before it holds them all after it, so the write is not taken later for one made by
         another process (which the next open would read again and call a repair)."""
         if before is not None and index.generation == before:
-            now = self.store.vector_generation()
+            now = self.store.embeddings.generation()
             if now is not None:
                 index.set_generation(now)
 
     def drop_segments(self, source_id: int) -> None:
         """Forget a source's segments, vectors, scenes and thumbnails; the source stays."""
         with self._lock:
-            thumbnails = self.store.thumbnails_of_source(source_id)
+            thumbnails = self.store.recordings.thumbnails_of_source(source_id)
             if thumbnails:
                 with self.store.transaction():
-                    self.store.put_scenes(source_id, [])
+                    self.store.recordings.put_scenes(source_id, [])
                 self._delete_thumbnails(thumbnails)
-            ids = self.store.segment_ids_of_source(source_id)
+            ids = self.store.segments.ids_of_source(source_id)
             if ids:
-                self.store.delete_segments(source_id)
+                with self.store.transaction():
+                    self.store.segments.delete_of_source(source_id)
                 self._delete_vectors(ids)
 
     def remove_source(self, source_id: int) -> None:
         """Delete a source with its segments, vectors and thumbnails."""
         with self._lock:
-            self._delete_thumbnails(self.store.thumbnails_of_source(source_id))
-            ids = self.store.segment_ids_of_source(source_id)
-            self.store.delete_source(source_id)
+            self._delete_thumbnails(self.store.recordings.thumbnails_of_source(source_id))
+            ids = self.store.segments.ids_of_source(source_id)
+            self.store.catalog.delete_source(source_id)
             self._delete_vectors(ids)
 
     def _delete_vectors(self, ids: Sequence[int]) -> None:
@@ -286,21 +287,22 @@ class Indexer:
         ``embedding`` says. Under the lock, so no id can change hands between reading a text
         and storing its vector."""
         with self._lock:
-            rows = self.store.texts(sorted(self._missing))
+            rows = self.store.segments.texts(sorted(self._missing))
             if rows:
                 vectors = embedding.stored(embedder, rows)
                 ids = [sid for sid, _, _, _ in rows]
                 index = self._ensure(embedder)
-                before = self.store.vector_generation()
-                self.store.put_vectors(ids, vectors, SPACE)
+                before = self.store.embeddings.generation()
+                self.store.embeddings.put(ids, vectors, SPACE)
                 index.add(np.asarray(ids, dtype=np.int64), vectors)
                 self._caught_up(index, before)
                 log.warning("re-embedded %d segments that had lost their vectors", len(ids))
             self._missing = set()
             done = 0
-            for batch in self.store.timed_segments(missing_only=True):
+            for batch in self.store.segments.timed(missing_only=True):
                 cues = embedding.sentences(embedder, [r.timings for r in batch])
-                self.store.put_sentence_vectors([r.id for r in batch], cues)
+                with self.store.transaction():
+                    self.store.embeddings.put_sentences([r.id for r in batch], cues)
                 done += len(batch)
             if done:
                 log.info("embedded the sentences of %d timed segments", done)
@@ -325,23 +327,26 @@ class Indexer:
             ids, vectors = self._embed_all(embedder, embedding, progress, cancel)
             sentence_ids: list[int] = []
             sentences: list[np.ndarray] = []
-            for rows in self.store.timed_segments(missing_only=False):
+            for rows in self.store.segments.timed(missing_only=False):
                 timings = [r.timings for r in rows]
                 sentences.extend(embedding.sentences(embedder, timings, cancel))
                 sentence_ids.extend(r.id for r in rows)
-            self.store.clear_vectors()
+            self.store.embeddings.clear()
             if ids:
-                self.store.put_vectors(ids, vectors, SPACE)
-            self.store.put_sentence_vectors(sentence_ids, sentences)
-            self.store.set_meta("embedder_id", embedder.model_id)
-            self.store.set_meta("dimension", str(embedder.dimension))
+                self.store.embeddings.put(ids, vectors, SPACE)
+            with self.store.transaction():
+                self.store.embeddings.put_sentences(sentence_ids, sentences)
+            self.store.meta.set("embedder_id", embedder.model_id)
+            self.store.meta.set("dimension", str(embedder.dimension))
             index = self._open_index(embedder.dimension, embedder.model_id)
-            index.reconcile(set(ids), lambda want: self.store.vectors(want, embedder.dimension))
+            index.reconcile(
+                set(ids), lambda want: self.store.embeddings.vectors(want, embedder.dimension)
+            )
             self._save(index)
             self._index = index
             self._missing = set()
             switch()
-            self.store.set_embedder_id(embedder.model_id)
+            self.store.catalog.set_embedder_id(embedder.model_id)
         return len(ids)
 
     def _embed_all(
@@ -351,10 +356,10 @@ class Indexer:
         progress: Callable[[int, int], None] | None,
         cancel: threading.Event | None,
     ) -> tuple[list[int], np.ndarray]:
-        total = len(self.store.segment_ids())
+        total = len(self.store.segments.ids_with_text())
         ids: list[int] = []
         parts: list[np.ndarray] = []
-        for batch in self.store.iter_segment_texts():
+        for batch in self.store.segments.iter_texts():
             if cancel is not None and cancel.is_set():
                 raise Cancelled("re-index cancelled; the library is unchanged")
             parts.append(embedding.stored(embedder, batch))

@@ -42,7 +42,7 @@ def transcript(store: Store, source: Source) -> list[Timing]:
     Transcript windows overlap by a sentence or two; the overlap is dropped here.
     """
     lines: list[Timing] = []
-    for row in store.segments_of_source(source.id):
+    for row in store.segments.of_source(source.id):
         if row.kind != SegmentKind.TRANSCRIPT:
             continue
         units = row.timings or (
@@ -77,7 +77,7 @@ def chapters(store: Store, source: Source) -> list[Chapter]:
     off its frames changes, titled by that text's first line. Consecutive chapters with the
     same title are one (a slide shown twice in a row, "continued" pages).
     """
-    links = store.slide_links(source.id)
+    links = store.recordings.slide_links(source.id)
     if links:
         titles: dict[int, dict[int, str]] = {}
         found: list[Chapter] = []
@@ -89,7 +89,7 @@ def chapters(store: Store, source: Source) -> list[Chapter]:
     else:
         screens = [
             row
-            for row in store.segments_of_source(source.id)
+            for row in store.segments.of_source(source.id)
             if row.kind == SegmentKind.SCREEN and row.start_ms is not None
         ]
         found = [
@@ -107,7 +107,7 @@ def chapters(store: Store, source: Source) -> list[Chapter]:
 def slide_pages(store: Store, source: Source) -> list[SlidePage]:
     """A deck's pages in order, with the titles and text its import stored."""
     pages: dict[int, SlidePage] = {}
-    for row in store.segments_of_source(source.id):
+    for row in store.segments.of_source(source.id):
         if row.kind != SegmentKind.SLIDE or row.page is None:
             continue
         known = pages.get(row.page)
@@ -120,7 +120,7 @@ def slide_pages(store: Store, source: Source) -> list[SlidePage]:
 
 def _page_titles(store: Store, deck_id: int) -> dict[int, str]:
     titles: dict[int, str] = {}
-    for row in store.segments_of_source(deck_id):
+    for row in store.segments.of_source(deck_id):
         if row.page is not None and row.page not in titles:
             title = _first_line(row.heading) or _first_line(row.text)
             if title:

@@ -128,7 +128,7 @@ def resolve_link(library: Library, link: Link) -> Link:
         return link
     hashes = [h for h in (link.sha256, source.sha256 if source else None) if h]
     for sha in hashes:
-        found = _present(library.store.sources_by_sha256(sha))
+        found = _present(library.sources_with_content(sha))
         if found is not None:
             return replace(link, source=found.path, sha256=sha)
     if source is not None:

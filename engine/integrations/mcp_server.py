@@ -24,8 +24,7 @@ from engine.integrations.links import Link, link_of, make_link, parse_link, reso
 from engine.integrations.url_import import result_origin
 from engine.library import Library
 from engine.search import SearchFilters, SearchResult
-from engine.store import Source
-from engine.store.segments import SegmentRow
+from engine.store import SegmentRow, Source
 from engine.types import SegmentKind
 
 INSTRUCTIONS = (
@@ -56,7 +55,7 @@ class CoursedexTools:
     ) -> dict[str, Any]:
         kinds = tuple(SegmentKind(k) for k in kind or ())
         if course:
-            self.library.store.course_id(course)  # NotFoundError names a course that is not there
+            self.library.course(course)  # NotFoundError names a course that is not there
         outcome = self.library.search(
             query,
             limit=max(1, min(limit, MAX_LIMIT)),
@@ -136,11 +135,11 @@ class CoursedexTools:
         }
 
     def get_context(self, segment_id: int, around: int = 2) -> dict[str, Any]:
-        hit = self.library.store.segments([segment_id]).get(segment_id)
+        hit = self.library.segment(segment_id)
         if hit is None:
             raise NotFoundError(f"no segment {segment_id} in the library (search again)")
         source = self.library.source(hit.source_path)
-        rows = self.library.store.segments_of_source(hit.source_id)
+        rows = self.library.segments_of(hit.source_path)
         same = [s for s in rows if s.kind == hit.kind]
         at = next(i for i, s in enumerate(same) if s.id == segment_id)
         span = max(0, min(around, 10))

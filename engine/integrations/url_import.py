@@ -31,7 +31,6 @@ log = logging.getLogger(__name__)
 
 MEDIA_FOLDER = "media"
 WEB_COURSE = "From the web"
-_ORIGIN_KEY = "origin:"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -184,15 +183,6 @@ class _YtLog:
 # --- origins: where an imported file came from ---------------------------------------------
 
 
-def set_origin(library: Library, path: Path | str, url: str) -> None:
-    library.store.set_meta(_ORIGIN_KEY + str(path), url)
-
-
-def origin(library: Library, path: Path | str) -> str | None:
-    """The page an imported file came from (None for a file of the user's own)."""
-    return library.store.get_meta(_ORIGIN_KEY + str(path))
-
-
 def origin_at(url: str, start_ms: int | None) -> str:
     """The page at a time: ``&t=83`` (or ``?t=83``), the form video sites read; a ``t``
     already in the URL is replaced."""
@@ -208,7 +198,7 @@ def origin_at(url: str, start_ms: int | None) -> str:
 
 def result_origin(library: Library, source: str, start_ms: int | None) -> str | None:
     """A hit's place on the page it came from, or None when it came from no page."""
-    page = origin(library, source)
+    page = library.origin(source)
     return None if page is None else origin_at(page, start_ms)
 
 
@@ -231,5 +221,5 @@ def import_url(
     got = fetch_url(
         url, media_folder(library), subtitles_only=subtitles_only, progress=fetched, cancel=cancel
     )
-    set_origin(library, got.path.absolute().parent.resolve() / got.path.name, url)
+    library.set_origin(got.path.absolute().parent.resolve() / got.path.name, url)
     return library.ingest([got.path], course=course or WEB_COURSE, progress=progress, cancel=cancel)

@@ -8,7 +8,7 @@ the last ``settle_s`` seconds) waits for the next scan. A file removed from the 
 reported missing and keeps its place in the library (the panel shows it missing, and a file
 put back is found again); only the user removes things.
 
-Which courses follow their folder is kept in the library (``meta``: ``follow:<course>``).
+Which courses follow their folder is kept in the library (:meth:`Library.follow`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import CoursedexError, NotFoundError
+from engine.errors import CoursedexError
 from engine.importing.planning import plan
 from engine.importing.progress import IngestReport
 
@@ -31,34 +31,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FOLLOW_KEY = "follow:"
 INTERVAL_S = 5.0
 SETTLE_S = 2.0
 
 
-def follows(library: Library, course: str) -> bool:
-    return library.store.get_meta(FOLLOW_KEY + course.casefold()) == "1"
-
-
 def followed(library: Library) -> list[str]:
     """The courses that follow their folder (and still have one)."""
-    return [c.name for c in library.courses() if c.root and follows(library, c.name)]
-
-
-def follow(library: Library, course: str, on: bool = True) -> None:
-    """Make a course follow its folder (or stop).
-
-    Raises:
-        NotFoundError: no such course, or it was not imported as a folder (nothing to follow).
-    """
-    found = next((c for c in library.courses() if c.name.casefold() == course.casefold()), None)
-    if found is None:
-        raise NotFoundError(f"no course named {course!r}")
-    if on and not found.root:
-        raise NotFoundError(
-            f"the course {found.name!r} was not imported as a folder: there is no folder to follow"
-        )
-    library.store.set_meta(FOLLOW_KEY + found.name.casefold(), "1" if on else "0")
+    return [c.name for c in library.courses() if c.root and library.follows(c.name)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,13 +45,17 @@ from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
-from engine.store import Course, Source, Store
+from engine.store import Course, SegmentRow, Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus, Timing
 
 if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
+
+# What integrations keep in the library's meta table, per course or file.
+FOLLOW_KEY = "follow:"  # + course name, case-folded: "1" while it follows its folder
+ORIGIN_KEY = "origin:"  # + a fetched file's path: the page it came from
 
 
 class Library:
@@ -179,7 +183,7 @@ class Library:
 
     @property
     def embedder_id(self) -> str | None:
-        return self.store.get_meta("embedder_id")
+        return self.store.meta.get("embedder_id")
 
     def embedder(self) -> Embedder:
         """The library's embedder, loaded on first use and checked against the library.
@@ -284,8 +288,8 @@ class Library:
             vectors=vectors,
             finished=finished,
         )
-        source_id = self.store.upsert_source(
-            course_id=self.store.ensure_course(course),
+        source_id = self.store.catalog.upsert_source(
+            course_id=self.store.catalog.ensure_course(course),
             path=str(path),
             kind=parsed.kind,
             title=parsed.title,
@@ -349,22 +353,92 @@ class Library:
     # --- management ---------------------------------------------------------------------
 
     def courses(self) -> list[Course]:
-        return self.store.courses()
+        return self.store.catalog.courses()
 
     def sources(self, course: str | None = None) -> list[Source]:
-        return self.store.sources(self.store.course_id(course) if course else None)
+        return self.store.catalog.sources(self.store.catalog.course_id(course) if course else None)
 
     def flag(self, name: str) -> bool:
         """A one-time fact stored with the library, e.g. that the demo course was offered."""
-        return self.store.get_meta(f"flag:{name}") == "1"
+        return self.store.meta.get(f"flag:{name}") == "1"
 
     def set_flag(self, name: str) -> None:
         if self.read_only is None:  # a read-only library asks again next time
-            self.store.set_meta(f"flag:{name}", "1")
+            self.store.meta.set(f"flag:{name}", "1")
 
     def source(self, path: str) -> Source | None:
         """The library's record of a file (by the path search results carry)."""
-        return self.store.source_by_path(path)
+        return self.store.catalog.source_by_path(path)
+
+    def course(self, name: str) -> Course:
+        """The course named ``name``, in any case.
+
+        Raises:
+            NotFoundError: no such course.
+        """
+        found = next((c for c in self.courses() if c.name.casefold() == name.casefold()), None)
+        if found is None:
+            raise NotFoundError(f"no course named {name!r}")
+        return found
+
+    def segment(self, segment_id: int) -> SegmentRow | None:
+        """A stored segment by the id a search result carries (None: gone since)."""
+        return self.store.segments.by_ids([segment_id]).get(segment_id)
+
+    def segments_of(self, path: str) -> list[SegmentRow]:
+        """A file's segments in their order.
+
+        Raises:
+            NotFoundError: no such file in the library.
+        """
+        return self.store.segments.of_source(self._source_or_raise(path).id)
+
+    def sources_with_content(self, sha256: str) -> list[Source]:
+        """The indexed files whose content has this hash (a moved or copied file)."""
+        return self.store.catalog.sources_by_sha256(sha256)
+
+    # --- what integrations keep: the folders followed, the pages files came from ---------
+
+    def follows(self, course: str) -> bool:
+        """Whether a course follows its folder (watch folders import what is added there)."""
+        return self.store.meta.get(FOLLOW_KEY + course.casefold()) == "1"
+
+    def follow(self, course: str, on: bool = True) -> None:
+        """Make a course follow its folder (or stop).
+
+        Raises:
+            NotFoundError: no such course, or it was not imported as a folder.
+            LibraryError: the library is read-only.
+        """
+        found = self.course(course)
+        if on and not found.root:
+            raise NotFoundError(
+                f"the course {found.name!r} was not imported as a folder: "
+                "there is no folder to follow"
+            )
+        value = "1" if on else "0"
+        self._keep(FOLLOW_KEY + found.name.casefold(), value, "follow a folder")
+
+    def origin(self, path: Path | str) -> str | None:
+        """The page an imported file came from (None for a file of the user's own)."""
+        return self.store.meta.get(ORIGIN_KEY + str(path))
+
+    def set_origin(self, path: Path | str, url: str) -> None:
+        """Record the page a file was fetched from.
+
+        Raises:
+            LibraryError: the library is read-only.
+        """
+        self._keep(ORIGIN_KEY + str(path), url, "import from a web page")
+
+    def _keep(self, key: str, value: str, what: str) -> None:
+        # One row, written alone: it waits for no import (another process's included),
+        # as SQLite serialises it with their transactions.
+        self.access.refuse_if_read_only(what)
+        with self.store.transaction():
+            self.store.meta.set(key, value)
+
+    # --- a file's documents -------------------------------------------------------------
 
     def transcript(self, path: str) -> list[Timing]:
         """The spoken sentences (or subtitle cues) of a lecture in time order, once each.
@@ -402,7 +476,7 @@ class Library:
         return documents.source_text(self._source_or_raise(path), self._config.limits, member)
 
     def _source_or_raise(self, path: str) -> Source:
-        source = self.store.source_by_path(path)
+        source = self.store.catalog.source_by_path(path)
         if source is None:
             raise NotFoundError(f"{path} is not in the library")
         return source
@@ -422,8 +496,8 @@ class Library:
         if not storable(Path(target)):  # invalid UTF-8 from a command line
             raise NotFoundError(f"no course or file named {target!r} in the library")
         try:
-            course_id = self.store.course_id(target)
-            doomed = self.store.sources(course_id)
+            course_id = self.store.catalog.course_id(target)
+            doomed = self.store.catalog.sources(course_id)
         except NotFoundError:
             course_id = None
             given = resolved(Path(target), expand=True, resolve=False)
@@ -431,7 +505,7 @@ class Library:
             # A link loop or a name that is not UTF-8 is in no library: not found.
             named = [resolved(given.absolute().parent) / given.name, resolved(given)]
             paths = (str(p) for p in named if storable(p))
-            found = next(filter(None, map(self.store.source_by_path, paths)), None)
+            found = next(filter(None, map(self.store.catalog.source_by_path, paths)), None)
             if found is None:
                 raise NotFoundError(f"no course or file named {target!r} in the library") from None
             doomed = [found]
@@ -443,7 +517,7 @@ class Library:
         for source in doomed:
             self.indexer.remove_source(source.id)
         if course_id is not None:
-            self.store.delete_course(course_id)
+            self.store.catalog.delete_course(course_id)
         elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:
             self.link_slides([doomed[0].course])  # its lectures may fit another deck
         self.save()
@@ -451,7 +525,7 @@ class Library:
 
     def rename_course(self, old: str, new: str) -> None:
         with self.access.writing(f"rename {old}"):
-            self.store.rename_course(old, new)
+            self.store.catalog.rename_course(old, new)
 
     def reindex(
         self,

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import LibraryBusyError, LibraryError
-from engine.integrations.watch import FOLLOW_KEY, follow
 from engine.library import Library
+from engine.library.facade import FOLLOW_KEY
 from engine.library.folder import LibraryLock
 
 DATABASE = "library.db"
@@ -61,9 +61,9 @@ class SetAside:
         and whether they follow them, before their files are imported."""
         for course in self.courses:
             root = course.root if course.root and Path(course.root).is_dir() else None
-            library.store.ensure_course(course.name, root)
+            library.store.catalog.ensure_course(course.name, root)
             if root is not None and course.follows:
-                follow(library, course.name)
+                library.follow(course.name)
 
     def by_course(self) -> dict[str | None, list[Path]]:
         """The files to import again (those still on disk), by course, in the order the

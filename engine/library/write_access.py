@@ -64,7 +64,7 @@ class WriteAccess:
         files, thumbnails no scene shows), and read the index again if another process saved
         it since."""
         remove_stale_temporaries(self.folder)
-        remove_unused_thumbnails(self.folder, self.indexer.store.thumbnail_names())
+        remove_unused_thumbnails(self.folder, self.indexer.store.recordings.thumbnail_names())
         self.indexer.open()
 
     def _leaving(self) -> None:

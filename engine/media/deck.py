@@ -73,17 +73,17 @@ class DeckPictures:
 
 def course_decks(store: Store, video: Path) -> DeckPictures | None:
     """The pages of the PDF decks indexed in the video's course (None when there are none)."""
-    source = store.source_by_path(str(video))
+    source = store.catalog.source_by_path(str(video))
     if source is None:
         return None
     pages: list[DeckPage] = []
-    for deck in store.sources(source.course_id):
+    for deck in store.catalog.sources(source.course_id):
         if deck.kind is not SourceKind.SLIDES or deck.status is not SourceStatus.INDEXED:
             continue
         if not deck.path.lower().endswith(".pdf") or not Path(deck.path).is_file():
             continue
         texts: dict[int, list[str]] = {}
-        for row in store.segments_of_source(deck.id):
+        for row in store.segments.of_source(deck.id):
             if row.page is not None and row.kind is SegmentKind.SLIDE:
                 texts.setdefault(row.page, []).append(row.text)
         if len(pages) + len(texts) > MAX_PAGES:

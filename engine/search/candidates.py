@@ -86,7 +86,7 @@ class CandidateFinder:
         """The head of the fused lists (``limit * HEAD``): only it can reach the results."""
         size = limit * cfg.candidate_factor
         kinds = tuple(k.value for k in filters.kinds)
-        course_id = self._store.course_id(filters.course) if filters.course else None
+        course_id = self._store.catalog.course_id(filters.course) if filters.course else None
         with clock("fulltext"):
             match = query.fts_match() if cfg.fulltext else None
             fulltext = self._fulltext(match, size, kinds, course_id) if match else None
@@ -132,7 +132,7 @@ class CandidateFinder:
     ) -> dict[int, tuple[SegmentRow, Passage | None]]:
         """The rows of the fused head (those still in the library) and their best passages."""
         ids = [sid for sid, _ in fuse_rrf(lists, cfg.rrf_k)[: limit * HEAD]]
-        rows = self._store.segments(ids)
+        rows = self._store.segments.by_ids(ids)
         head = {
             sid: (rows[sid], best_passage(rows[sid], query.weights, cfg.passage_follow))
             for sid in ids
@@ -143,7 +143,7 @@ class CandidateFinder:
     def _fulltext(
         self, match: str, size: int, kinds: tuple[str, ...], course_id: int | None
     ) -> _Ranking:
-        hits = self._store.fulltext(match, size, kinds=kinds, course_id=course_id)
+        hits = self._store.segments.fulltext(match, size, kinds=kinds, course_id=course_id)
         return _Ranking([sid for sid, _ in hits], dict(hits))
 
     def _dense(

@@ -18,7 +18,7 @@ def by_mmr(
 ) -> list[Candidate]:
     """MMR over the candidates that can reach the page (three times the limit)."""
     top = head[: limit * 3]
-    found, vectors = store.vectors([c.id for c in top], dimension)
+    found, vectors = store.embeddings.vectors([c.id for c in top], dimension)
     by_id = {c.id: c for c in top}
     picks = [by_id[int(i)] for i in found]
     if len(picks) < 2:

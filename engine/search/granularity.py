@@ -41,10 +41,10 @@ def by_sentence(
     passage becomes that sentence); a candidate without sentence vectors (a slide, a note,
     code) stands for its one sentence."""
     ids = [c.id for c in head]
-    sentences = store.sentence_vectors(ids, dimension)
+    sentences = store.embeddings.sentence_vectors(ids, dimension)
     # Own vectors: every candidate's for score fusion, else only those without sentences.
     needed = ids if cfg.score_fusion else [sid for sid in ids if sid not in sentences]
-    found, matrix = store.vectors(needed, dimension)
+    found, matrix = store.embeddings.vectors(needed, dimension)
     whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
     rrf = unit([c.score for c in head])
     total = sum(query.weights.values())

@@ -96,7 +96,7 @@ class ResultMaker:
         """``strong`` says, per hit, whether it is a strong match (every hit when empty)."""
         context: Mapping[int, tuple[str, str]] = {}
         if cfg.neighbours and hits:
-            context = self._store.neighbours([c.id for c in hits])
+            context = self._store.segments.neighbours([c.id for c in hits])
         sure = list(strong) or [True] * len(hits)
         return [
             self._result(
@@ -157,8 +157,8 @@ class ResultMaker:
             self._titles, self._titles_of = {}, self._store.generation
         titles = self._titles  # replaced, never cleared: another search may be reading it
         if (deck, page) not in titles:
-            source = self._store.source_by_path(deck)
-            rows = [] if source is None else self._store.segments_of_source(source.id)
+            source = self._store.catalog.source_by_path(deck)
+            rows = [] if source is None else self._store.segments.of_source(source.id)
             for row in rows:
                 if row.page is not None and row.heading:
                     titles.setdefault((deck, row.page), row.heading)
@@ -171,10 +171,10 @@ class ResultMaker:
         """The scene thumbnail and the slide on screen at a video moment, or the video
         moments that show a slide page."""
         if row.page is not None and row.kind == SegmentKind.SLIDE:
-            shown = self._store.shown_at(row.source_id, row.page)
+            shown = self._store.recordings.shown_at(row.source_id, row.page)
             return None, None, tuple((path, a) for path, a, _ in shown[:5])
         if start_ms is None or row.source_kind not in _TIMED_SOURCES:
             return None, None, ()
-        name = self._store.thumbnail_at(row.source_id, start_ms)
+        name = self._store.recordings.thumbnail_at(row.source_id, start_ms)
         thumbnail = str(self._thumbs / name) if name and self._thumbs is not None else None
-        return thumbnail, self._store.slide_at(row.source_id, start_ms), ()
+        return thumbnail, self._store.recordings.slide_at(row.source_id, start_ms), ()

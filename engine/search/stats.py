@@ -26,12 +26,12 @@ class LibraryStats:
         generation = self._store.generation
         if generation != self._df_generation:
             self._df_cache = {}
-            self._df_total = self._store.segment_count()
+            self._df_total = self._store.segments.count()
             self._df_generation = generation
         cache, total = self._df_cache, self._df_total
         missing = [s for s in stems if s not in cache]
         if missing:
-            cache.update(self._store.document_frequency(missing))
+            cache.update(self._store.segments.document_frequency(missing))
         return Frequencies(cache, total)
 
     def allowed(self, kinds: tuple[str, ...], course_id: int | None) -> frozenset[int]:
@@ -45,5 +45,5 @@ class LibraryStats:
         key = (kinds, course_id)
         ids = cache.get(key)
         if ids is None:
-            ids = cache[key] = frozenset(self._store.allowed_segment_ids(kinds, course_id))
+            ids = cache[key] = frozenset(self._store.segments.allowed_ids(kinds, course_id))
         return ids

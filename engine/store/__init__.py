@@ -4,7 +4,10 @@ A library database holds courses, sources (one per indexed file), segments (the 
 units) with an FTS5 external-content index over them, and each segment's embedding so the
 vector index can always be rebuilt without re-running the model.
 
-``Store`` (facade.py) is what the engine uses; behind it, one module per table group:
+``Store`` (facade.py) is what the engine uses. Its table groups are public attributes
+(``store.catalog.course_id(name)``, ``store.segments.by_ids(ids)``, ``store.embeddings``,
+``store.recordings``, ``store.meta``), so each transaction is taken where it can be seen;
+it does itself only what spans several groups. One module per table group:
 
 - schema.py      the migration scripts (the schema's history) and the step that runs them
 - database.py    the connection, its lock, transactions, rows read by column name

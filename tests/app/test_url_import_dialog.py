@@ -13,7 +13,6 @@ from app.library.url_import import MENU_TEXT, UrlImportDialog
 from app.main import start
 from app.window import SearchWindow
 from engine.importing.progress import IngestReport, Outcome
-from engine.integrations.url_import import origin
 from tests.web_site import clear_proxies, serve_site
 
 
@@ -63,7 +62,7 @@ def test_add_from_url_fetches_and_imports_the_page_s_lecture(
     report = blocker.args[0] if blocker.args else None
     assert isinstance(report, IngestReport) and report.count(Outcome.INDEXED) == 1, report
     (video,) = [f.path for f in report.files if f.path.endswith(".mp4")]
-    assert origin(window.library, video) == page
+    assert window.library.origin(video) == page
     assert window.panel.state_of(video) == "indexed"
     qtbot.keyClicks(window.search, "capybara largest rodent")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == video)

@@ -14,7 +14,6 @@ from pytestqt.qtbot import QtBot
 from app.library.watch_folders import MENU_TEXT, FollowDialog, WatchBridge
 from app.main import start
 from engine.config import EngineConfig
-from engine.integrations.watch import follows
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
@@ -50,7 +49,7 @@ def test_a_followed_folder_imports_what_is_dropped_into_it(
     assert item.checkState() == Qt.CheckState.Unchecked
     item.setCheckState(Qt.CheckState.Checked)
     dialog.accept()
-    assert follows(window.library, "Zoology")
+    assert window.library.follows("Zoology")
 
     bridge = window.findChild(WatchBridge)
     assert isinstance(bridge, WatchBridge)

@@ -152,7 +152,7 @@ def test_dense_hits_whose_rows_are_gone_are_dropped(library: Library, tmp_path: 
     library.ingest([folder])
     gone = library.source(str((folder / "a.md").resolve()))
     assert gone is not None
-    library.store.delete_source(gone.id)  # and not yet its vectors
+    library.store.catalog.delete_source(gone.id)  # and not yet its vectors
     stats = library.stats()
     assert stats["vectors"] == 2 and stats["segments"] == 1
     for config in (SearchConfig(), replace(SearchConfig(), fulltext=False)):
@@ -337,7 +337,7 @@ def _check(
     for r in results:
         if r.source in before:
             shared.problem(f"{search}: segment {r.segment_id} of {r.source}, removed before")
-    rows = library.store.segments([r.segment_id for r in results])
+    rows = library.store.segments.by_ids([r.segment_id for r in results])
     with shared.lock:
         removing = set(shared.removing)
     for r in results:

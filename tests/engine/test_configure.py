@@ -80,7 +80,7 @@ def test_screen_text_and_speech_model_changed_reach_the_next_import(
     def progress(p: IngestProgress) -> None:
         if p.stage == "embedding" and not transcribed_by:
             for model in (SPEECH, COPY):
-                finished = opened.store.transcript_finished(sha, model) is not None
+                finished = opened.store.recordings.transcript_finished(sha, model) is not None
                 transcribed_by.append((model, finished))
 
     report = opened.ingest([narrated_slide], progress=progress)
@@ -130,7 +130,7 @@ def test_reindex_embeds_with_the_settings_of_the_moment(
     alone, headed = embedder.embed([text, f"Camels\n{text}"])
 
     def stored() -> np.ndarray:
-        ids, vectors = opened.store.vectors([hit.segment_id], embedder.dimension)
+        ids, vectors = opened.store.embeddings.vectors([hit.segment_id], embedder.dimension)
         assert list(ids) == [hit.segment_id]
         return vectors[0]
 

@@ -107,7 +107,7 @@ def _index_holds_the_stored_vectors(folder: Path, embedder: OnnxEmbedder) -> Non
     with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
         rows = lib.store.conn.execute("SELECT segment_id FROM embeddings").fetchall()
         ids = [r[0] for r in rows]
-        got_ids, stored = lib.store.vectors(ids, embedder.dimension)
+        got_ids, stored = lib.store.embeddings.vectors(ids, embedder.dimension)
         index = lib.indexer.index
         assert index is not None and index.ids() == set(ids)
         for sid, vector in zip(got_ids.tolist(), stored, strict=True):

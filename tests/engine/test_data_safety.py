@@ -107,7 +107,7 @@ def test_an_audio_only_mkv_is_audio_and_not_scanned_for_frames(
     source = library.source(str(mkv))
     assert source is not None and source.kind == SourceKind.AUDIO
     assert source.duration_ms is not None and source.duration_ms < spoken_ms + 5_000
-    assert library.store.scenes(source.id) == []
+    assert library.store.recordings.scenes(source.id) == []
     assert library.search("capybara rodent").results[0].source == str(mkv)
 
 
@@ -465,6 +465,10 @@ def _read_only_library_searches_and_refuses_changes(
             lib.ingest([note])
         with pytest.raises(LibraryError, match=r"is read-only .* cannot remove"):
             lib.remove("Chemistry")
+        with pytest.raises(LibraryError, match=r"is read-only .* cannot follow a folder"):
+            lib.follow("Chemistry", on=False)
+        with pytest.raises(LibraryError, match=r"is read-only .* cannot import from a web page"):
+            lib.set_origin(tmp_path / "lecture.mp4", "https://example.org/watch?v=abc")
         assert lib.read_only is not None
     assert files() == before
 

@@ -69,10 +69,10 @@ def test_an_import_during_a_removal_keeps_its_vectors(library: Library, tmp_path
     library.ingest([okapi], course="Zoo")  # the newest file: its segments have the top ids
     doomed = library.source(str(okapi))
     assert doomed is not None
-    freed = set(library.store.segment_ids_of_source(doomed.id))
+    freed = set(library.store.segments.ids_of_source(doomed.id))
 
     reached, go_on, imported = threading.Event(), threading.Event(), threading.Event()
-    delete_rows = type(library.store).delete_source.__code__
+    delete_rows = type(library.store.catalog).delete_source.__code__
 
     def remove() -> None:
         sys.settrace(_pause_on_return(delete_rows, reached, go_on))
@@ -101,7 +101,7 @@ def test_an_import_during_a_removal_keeps_its_vectors(library: Library, tmp_path
 
     new = library.source(str(penguin))
     assert new is not None and library.source(str(okapi)) is None
-    assert set(library.store.segment_ids_of_source(new.id)) & freed, "no id was reused"
+    assert set(library.store.segments.ids_of_source(new.id)) & freed, "no id was reused"
     stats = library.stats()
     assert stats["vectors"] == stats["segments"] == 3
     top = library.search("birds that swim below frozen water", config=DENSE_ONLY).results[0]

@@ -346,12 +346,12 @@ def _check_opened(copy: Path, embedder: OnnxEmbedder, models: Path, indexed: set
     """Opened as the next start would: the index holds exactly the segments with text, with
     the vectors the database stores, and each indexed file is found by its word."""
     with Library.open(copy, EngineConfig(), lambda: embedder, models=ModelRegistry(models)) as lib:
-        expected = lib.store.segment_ids()
+        expected = lib.store.segments.ids_with_text()
         index = lib.indexer.index
         assert (index.ids() if index is not None else set()) == expected
         if index is not None and expected:
             ids = sorted(expected)
-            _, stored = lib.store.vectors(ids, embedder.dimension)
+            _, stored = lib.store.embeddings.vectors(ids, embedder.dimension)
             held = index.get(ids)
             assert np.allclose(held, stored / np.linalg.norm(stored, axis=1, keepdims=True),
                                atol=1e-4)  # fmt: skip

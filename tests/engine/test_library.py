@@ -64,7 +64,7 @@ def _sources_found(library: Library, query: str, config: SearchConfig | None = N
 
 def _ids_by_path(library: Library) -> dict[str, list[int]]:
     return {
-        s.path: sorted(library.store.segment_ids_of_source(s.id))
+        s.path: sorted(library.store.segments.ids_of_source(s.id))
         for s in library.sources()
         if s.status == SourceStatus.INDEXED
     }
@@ -212,7 +212,7 @@ def test_changed_file_is_reindexed(library: Library, tmp_path: Path) -> None:
     new_ids = _ids_by_path(library)[str(notes["a.md"])]
     assert set(new_ids).isdisjoint(old_ids)
     _sources, segments, vectors = _counts(library)
-    assert vectors == segments == len(library.store.segment_ids())
+    assert vectors == segments == len(library.store.segments.ids_with_text())
     top = library.search("wild cat hunting in the dark", config=DENSE_ONLY).results[0]
     assert top.source == str(notes["a.md"])
 
@@ -468,7 +468,7 @@ def test_killed_ingest_loses_nothing_and_resumes(
             for word in (f"firstword{i}", f"lastword{i}"):
                 assert _sources_found(lib, word, FULLTEXT_ONLY) == [source.path], word
         _, segments, vectors = _counts(lib)
-        assert vectors == segments == len(lib.store.segment_ids()) > 0
+        assert vectors == segments == len(lib.store.segments.ids_with_text()) > 0
 
         report = lib.resume()
         assert report.count(Outcome.INDEXED) == n - len(indexed)
@@ -479,7 +479,7 @@ def test_killed_ingest_loses_nothing_and_resumes(
             i = name[4:6]
             assert _sources_found(lib, f"lastword{i}", FULLTEXT_ONLY) == [str(path)], name
         _, segments, vectors = _counts(lib)
-        assert vectors == segments == len(lib.store.segment_ids())
+        assert vectors == segments == len(lib.store.segments.ids_with_text())
 
 
 def _indexed_rows(db: Path) -> int:
@@ -508,7 +508,7 @@ def test_transcript_hit_seeks_to_the_matching_cue(
     assert hit.to_json()["start"] == 31.5
     assert "hippopotamus" in hit.snippet
 
-    window = built_library.store.segments([hit.segment_id])[hit.segment_id]
+    window = built_library.store.segments.by_ids([hit.segment_id])[hit.segment_id]
     assert window.start_ms is not None and window.start_ms < HIPPO_MS
     assert hit.end_ms == window.end_ms
     plain = built_library.search("hippopotamus", config=SearchConfig(seek_refinement=False))
@@ -652,7 +652,7 @@ def test_lost_vectors_are_re_embedded_when_the_model_loads(
         top = library.search("regrowing limbs", config=dense).results[0]
         assert top.source.endswith("a.md")
         assert library.stats()["vectors"] == total
-        assert len(library.store.embedded_ids("text")) == total
+        assert len(library.store.embeddings.embedded_ids("text")) == total
 
 
 def test_course_filter_follows_a_file_moved_to_another_course(

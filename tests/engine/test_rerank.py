@@ -100,7 +100,7 @@ def test_search_orders_the_head_by_the_cross_encoder(
     head = {r.segment_id for r in fused.results[:5]}
     top = outcome.results[: len(head)]
     assert {r.segment_id for r in top} == head
-    rows = reranked_library.store.segments([r.segment_id for r in top])
+    rows = reranked_library.store.segments.by_ids([r.segment_id for r in top])
     weights = {t: 1.0 for t in query_terms("cell biology")}
     texts = [rerank_text(rows[r.segment_id], None, weights, cfg.rerank_words) for r in top]
     scores = standin.score("cell biology", texts)

@@ -132,10 +132,10 @@ def test_an_import_gives_a_lecture_the_text_of_its_course_deck(
 
     report = library.ingest([folder])
     assert [f.outcome for f in report.files] == [Outcome.INDEXED, Outcome.INDEXED]
-    video = library.store.source_by_path(str(folder / "lecture.mp4"))
+    video = library.store.catalog.source_by_path(str(folder / "lecture.mp4"))
     assert video is not None
     screens = [
-        r for r in library.store.segments_of_source(video.id) if r.kind is SegmentKind.SCREEN
+        r for r in library.store.segments.of_source(video.id) if r.kind is SegmentKind.SCREEN
     ]
     assert [r.start_ms for r in screens] == [0, 4000]
     assert "Zanzibar" in screens[0].text and "Merge sort" in screens[0].text

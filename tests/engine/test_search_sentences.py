@@ -39,9 +39,9 @@ def _lecture(folder: Path) -> Path:
 def test_each_cue_of_a_window_gets_its_own_vector(library: Library, tmp_path: Path) -> None:
     library.ingest([_lecture(tmp_path / "Chem")])
     (source,) = library.sources()
-    (row,) = library.store.segments_of_source(source.id)
+    (row,) = library.store.segments.of_source(source.id)
     assert len(row.timings) == len(CUES)
-    stored = library.store.sentence_vectors([row.id], 384)[row.id]
+    stored = library.store.embeddings.sentence_vectors([row.id], 384)[row.id]
     assert stored.shape == (len(CUES), 384)
     cake = library.embedder().embed([CUES[2][2]])[0]
     assert abs(float(stored[2] @ cake) - 1.0) < 0.01  # float16 keeps the vector
@@ -77,7 +77,7 @@ def test_a_library_from_before_sentence_vectors_gets_them_on_open(
     with open_library() as library:
         (hit, *_) = library.search(QUESTION, config=NO_GATE).results
         assert hit.start_ms == CUES[2][0]
-        assert len(library.store.sentence_vectors([hit.segment_id], 384)) == 1
+        assert len(library.store.embeddings.sentence_vectors([hit.segment_id], 384)) == 1
 
 
 def test_reindex_rebuilds_the_sentence_vectors(library: Library, tmp_path: Path) -> None:
@@ -85,4 +85,7 @@ def test_reindex_rebuilds_the_sentence_vectors(library: Library, tmp_path: Path)
     library.reindex(library.embedder())
     (hit, *_) = library.search(QUESTION, config=NO_GATE).results
     assert hit.start_ms == CUES[2][0]
-    assert library.store.sentence_vectors([hit.segment_id], 384)[hit.segment_id].shape[0] == 5
+    assert (
+        library.store.embeddings.sentence_vectors([hit.segment_id], 384)[hit.segment_id].shape[0]
+        == 5
+    )

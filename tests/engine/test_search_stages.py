@@ -27,7 +27,7 @@ def test_real_questions_and_words_being_typed_pass_the_gate(built_library: Libra
         assert not outcome.gated and outcome.results, query
     typed = built_library.search("hippo", typing=True)
     assert not typed.gated and typed.results
-    rows = built_library.store.segments([typed.results[0].segment_id])
+    rows = built_library.store.segments.by_ids([typed.results[0].segment_id])
     assert "hippopotamus" in rows[typed.results[0].segment_id].text.lower()
 
 

@@ -51,11 +51,13 @@ def test_a_lecture_moment_names_the_slide_on_screen(library: Library, tmp_path: 
     lecture = make_srt(tmp_path / "lecture.srt", LECTURE_CUES)
     library.ingest([deck, lecture])
     store = library.store
-    lecture_source = store.source_by_path(str(lecture))
-    deck_source = store.source_by_path(str(deck))
+    lecture_source = store.catalog.source_by_path(str(lecture))
+    deck_source = store.catalog.source_by_path(str(deck))
     assert lecture_source is not None and deck_source is not None
     with store.transaction():
-        store.replace_slide_links(lecture_source.id, [(30_000, 40_000, deck_source.id, 6, 0.9)])
+        store.recordings.replace_slide_links(
+            lecture_source.id, [(30_000, 40_000, deck_source.id, 6, 0.9)]
+        )
     hit = next(
         r for r in library.search("hippopotamus", limit=5).results if r.source == str(lecture)
     )

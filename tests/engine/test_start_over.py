@@ -14,7 +14,6 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.errors import LibraryBusyError, LibraryDamagedError, LibraryError
-from engine.integrations.watch import follow, follows
 from engine.library import Library
 from engine.library.recovery import HeldCourse, needs_start_over, start_over
 from engine.models.embedder import OnnxEmbedder
@@ -50,7 +49,7 @@ def test_a_damaged_library_starts_over_with_its_courses_and_files(
 ) -> None:
     folder = built_library_dir
     with _open(folder, embedder, models_dir) as library:
-        follow(library, "Chemistry")
+        library.follow("Chemistry")
     files, roots = _held(folder)
     old_db = (folder / "library.db").read_bytes()
     _garble_segments_page(folder / "library.db")
@@ -77,7 +76,7 @@ def test_a_damaged_library_starts_over_with_its_courses_and_files(
         for course, paths in aside.by_course().items():
             library.ingest(paths, course=course)
         assert _held(folder) == (files, roots)  # same files, courses, outcomes and folders
-        assert follows(library, "Chemistry") and not follows(library, "Biology 101")
+        assert library.follows("Chemistry") and not library.follows("Biology 101")
         hit = library.search("burette").results[0]
         assert Path(hit.source).name == "titration.md"
     assert not needs_start_over(folder)

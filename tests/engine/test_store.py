@@ -18,8 +18,8 @@ HOSTILE = ['"', "NOT", "a AND (", "*", "NEAR(", "-", "^x", "col:term", "'", ")",
 
 
 def _add(store: Store, path: str, texts: list[str], course: str = "c") -> list[int]:
-    course_id = store.ensure_course(course)
-    sid = store.upsert_source(
+    course_id = store.catalog.ensure_course(course)
+    sid = store.catalog.upsert_source(
         course_id=course_id,
         path=path,
         kind=SourceKind.NOTES,
@@ -76,15 +76,15 @@ def test_not_a_database_is_a_library_error(tmp_path: Path) -> None:
 def test_fulltext_stems_and_folds_diacritics() -> None:
     store = Store(":memory:")
     ids = _add(store, "/a.md", ["Running the café layers", "unrelated words entirely"])
-    hits = store.fulltext(fts_match("runs cafe LAYER") or "", 10)
+    hits = store.segments.fulltext(fts_match("runs cafe LAYER") or "", 10)
     assert [h[0] for h in hits] == [ids[0]]
 
 
 def test_heading_is_searchable_at_lower_weight() -> None:
     store = Store(":memory:")
     ids = _add(store, "/a.md", ["gradient descent in body", "other text"])
-    course_id = store.ensure_course("c")
-    sid = store.upsert_source(
+    course_id = store.catalog.ensure_course("c")
+    sid = store.catalog.upsert_source(
         course_id=course_id,
         path="/b.md",
         kind=SourceKind.NOTES,
@@ -104,14 +104,14 @@ def test_heading_is_searchable_at_lower_weight() -> None:
             space="text",
             segments=[SegmentDraft(kind=SegmentKind.NOTE, text="nothing here", heading="gradient")],
         )
-    ranked = [h[0] for h in store.fulltext('"gradient"', 10)]
+    ranked = [h[0] for h in store.segments.fulltext('"gradient"', 10)]
     assert ranked == [ids[0], only_heading]
 
 
 def test_failed_transaction_leaves_nothing_behind() -> None:
     store = Store(":memory:")
-    course_id = store.ensure_course("c")
-    sid = store.upsert_source(
+    course_id = store.catalog.ensure_course("c")
+    sid = store.catalog.upsert_source(
         course_id=course_id,
         path="/a.md",
         kind=SourceKind.NOTES,
@@ -133,35 +133,35 @@ def test_failed_transaction_leaves_nothing_behind() -> None:
             space="text",
         )
         raise RuntimeError("crash mid-source")
-    assert store.segment_count() == 0
-    assert store.fulltext('"alpha"', 10) == []
-    assert store.sources()[0].status == SourceStatus.INDEXING
+    assert store.segments.count() == 0
+    assert store.segments.fulltext('"alpha"', 10) == []
+    assert store.catalog.sources()[0].status == SourceStatus.INDEXING
 
 
 def test_replacing_a_source_replaces_its_segments_and_index_entries() -> None:
     store = Store(":memory:")
     _add(store, "/a.md", ["old words here"])
     new_ids = _add(store, "/a.md", ["fresh content now"])
-    assert store.fulltext('"old"', 10) == []
-    assert [h[0] for h in store.fulltext('"fresh"', 10)] == new_ids
-    assert store.embedded_ids("text") == set(new_ids)
+    assert store.segments.fulltext('"old"', 10) == []
+    assert [h[0] for h in store.segments.fulltext('"fresh"', 10)] == new_ids
+    assert store.embeddings.embedded_ids("text") == set(new_ids)
 
 
 def test_deleting_a_source_cascades_to_segments_fts_and_vectors() -> None:
     store = Store(":memory:")
     _add(store, "/a.md", ["delete me please"])
-    source = store.source_by_path("/a.md")
+    source = store.catalog.source_by_path("/a.md")
     assert source is not None
-    store.delete_source(source.id)
-    assert store.segment_count() == 0
-    assert store.fulltext('"delete"', 10) == []
-    assert store.embedded_ids("text") == set()
+    store.catalog.delete_source(source.id)
+    assert store.segments.count() == 0
+    assert store.segments.fulltext('"delete"', 10) == []
+    assert store.embeddings.embedded_ids("text") == set()
 
 
 def test_vectors_round_trip() -> None:
     store = Store(":memory:")
     ids = _add(store, "/a.md", ["one", "two", "three"])
-    found, matrix = store.vectors(ids, 4)
+    found, matrix = store.embeddings.vectors(ids, 4)
     assert sorted(found.tolist()) == ids
     for sid, row in zip(found.tolist(), matrix, strict=True):
         assert row[ids.index(sid)] == 1.0
@@ -172,21 +172,21 @@ def test_vectors_stored_again_replace_the_old_ones_and_count_as_new_writes() -> 
     # storing a vector again over a stored one failed ("UNIQUE constraint failed").
     store = Store(":memory:")
     ids = _add(store, "/a.md", ["one", "two", "three"])
-    before = store.vector_generation()
+    before = store.embeddings.generation()
     assert before is not None
-    store.put_vectors(ids[:2], np.full((2, 4), 0.5, dtype=np.float32), "text")
-    found, matrix = store.vectors(ids, 4)
+    store.embeddings.put(ids[:2], np.full((2, 4), 0.5, dtype=np.float32), "text")
+    found, matrix = store.embeddings.vectors(ids, 4)
     again = dict(zip(found.tolist(), matrix.tolist(), strict=True))
     assert again[ids[0]] == again[ids[1]] == [0.5] * 4
     assert again[ids[2]] == [0.0, 0.0, 1.0, 0.0]
-    assert store.vectors_written_since(before) == set(ids[:2])
-    assert store.embedded_ids("text") == set(ids)
+    assert store.embeddings.written_since(before) == set(ids[:2])
+    assert store.embeddings.embedded_ids("text") == set(ids)
 
 
 def test_timings_round_trip() -> None:
     store = Store(":memory:")
-    course_id = store.ensure_course("c")
-    sid = store.upsert_source(
+    course_id = store.catalog.ensure_course("c")
+    sid = store.catalog.upsert_source(
         course_id=course_id,
         path="/v.srt",
         kind=SourceKind.SUBTITLES,
@@ -214,7 +214,7 @@ def test_timings_round_trip() -> None:
             vectors=None,
             space="text",
         )
-    assert store.segments([gid])[gid].timings == timings
+    assert store.segments.by_ids([gid])[gid].timings == timings
 
 
 @pytest.mark.parametrize("query", [*HOSTILE, "x" * 2000, "word " * 400, "日本語 テキスト", ""])
@@ -223,20 +223,20 @@ def test_any_user_text_is_a_valid_fulltext_query(query: str) -> None:
     _add(store, "/a.md", ["a AND b NOT c near words and stars *"])
     match = fts_match(query)
     if match is not None:
-        store.fulltext(match, 10)  # must not raise
+        store.segments.fulltext(match, 10)  # must not raise
 
 
 def test_unknown_course_is_not_found() -> None:
     with pytest.raises(NotFoundError):
-        Store(":memory:").course_id("nope")
+        Store(":memory:").catalog.course_id("nope")
 
 
 def test_course_names_are_case_insensitive_and_renamable() -> None:
     store = Store(":memory:")
-    first = store.ensure_course("Linear Algebra")
-    assert store.ensure_course("linear algebra") == first
-    store.rename_course("Linear Algebra", "LA")
-    assert [c.name for c in store.courses()] == ["LA"]
+    first = store.catalog.ensure_course("Linear Algebra")
+    assert store.catalog.ensure_course("linear algebra") == first
+    store.catalog.rename_course("Linear Algebra", "LA")
+    assert [c.name for c in store.catalog.courses()] == ["LA"]
 
 
 # --- schema compatibility: libraries made by released versions must keep opening ----------
@@ -281,15 +281,15 @@ def test_a_version_1_library_is_migrated_and_keeps_its_rows(tmp_path: Path) -> N
     store = Store(path)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert _schema(store.conn) == _schema(Store(":memory:").conn)
-    assert [h[0] for h in store.fulltext('"eigenvalues"', 10)] == [7]
-    row = store.segments([7])[7]
+    assert [h[0] for h in store.segments.fulltext('"eigenvalues"', 10)] == [7]
+    row = store.segments.by_ids([7])[7]
     assert (row.course, row.source_path, row.timings, row.words) == (
         "Old",
         "/old.md",
         (Timing(0, 900, "a"),),
         (),
     )
-    assert [(c.name, c.sources, c.segments) for c in store.courses()] == [("Old", 1, 1)]
+    assert [(c.name, c.sources, c.segments) for c in store.catalog.courses()] == [("Old", 1, 1)]
 
 
 # --- transactions ------------------------------------------------------------------------
@@ -299,35 +299,35 @@ def test_a_nested_transaction_that_fails_rolls_back_only_its_own_writes() -> Non
     store = Store(":memory:")
     before = store.generation
     with store.transaction():
-        store.ensure_course("kept")
+        store.catalog.ensure_course("kept")
         with pytest.raises(RuntimeError), store.transaction():
-            store.ensure_course("dropped")
+            store.catalog.ensure_course("dropped")
             raise RuntimeError("inner step failed")
-        store.ensure_course("also kept")
-    assert [c.name for c in store.courses()] == ["also kept", "kept"]
+        store.catalog.ensure_course("also kept")
+    assert [c.name for c in store.catalog.courses()] == ["also kept", "kept"]
     assert store.generation == before + 2
 
 
 def test_a_failure_that_escapes_a_nested_transaction_rolls_back_everything() -> None:
     store = Store(":memory:")
     with pytest.raises(RuntimeError), store.transaction():
-        store.ensure_course("outer")
+        store.catalog.ensure_course("outer")
         with store.transaction():
-            store.ensure_course("inner")
+            store.catalog.ensure_course("inner")
         raise RuntimeError("late failure")
-    assert store.courses() == []
+    assert store.catalog.courses() == []
     assert not store.conn.in_transaction
-    store.ensure_course("after")  # the connection is usable again
-    assert [c.name for c in store.courses()] == ["after"]
+    store.catalog.ensure_course("after")  # the connection is usable again
+    assert [c.name for c in store.catalog.courses()] == ["after"]
 
 
 def test_a_taken_course_name_is_refused_and_changes_nothing() -> None:
     store = Store(":memory:")
-    store.ensure_course("A")
-    store.ensure_course("B")
+    store.catalog.ensure_course("A")
+    store.catalog.ensure_course("B")
     with pytest.raises(CoursedexError, match="already a course named 'b'"):
-        store.rename_course("A", "b")
-    assert [c.name for c in store.courses()] == ["A", "B"]
+        store.catalog.rename_course("A", "b")
+    assert [c.name for c in store.catalog.courses()] == ["A", "B"]
 
 
 # --- rows come back by name ----------------------------------------------------------------
@@ -336,9 +336,9 @@ def test_a_taken_course_name_is_refused_and_changes_nothing() -> None:
 def test_video_rows_have_names_and_still_unpack_as_tuples() -> None:
     store = Store(":memory:")
     (_,) = _add(store, "/deck.md", ["slide one"])
-    deck = store.source_by_path("/deck.md")
-    course_id = store.ensure_course("c")
-    video = store.upsert_source(
+    deck = store.catalog.source_by_path("/deck.md")
+    course_id = store.catalog.ensure_course("c")
+    video = store.catalog.upsert_source(
         course_id=course_id,
         path="/v.mp4",
         kind=SourceKind.VIDEO,
@@ -347,44 +347,46 @@ def test_video_rows_have_names_and_still_unpack_as_tuples() -> None:
     )
     assert deck is not None
     with store.transaction():
-        store.put_scenes(video, [(0, 5000, 2000, "t0.jpg"), (5000, 9000, 6000, "")])
-    store.replace_slide_links(video, [(1000, 4000, deck.id, 1, 0.75)])
-    store.add_transcript_part("h" * 64, "tiny", 0, 1200, "hello", [Timing(0, 500, "hello")])
-    store.finish_transcript("h" * 64, "tiny", "en", 9000)
+        store.recordings.put_scenes(video, [(0, 5000, 2000, "t0.jpg"), (5000, 9000, 6000, "")])
+    store.recordings.replace_slide_links(video, [(1000, 4000, deck.id, 1, 0.75)])
+    store.recordings.add_transcript_part(
+        "h" * 64, "tiny", 0, 1200, "hello", [Timing(0, 500, "hello")]
+    )
+    store.recordings.finish_transcript("h" * 64, "tiny", "en", 9000)
 
-    scene = store.scenes(video)[1]
+    scene = store.recordings.scenes(video)[1]
     assert (scene.start_ms, scene.keyframe_ms, scene.thumbnail) == (5000, 6000, "")
-    assert store.thumbnail_at(video, 4000) == "t0.jpg"
-    assert store.thumbnail_at(video, 6000) is None
-    assert store.thumbnails_of_source(video) == ["t0.jpg"]
-    (link,) = store.slide_links(video)
+    assert store.recordings.thumbnail_at(video, 4000) == "t0.jpg"
+    assert store.recordings.thumbnail_at(video, 6000) is None
+    assert store.recordings.thumbnails_of_source(video) == ["t0.jpg"]
+    (link,) = store.recordings.slide_links(video)
     assert (link.slides_id, link.page, link.score) == (deck.id, 1, 0.75)
     assert link == (1000, 4000, deck.id, 1, 0.75)
-    assert store.slide_at(video, 2000) == ("/deck.md", 1)
-    assert store.slide_at(video, 4000) is None
-    assert store.shown_at(deck.id, 1) == [("/v.mp4", 1000, 4000)]
-    (part,) = store.transcript_parts("h" * 64, "tiny")
+    assert store.recordings.slide_at(video, 2000) == ("/deck.md", 1)
+    assert store.recordings.slide_at(video, 4000) is None
+    assert store.recordings.shown_at(deck.id, 1) == [("/v.mp4", 1000, 4000)]
+    (part,) = store.recordings.transcript_parts("h" * 64, "tiny")
     start, end, text, words = part
     assert (start, end, text, words) == (0, 1200, "hello", (Timing(0, 500, "hello"),))
-    finished = store.transcript_finished("h" * 64, "tiny")
+    finished = store.recordings.transcript_finished("h" * 64, "tiny")
     assert finished is not None and finished.language == "en" and finished.duration_ms == 9000
-    store.forget_transcript("h" * 64)
-    assert store.transcript_parts("h" * 64, "tiny") == []
-    assert store.transcript_finished("h" * 64, "tiny") is None
+    store.recordings.forget_transcript("h" * 64)
+    assert store.recordings.transcript_parts("h" * 64, "tiny") == []
+    assert store.recordings.transcript_finished("h" * 64, "tiny") is None
 
 
 def test_texts_neighbours_and_stats_read_their_rows_by_name() -> None:
     store = Store(":memory:")
     ids = _add(store, "/a.md", ["first part", "second part", "third part"])
-    (second,) = store.texts([ids[1]])
+    (second,) = store.segments.texts([ids[1]])
     assert (second.id, second.heading, second.text, second.source_title) == (
         ids[1],
         "Head",
         "second part",
         "t",
     )
-    assert [t.id for batch in store.iter_segment_texts(batch=2) for t in batch] == ids
-    assert store.neighbours([ids[0], ids[1]]) == {
+    assert [t.id for batch in store.segments.iter_texts(batch=2) for t in batch] == ids
+    assert store.segments.neighbours([ids[0], ids[1]]) == {
         ids[0]: ("", "second part"),
         ids[1]: ("first part", "third part"),
     }
@@ -404,7 +406,7 @@ def test_a_read_only_open_reads_a_library_a_row_step_behind_and_changes_nothing(
     conn.commit()
     conn.close()
     store = Store(path, read_only=True)
-    assert store.courses() == []
+    assert store.catalog.courses() == []
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 3
     store.close()
     conn = sqlite3.connect(path)

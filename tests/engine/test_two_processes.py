@@ -125,7 +125,7 @@ def test_an_open_library_never_answers_with_rows_that_took_removed_ids(
         assert window.search("walrus resting on ice", config=dense).results[0].source == str(old)
         assert _cli(folder, models_dir, "remove", "Polar").returncode == 0
         assert _cli(folder, models_dir, "ingest", str(new.parent)).returncode == 0
-        assert window.store.segment_ids() == {1}  # the narwhal took the walrus's id
+        assert window.store.segments.ids_with_text() == {1}  # the narwhal took the walrus's id
         hits = window.search("walrus resting on ice", config=dense).results
         assert not [h for h in hits if h.source == str(new) and h.strong]
         top = window.search("a whale with a spiral tusk", config=dense).results
@@ -186,7 +186,7 @@ def _all_indexed_once(folder: Path, embedder: OnnxEmbedder, models: Path) -> dic
         rows = lib.store.conn.execute("SELECT path, status FROM sources").fetchall()
         assert len(rows) == len({path for path, _ in rows})
         index = lib.indexer.index
-        assert index is not None and index.ids() == lib.store.segment_ids()
+        assert index is not None and index.ids() == lib.store.segments.ids_with_text()
         return {Path(path).name: status for path, status in rows}
 
 

@@ -17,7 +17,6 @@ from engine.integrations.url_import import (
     import_url,
     is_url,
     media_folder,
-    origin,
     origin_at,
     result_origin,
 )
@@ -48,7 +47,7 @@ def test_a_page_s_video_is_fetched_indexed_and_points_back_to_the_page(
     assert Path(hit.source).suffix == ".mp4"
     assert hit.kind == SegmentKind.TRANSCRIPT and hit.course == WEB_COURSE
     assert hit.start_ms is not None and abs(hit.start_ms - CAPYBARA_MS) < 1000
-    assert origin(library, hit.source) == page
+    assert library.origin(hit.source) == page
     assert result_origin(library, hit.source, hit.start_ms) == f"{page}?t={hit.start_ms // 1000}"
     source = library.source(hit.source)
     assert source is not None and source.kind == SourceKind.VIDEO
@@ -64,7 +63,7 @@ def test_only_the_subtitles_when_asked(library: Library, site: str) -> None:
     assert not list(media_folder(library).rglob("*.mp4"))
     hit = library.search("capybara largest rodent", limit=1).results[0]
     assert hit.course == "Zoology" and Path(hit.source).suffix == ".vtt"
-    assert origin(library, hit.source) == page
+    assert library.origin(hit.source) == page
 
 
 def test_a_missing_page_and_a_page_without_video_say_why(tmp_path: Path, site: str) -> None:

@@ -139,7 +139,7 @@ def test_spoken_words_are_found_at_the_word(built: Library, course: Course) -> N
     assert hit.start_ms is not None
     # The narration of slide 4 is the only place these words are spoken.
     assert _scene_of(hit.start_ms, course.cuts) == 3
-    rows = built.store.segments([hit.segment_id])
+    rows = built.store.segments.by_ids([hit.segment_id])
     words = rows[hit.segment_id].words
     assert words, "recognised speech keeps word times"
     # The seek lands on a recognised word, not on the window or sentence start.
@@ -184,10 +184,10 @@ def test_slide_hits_say_where_they_are_shown(built: Library, course: Course) -> 
 
 
 def test_every_scene_links_to_its_page(built: Library, course: Course) -> None:
-    video = built.store.source_by_path(str(course.video))
+    video = built.store.catalog.source_by_path(str(course.video))
     assert video is not None and video.status == SourceStatus.INDEXED
     assert video.kind == SourceKind.VIDEO
-    links = built.store.slide_links(video.id)
+    links = built.store.recordings.slide_links(video.id)
     right = 0
     for i, cut in enumerate(course.cuts):
         middle = cut + 1500
@@ -238,7 +238,7 @@ def test_audio_files_are_transcribed(library: Library, tmp_path: Path) -> None:
     assert report.files[0].outcome == Outcome.INDEXED, report.files[0].detail
     hit = library.search("recursion").results[0]
     assert hit.source == str(audio) and hit.kind == SegmentKind.TRANSCRIPT
-    source = library.store.source_by_path(str(audio))
+    source = library.store.catalog.source_by_path(str(audio))
     assert source is not None and source.kind == SourceKind.AUDIO
 
 
@@ -265,7 +265,7 @@ def test_broken_media_end_as_errors_and_the_rest_goes_on(
     ):
         assert by_name[name].outcome == Outcome.ERROR, name
         assert reason in by_name[name].detail, by_name[name].detail
-        source = library.store.source_by_path(str(tmp_path / name))
+        source = library.store.catalog.source_by_path(str(tmp_path / name))
         assert source is not None and source.status == SourceStatus.ERROR
 
 
@@ -280,7 +280,7 @@ def test_cancel_keeps_the_finished_part_and_resume_finishes(
 
     report = library.ingest([course.video], progress=stop_after_first_part, cancel=cancel)
     assert report.files[0].outcome == Outcome.CANCELLED
-    source = library.store.source_by_path(str(course.video))
+    source = library.store.catalog.source_by_path(str(course.video))
     assert source is not None and source.status in (SourceStatus.QUEUED, SourceStatus.INDEXING)
     model = library.config.media.speech_model
     kept = library.store.conn.execute(
@@ -410,11 +410,11 @@ def test_removing_a_deck_moves_its_lecture_to_the_deck_that_is_left(
     make_pdf(folder / "shuffled.pdf", texts[::-1], slides=True)
     make_srt(folder / "lecture.srt", _talk_about_each_slide())
     library.ingest([folder])
-    lecture = library.store.source_by_path(str(folder / "lecture.srt"))
-    deck = library.store.source_by_path(str(good))
+    lecture = library.store.catalog.source_by_path(str(folder / "lecture.srt"))
+    deck = library.store.catalog.source_by_path(str(good))
     assert lecture is not None and deck is not None
-    assert {link[2] for link in library.store.slide_links(lecture.id)} == {deck.id}
+    assert {link[2] for link in library.store.recordings.slide_links(lecture.id)} == {deck.id}
     library.remove(str(good))
-    other = library.store.source_by_path(str(folder / "shuffled.pdf"))
+    other = library.store.catalog.source_by_path(str(folder / "shuffled.pdf"))
     assert other is not None
-    assert {link[2] for link in library.store.slide_links(lecture.id)} == {other.id}
+    assert {link[2] for link in library.store.recordings.slide_links(lecture.id)} == {other.id}

@@ -12,7 +12,7 @@ import pytest
 
 from engine.errors import NotFoundError
 from engine.importing.progress import Outcome
-from engine.integrations.watch import FolderWatcher, WatchReport, follow, followed, follows
+from engine.integrations.watch import FolderWatcher, WatchReport, followed
 from engine.library import Library
 
 WAIT_S = 120.0  # a bound for a slow machine, not a timing claim
@@ -34,8 +34,8 @@ def course(tmp_path: Path, library: Library) -> Path:
 def test_a_file_dropped_into_a_followed_folder_becomes_searchable(
     library: Library, course: Path
 ) -> None:
-    follow(library, "Zoology")
-    assert follows(library, "zoology") and followed(library) == ["Zoology"]
+    library.follow("Zoology")
+    assert library.follows("zoology") and followed(library) == ["Zoology"]
     reports: list[WatchReport] = []
     arrived = threading.Event()
 
@@ -68,7 +68,7 @@ def test_a_file_dropped_into_a_followed_folder_becomes_searchable(
 def test_changed_files_are_indexed_again_and_removed_ones_are_kept_missing(
     library: Library, course: Path
 ) -> None:
-    follow(library, "Zoology")
+    library.follow("Zoology")
     watcher = FolderWatcher(library, settle_s=0)
     assert not watcher.scan().changed  # what was imported is not read again
 
@@ -97,12 +97,12 @@ def test_a_file_still_being_written_waits_and_unfollowed_folders_are_left_alone(
     fresh.write_text("# Week three\n\nThe axolotl regrows its limbs.\n")
     watcher = FolderWatcher(library, settle_s=3600)
     assert not watcher.scan().changed  # not followed
-    follow(library, "Zoology")
+    library.follow("Zoology")
     assert not watcher.scan().changed  # modified just now: it may still be copying
     watcher.settle_s = 0
     report = watcher.scan()
     assert report.imported is not None and _found(library, "axolotl limbs", fresh)
-    follow(library, "Zoology", on=False)
+    library.follow("Zoology", on=False)
     assert followed(library) == []
 
 
@@ -111,6 +111,6 @@ def test_only_a_course_imported_as_a_folder_can_follow_it(library: Library, tmp_
     loose.write_text("# Loose\n\nA note of its own.\n")
     library.ingest([loose], course="Loose notes")
     with pytest.raises(NotFoundError, match="not imported as a folder"):
-        follow(library, "Loose notes")
+        library.follow("Loose notes")
     with pytest.raises(NotFoundError, match="no course named"):
-        follow(library, "Botany")
+        library.follow("Botany")
