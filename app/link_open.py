@@ -72,12 +72,12 @@ def open_link(window: SearchWindow, text: str) -> bool:
         result = result_for(window.library, parse_link(text))
     except CoursedexError as e:
         log.info("link not opened: %s", e)
-        window.status.setText(f"Cannot open the link: {e}")
+        window.search_pane.status.setText(f"Cannot open the link: {e}")
         _to_front(window)
         return False
     window.open_result(result)
     where = location(result)
-    window.status.setText(f"Opened {result.title}" + (f" at {where}" if where else ""))
+    window.search_pane.status.setText(f"Opened {result.title}" + (f" at {where}" if where else ""))
     _to_front(window)
     return True
 

@@ -119,7 +119,9 @@ def _start_over(argv: Sequence[str]) -> SearchWindow:
         )
     else:
         done = "the damaged library's list of files could not be read: import your courses again"
-    window.status.setText(f"Started over: {done}. The damaged library is kept in {aside.folder}.")
+    window.search_pane.status.setText(
+        f"Started over: {done}. The damaged library is kept in {aside.folder}."
+    )
     return window
 
 
@@ -209,8 +211,9 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
 
     def model_failed(failed: Failure) -> None:
         _report("model")
-        if not window.search.text().strip():  # a search's own line says it, with its results
-            window.status.setText(f"The search model could not load: {failed.message}")
+        # A search's own line says it, with its results.
+        if not window.search_pane.search.text().strip():
+            window.search_pane.status.setText(f"The search model could not load: {failed.message}")
 
     QTimer.singleShot(0, lambda: _report("shown"))  # once the event loop has shown the window
     # The models load in the background.

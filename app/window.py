@@ -27,17 +27,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QApplication,
-    QComboBox,
     QDialog,
     QFileDialog,
-    QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QSplitter,
-    QStackedWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -55,14 +49,10 @@ from app.library.changes import (
 from app.library.import_bar import ImportBar, file_state
 from app.library.panel import LibraryPanel
 from app.player.memory import PlaybackMemory
-from app.player.view import PlayerView
 from app.search.pane import EMPTY_LIBRARY, SearchPane
-from app.search.result_list import ResultList
 from app.search.results import OPEN_HINT, ResultRow
 from app.tasks import Tasks
-from app.viewers.code_view import CodeView
 from app.viewers.preview import PreviewPane
-from app.viewers.slide_view import SlideView
 from app.window_state import WindowState, load_state, save_state, state_path
 from engine.api import (
     Course,
@@ -70,7 +60,6 @@ from engine.api import (
     IngestReport,
     Library,
     ModelRegistry,
-    SearchFilters,
     SearchResult,
     query_terms,
 )
@@ -129,14 +118,17 @@ class SearchWindow(QMainWindow):
         self.search_pane.open_requested.connect(self.open_result)
         # The filter cleared (by the chip, the empty list's link or the box): a course still
         # picked in the panel would look like a filter, and a click on it would do nothing.
-        self.course_box.currentIndexChanged.connect(
-            lambda: self.course_box.currentData() is None and self.panel.clearSelection()
+        self.search_pane.course_box.currentIndexChanged.connect(
+            lambda: (
+                self.search_pane.course_box.currentData() is None and self.panel.clearSelection()
+            )
         )
         backend = settings.player if settings is not None else player_backend
         self.preview_pane = PreviewPane(library, self.tasks, backend=backend, vlc_args=vlc_args)
         if settings_path is not None:  # speed and positions, beside the settings
             self.preview_pane.memory = PlaybackMemory.beside(settings_path)
-        self.preview_pane.keys_from = self.search  # Space, Left, Right: see app/player/keys.py
+        # Space, Left, Right reach the player from the search box: see app/player/keys.py.
+        self.preview_pane.keys_from = self.search_pane.search
         self.import_bar = ImportBar(library)
         self.import_bar.started.connect(lambda: self.panel.set_importing(True))
         self.import_bar.progress_reported.connect(self._import_progress)
@@ -174,8 +166,8 @@ class SearchWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._menus()
         self.refresh_library()
-        self.status.setText("")
-        self.search.setFocus()
+        self.search_pane.status.setText("")
+        self.search_pane.search.setFocus()
         self.state_file = window_state or state_path(settings_path)
         self._restore_state()
 
@@ -222,66 +214,6 @@ class SearchWindow(QMainWindow):
         dialog = AboutDialog(self.library.folder, self.registry or self.library.models, self)
         dialog.exec()
         dialog.deleteLater()
-
-    # --- the parts' widgets, by the names the window has always had --------------------------
-
-    @property
-    def search(self) -> QLineEdit:
-        return self.search_pane.search
-
-    @property
-    def course_box(self) -> QComboBox:
-        return self.search_pane.course_box
-
-    @property
-    def kind_box(self) -> QComboBox:
-        return self.search_pane.kind_box
-
-    @property
-    def results(self) -> ResultList:
-        return self.search_pane.results
-
-    @property
-    def empty_note(self) -> QLabel:
-        return self.search_pane.empty_note
-
-    @property
-    def status(self) -> QLabel:
-        """The search's status line (the import bar has its own)."""
-        return self.search_pane.status
-
-    @property
-    def preview(self) -> QStackedWidget:
-        return self.preview_pane.stack
-
-    @property
-    def placeholder(self) -> QLabel:
-        return self.preview_pane.placeholder
-
-    @property
-    def slide_view(self) -> SlideView:
-        return self.preview_pane.slide_view
-
-    @property
-    def code_view(self) -> CodeView:
-        return self.preview_pane.code_view
-
-    @property
-    def player(self) -> PlayerView:
-        """The player, made on first use (loading libVLC takes a moment)."""
-        return self.preview_pane.player
-
-    @property
-    def import_status(self) -> QLabel:
-        return self.import_bar.status
-
-    @property
-    def progress(self) -> QProgressBar:
-        return self.import_bar.progress
-
-    @property
-    def cancel_button(self) -> QPushButton:
-        return self.import_bar.cancel_button
 
     # --- the library panel -----------------------------------------------------------------
 
@@ -377,12 +309,6 @@ class SearchWindow(QMainWindow):
 
     # --- search and opening a result ------------------------------------------------------
 
-    def focus_search(self) -> None:
-        self.search_pane.focus_search()
-
-    def filters(self) -> SearchFilters:
-        return self.search_pane.filters()
-
     def result_at(self, row: int) -> SearchResult | None:
         return self.search_pane.result_at(row)
 
@@ -422,7 +348,7 @@ class SearchWindow(QMainWindow):
         self.library.configure(engine_config(new, self.library.config))
         self.preview_pane.set_backend(new.player)
         if new.library_dir != self.settings.library_dir:
-            self.import_status.setText("The new library folder is used from the next start.")
+            self.import_bar.status.setText("The new library folder is used from the next start.")
         self.settings = new
 
     # --- import ----------------------------------------------------------------------------

@@ -164,18 +164,18 @@ def _shoot(out: Path, work: Path) -> int:
         print(f"wrote {path}")
 
     def search(query: str, kind: SegmentKind | None = None) -> None:
-        index = window.kind_box.findData(kind.value if kind else None)
-        window.kind_box.setCurrentIndex(max(0, index))
-        window.search.setText(query)
-        wait_until(lambda: window.results.count() > 0, 30, f"results for {query!r}")
+        index = window.search_pane.kind_box.findData(kind.value if kind else None)
+        window.search_pane.kind_box.setCurrentIndex(max(0, index))
+        window.search_pane.search.setText(query)
+        wait_until(lambda: window.search_pane.results.count() > 0, 30, f"results for {query!r}")
         settle(600)
 
-    wait_until(lambda: window.status.text() != "", 10, "the window to fill")
+    wait_until(lambda: window.search_pane.status.text() != "", 10, "the window to fill")
     save("1-empty")
 
     window.import_paths(demo_files(), course=DEMO_COURSE)
     busy = re.compile(r"transcribing [1-9]\d?%")
-    wait_until(lambda: bool(busy.search(window.import_status.text())), 180, "transcribing")
+    wait_until(lambda: bool(busy.search(window.import_bar.status.text())), 180, "transcribing")
     settle(300)
     save("2-importing")
     wait_until(lambda: not window.importing, 600, "the import to finish")
@@ -193,12 +193,14 @@ def _shoot(out: Path, work: Path) -> int:
     if first is not None:
         window.open_result(first)
         wait_until(
-            lambda: window.preview_pane.has_player and window.player.is_playing(), 20, "play"
+            lambda: window.preview_pane.has_player and window.preview_pane.player.is_playing(),
+            20,
+            "play",
         )
         settle(2500)
         save("4-playing", from_screen=True)
         _chapters(window, save, settle)
-        window.player.pause()
+        window.preview_pane.player.pause()
 
     search("when should a hash table resize", SegmentKind.SLIDE)
     window.open_current()
@@ -241,7 +243,7 @@ def _shoot(out: Path, work: Path) -> int:
 def _chapters(window: Any, save: Callable[..., None], settle: Callable[[int], None]) -> None:
     """The playing lecture at its second chapter, the chapters listed above the transcript,
     the query's words highlighted in it and the subtitle on the picture."""
-    player = window.player
+    player = window.preview_pane.player
     chapters = player.transcript.chapters
     if len(chapters) < 2:
         print(f"no chapters for {player.transcript.path}: {chapters}")
@@ -270,11 +272,11 @@ def _filter_and_sizes(
     window.panel.select_course(DEMO_COURSE)
     search("pivot")  # a few strong hits, then the weaker ones under their divider
     settle(600)
-    divider = window.results.divider_row()
+    divider = window.search_pane.results.divider_row()
     if divider is not None:
-        window.results.scrollToItem(window.results.item(divider))
+        window.search_pane.results.scrollToItem(window.search_pane.results.item(divider))
     save("10-filter")
-    window.search.setText("sourdough bread proofing")
+    window.search_pane.search.setText("sourdough bread proofing")
     settle(1500)
     save("11-filter-empty")
     window.search_pane.filter_chip.clear_button.click()

@@ -51,23 +51,24 @@ def test_drop_search_enter_plays_from_the_hit(
     # The panel lists the course and its files as indexed.
     qtbot.waitUntil(lambda: window.panel.state_of(str(zoology / "lecture.mp4")) == "indexed")
 
-    qtbot.keyClicks(window.search, "hippopotamus")
+    qtbot.keyClicks(window.search_pane.search, "hippopotamus")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.start_ms == HIPPO_MS)
     hit = window.result_at(0)
     assert hit is not None and hit.kind == SegmentKind.TRANSCRIPT
     assert hit.source == str(zoology / "lecture.mp4")
-    assert window.focusWidget() is window.search
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    assert window.focusWidget() is window.search_pane.search
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
     qtbot.waitUntil(
-        lambda: window.preview_pane.has_player and window.player.is_playing(), timeout=15_000
+        lambda: window.preview_pane.has_player and window.preview_pane.player.is_playing(),
+        timeout=15_000,
     )
-    assert window.player.backend_name == backend
-    assert window.preview.currentWidget() is window.player
-    position = window.player.position_ms()
+    assert window.preview_pane.player.backend_name == backend
+    assert window.preview_pane.stack.currentWidget() is window.preview_pane.player
+    position = window.preview_pane.player.position_ms()
     assert abs(position - HIPPO_MS) <= 500, position
     # The transcript beside the video holds every cue, the spoken one current.
-    assert window.player.transcript_list.count() == len(LECTURE_CUES)
-    window.player.shutdown()
+    assert window.preview_pane.player.transcript_list.count() == len(LECTURE_CUES)
+    window.preview_pane.player.shutdown()
 
 
 def test_slide_and_code_hits_open_their_page_and_line(
@@ -77,23 +78,27 @@ def test_slide_and_code_hits_open_their_page_and_line(
     window = SearchWindow(quick_library)
     qtbot.addWidget(window)
     window.show()
-    qtbot.keyClicks(window.search, "pangolin")
+    qtbot.keyClicks(window.search_pane.search, "pangolin")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.kind == SegmentKind.SLIDE)
     row = window.row_widget(0)
     assert row is not None and row.thumb.isVisible()  # the page's thumbnail
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.preview.currentWidget() is window.slide_view)
-    assert window.slide_view.current_page == 2
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: window.preview_pane.stack.currentWidget() is window.preview_pane.slide_view
+    )
+    assert window.preview_pane.slide_view.current_page == 2
 
-    window.search.clear()
-    qtbot.keyClicks(window.search, "Lomuto scheme pivot")
+    window.search_pane.search.clear()
+    qtbot.keyClicks(window.search_pane.search, "Lomuto scheme pivot")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.kind == SegmentKind.CODE)
     code_hit = window.result_at(0)
     assert code_hit is not None and code_hit.line is not None
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.preview.currentWidget() is window.code_view)
-    qtbot.waitUntil(lambda: window.code_view.current_line == code_hit.line)
-    assert "Lomuto" in window.code_view.editor.textCursor().block().text()
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
+    )
+    qtbot.waitUntil(lambda: window.preview_pane.code_view.current_line == code_hit.line)
+    assert "Lomuto" in window.preview_pane.code_view.editor.textCursor().block().text()
 
 
 def test_filters_narrow_results_to_a_course_and_a_kind(
@@ -106,24 +111,26 @@ def test_filters_narrow_results_to_a_course_and_a_kind(
     window = SearchWindow(quick_library)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.course_box.count() == 3)  # all, Botany, Zoology
-    qtbot.keyClicks(window.search, "giraffe")
+    qtbot.waitUntil(lambda: window.search_pane.course_box.count() == 3)  # all, Botany, Zoology
+    qtbot.keyClicks(window.search_pane.search, "giraffe")
 
     def shown() -> list[tuple[str, SegmentKind]]:
-        rows = (window.result_at(i) for i in range(window.results.count()))
+        rows = (window.result_at(i) for i in range(window.search_pane.results.count()))
         return [(r.course, r.kind) for r in rows if r is not None]
 
     qtbot.waitUntil(lambda: {"Botany", "Zoology"} <= {course for course, _ in shown()})
-    window.course_box.setCurrentIndex(window.course_box.findData("Botany"))
+    window.search_pane.course_box.setCurrentIndex(window.search_pane.course_box.findData("Botany"))
     qtbot.waitUntil(lambda: bool(shown()) and {course for course, _ in shown()} == {"Botany"})
-    window.course_box.setCurrentIndex(0)
-    window.search.setText("pangolin giraffe")  # a slide and two notes
+    window.search_pane.course_box.setCurrentIndex(0)
+    window.search_pane.search.setText("pangolin giraffe")  # a slide and two notes
     qtbot.waitUntil(lambda: {SegmentKind.SLIDE, SegmentKind.NOTE} <= {k for _, k in shown()})
-    window.kind_box.setCurrentIndex(window.kind_box.findData(SegmentKind.SLIDE.value))
+    window.search_pane.kind_box.setCurrentIndex(
+        window.search_pane.kind_box.findData(SegmentKind.SLIDE.value)
+    )
     qtbot.waitUntil(lambda: bool(shown()) and {kind for _, kind in shown()} == {SegmentKind.SLIDE})
     # Picking a course in the library panel picks it in the filter too.
     window.panel.select_course("Zoology")
-    assert window.course_box.currentData() == "Zoology"
+    assert window.search_pane.course_box.currentData() == "Zoology"
 
 
 @pytest.fixture(scope="module")
@@ -154,13 +161,13 @@ def test_ui_never_stalls_while_a_ten_minute_video_imports(
         drop(window, [ten_minute_lecture])
         while window.importing:
             query = queries[searches % len(queries)]
-            window.search.clear()
-            qtbot.keyClicks(window.search, query)
+            window.search_pane.search.clear()
+            qtbot.keyClicks(window.search_pane.search, query)
             searches += 1
             qtbot.waitUntil(lambda q=query: window.search_pane.shown_query == q, timeout=60_000)
             if window.importing:
                 answered += 1
-            bar = window.results.verticalScrollBar()
+            bar = window.search_pane.results.verticalScrollBar()
             for value in range(0, bar.maximum() + 1, 20):
                 bar.setValue(value)
                 qtbot.wait(10)

@@ -47,12 +47,15 @@ def test_the_window_names_a_damaged_model_and_how_to_reinstall_it(
             f"(sha256 differs)): run `coursedex models remove {DEFAULT_EMBEDDER}`, then "
             f"`coursedex models install {DEFAULT_EMBEDDER}`"
         )
-        qtbot.waitUntil(lambda: "could not load" in window.status.text(), timeout=60_000)
-        assert window.status.text() == f"The search model could not load: {damaged}"
-        qtbot.keyClicks(window.search, "axolotl")  # a search finds by its words, and says why
+        qtbot.waitUntil(
+            lambda: "could not load" in window.search_pane.status.text(), timeout=60_000
+        )
+        assert window.search_pane.status.text() == f"The search model could not load: {damaged}"
+        # A search finds by its words, and says why.
+        qtbot.keyClicks(window.search_pane.search, "axolotl")
         keyword = f". Keyword matches only: {damaged}"
-        qtbot.waitUntil(lambda: window.status.text().endswith(keyword), timeout=30_000)
-        assert window.status.text().startswith("1 result (")
+        qtbot.waitUntil(lambda: window.search_pane.status.text().endswith(keyword), timeout=30_000)
+        assert window.search_pane.status.text().startswith("1 result (")
         first = window.result_at(0)
         assert first is not None and Path(first.source).name == "notes.md"
     finally:
@@ -130,7 +133,7 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
             QTimer.singleShot(100, quit_when_imported)
             return
         window = top[0]
-        status.append(window.status.text())
+        status.append(window.search_pane.status.text())
         window.close()  # as the user does: the app quits with its last window
 
     QTimer.singleShot(500, quit_when_imported)

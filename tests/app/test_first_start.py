@@ -25,7 +25,7 @@ def test_first_start_imports_the_demo_course_searchable_before_its_video(
     # Notes, slides and code are imported before the lecture video, so they are searchable
     # while it transcribes.
     qtbot.waitUntil(lambda: window.panel.state_of(notes) == "indexed", timeout=60_000)
-    qtbot.keyClicks(window.search, "binary search published 1946")
+    qtbot.keyClicks(window.search_pane.search, "binary search published 1946")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == notes)
     assert window.result_at(0).course == DEMO_COURSE  # type: ignore[union-attr]
     assert window.importing and window.panel.state_of(video) != "indexed"
@@ -43,7 +43,7 @@ def test_first_start_imports_the_demo_course_searchable_before_its_video(
     assert not again.importing and again.import_bar.offering
     assert again.panel.state_of(video) in (None, "not indexed")  # None: not read yet
     again.import_bar.resume_button.click()
-    assert again.importing and "Resuming the import of 1 file…" in again.import_status.text()
+    assert again.importing and "Resuming the import of 1 file…" in again.import_bar.status.text()
     with qtbot.waitSignal(again.imported, timeout=30_000):
         again.cancel_import()
     again.close()
@@ -73,7 +73,7 @@ def test_files_given_to_the_app_are_imported(
     report = blocker.args[0] if blocker.args else None
     assert isinstance(report, IngestReport) and report.count(Outcome.INDEXED) == 1, report
     assert window.panel.state_of(str(notes)) == "indexed"
-    qtbot.keyClicks(window.search, "okapi giraffe")
+    qtbot.keyClicks(window.search_pane.search, "okapi giraffe")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == str(notes))
     window.close()
     window.library.close()

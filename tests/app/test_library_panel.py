@@ -131,8 +131,8 @@ def test_the_import_bar_keeps_its_height(qtbot: QtBot, library: Library, tmp_pat
         window.import_paths([course])
     qtbot.wait(50)
     assert set(heights) | {bar.height()} == {idle}
-    assert "4 errors" in window.import_status.text()
-    assert "broken-0.pdf: not a PDF file" in window.import_status.text()
+    assert "4 errors" in window.import_bar.status.text()
+    assert "broken-0.pdf: not a PDF file" in window.import_bar.status.text()
 
 
 # --- item 11: cancelled and missing files -----------------------------------------------
@@ -158,10 +158,10 @@ def test_cancelled_files_read_not_indexed_and_resuming_is_offered(
     # A start offers to resume; it does not resume unasked.
     assert window.resume_pending()
     assert not window.importing and window.import_bar.offering
-    assert "did not finish importing last time" in window.import_status.text()
+    assert "did not finish importing last time" in window.import_bar.status.text()
     window.import_bar.later_button.click()
     assert not window.importing and not window.import_bar.offering
-    assert "3 files stay not indexed" in window.import_status.text()
+    assert "3 files stay not indexed" in window.import_bar.status.text()
     assert window.resume_pending()
     with qtbot.waitSignal(window.imported, timeout=60_000):
         window.import_bar.resume_button.click()
@@ -199,12 +199,14 @@ def test_a_moved_file_reads_missing_and_opening_it_names_it(
     qtbot.waitUntil(lambda: window.panel.state_of(str(note)) == MISSING)
     item = window.panel.item_of(str(note))
     assert item is not None and "comets.md is no longer at" in item.toolTip(1)
-    qtbot.keyClicks(window.search, "comet tail")
+    qtbot.keyClicks(window.search_pane.search, "comet tail")
     qtbot.waitUntil(lambda: window.result_at(0) is not None, timeout=10_000)
     window.open_current()
-    qtbot.waitUntil(lambda: window.preview.currentWidget() is window.code_view)
-    qtbot.waitUntil(lambda: "comets.md" in window.code_view.header.text())
-    assert "moved or deleted" in window.code_view.header.text()
+    qtbot.waitUntil(
+        lambda: window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
+    )
+    qtbot.waitUntil(lambda: "comets.md" in window.preview_pane.code_view.header.text())
+    assert "moved or deleted" in window.preview_pane.code_view.header.text()
     # Open original file says the same, naming the file.
     assert not window.library_actions.open_file(str(note))
     box = window.library_actions.message
@@ -257,7 +259,7 @@ def test_a_removal_confirmed_after_the_import_ended_still_happens(
         window.panel.remove_requested.emit("Old course", True)  # as its menu does
     assert asked and "once the import running now ends" in asked[0]
     removed = "Removed the course “Old course” (1 file)."
-    qtbot.waitUntil(lambda: window.import_status.text() == removed)
+    qtbot.waitUntil(lambda: window.import_bar.status.text() == removed)
     assert [c.name for c in library.courses()] == ["New course"]
 
 
@@ -320,7 +322,7 @@ def test_removing_during_an_import_waits_for_it_and_says_so(
             fcntl.flock(held.fileno(), fcntl.LOCK_UN)
     qtbot.waitUntil(lambda: [c.name for c in library.courses()] == ["New course"])
     qtbot.waitUntil(lambda: window.panel.item_of("Old course") is None)
-    assert window.import_status.text() == "Removed the course “Old course” (1 file)."
+    assert window.import_bar.status.text() == "Removed the course “Old course” (1 file)."
 
 
 def test_removing_the_filtered_course_refreshes_the_results(
@@ -332,10 +334,10 @@ def test_removing_the_filtered_course_refreshes_the_results(
     window = shown_window(qtbot, library)
     qtbot.waitUntil(lambda: window.panel.item_of("Volcanoes") is not None)
     window.panel.select_course("Volcanoes")  # a click on it filters the search
-    qtbot.keyClicks(window.search, "basalt")
+    qtbot.keyClicks(window.search_pane.search, "basalt")
 
     def shown_courses() -> set[str]:
-        rows = (window.result_at(i) for i in range(window.results.count()))
+        rows = (window.result_at(i) for i in range(window.search_pane.results.count()))
         return {r.course for r in rows if r is not None}
 
     qtbot.waitUntil(lambda: shown_courses() == {"Volcanoes"}, timeout=10_000)
@@ -352,16 +354,16 @@ def test_removing_the_filtered_course_refreshes_the_results(
     window.panel.remove_requested.emit("Volcanoes", True)  # as its menu does
     assert asked and "the course “Volcanoes” and its files" in asked[0]
     qtbot.waitUntil(lambda: shown_courses() == {"Minerals"}, timeout=10_000)
-    assert window.import_status.text() == "Removed the course “Volcanoes” (1 file)."
-    assert "no course" not in window.status.text()
-    assert window.course_box.currentData() is None
+    assert window.import_bar.status.text() == "Removed the course “Volcanoes” (1 file)."
+    assert "no course" not in window.search_pane.status.text()
+    assert window.search_pane.course_box.currentData() is None
 
 
 # --- features: play and resume, open, show in folder, export ---------------------------
 
 
 def playing(window: SearchWindow) -> bool:
-    return window.preview_pane.has_player and window.player.is_playing()
+    return window.preview_pane.has_player and window.preview_pane.player.is_playing()
 
 
 @pytest.fixture(scope="module")
@@ -397,12 +399,13 @@ def test_a_lecture_plays_from_the_panel_where_it_was_left(
     assert item is not None
     double_click(qtbot, window, item)
     qtbot.waitUntil(
-        lambda: window.preview_pane.has_player and window.player.is_playing(), timeout=15_000
+        lambda: window.preview_pane.has_player and window.preview_pane.player.is_playing(),
+        timeout=15_000,
     )
-    assert window.player.position_ms() < 5_000  # the first time: from the start
-    window.player.seek(40_000)
-    qtbot.waitUntil(lambda: window.player.position_ms() >= 40_000, timeout=10_000)
-    window.player.pause()
+    assert window.preview_pane.player.position_ms() < 5_000  # the first time: from the start
+    window.preview_pane.player.seek(40_000)
+    qtbot.waitUntil(lambda: window.preview_pane.player.position_ms() >= 40_000, timeout=10_000)
+    window.preview_pane.player.pause()
     window.close()
 
     again = shown_window(qtbot, quick_library, player_backend="qt", settings_path=remembered)
@@ -413,11 +416,14 @@ def test_a_lecture_plays_from_the_panel_where_it_was_left(
     resume = next(a for text, a in actions.items() if text.startswith("Resume at 00:4"))
     resume.trigger()
     qtbot.waitUntil(
-        lambda: again.preview_pane.has_player and again.player.is_playing(), timeout=15_000
+        lambda: again.preview_pane.has_player and again.preview_pane.player.is_playing(),
+        timeout=15_000,
     )
-    assert 39_000 <= again.player.position_ms() <= 50_000, again.player.position_ms()
+    assert 39_000 <= again.preview_pane.player.position_ms() <= 50_000, (
+        again.preview_pane.player.position_ms()
+    )
     actions["Play from the start"].trigger()
-    qtbot.waitUntil(lambda: again.player.position_ms() < 5_000, timeout=10_000)
+    qtbot.waitUntil(lambda: again.preview_pane.player.position_ms() < 5_000, timeout=10_000)
     again.close()
 
 
@@ -495,4 +501,4 @@ def test_a_transcript_is_exported_from_the_panel(
     qtbot.waitUntil(saved.exists)
     lines = saved.read_text(encoding="utf-8").splitlines()
     assert "[00:31] The hippopotamus enters the library." in lines
-    qtbot.waitUntil(lambda: window.import_status.text() == f"Transcript saved as {saved}")
+    qtbot.waitUntil(lambda: window.import_bar.status.text() == f"Transcript saved as {saved}")

@@ -84,8 +84,10 @@ def test_links_open_the_window_at_their_moment(
     shown = _opened(qtbot, window)
     assert shown.source == str(video)
     assert shown.start_ms == parse_link(link).start_ms
-    qtbot.waitUntil(lambda: window.player.position_ms() >= HEAPS * SLOT_MS - 500, timeout=20_000)
-    assert "Opened" in window.status.text()
+    qtbot.waitUntil(
+        lambda: window.preview_pane.player.position_ms() >= HEAPS * SLOT_MS - 500, timeout=20_000
+    )
+    assert "Opened" in window.search_pane.status.text()
 
     # Only this user may talk to the window.
     instance = window.findChild(SingleInstance)
@@ -118,10 +120,10 @@ def test_links_open_the_window_at_their_moment(
     from app.link_open import open_link
 
     assert not open_link(window, gone)
-    assert "Cannot open the link" in window.status.text()
-    assert "no file in it has the same content" in window.status.text()
+    assert "Cannot open the link" in window.search_pane.status.text()
+    assert "no file in it has the same content" in window.search_pane.status.text()
     assert not open_link(window, "https://example.org/lecture")
-    assert "not a Coursedex link" in window.status.text()
+    assert "not a Coursedex link" in window.search_pane.status.text()
     window.close()
     window.library.close()
 

@@ -50,7 +50,7 @@ def test_300_notes_import_while_the_search_answers_and_the_panel_follows(
     with qtbot.waitSignal(window.imported, timeout=600_000) as ended:
         window.import_paths([folder])
         qtbot.waitUntil(lambda: panel.state_of(notes[-1]) == "queued", timeout=60_000)
-        qtbot.keyClicks(window.search, "binary search")
+        qtbot.keyClicks(window.search_pane.search, "binary search")
         qtbot.waitUntil(lambda: window.search_pane.shown_query == "binary search", timeout=120_000)
         answered_while_importing = window.importing
     report = ended.args[0] if ended.args else None

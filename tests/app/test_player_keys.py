@@ -47,11 +47,11 @@ def window(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
 
 
 def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
-    qtbot.keyClicks(window.search, query)
+    qtbot.keyClicks(window.search_pane.search, query)
     qtbot.waitUntil(lambda: window.result_at(0) is not None and window.search_pane.query == query)
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
     qtbot.waitUntil(
-        lambda: window.preview_pane.has_player and window.player.is_playing(),
+        lambda: window.preview_pane.has_player and window.preview_pane.player.is_playing(),
         timeout=PLAYING_TIMEOUT_MS,
     )
 
@@ -60,24 +60,24 @@ def test_space_and_arrows_reach_the_player_from_the_search_box_until_the_user_ty
     qtbot: QtBot, window: SearchWindow
 ) -> None:
     open_first_hit(qtbot, window, "merge sort halves")
-    player = window.player
-    assert window.focusWidget() is window.search
-    qtbot.keyClick(window.search, Qt.Key.Key_Space)
+    player = window.preview_pane.player
+    assert window.focusWidget() is window.search_pane.search
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: not player.is_playing())
-    assert window.search.text() == "merge sort halves"
+    assert window.search_pane.search.text() == "merge sort halves"
     before = player.position_ms()
-    qtbot.keyClick(window.search, Qt.Key.Key_Right)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Right)
     assert abs(player.position_ms() - (before + 10_000)) <= 500, player.position_ms()
-    qtbot.keyClick(window.search, Qt.Key.Key_Left)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Left)
     assert abs(player.position_ms() - before) <= 500, player.position_ms()
-    assert window.search.text() == "merge sort halves"
+    assert window.search_pane.search.text() == "merge sort halves"
 
     # Typing again edits the query: Space is a space and the arrows move the cursor.
-    qtbot.keyClick(window.search, Qt.Key.Key_S)
-    qtbot.keyClick(window.search, Qt.Key.Key_Space)
-    assert window.search.text() == "merge sort halvess "
-    qtbot.keyClick(window.search, Qt.Key.Key_Left)
-    assert window.search.cursorPosition() == len("merge sort halvess")
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_S)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Space)
+    assert window.search_pane.search.text() == "merge sort halvess "
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Left)
+    assert window.search_pane.search.cursorPosition() == len("merge sort halvess")
     assert not player.is_playing()
     assert abs(player.position_ms() - before) <= 500, player.position_ms()
 
@@ -86,27 +86,30 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     qtbot: QtBot, window: SearchWindow
 ) -> None:
     open_first_hit(qtbot, window, "binary search")
-    player = window.player
-    rows = window.results.count()
-    window.results.setFocus()
-    qtbot.waitUntil(window.results.hasFocus)
-    qtbot.keyClick(window.results, Qt.Key.Key_K)
+    player = window.preview_pane.player
+    rows = window.search_pane.results.count()
+    window.search_pane.results.setFocus()
+    qtbot.waitUntil(window.search_pane.results.hasFocus)
+    qtbot.keyClick(window.search_pane.results, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: not player.is_playing())
     before = player.position_ms()
-    qtbot.keyClick(window.results, Qt.Key.Key_J)
+    qtbot.keyClick(window.search_pane.results, Qt.Key.Key_J)
     assert abs(player.position_ms() - max(0, before - 10_000)) <= 500, player.position_ms()
-    qtbot.keyClick(window.results, Qt.Key.Key_L)
+    qtbot.keyClick(window.search_pane.results, Qt.Key.Key_L)
     assert abs(player.position_ms() - before) <= 500, player.position_ms()
-    qtbot.keyClick(window.results, Qt.Key.Key_M)
+    qtbot.keyClick(window.search_pane.results, Qt.Key.Key_M)
     assert player.is_muted()
-    qtbot.keyClick(window.results, Qt.Key.Key_M)
+    qtbot.keyClick(window.search_pane.results, Qt.Key.Key_M)
     assert not player.is_muted()
 
     # Esc in the results (or on the player) wipes nothing.
-    qtbot.keyClick(window.results, Qt.Key.Key_Escape)
-    assert window.search.text() == "binary search" and window.results.count() == rows
+    qtbot.keyClick(window.search_pane.results, Qt.Key.Key_Escape)
+    assert (
+        window.search_pane.search.text() == "binary search"
+        and window.search_pane.results.count() == rows
+    )
 
-    qtbot.keyClick(window.results, Qt.Key.Key_F)
+    qtbot.keyClick(window.search_pane.results, Qt.Key.Key_F)
     qtbot.waitUntil(player.full_screen.is_on)
     qtbot.waitUntil(lambda: QApplication.activeWindow() is player)
     focus = QApplication.focusWidget()
@@ -116,17 +119,20 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     assert player.transcript.find_box.text() == "binary search"
     qtbot.keyClick(focus, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not player.full_screen.is_on())
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.results)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.search_pane.results)
     assert player.window() is window and player.isVisible()
-    assert window.search.text() == "binary search" and window.results.count() == rows
+    assert (
+        window.search_pane.search.text() == "binary search"
+        and window.search_pane.results.count() == rows
+    )
     assert player.is_playing()  # leaving full screen stops nothing
 
     # Esc in the search box still clears it.
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
-    window.search.setFocus()
-    qtbot.waitUntil(window.search.hasFocus)
-    qtbot.keyClick(window.search, Qt.Key.Key_Escape)
-    assert window.search.text() == ""
+    window.search_pane.search.setFocus()
+    qtbot.waitUntil(window.search_pane.search.hasFocus)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Escape)
+    assert window.search_pane.search.text() == ""
 
 
 def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -> None:
@@ -155,7 +161,7 @@ def test_links_copied_from_the_player_carry_the_files_hash_and_title(
     qtbot: QtBot, window: SearchWindow, lecture_library: Library
 ) -> None:
     open_first_hit(qtbot, window, "heaps largest item")
-    player = window.player
+    player = window.preview_pane.player
     player.pause()
     source = lecture_library.source(player.transcript.path)
     assert source is not None and source.sha256

@@ -39,7 +39,7 @@ def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWind
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: window.course_box.count() > 1)
+    qtbot.waitUntil(lambda: window.search_pane.course_box.count() > 1)
     return window
 
 
@@ -47,18 +47,18 @@ def test_enter_right_after_typing_opens_the_new_querys_top_hit(
     qtbot: QtBot, two_courses: Library
 ) -> None:
     window = shown_window(qtbot, two_courses)
-    qtbot.keyClicks(window.search, "hippopotamus")
+    qtbot.keyClicks(window.search_pane.search, "hippopotamus")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source.endswith(".srt"))
-    window.search.clear()
+    window.search_pane.search.clear()
     opened: list[SearchResult] = []
     window.opened.connect(opened.append)
-    qtbot.keyClicks(window.search, "acacia thorns")
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)  # before the debounce has run
+    qtbot.keyClicks(window.search_pane.search, "acacia thorns")
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)  # before the debounce has run
     qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
     assert opened[0].source.endswith("trees.md"), opened[0].source
     assert len(opened) == 1
     # Enter again on the results shown opens the current row without searching again.
-    qtbot.keyClick(window.search, Qt.Key.Key_Return)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
     assert len(opened) == 2 and opened[1].source == opened[0].source
 
 
@@ -90,26 +90,29 @@ def test_the_course_filter_is_shown_cleared_and_never_set_by_opening_a_course(
     qtbot.waitUntil(lambda: window.panel.topLevelItemCount() == 2)
     # Clicking a file (to see it) or double-clicking a course (to open it) sets no filter.
     _click_row(window, "notes.md")
-    assert window.course_box.currentData() is None and not chip.isVisible()
+    assert window.search_pane.course_box.currentData() is None and not chip.isVisible()
     _click_row(window, "Botany", double=True)
-    assert window.course_box.currentData() is None and not chip.isVisible()
+    assert window.search_pane.course_box.currentData() is None and not chip.isVisible()
     # Picking the course row filters, and says so above the results.
     _click_row(window, "Zoology")
-    assert window.course_box.currentData() == "Zoology"
+    assert window.search_pane.course_box.currentData() == "Zoology"
     assert chip.isVisible() and chip.label.text() == "Only in “Zoology”"
     # A filtered search that finds nothing says where it looked and offers every course.
-    qtbot.keyClicks(window.search, "acacia thorns")
+    qtbot.keyClicks(window.search_pane.search, "acacia thorns")
     expected = "Nothing in “Zoology” matches “acacia thorns”."
-    qtbot.waitUntil(lambda: window.status.text() == expected, timeout=10_000)
-    assert window.empty_note.isVisible() and "Search all courses" in window.empty_note.text()
-    window.empty_note.linkActivated.emit("all-courses")  # the link in the note
+    qtbot.waitUntil(lambda: window.search_pane.status.text() == expected, timeout=10_000)
+    assert (
+        window.search_pane.empty_note.isVisible()
+        and "Search all courses" in window.search_pane.empty_note.text()
+    )
+    window.search_pane.empty_note.linkActivated.emit("all-courses")  # the link in the note
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.course == "Botany")
-    assert window.course_box.currentData() is None and not chip.isVisible()
+    assert window.search_pane.course_box.currentData() is None and not chip.isVisible()
     # The chip's own button clears the filter too.
     _click_row(window, "Zoology")
     assert chip.isVisible()
     qtbot.mouseClick(chip.clear_button, Qt.MouseButton.LeftButton)
-    assert window.course_box.currentData() is None and not chip.isVisible()
+    assert window.search_pane.course_box.currentData() is None and not chip.isVisible()
     assert not window.panel.selectedItems()
 
 
@@ -117,38 +120,40 @@ def test_weaker_matches_are_set_apart_and_stepped_over(
     qtbot: QtBot, demo_text_library: Library
 ) -> None:
     window = shown_window(qtbot, demo_text_library)
-    qtbot.keyClicks(window.search, "pivot")
-    qtbot.waitUntil(lambda: window.results.divider_row() is not None, timeout=10_000)
-    divider = window.results.divider_row()
-    assert divider is not None and window.results.item(divider).text() == "Weaker matches"
+    qtbot.keyClicks(window.search_pane.search, "pivot")
+    qtbot.waitUntil(lambda: window.search_pane.results.divider_row() is not None, timeout=10_000)
+    divider = window.search_pane.results.divider_row()
+    assert (
+        divider is not None and window.search_pane.results.item(divider).text() == "Weaker matches"
+    )
     assert window.result_at(divider) is None
     above = [window.result_at(i) for i in range(divider)]
     assert 2 <= len(above) <= 6 and all(r is not None and r.strong for r in above)
     assert all("pivot" in r.snippet.casefold() for r in above if r is not None)
-    qtbot.waitUntil(lambda: window.results.count() > divider + 3)
-    below = [window.result_at(i) for i in range(divider + 1, window.results.count())]
+    qtbot.waitUntil(lambda: window.search_pane.results.count() > divider + 3)
+    below = [window.result_at(i) for i in range(divider + 1, window.search_pane.results.count())]
     assert all(r is not None and not r.strong for r in below)
     # Down from the last strong row lands on the first weaker one, not on the divider.
-    window.results.setCurrentRow(divider - 1)
-    qtbot.keyClick(window.search, Qt.Key.Key_Down)
-    assert window.results.currentRow() == divider + 1
-    qtbot.keyClick(window.search, Qt.Key.Key_Up)
-    assert window.results.currentRow() == divider - 1
+    window.search_pane.results.setCurrentRow(divider - 1)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Down)
+    assert window.search_pane.results.currentRow() == divider + 1
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Up)
+    assert window.search_pane.results.currentRow() == divider - 1
     # A theme switched while it shows keeps it legible: the new palette's text colour.
-    dark = QPalette(window.results.palette())
+    dark = QPalette(window.search_pane.results.palette())
     dark.setColor(QPalette.ColorRole.Text, QColor("#eeeeee"))
     dark.setColor(QPalette.ColorRole.Base, QColor("#202020"))
-    window.results.setPalette(dark)
-    item = window.results.item(divider)
+    window.search_pane.results.setPalette(dark)
+    item = window.search_pane.results.item(divider)
     assert item.foreground().color() == QColor("#eeeeee")
 
 
 def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Library) -> None:
     window = shown_window(qtbot, two_courses)
-    qtbot.keyClicks(window.search, "textbook chapter lecture")
+    qtbot.keyClicks(window.search_pane.search, "textbook chapter lecture")
     qtbot.waitUntil(lambda: window.row_widget(0) is not None, timeout=10_000)
     qtbot.waitUntil(lambda: not window.search_pane.results._pending)
-    rows = [window.result_at(i) for i in range(window.results.count())]
+    rows = [window.result_at(i) for i in range(window.search_pane.results.count())]
     lecture_rows = [r for r in rows if r is not None and r.source.endswith("lecture.srt")]
     assert len(lecture_rows) == 1
     row = window.row_widget(rows.index(lecture_rows[0]))
@@ -204,31 +209,31 @@ def test_a_speech_row_shows_the_slide_on_screen(
 def test_up_in_an_empty_box_recalls_earlier_searches(qtbot: QtBot, two_courses: Library) -> None:
     window = shown_window(qtbot, two_courses)
     for query in ("giraffe neck", "acacia thorns"):
-        window.search.clear()
-        qtbot.keyClicks(window.search, query)
+        window.search_pane.search.clear()
+        qtbot.keyClicks(window.search_pane.search, query)
         with qtbot.waitSignal(window.opened, timeout=10_000):
-            qtbot.keyClick(window.search, Qt.Key.Key_Return)
-    window.search.clear()
-    qtbot.keyClick(window.search, Qt.Key.Key_Up)
-    assert window.search.text() == "acacia thorns"
-    qtbot.keyClick(window.search, Qt.Key.Key_Up)
-    assert window.search.text() == "giraffe neck"
+            qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
+    window.search_pane.search.clear()
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Up)
+    assert window.search_pane.search.text() == "acacia thorns"
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Up)
+    assert window.search_pane.search.text() == "giraffe neck"
     qtbot.waitUntil(
         lambda: (r := window.result_at(0)) is not None and r.source.endswith("notes.md")
     )
-    qtbot.keyClick(window.search, Qt.Key.Key_Up)  # the oldest: it stays
-    assert window.search.text() == "giraffe neck"
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Up)  # the oldest: it stays
+    assert window.search_pane.search.text() == "giraffe neck"
 
 
 def test_the_last_session_comes_back(qtbot: QtBot, two_courses: Library, tmp_path: Path) -> None:
     state = tmp_path / "config" / "window.ini"
     first = shown_window(qtbot, two_courses, window_state=state)
     first.resize(780, 560)  # the offscreen screen is 800 px wide
-    qtbot.keyClicks(first.search, "giraffe neck")
+    qtbot.keyClicks(first.search_pane.search, "giraffe neck")
     with qtbot.waitSignal(first.opened, timeout=10_000):
-        qtbot.keyClick(first.search, Qt.Key.Key_Return)
-    first.search.clear()
-    qtbot.keyClicks(first.search, "acacia")
+        qtbot.keyClick(first.search_pane.search, Qt.Key.Key_Return)
+    first.search_pane.search.clear()
+    qtbot.keyClicks(first.search_pane.search, "acacia")
     qtbot.waitUntil(lambda: (r := first.result_at(0)) is not None and r.course == "Botany")
     first.splitter.setSizes([130, 290, 350])
     sizes = first.splitter.sizes()
@@ -238,7 +243,7 @@ def test_the_last_session_comes_back(qtbot: QtBot, two_courses: Library, tmp_pat
     again = shown_window(qtbot, two_courses, window_state=state)
     assert (again.width(), again.height()) == (780, 560)
     assert again.splitter.sizes() == sizes
-    assert again.search.text() == "acacia"
+    assert again.search_pane.search.text() == "acacia"
     qtbot.waitUntil(lambda: (r := again.result_at(0)) is not None and r.course == "Botany")
     assert again.search_pane.history.entries[-2:] == ["giraffe neck", "acacia"]
 
@@ -255,7 +260,7 @@ def test_panes_keep_readable_widths(
     panel, results, preview = window.splitter.sizes()
     assert panel >= 140 and results >= 300 and preview >= 340, window.splitter.sizes()
     assert preview > results > panel  # the video and its transcript get the most room
-    qtbot.keyClicks(window.search, "giraffe")
+    qtbot.keyClicks(window.search_pane.search, "giraffe")
     qtbot.waitUntil(lambda: window.row_widget(0) is not None, timeout=10_000)
     row = window.row_widget(0)
     assert row is not None and row.text.width() >= 180  # a column of words, not of letters
@@ -264,16 +269,16 @@ def test_panes_keep_readable_widths(
 def test_the_status_line_keeps_its_height(qtbot: QtBot, two_courses: Library) -> None:
     window = shown_window(qtbot, two_courses)
     window.resize(1024, 700)
-    qtbot.keyClicks(window.search, "giraffe")
-    qtbot.waitUntil(lambda: "ms)" in window.status.text(), timeout=10_000)
+    qtbot.keyClicks(window.search_pane.search, "giraffe")
+    qtbot.waitUntil(lambda: "ms)" in window.search_pane.status.text(), timeout=10_000)
     qtbot.wait(50)
-    before = (window.status.height(), window.results.height())
+    before = (window.search_pane.status.height(), window.search_pane.results.height())
     # A message as long as a failed search's (a model that cannot load, a long query).
     long = "The search model could not load: " + "a long reason " * 12
-    window.status.setText(long)
+    window.search_pane.status.setText(long)
     qtbot.wait(50)
-    assert (window.status.height(), window.results.height()) == before
-    assert window.status.toolTip() == long  # whole, where two lines cannot hold it
+    assert (window.search_pane.status.height(), window.search_pane.results.height()) == before
+    assert window.search_pane.status.toolTip() == long  # whole, where two lines cannot hold it
 
 
 def test_click_on_a_course_arrow_only_opens_it(qtbot: QtBot, two_courses: Library) -> None:
@@ -284,7 +289,7 @@ def test_click_on_a_course_arrow_only_opens_it(qtbot: QtBot, two_courses: Librar
     rect = window.panel.visualItemRect(item)
     arrow = QPoint(rect.x() - window.panel.indentation() // 2, rect.center().y())
     QTest.mouseClick(window.panel.viewport(), Qt.MouseButton.LeftButton, pos=arrow)
-    assert item.isExpanded() and window.course_box.currentData() is None
+    assert item.isExpanded() and window.search_pane.course_box.currentData() is None
 
 
 def test_a_result_rows_menu_copies_its_link_and_a_quote_with_its_time(
@@ -294,7 +299,7 @@ def test_a_result_rows_menu_copies_its_link_and_a_quote_with_its_time(
     the moment and the file's hash (what finds the file after a move: tests/app/
     test_links_window.py opens such links)."""
     window = shown_window(qtbot, two_courses)
-    qtbot.keyClicks(window.search, "hippopotamus")
+    qtbot.keyClicks(window.search_pane.search, "hippopotamus")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source.endswith(".srt"))
     hit = window.result_at(0)
     assert hit is not None and hit.start_ms is not None
@@ -319,18 +324,18 @@ def test_a_library_refresh_keeps_what_the_window_just_said(
     """The status said "Opened …" (a link, a lecture from the panel) and the refresh that
     follows an import or a removal replaced it with the library's size."""
     window = shown_window(qtbot, two_courses)
-    qtbot.waitUntil(lambda: window.status.text() == "3 files in the library")
+    qtbot.waitUntil(lambda: window.search_pane.status.text() == "3 files in the library")
     (tmp_path / "Botany" / "roots.md").write_text("# Roots\n\nRoots take up water.\n")
     two_courses.ingest([tmp_path / "Botany"])
     window.refresh_library()  # while idle, the size follows the library
-    qtbot.waitUntil(lambda: window.status.text() == "4 files in the library")
-    window.status.setText("Opened lecture at 00:42")
+    qtbot.waitUntil(lambda: window.search_pane.status.text() == "4 files in the library")
+    window.search_pane.status.setText("Opened lecture at 00:42")
     reads: list[object] = []
     window.refresh_library()
     window.tasks.run(lambda: None, reads.append)  # one worker: done after the refresh
     qtbot.waitUntil(lambda: bool(reads))
     qtbot.wait(50)
-    assert window.status.text() == "Opened lecture at 00:42"
+    assert window.search_pane.status.text() == "Opened lecture at 00:42"
 
 
 def test_a_long_status_ends_in_an_ellipsis_on_its_second_line_and_is_whole_in_its_tooltip(

@@ -385,7 +385,7 @@ def test_screen_text_turned_off_in_settings_is_not_read_at_the_next_import(
 
 
 def playing(window: SearchWindow) -> bool:
-    return window.preview_pane.has_player and window.player.is_playing()
+    return window.preview_pane.has_player and window.preview_pane.player.is_playing()
 
 
 @pytest.fixture(scope="module")
@@ -414,19 +414,20 @@ def test_changing_the_player_keeps_the_lecture_on_screen(
     qtbot.addWidget(window)
     window.show()
     window.play(str(lecture_video), 30_000)
-    qtbot.waitUntil(lambda: window.player.is_playing(), timeout=15_000)
-    assert window.player.backend_name == "qt"
+    qtbot.waitUntil(lambda: window.preview_pane.player.is_playing(), timeout=15_000)
+    assert window.preview_pane.player.backend_name == "qt"
     seen: list[SettingsDialog] = []
     _in_the_dialog(lambda d: d.player_box.setCurrentIndex(d.player_box.findData("vlc")), seen)
     window.open_settings()
     assert seen
     qtbot.waitUntil(
-        lambda: window.preview_pane.has_player and window.player.is_playing(), timeout=15_000
+        lambda: window.preview_pane.has_player and window.preview_pane.player.is_playing(),
+        timeout=15_000,
     )
-    assert window.preview.currentWidget() is window.player
-    assert window.player.backend_name == "vlc"
-    assert window.player.position_ms() >= 29_000
-    window.player.shutdown()
+    assert window.preview_pane.stack.currentWidget() is window.preview_pane.player
+    assert window.preview_pane.player.backend_name == "vlc"
+    assert window.preview_pane.player.position_ms() >= 29_000
+    window.preview_pane.player.shutdown()
 
 
 def test_verifying_a_one_file_model_says_so_in_the_singular(

@@ -105,12 +105,13 @@ def test_the_window_searches_deterministically_on_the_inline_pool(
     library.ingest([notes])
     window = SearchWindow(library, tasks=Tasks(inline=True))
     qtbot.addWidget(window)
-    assert window.course_box.count() == 2  # the panel and the filter read the library inline
-    window.search.setText("what do giraffes eat")
+    # The panel and the filter read the library inline.
+    assert window.search_pane.course_box.count() == 2
+    window.search_pane.search.setText("what do giraffes eat")
     window.search_pane.start_search()  # not waiting for the debounce
-    assert re.fullmatch(r"1 result \(\d+ ms\)", window.status.text())
+    assert re.fullmatch(r"1 result \(\d+ ms\)", window.search_pane.status.text())
     first = window.result_at(0)
     assert first is not None and first.source == str(notes)
     window.open_current()
-    assert window.preview.currentWidget() is window.code_view
-    assert window.code_view.current_line == (first.line or first.line_start)
+    assert window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
+    assert window.preview_pane.code_view.current_line == (first.line or first.line_start)

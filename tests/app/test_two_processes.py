@@ -44,8 +44,8 @@ def botany(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _show(qtbot: QtBot, window: SearchWindow, query: str, source: Path) -> None:
-    window.search.clear()
-    qtbot.keyClicks(window.search, query)
+    window.search_pane.search.clear()
+    qtbot.keyClicks(window.search_pane.search, query)
     qtbot.waitUntil(
         lambda: (r := window.result_at(0)) is not None and r.source == str(source),
         timeout=30_000,

@@ -64,6 +64,6 @@ def test_add_from_url_fetches_and_imports_the_page_s_lecture(
     (video,) = [f.path for f in report.files if f.path.endswith(".mp4")]
     assert window.library.origin(video) == page
     assert window.panel.state_of(video) == "indexed"
-    qtbot.keyClicks(window.search, "capybara largest rodent")
+    qtbot.keyClicks(window.search_pane.search, "capybara largest rodent")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == video)
     assert window.result_at(0).course == "Zoology"  # type: ignore[union-attr]

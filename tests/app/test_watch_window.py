@@ -62,12 +62,12 @@ def test_a_followed_folder_imports_what_is_dropped_into_it(
     dropped = course / "week2.md"
     os.replace(outside, dropped)
     qtbot.waitUntil(lambda: window.panel.state_of(str(dropped)) == "indexed", timeout=60_000)
-    assert "1 new or changed file imported" in window.import_status.text()
-    qtbot.keyClicks(window.search, "capybara largest rodent")
+    assert "1 new or changed file imported" in window.import_bar.status.text()
+    qtbot.keyClicks(window.search_pane.search, "capybara largest rodent")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == str(dropped))
 
     first.unlink()
-    qtbot.waitUntil(lambda: "1 file is missing" in window.import_status.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: "1 file is missing" in window.import_bar.status.text(), timeout=60_000)
     qtbot.waitUntil(lambda: window.panel.state_of(str(first)) == "missing", timeout=10_000)
     assert window.library.source(str(first)) is not None
 

@@ -26,9 +26,9 @@ def test_empty_library_says_what_to_drop(qtbot: QtBot, library: Library) -> None
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: window.status.text() == EMPTY_LIBRARY)
-    assert window.placeholder.text() == EMPTY_LIBRARY
-    assert window.focusWidget() is window.search
+    qtbot.waitUntil(lambda: window.search_pane.status.text() == EMPTY_LIBRARY)
+    assert window.preview_pane.placeholder.text() == EMPTY_LIBRARY
+    assert window.focusWidget() is window.search_pane.search
 
 
 def test_typing_shows_results_without_blocking(
@@ -41,37 +41,42 @@ def test_typing_shows_results_without_blocking(
     window = SearchWindow(library)
     qtbot.addWidget(window)
     window.show()
-    qtbot.keyClicks(window.search, "hippopotamus")
-    qtbot.waitUntil(lambda: window.results.count() > 0, timeout=10_000)
+    qtbot.keyClicks(window.search_pane.search, "hippopotamus")
+    qtbot.waitUntil(lambda: window.search_pane.results.count() > 0, timeout=10_000)
     first = window.result_at(0)
     assert first is not None
     assert first.source == str(lecture) and first.kind == SegmentKind.TRANSCRIPT
     assert first.start_ms == HIPPO_MS
     assert location(first) == "00:31"
-    assert re.fullmatch(r"\d+ results \(\d+ ms\)", window.status.text())
+    assert re.fullmatch(r"\d+ results \(\d+ ms\)", window.search_pane.status.text())
     # A new query replaces the rows; Esc clears the box and the list.
-    window.search.clear()
-    qtbot.keyClicks(window.search, "giraffe neck")
+    window.search_pane.search.clear()
+    qtbot.keyClicks(window.search_pane.search, "giraffe neck")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == str(notes))
-    qtbot.keyClick(window.search, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: window.search.text() == "" and window.results.count() == 0)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Escape)
+    qtbot.waitUntil(
+        lambda: window.search_pane.search.text() == "" and window.search_pane.results.count() == 0
+    )
 
 
 def test_a_question_the_library_cannot_answer_says_so(
     qtbot: QtBot, library: Library, tmp_path: Path
 ) -> None:
     window = giraffe_window(qtbot, library, tmp_path)
-    qtbot.keyClicks(window.search, "how long should I knead bread dough")
+    qtbot.keyClicks(window.search_pane.search, "how long should I knead bread dough")
     expected = "Nothing in your library is close to “how long should I knead bread dough”."
-    qtbot.waitUntil(lambda: window.status.text() == expected, timeout=10_000)
-    assert window.results.count() == 0
-    assert window.empty_note.isVisible() and window.empty_note.text() == expected
+    qtbot.waitUntil(lambda: window.search_pane.status.text() == expected, timeout=10_000)
+    assert window.search_pane.results.count() == 0
+    assert (
+        window.search_pane.empty_note.isVisible()
+        and window.search_pane.empty_note.text() == expected
+    )
     # A question it can answer still gets its rows.
-    window.search.clear()
-    qtbot.keyClicks(window.search, "what do giraffes eat")
-    qtbot.waitUntil(lambda: window.results.count() > 0, timeout=10_000)
-    assert re.fullmatch(r"1 result \(\d+ ms\)", window.status.text())
-    assert not window.empty_note.isVisible()
+    window.search_pane.search.clear()
+    qtbot.keyClicks(window.search_pane.search, "what do giraffes eat")
+    qtbot.waitUntil(lambda: window.search_pane.results.count() > 0, timeout=10_000)
+    assert re.fullmatch(r"1 result \(\d+ ms\)", window.search_pane.status.text())
+    assert not window.search_pane.empty_note.isVisible()
 
 
 def test_dropping_a_folder_imports_it_while_search_keeps_working(
@@ -89,15 +94,15 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
     window.import_bar.progress_reported.connect(reports.append)
     with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
         drop(window, [course])
-        assert window.importing and window.progress.isVisible()
-        qtbot.keyClicks(window.search, "giraffe")  # typing during the import is fine
+        assert window.importing and window.import_bar.progress.isVisible()
+        qtbot.keyClicks(window.search_pane.search, "giraffe")  # typing during the import is fine
     assert blocker.args is not None
     report = blocker.args[0]
     assert isinstance(report, IngestReport)
     assert report.count(Outcome.INDEXED) == 2 and report.count(Outcome.ERROR) == 1
-    assert not window.importing and not window.progress.isVisible()
-    assert "2 indexed, 1 error" in window.import_status.text()
-    assert "broken.pdf: not a PDF file" in window.import_status.text()
+    assert not window.importing and not window.import_bar.progress.isVisible()
+    assert "2 indexed, 1 error" in window.import_bar.status.text()
+    assert "broken.pdf: not a PDF file" in window.import_bar.status.text()
     assert reports and reports[-1].fraction == 1.0
     assert reports[-1].result is not None
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.title != "")
@@ -115,13 +120,13 @@ def test_closing_mid_search_leaves_nothing_running_on_the_library(
     """A query typed just before the window closes (its debounce still pending, or its
     search on the pool) never runs against the library once the window has closed."""
     window = giraffe_window(qtbot, library, tmp_path)
-    qtbot.keyClicks(window.search, "giraffe")
-    qtbot.waitUntil(lambda: window.results.count() > 0, timeout=10_000)
-    window.search.clear()
-    qtbot.keyClicks(window.search, "acacia leaves")  # the debounce has not fired yet
+    qtbot.keyClicks(window.search_pane.search, "giraffe")
+    qtbot.waitUntil(lambda: window.search_pane.results.count() > 0, timeout=10_000)
+    window.search_pane.search.clear()
+    qtbot.keyClicks(window.search_pane.search, "acacia leaves")  # the debounce has not fired yet
     window.close()
     library.close()  # as app.main does once the event loop ends
-    status = window.status.text()
+    status = window.search_pane.status.text()
     qtbot.wait(500)  # long past the debounce
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
-    assert window.status.text() == status
+    assert window.search_pane.status.text() == status
