@@ -38,27 +38,23 @@ from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import plan, resolved, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.index.indexer import Indexer
-from engine.integrations import documents
 from engine.library.folder import prepare_folder, refuse_lost_database
 from engine.library.models import LibraryModels
+from engine.library.records import Records
 from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
-from engine.store import Course, SegmentRow, Source, Store
-from engine.types import ParsedSource, SourceKind, SourceStatus, Timing
+from engine.store import Source, Store
+from engine.types import ParsedSource, SourceKind, SourceStatus
 
 if TYPE_CHECKING:
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
 
-# What integrations keep in the library's meta table, per course or file.
-FOLLOW_KEY = "follow:"  # + course name, case-folded: "1" while it follows its folder
-ORIGIN_KEY = "origin:"  # + a fetched file's path: the page it came from
 
-
-class Library:
+class Library(Records):
     """One library folder. Safe to search from one thread while another ingests.
 
     Raises:
@@ -349,137 +345,6 @@ class Library:
         if outside != self._outside and not self.access.writing_here:
             self._outside = outside
             self.indexer.open(quiet=True, reload=False)
-
-    # --- management ---------------------------------------------------------------------
-
-    def courses(self) -> list[Course]:
-        return self.store.catalog.courses()
-
-    def sources(self, course: str | None = None) -> list[Source]:
-        return self.store.catalog.sources(self.store.catalog.course_id(course) if course else None)
-
-    def flag(self, name: str) -> bool:
-        """A one-time fact stored with the library, e.g. that the demo course was offered."""
-        return self.store.meta.get(f"flag:{name}") == "1"
-
-    def set_flag(self, name: str) -> None:
-        if self.read_only is None:  # a read-only library asks again next time
-            self.store.meta.set(f"flag:{name}", "1")
-
-    def source(self, path: str) -> Source | None:
-        """The library's record of a file (by the path search results carry)."""
-        return self.store.catalog.source_by_path(path)
-
-    def course(self, name: str) -> Course:
-        """The course named ``name``, in any case.
-
-        Raises:
-            NotFoundError: no such course.
-        """
-        found = next((c for c in self.courses() if c.name.casefold() == name.casefold()), None)
-        if found is None:
-            raise NotFoundError(f"no course named {name!r}")
-        return found
-
-    def segment(self, segment_id: int) -> SegmentRow | None:
-        """A stored segment by the id a search result carries (None: gone since)."""
-        return self.store.segments.by_ids([segment_id]).get(segment_id)
-
-    def segments_of(self, path: str) -> list[SegmentRow]:
-        """A file's segments in their order.
-
-        Raises:
-            NotFoundError: no such file in the library.
-        """
-        return self.store.segments.of_source(self._source_or_raise(path).id)
-
-    def sources_with_content(self, sha256: str) -> list[Source]:
-        """The indexed files whose content has this hash (a moved or copied file)."""
-        return self.store.catalog.sources_by_sha256(sha256)
-
-    # --- what integrations keep: the folders followed, the pages files came from ---------
-
-    def follows(self, course: str) -> bool:
-        """Whether a course follows its folder (watch folders import what is added there)."""
-        return self.store.meta.get(FOLLOW_KEY + course.casefold()) == "1"
-
-    def follow(self, course: str, on: bool = True) -> None:
-        """Make a course follow its folder (or stop).
-
-        Raises:
-            NotFoundError: no such course, or it was not imported as a folder.
-            LibraryError: the library is read-only.
-        """
-        found = self.course(course)
-        if on and not found.root:
-            raise NotFoundError(
-                f"the course {found.name!r} was not imported as a folder: "
-                "there is no folder to follow"
-            )
-        value = "1" if on else "0"
-        self._keep(FOLLOW_KEY + found.name.casefold(), value, "follow a folder")
-
-    def origin(self, path: Path | str) -> str | None:
-        """The page an imported file came from (None for a file of the user's own)."""
-        return self.store.meta.get(ORIGIN_KEY + str(path))
-
-    def set_origin(self, path: Path | str, url: str) -> None:
-        """Record the page a file was fetched from.
-
-        Raises:
-            LibraryError: the library is read-only.
-        """
-        self._keep(ORIGIN_KEY + str(path), url, "import from a web page")
-
-    def _keep(self, key: str, value: str, what: str) -> None:
-        # One row, written alone: it waits for no import (another process's included),
-        # as SQLite serialises it with their transactions.
-        self.access.refuse_if_read_only(what)
-        with self.store.transaction():
-            self.store.meta.set(key, value)
-
-    # --- a file's documents -------------------------------------------------------------
-
-    def transcript(self, path: str) -> list[Timing]:
-        """The spoken sentences (or subtitle cues) of a lecture in time order, once each.
-
-        Raises:
-            NotFoundError: no such file in the library.
-        """
-        return documents.transcript(self.store, self._source_or_raise(path))
-
-    def chapters(self, path: str) -> list[documents.Chapter]:
-        """A lecture's chapters: where its slide (or the text on its screen) changes, titled.
-
-        Raises:
-            NotFoundError: no such file in the library.
-        """
-        return documents.chapters(self.store, self._source_or_raise(path))
-
-    def slide_pages(self, path: str) -> list[documents.SlidePage]:
-        """A deck's pages as its import read them (titles and text), for showing a slide
-        without reading the file again.
-
-        Raises:
-            NotFoundError: no such file in the library.
-        """
-        return documents.slide_pages(self.store, self._source_or_raise(path))
-
-    def source_text(self, path: str, member: str | None = None) -> str:
-        """The text of a code or notes file, or of a file inside an imported archive,
-        decoded the way the import decoded it (for showing it at the matched line).
-
-        Raises:
-            NotFoundError: the file is not in the library, or the archive has no such member.
-            UnreadableFileError: the file is gone or changed so it cannot be read as text.
-        """
-        return documents.source_text(self._source_or_raise(path), self._config.limits, member)
-
-    def _source_or_raise(self, path: str) -> Source:
-        source = self.store.catalog.source_by_path(path)
-        if source is None:
-            raise NotFoundError(f"{path} is not in the library")
-        return source
 
     def remove(self, target: str) -> int:
         """Remove a course (by name) or a source (by path); returns sources removed.

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from engine.errors import LibraryBusyError, LibraryError
 from engine.library import Library
-from engine.library.facade import FOLLOW_KEY
 from engine.library.folder import LibraryLock
+from engine.library.records import FOLLOW_KEY
 
 DATABASE = "library.db"
 # The library's own files, from the database to what is made from it.
