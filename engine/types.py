@@ -74,3 +74,4 @@ class ParsedSource:
     segments: tuple[SegmentDraft, ...]
     duration_ms: int | None = None
     warnings: tuple[str, ...] = field(default=())
+    speech_model: str | None = None  # the model that heard it (None: not transcribed)

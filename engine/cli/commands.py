@@ -207,6 +207,7 @@ def cmd_list(ctx: Context) -> int:
                         "status": s.status.value,
                         "error": s.error,
                         "segments": s.segments,
+                        "speech_model": s.speech_model,
                     }
                     for s in sources
                 ]

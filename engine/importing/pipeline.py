@@ -375,6 +375,7 @@ class Pipeline:
             vectors,
             sentences,
             finished,
+            parsed.speech_model,
         )
         return content, embedder
 

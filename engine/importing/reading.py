@@ -138,7 +138,9 @@ class Reader:
             raise UnreadableFileError("no speech found")
         kind = SourceKind.VIDEO if info.has_video else SourceKind.AUDIO
         windows = transcript_windows(parts, self.config.chunking)
-        return ParsedSource(kind, path.stem, tuple(windows), duration_ms=info.duration_ms)
+        return ParsedSource(
+            kind, path.stem, tuple(windows), duration_ms=info.duration_ms, speech_model=model
+        )
 
     def _recognise(
         self,

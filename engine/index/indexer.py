@@ -47,6 +47,7 @@ class SourceContent:
     vectors: np.ndarray
     sentences: Sequence[np.ndarray]
     finished: bool = True  # False: a later stage (the video's frames) still has to run
+    speech_model: str | None = None  # the model that transcribed it, if one did
 
 
 def _with_text(ids: Sequence[int], drafts: Sequence[SegmentDraft]) -> np.ndarray:
@@ -211,6 +212,7 @@ class Indexer:
                     space=SPACE,
                     status=status,
                     sentences=content.sentences,
+                    speech_model=content.speech_model,
                 )
             index.delete(old)
             index.add(_with_text(ids, content.segments), content.vectors)

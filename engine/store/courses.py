@@ -48,6 +48,7 @@ class Source:
     embedder_id: str | None
     segments: int = 0
     mtime_ns: int | None = None
+    speech_model: str | None = None  # the model that transcribed it (None: not transcribed)
 
     @classmethod
     def from_row(cls, row: Record) -> Source:
@@ -66,13 +67,15 @@ class Source:
             embedder_id=row.embedder_id,
             segments=row.segments,
             mtime_ns=row.mtime_ns,
+            speech_model=row.speech_model,
         )
 
 
 _SOURCE_SELECT = (
     "SELECT s.id, s.course_id, c.name AS course, s.path, s.kind, s.title, s.sha256, s.size, "
     "s.duration_ms, s.status, s.error, s.embedder_id, "
-    "(SELECT count(*) FROM segments g WHERE g.source_id = s.id) AS segments, s.mtime_ns "
+    "(SELECT count(*) FROM segments g WHERE g.source_id = s.id) AS segments, s.mtime_ns, "
+    "{speech_model} AS speech_model "
     "FROM sources s JOIN courses c ON c.id = s.course_id "
 )
 
@@ -82,6 +85,10 @@ class Catalog:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        # A read-only library a step behind (schema 5) has no speech_model column yet.
+        columns = {row.name for row in db.rows("PRAGMA table_info(sources)")}
+        speech = "s.speech_model" if "speech_model" in columns else "NULL"
+        self._source_select = _SOURCE_SELECT.format(speech_model=speech)
 
     # --- courses ------------------------------------------------------------------------
 
@@ -126,7 +133,7 @@ class Catalog:
     # --- sources ------------------------------------------------------------------------
 
     def _sources(self, where: str, args: Sequence[object]) -> list[Source]:
-        rows = self._db.rows(_SOURCE_SELECT + where + " ORDER BY c.name, s.path", args)
+        rows = self._db.rows(self._source_select + where + " ORDER BY c.name, s.path", args)
         return [Source.from_row(r) for r in rows]
 
     def sources(self, course_id: int | None = None) -> list[Source]:
@@ -189,11 +196,13 @@ class Catalog:
         duration_ms: int | None,
         embedder_id: str | None,
         status: SourceStatus,
+        speech_model: str | None = None,
     ) -> None:
         """Record a source's new content and status (clearing its error)."""
         self._db.execute(
             "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
-            "embedder_id = ?, status = ?, error = NULL, indexed_at = ? WHERE id = ?",
+            "embedder_id = ?, speech_model = ?, status = ?, error = NULL, indexed_at = ? "
+            "WHERE id = ?",
             (
                 title,
                 sha256,
@@ -201,6 +210,7 @@ class Catalog:
                 mtime_ns,
                 duration_ms,
                 embedder_id,
+                speech_model,
                 status.value,
                 now_iso(),
                 source_id,

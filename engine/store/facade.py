@@ -78,6 +78,7 @@ class Store:
         space: str,
         status: SourceStatus = SourceStatus.INDEXED,
         sentences: Sequence[np.ndarray | None] = (),
+        speech_model: str | None = None,
     ) -> list[int]:
         """Swap a source's segments for new ones and mark it indexed, in one transaction.
 
@@ -100,6 +101,7 @@ class Store:
             duration_ms=duration_ms,
             embedder_id=embedder_id,
             status=status,
+            speech_model=speech_model,
         )
         return ids
 

@@ -172,6 +172,12 @@ MIGRATIONS: tuple[str, ...] = (
     INSERT INTO meta(key, value) VALUES ('library_id', lower(hex(randomblob(16))))
         ON CONFLICT(key) DO NOTHING;
     """,
+    # 6: which speech model heard a transcribed file (NULL: its text came from subtitles or
+    # a parser), so a user can tell which files a better model would improve. A column
+    # added at the end: a read-only library a step behind still reads (as NULL).
+    """
+    ALTER TABLE sources ADD COLUMN speech_model TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest version a read-only library can be searched at: later steps change only rows.
@@ -199,7 +205,7 @@ def migrate(conn: sqlite3.Connection) -> None:
                 conn.execute("COMMIT")
                 break
             for statement in _statements(MIGRATIONS[version]):
-                conn.execute(statement)
+                _run_step(conn, statement)
             conn.execute(f"PRAGMA user_version = {version + 1}")
             conn.execute("COMMIT")
         except BaseException:
@@ -207,6 +213,18 @@ def migrate(conn: sqlite3.Connection) -> None:
                 conn.execute("ROLLBACK")
             raise
         log.info("library schema migrated to version %d", version + 1)
+
+
+def _run_step(conn: sqlite3.Connection, statement: str) -> None:
+    """One statement of a step. Steps run again on a database whose version was set back
+    (an older copy of the program's, a test); SQLite has no ``ADD COLUMN IF NOT EXISTS``,
+    so a column already there counts as added."""
+    try:
+        conn.execute(statement)
+    except sqlite3.OperationalError as e:
+        if "ADD COLUMN" in statement.upper() and "duplicate column name" in str(e):
+            return
+        raise
 
 
 def _version(conn: sqlite3.Connection) -> int:

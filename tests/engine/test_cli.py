@@ -403,6 +403,7 @@ def test_list_and_stats(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Pa
     assert by_name["escape.zip"]["status"] == "error"
     assert "escapes its folder" in by_name["escape.zip"]["error"]
     assert by_name["titration.md"]["course"] == "Chemistry"
+    assert {s["speech_model"] for s in listed} == {None}  # nothing here was transcribed
     only_chem = cli("list", "--course", "Chemistry", "--json").json()
     assert [Path(s["path"]).name for s in only_chem] == ["titration.md"]  # type: ignore[union-attr]
 

@@ -86,6 +86,8 @@ def test_screen_text_and_speech_model_changed_reach_the_next_import(
     report = opened.ingest([narrated_slide], progress=progress)
     assert [f.outcome for f in report.files] == [Outcome.INDEXED], report
     assert transcribed_by == [(SPEECH, False), (COPY, True)]
+    source = opened.source(str(narrated_slide))
+    assert source is not None and source.speech_model == COPY  # the new model's id, kept
     kinds = opened.stats()["segments_by_kind"]
     assert isinstance(kinds, dict) and SegmentKind.TRANSCRIPT.value in kinds
     assert SegmentKind.SCREEN.value not in kinds, kinds

@@ -247,12 +247,13 @@ RELEASED_MIGRATIONS = (
     "10f28ded16de8c8df279538b9682196c78e22fb347f405455e66997dec4bd2b3",
     "a690d39c3cf29a83488fce06c0bc6ebb0048b8c1bef45f8b095ec396b46a5dfd",
     "92f383234de5eaca5ab128f446252c125503961ba811529e379036b84a5fe00b",
+    "9463ebfc9977a5824f4290f51f795095960cf52130d8330b2b3eab5ab480d707",
 )
 
 
 def test_released_migration_steps_never_change() -> None:
     # Libraries on users' disks were made by these scripts; a change needs a new step.
-    assert SCHEMA_VERSION == len(MIGRATIONS) == 5
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 6
     digests = tuple(hashlib.sha256(step.encode()).hexdigest() for step in MIGRATIONS)
     assert digests == RELEASED_MIGRATIONS
 
@@ -409,9 +410,34 @@ def test_a_read_only_open_reads_a_library_a_row_step_behind_and_changes_nothing(
     assert store.catalog.courses() == []
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 3
     store.close()
+    _a_library_a_step_before_the_speech_model_reads_its_files(tmp_path)
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA user_version = 2")  # tables of step 3 missing: cannot be read as is
     conn.commit()
     conn.close()
     with pytest.raises(LibraryError, match="cannot be opened until it can be upgraded"):
         Store(path, read_only=True)
+
+
+def _a_library_a_step_before_the_speech_model_reads_its_files(tmp_path: Path) -> None:
+    """Schema 5 (before step 6 added sources.speech_model), opened read-only: its files are
+    listed, with no speech model; migrated, the same."""
+    path = tmp_path / "v5.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    script = ";\n".join(MIGRATIONS[:5])
+    conn.executescript(f"BEGIN;\n{script};\nPRAGMA user_version = 5;\nCOMMIT;")
+    conn.execute("INSERT INTO courses(id, name, root, created_at) VALUES (1, 'Old', NULL, 'x')")
+    conn.execute(
+        "INSERT INTO sources(id, course_id, path, kind, title, status, added_at) "
+        "VALUES (1, 1, '/old.mp4', 'video', 'old', 'indexed', 'x')"
+    )
+    conn.close()
+    store = Store(path, read_only=True)
+    [source] = store.catalog.sources()
+    assert (source.path, source.speech_model) == ("/old.mp4", None)
+    store.close()
+    store = Store(path)
+    [source] = store.catalog.sources()
+    assert (source.path, source.speech_model) == ("/old.mp4", None)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    store.close()
