@@ -120,8 +120,8 @@ OFF_TOPIC_QUERIES: tuple[str, ...] = (
 
 
 def default_data_dir() -> Path:
-    """``../shared/eval`` beside the checkout (the repo root is engine/..)."""
-    return Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+    """``../shared/eval`` beside the checkout (this file is ROOT/engine/search/evaluate.py)."""
+    return Path(__file__).resolve().parents[3] / "shared" / "eval"
 
 
 def default_work_dir(name: str, model_id: str) -> Path:

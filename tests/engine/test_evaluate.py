@@ -9,7 +9,14 @@ from typing import cast
 
 from engine.config import EngineConfig
 from engine.models.embedder import OnnxEmbedder
-from engine.search.evaluate import ABLATION, _metrics, _ndcg, format_table, scifact
+from engine.search.evaluate import (
+    ABLATION,
+    _metrics,
+    _ndcg,
+    default_data_dir,
+    format_table,
+    scifact,
+)
 
 
 def test_first_hit_metrics() -> None:
@@ -78,3 +85,11 @@ def test_ablation_runs_every_stage_on_a_small_benchmark(
         assert rows[mode]["hit@1"] == 1.0, mode
     assert rows["default"]["off_topic_answered"] < rows["+multi-granularity"]["off_topic_answered"]
     assert "+multi-granularity" in format_table(table)
+
+
+def test_the_default_data_is_the_shared_folder_beside_the_checkout() -> None:
+    """`coursedex eval` with no --data reads ../shared/eval from the repository root, wherever
+    evaluate.py sits in the engine's packages (it looked in the checkout itself once moved)."""
+    root = Path(__file__).resolve().parents[2]
+    assert (root / "engine").is_dir() and (root / "pyproject.toml").is_file()
+    assert default_data_dir() == root.parent / "shared" / "eval"
