@@ -1,6 +1,7 @@
 """The read step of an import (engine/importing/reading.py), its Reader built directly: a
 file's text from its parser, its speech transcribed in a child process and kept part by
-part in the library, pages without a text layer read with OCR only when screen text is on.
+part in the library, pages without a text layer read with OCR only when screen text is on,
+a video's scenes and on-screen text.
 
 Everything is real: a Store on a temporary folder, espeak-ng speech, Whisper tiny.en in its
 child process, RapidOCR.
@@ -29,6 +30,7 @@ from tools.lecture_media import Clip, make_lecture_video, slide_image, speak
 
 SPEECH = "faster-whisper-tiny.en"
 FIRST = "The octopus has three hearts."
+ON_SCREEN_ONLY = "marmalade"  # on the slide, never said
 SECOND = "Paris is the capital city of France."
 
 
@@ -46,10 +48,10 @@ class Stages:
 class Recognizers:
     """The library's text readers as the import gets them: real RapidOCR, each request kept."""
 
-    asked: list[int] = field(default_factory=list)
+    asked: list[bool] = field(default_factory=list)  # each request's ``alongside``
 
     def __call__(self, threads: int, *, alongside: bool = False) -> TextRecognizer:
-        self.asked.append(threads)
+        self.asked.append(alongside)
         return RapidTextRecognizer(threads=threads)
 
 
@@ -226,3 +228,44 @@ def test_a_video_without_an_audio_track_is_unreadable_with_a_one_line_reason(
     assert "no audio track" in reason and "\n" not in reason
     assert store.recordings.transcript_parts("silent-sha", SPEECH) == []
     assert store.recordings.transcript_finished("silent-sha", SPEECH) is None
+
+
+@pytest.fixture(scope="module")
+def narrated_slide(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A video of one slide whose last line is only on screen, with a spoken sentence."""
+    folder = tmp_path_factory.mktemp("video")
+    picture = slide_image(
+        ["Marine biology", f"Example: {ON_SCREEN_ONLY}"], folder / "slide.png", size=(640, 360)
+    )
+    video = folder / "octopus.mp4"
+    make_lecture_video(video, [Clip(picture, FIRST, seconds=2.0)], fps=5)
+    return video
+
+
+@pytest.mark.parametrize("screen_text", [True, False])
+def test_a_videos_frames_are_read_alongside_its_speech_when_screen_text_is_on(
+    store: Store,
+    speech_models: ModelRegistry,
+    narrated_slide: Path,
+    tmp_path: Path,
+    screen_text: bool,
+) -> None:
+    recognizers, stages = Recognizers(), Stages()
+    reader = _reader(store, speech_models, tmp_path, recognizers, screen_text=screen_text)
+    try:
+        parsed = reader.read(
+            narrated_slide, "video-sha", transcribe=True, stage=stages, cancel=None
+        )
+        scenes = reader.scan_frames(narrated_slide, "video-sha", stages, None)
+    finally:
+        reader.close()
+    assert parsed.kind is SourceKind.VIDEO and "octopus" in _text(parsed.segments)
+    assert ON_SCREEN_ONLY not in _text(parsed.segments)  # the speech never says it
+    assert scenes and scenes[0].scene.start_ms == 0
+    on_screen = " ".join(s.text for s in scenes).lower()
+    if screen_text:
+        assert recognizers.asked == [True]  # one reader, for the frames alongside the speech
+        assert ON_SCREEN_ONLY in on_screen
+        assert Stage.READING_SCREEN in stages.seen
+    else:
+        assert recognizers.asked == [] and not on_screen.strip()
