@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,42 +20,18 @@ from engine.library.folder import (
     remove_stale_temporaries,
     remove_unused_thumbnails,
 )
+from tests.engine.lock_holder import end, hold, try_to_hold
 
-ROOT = Path(__file__).resolve().parents[2]
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0  # root may write to a read-only folder
-
-# Takes the lock in another process, says so, and holds it until its stdin closes.
-HOLDER = """
-import sys
-from pathlib import Path
-from engine.library.folder import LibraryLock
-lock = LibraryLock(Path(sys.argv[1]), lambda: None, lambda: None)
-print("held" if lock.acquire() else "busy", flush=True)
-sys.stdin.read()
-"""
 
 
 @pytest.fixture
 def holder(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
     """Another process holding ``tmp_path/library.lock``."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(tmp_path / "library.lock")],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "held"
+    proc = hold(tmp_path / "library.lock")
     yield proc
     proc.kill()
     proc.wait(timeout=10)
-
-
-def _end(proc: subprocess.Popen[str]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.close()
-    assert proc.wait(timeout=10) == 0
 
 
 class Calls:
@@ -101,7 +76,7 @@ def test_another_process_holding_the_lock_refuses_it_without_waiting(
     lock = _lock(tmp_path / "library.lock", calls)
     assert not lock.acquire()
     assert (lock.held, calls.taken, calls.leaving) == (False, 0, 0)
-    _end(holder)
+    end(holder)
     assert lock.acquire()
     assert calls.taken == 1
     lock.release()
@@ -121,16 +96,7 @@ def test_a_killed_holder_leaves_the_lock_free(
 def test_a_holder_in_this_process_keeps_another_process_out(tmp_path: Path) -> None:
     lock = _lock(tmp_path / "library.lock")
     assert lock.acquire()
-    out = subprocess.run(
-        [sys.executable, "-c", HOLDER, str(tmp_path / "library.lock")],
-        cwd=ROOT,
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert out.stdout.strip() == "busy"
+    assert try_to_hold(tmp_path / "library.lock") == "busy"
     lock.release()
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,18 +19,7 @@ from engine.library.folder import prepare_folder
 from engine.library.write_access import WriteAccess
 from engine.store import Store
 from engine.types import SourceKind, SourceStatus
-
-ROOT = Path(__file__).resolve().parents[2]
-
-# Takes the lock in another process, says so, and holds it until its stdin closes.
-HOLDER = """
-import sys
-from pathlib import Path
-from engine.library.folder import LibraryLock
-lock = LibraryLock(Path(sys.argv[1]), lambda: None, lambda: None)
-print("held" if lock.acquire() else "busy", flush=True)
-sys.stdin.read()
-"""
+from tests.engine.lock_holder import end, hold
 
 USED, UNUSED = "0123456789abcdef-0000.jpg", "fedcba9876543210-0001.jpg"
 
@@ -57,24 +45,10 @@ def _access(folder: Path, store: Store, read_only: str | None = None) -> WriteAc
 @pytest.fixture
 def holder(folder: Path) -> Iterator[subprocess.Popen[str]]:
     """Another process holding the library's write lock."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(folder / "library.lock")],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "held"
+    proc = hold(folder / "library.lock")
     yield proc
     proc.kill()
     proc.wait(timeout=10)
-
-
-def _end(proc: subprocess.Popen[str]) -> None:
-    assert proc.stdin is not None
-    proc.stdin.close()
-    assert proc.wait(timeout=10) == 0
 
 
 def _leftovers(folder: Path, store: Store) -> list[Path]:
@@ -230,7 +204,7 @@ def test_writes_are_refused_while_another_process_imports(
     access.save()  # the other process saves its own
     access.open_index()  # reads only
     assert (ran, access.writing_here, access.read_only) == ([], False, None)
-    _end(holder)
+    end(holder)
     assert access.try_locked(lambda: ran.append(access.writing_here))
     assert ran == [True]
 
@@ -256,7 +230,7 @@ def test_an_import_waits_for_another_process_and_says_so_once(
     assert waiting.wait(10)
     threading.Event().wait(0.6)  # a few rounds of waiting for the lock
     assert got == []  # still waiting
-    _end(holder)
+    end(holder)
     t.join(10)
     assert got == [(True, True)]
     assert [(r.stage, r.path) for r in reports] == [(Stage.WAITING, str(folder))]
@@ -272,7 +246,7 @@ def test_a_cancelled_wait_yields_false_without_the_lock(
     with access.importing(None, cancel) as go:
         assert go is False
         assert not access.writing_here
-    _end(holder)
+    end(holder)
     with access.importing(None, cancel) as go:  # a free lock is taken even so
         assert go is True
 
@@ -285,7 +259,7 @@ def test_another_process_holding_the_lock_keeps_what_it_is_writing(
     access.open_index()
     assert not access.try_locked(lambda: None)
     assert all(p.exists() for p in paths)
-    _end(holder)
+    end(holder)
     assert access.try_locked(lambda: None)
     assert [p.exists() for p in paths] == [False, False, False, True]
 
