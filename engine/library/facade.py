@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,9 +46,6 @@ from engine.models.registry import ModelRegistry, default_models_dir
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
-
-if TYPE_CHECKING:
-    from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
 
@@ -208,10 +204,6 @@ class Library(Records):
     def reranker(self) -> Reranker | None:
         """The cross-encoder, loaded on first use; None when none is installed or loads."""
         return self._models.reranker()
-
-    def recognizer(self) -> TextRecognizer:
-        """The on-screen text reader, loaded on first use."""
-        return self._models.recognizer(self._config.threads)
 
     # --- ingest -------------------------------------------------------------------------
 
