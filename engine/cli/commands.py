@@ -16,6 +16,7 @@ from engine.api import (
     DEMO_DIR,
     FileResult,
     Library,
+    Outcome,
     SearchConfig,
     SearchFilters,
     SegmentKind,
@@ -36,6 +37,9 @@ from engine.cli.output import (
     print_stats,
 )
 from engine.cli.urls import ingest_all
+
+# A file given to ``ingest`` that ends up searchable (see the exit statuses in the parser).
+IN_LIBRARY = frozenset({Outcome.INDEXED, Outcome.UNCHANGED, Outcome.DUPLICATE, Outcome.MOVED})
 
 
 def cmd_ingest(ctx: Context) -> int:
@@ -64,6 +68,9 @@ def cmd_ingest(ctx: Context) -> int:
         )
     elif report.files or not missing:  # else the lines above said all there is
         print_report(report, sys.stdout)
+    if report.errors and not any(f.outcome in IN_LIBRARY for f in report.files):
+        print("coursedex: nothing was imported", file=sys.stderr)
+        return 1
     return 1 if missing or (report.errors and args.strict) else 0
 
 

@@ -19,6 +19,14 @@ from engine.cli.models import cmd_eval, cmd_models
 from engine.cli.recover import cmd_start_over
 from engine.cli.serve import cmd_mcp
 
+INGEST_EXIT_STATUS = """exit status:
+  0    every file given is in the library (indexed now, or before and unchanged), or
+       some failed and the others are in it (each error is listed)
+  1    something failed and none of the files given is in the library; a path does
+       not exist; with --strict, any file failed; or the library cannot be opened
+  2    the command line is wrong
+  130  interrupted (Ctrl+C): the files indexed so far are kept"""
+
 
 def positive(text: str) -> int:
     """argparse type: a whole number of at least 1."""
@@ -76,7 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser(
-        "ingest", help="index files and folders (a folder becomes a course) or web pages (URL)"
+        "ingest",
+        help="index files and folders (a folder becomes a course) or web pages (URL)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=INGEST_EXIT_STATUS,
     )
     s.add_argument("paths", nargs="+", metavar="PATH-OR-URL")
     s.add_argument(
@@ -86,7 +97,11 @@ def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     s.add_argument("--course", help="course name (default: the folder's name)")
     s.add_argument("--json", action="store_true", help="print the outcome per file as JSON")
-    s.add_argument("--strict", action="store_true", help="exit 1 when any file failed")
+    s.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when any file failed, even if others were indexed",
+    )
     s.add_argument("--model", help="embedder for a new library (default: all-minilm-l6-v2-int8)")
     s.add_argument(
         "--speech-model",

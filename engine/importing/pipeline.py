@@ -58,6 +58,7 @@ log = logging.getLogger(__name__)
 
 _SAVE_EVERY_S = 30.0
 CHANGED_WHILE_READ = "it changed while it was read (still being saved?): import it again"
+VANISHED_WHILE_READ = "it is gone: it was moved or deleted while it was read"
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,11 +263,24 @@ class Pipeline:
             return elsewhere
 
         source_id = self._start(job, known)
-        parsed = run.reader.read(
-            path, sha, transcribe=item.kind in MEDIA and sidecar is None, stage=stage, cancel=cancel
-        )
+        try:
+            parsed = run.reader.read(
+                path,
+                sha,
+                transcribe=item.kind in MEDIA and sidecar is None,
+                stage=stage,
+                cancel=cancel,
+            )
+        except (CoursedexError, OSError) as e:
+            # Whatever a reader says of a file that is no longer there ("cannot decode the
+            # audio: No such file"), the reason is that it is gone.
+            if not isinstance(e, Cancelled) and not _exists(path):
+                raise UnreadableFileError(VANISHED_WHILE_READ) from e
+            raise
         if cancel is not None and cancel.is_set():
             raise Cancelled("cancelled")
+        if not _exists(path):
+            raise UnreadableFileError(VANISHED_WHILE_READ)
         if _changed(path, stat):  # its hash and its text may be of two versions
             raise UnreadableFileError(CHANGED_WHILE_READ)
         if parsed.kind is not item.kind:  # a .mkv or .mp4 with sound only is audio
@@ -443,6 +457,17 @@ def _not_a_file(path: Path) -> str:
     if stat.S_ISSOCK(mode):
         return "not a regular file (a socket)"
     return "not a regular file"
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` (or, for a link, its target) is still there."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # there, but unreadable: its own error says so
+    return True
 
 
 def _changed(path: Path, before: os.stat_result) -> bool:

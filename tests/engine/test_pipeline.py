@@ -7,7 +7,9 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from engine.importing.pipeline import CHANGED_WHILE_READ
+import pytest
+
+from engine.importing.pipeline import CHANGED_WHILE_READ, VANISHED_WHILE_READ
 from engine.importing.progress import IngestProgress, Outcome, Stage
 from engine.library import Library
 from tools.lecture_media import make_audio
@@ -84,3 +86,32 @@ def test_a_file_written_while_it_is_read_is_not_indexed_with_the_hash_of_another
     (again,) = library.ingest([audio]).files  # once saved, it imports
     assert again.outcome == Outcome.INDEXED
     assert library.search("graphs join nodes with edges").results[0].source == str(audio)
+
+
+@pytest.mark.parametrize("when", ["before it is opened", "while it is transcribed"])
+def test_a_file_deleted_while_it_is_read_is_said_to_be_gone(
+    library: Library, tmp_path: Path, when: str
+) -> None:
+    """Not "it changed while it was read (still being saved?)": nothing is being saved, the
+    file is gone (issue 25, item 8). Deleted before the speech recognizer opened it (its
+    reader's error was "No such file") or after (it reads on, then the file is not there)."""
+    audio = tmp_path / "lecture.wav"
+    make_audio(
+        audio,
+        "Today we talk about recursion and the call stack. Each call waits for the next one. "
+        "The stack grows until the base case returns, then it unwinds one frame at a time.",
+    )
+    seen: list[float | None] = []
+
+    def progress(p: IngestProgress) -> None:
+        if p.stage != Stage.TRANSCRIBING or not audio.exists():
+            return
+        seen.append(p.file_fraction)
+        if when == "before it is opened" or (p.file_fraction or 0) > 0:
+            audio.unlink()  # the user deletes it
+
+    (result,) = library.ingest([audio], progress=progress).files
+    assert not audio.exists(), seen
+    assert (result.outcome, result.detail) == (Outcome.ERROR, VANISHED_WHILE_READ)
+    assert "gone" in VANISHED_WHILE_READ and "changed" not in VANISHED_WHILE_READ
+    assert library.search("recursion and the call stack").results == []
