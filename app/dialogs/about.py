@@ -31,9 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
 from engine.api import KNOWN_MODELS, ModelError, ModelManifest, ModelRegistry, __version__
 
 MODELS_LIST = "MODELS.txt"  # name<TAB>role<TAB>licence<TAB>source, one model a line
+OCR_MODEL, OCR_PACKAGE = "rapidocr-pp-ocrv4", "rapidocr-onnxruntime"
+OCR_UPSTREAM = "PaddleOCR PP-OCRv4 text detection and recognition"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +101,24 @@ def read_models_list(path: Path) -> list[ModelLicence]:
     return models
 
 
+def ocr_model() -> ModelLicence | None:
+    """The on-screen text models (PaddleOCR's, run by RapidOCR): they are not in the models
+    folder but inside the ``rapidocr-onnxruntime`` package, under its licence (the name is
+    the one installer/models.toml and a build's MODELS.txt give them). None without it."""
+    try:
+        meta = importlib.metadata.metadata(OCR_PACKAGE).json
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    licence = str(meta.get("license") or "unknown")
+    home = str(meta.get("home_page") or "")
+    source = f"{OCR_UPSTREAM}, inside the Python package {OCR_PACKAGE} {meta.get('version')}"
+    return ModelLicence(OCR_MODEL, "ocr", licence, f"{source} ({home})" if home else source)
+
+
 def model_licences(registry: ModelRegistry) -> list[ModelLicence]:
     """The bundled models' list when the app has one, else the installed models with the
-    licence the catalogue knows ("unknown" for a model it does not)."""
+    licence the catalogue knows ("unknown" for a model it does not), and the on-screen
+    text models that come with their package."""
     if registry.bundled is not None and (registry.bundled / MODELS_LIST).is_file():
         return read_models_list(registry.bundled / MODELS_LIST)
     licences = {spec.name: spec.license for spec in KNOWN_MODELS}
@@ -116,7 +134,8 @@ def model_licences(registry: ModelRegistry) -> list[ModelLicence]:
         models.append(
             ModelLicence(info.name, info.role.value, licences.get(info.name, "unknown"), source)
         )
-    return models
+    ocr = ocr_model()
+    return [*models, ocr] if ocr is not None else models
 
 
 class AboutDialog(QDialog):
@@ -146,6 +165,11 @@ class AboutDialog(QDialog):
             form.addRow(f"{label}:", text)
 
         self.table = QTableWidget(len(self.models), 4)
+        describe(
+            self.table,
+            "Models and their licences",
+            "Each model Coursedex uses: its role, its licence and where it came from.",
+        )
         self.table.setHorizontalHeaderLabels(["Model", "Role", "Licence", "Source"])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

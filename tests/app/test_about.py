@@ -73,6 +73,21 @@ def test_about_lists_versions_folders_and_installed_models_with_licences(
     assert f"{DEFAULT_EMBEDDER} (embedder), Apache-2.0: " in copied
 
 
+def test_about_lists_the_on_screen_text_model_with_its_licence_and_origin(
+    qtbot: QtBot, models_dir: Path, tmp_path: Path
+) -> None:
+    """Run from source, the OCR models are in no models folder: they come inside the
+    rapidocr-onnxruntime package, under its Apache-2.0 licence."""
+    dialog = AboutDialog(tmp_path / "lib", ModelRegistry(models_dir, bundled=False))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    _, role, licence, source = model_row(dialog, "rapidocr-pp-ocrv4")
+    assert (role, licence) == ("ocr", "Apache-2.0")
+    assert "PaddleOCR PP-OCRv4" in source
+    assert "rapidocr-onnxruntime 1.4" in source and "github.com/RapidAI/RapidOCR" in source
+    assert "rapidocr-pp-ocrv4 (ocr), Apache-2.0: PaddleOCR" in dialog.text()
+
+
 def test_a_frozen_build_shows_the_licences_its_build_listed(qtbot: QtBot, tmp_path: Path) -> None:
     bundle = tmp_path / "bundle" / "models"
     bundle.mkdir(parents=True)

@@ -1,0 +1,19 @@
+"""What a screen reader says of a widget: its accessible name and description in one call,
+with the tooltip a sighted user sees (which names the widget's key, if it has one).
+
+Qt names a button by its text and a form's field by its label; an icon button, a box with a
+placeholder, a list or a tree has no name unless it is given one (tests/app/
+test_accessibility.py walks the window and fails on any that has none).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+
+def describe(widget: QWidget, name: str, description: str, tooltip: str | None = None) -> None:
+    """Name ``widget`` and say what it does; ``tooltip`` (when given) is shown on hover."""
+    widget.setAccessibleName(name)
+    widget.setAccessibleDescription(description)
+    if tooltip is not None:
+        widget.setToolTip(tooltip)
