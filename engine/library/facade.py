@@ -25,6 +25,7 @@ import numpy as np
 
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import (
+    CoursedexError,
     LibraryBusyError,
     LibraryError,
     ModelError,
@@ -221,7 +222,10 @@ class Library(Records):
             Cancelled: never; a cancel stops between files and marks the rest cancelled.
             ModelMismatchError: the library was built with another embedder.
             LibraryError: the library is read-only.
+            CoursedexError: ``course`` is only spaces (empty means none given).
         """
+        if course and not course.strip():
+            raise CoursedexError(f"a course needs a name, not {course!r}")
         started = time.monotonic()
         planned = plan(paths, course)
         with self.access.importing(progress, cancel) as writing:
@@ -344,7 +348,11 @@ class Library(Records):
         Raises:
             NotFoundError: nothing in the library has that name or path.
             LibraryBusyError: its course is being imported, here or by another process.
+            CoursedexError: ``target`` is empty or only spaces (a script's unset variable:
+                never "everything" nor the current folder).
         """
+        if not target.strip():
+            raise CoursedexError("give a course name or a file path to remove (not an empty name)")
         with self.access.writing(f"remove {target}"):
             return self._remove(target)
 
@@ -381,6 +389,10 @@ class Library(Records):
         return len(doomed)
 
     def rename_course(self, old: str, new: str) -> None:
+        """Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken, or
+        empty or only spaces: a course must have a name to be found and removed by)."""
+        if not new.strip():
+            raise CoursedexError(f"a course needs a name: {old!r} cannot be renamed to {new!r}")
         with self.access.writing(f"rename {old}"):
             self.store.catalog.rename_course(old, new)
 

@@ -115,3 +115,7 @@ ODD_BATCH_LINES: tuple[str, ...] = (
     json.dumps({"id": 9, "query": "sort " * 200_000}),  # a 1 MB line
     '{"id": 10, "query": "merge", "id": 11}',  # the last of a repeated key counts
 )
+
+# Course names and remove targets a script with an unset or blank variable passes: each is
+# refused, never taken as a name (``remove ''`` once removed the course renamed to '').
+BLANK_NAMES: tuple[str, ...] = ("", " ", "   ", "\t", "\n", " \t\r\n ", "\u00a0", "\u3000")
