@@ -3,7 +3,7 @@
     view.py         PlayerView: the picture, the transcript column, the controls; its keys
     control_bar.py  the seek bar, buttons, speed and volume: signals the view connects to
     controls.py     the seek bar (matches and chapters marked), icons, the subtitle
-    full_screen.py  the player alone on the screen, and back where it was
+    full_screen.py  the player alone on the screen (in a window of its own), and back
     keys.py         which keys it takes, the rule for text boxes, Help > Keyboard shortcuts
     transcript.py   the column beside the picture: search inside, chapters, the lines
     memory.py       the speed and where each lecture was left, kept between starts

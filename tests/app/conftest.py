@@ -13,6 +13,7 @@ import pytest
 
 from engine.library import Library
 from tests.app.media import PlayerMedia, make_test_media
+from tests.app.x_server import x_server  # noqa: F401  (Xvfb + openbox, for any app test)
 
 
 @pytest.fixture(autouse=True)

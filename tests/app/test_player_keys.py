@@ -111,7 +111,8 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
 
     qtbot.keyClick(window.search_pane.results, Qt.Key.Key_F)
     qtbot.waitUntil(player.full_screen.is_on)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is player)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is player.window())
+    assert player.window() is not window and player.window().isFullScreen()
     focus = QApplication.focusWidget()
     assert focus is not None
     qtbot.keyClick(focus, Qt.Key.Key_Space)  # wherever the focus is in full screen

@@ -1,0 +1,10 @@
+"""Full screen with a window manager: the checks run on a real X server (tests/app/x_server.py);
+this file starts it and runs them there."""
+
+from __future__ import annotations
+
+from tests.app.x_server import XServer
+
+
+def test_f_then_esc_with_a_window_manager_leaves_one_window(x_server: XServer) -> None:
+    x_server.run_tests("tests/app/x_player_full_screen.py")
