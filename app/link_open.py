@@ -73,16 +73,16 @@ def open_link(window: SearchWindow, text: str) -> bool:
     except CoursedexError as e:
         log.info("link not opened: %s", e)
         window.search_pane.status.setText(f"Cannot open the link: {e}")
-        _to_front(window)
+        to_front(window)
         return False
     window.open_result(result)
     where = location(result)
     window.search_pane.status.setText(f"Opened {result.title}" + (f" at {where}" if where else ""))
-    _to_front(window)
+    to_front(window)
     return True
 
 
-def _to_front(window: SearchWindow) -> None:
+def to_front(window: SearchWindow) -> None:
     if window.isMinimized():
         window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
     window.show()

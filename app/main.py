@@ -7,11 +7,12 @@ first start imports the demo course in the background so there is something to s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
     from app.dialogs.settings import Settings
+    from app.single_instance import Request
     from app.window import SearchWindow
 
 log = logging.getLogger(__name__)
@@ -72,9 +74,11 @@ def run(argv: Sequence[str] = ()) -> int:
         log.warning("cannot open the library: %s", e)
         _cannot_open(str(e))
         return 1
+    restore = _close_on_signals(window)
     try:
         return app.exec()
     finally:
+        restore()
         window.library.close()
 
 
@@ -151,15 +155,19 @@ def _library_folder(args: argparse.Namespace, settings: Settings) -> Path:
 
 
 def _handed_over(argv: Sequence[str]) -> bool:
-    """``--open LINK`` alone, and a window of the same library answers: it takes the link."""
+    """A window of the same library is open and took the request: the link to show, the
+    files to import (an "Open with" while it runs), or, with neither, to come to the front.
+    Files are given as absolute paths: the window's working folder is not this one's."""
     from app.dialogs.settings import default_settings_path, load_settings
-    from app.single_instance import send, server_name
+    from app.single_instance import Request, address, send
 
     args = _parser().parse_args(list(argv))
-    if not args.open or args.paths:
-        return False
     settings = load_settings(Path(args.settings) if args.settings else default_settings_path())
-    return send(server_name(_library_folder(args, settings)), args.open)
+    request = Request(link=args.open, paths=tuple(str(p.resolve()) for p in args.paths))
+    handed = send(address(_library_folder(args, settings)), request.encode())
+    if handed:
+        log.info("the open window of this library took the request")
+    return handed
 
 
 def start(argv: Sequence[str] = ()) -> SearchWindow:
@@ -231,13 +239,73 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
 
 
 def _listen_for_links(window: SearchWindow, app: QApplication, folder: Path) -> None:
-    """Links given to a later ``coursedex open`` (or, on macOS, clicked) open in this window."""
-    from app.link_open import open_link
-    from app.single_instance import SingleInstance, UrlOpenFilter, server_name
+    """What a later ``coursedex`` asks (a link, files to import, or only to be shown) and, on
+    macOS, a clicked link or a file dropped on the icon, comes to this window."""
+    from app.single_instance import SingleInstance, UrlOpenFilter, address
 
-    instance = SingleInstance(server_name(folder), window)  # the window owns it
-    instance.received.connect(lambda link: open_link(window, link))
+    instance = SingleInstance(address(folder), window)  # the window owns it
+    instance.received.connect(lambda request: _take(window, request))
     instance.listen()
     clicked = UrlOpenFilter(window)
-    clicked.received.connect(lambda link: open_link(window, link))
+    clicked.received.connect(lambda request: _take(window, request))
     app.installEventFilter(clicked)
+
+
+def _take(window: SearchWindow, request: Request) -> None:
+    """Import the files as if dropped on the window, show the link's moment, come forward."""
+    from app.link_open import open_link, to_front
+
+    if request.paths:
+        window.import_paths([Path(p) for p in request.paths])
+    if request.link:
+        open_link(window, request.link)  # it comes to the front
+    else:
+        to_front(window)
+
+
+def _close_on_signals(window: SearchWindow) -> Callable[[], None]:
+    """SIGTERM (a logout, ``kill``) and SIGINT (Ctrl+C in the terminal) close the window as
+    Quit does, without asking about an import (it resumes next time): its socket file goes
+    first, its state is saved. Python runs a signal handler only when it gets control, so
+    the signal also wakes Qt's loop through a socket pair. Returns what puts the process's
+    handlers back."""
+    import signal
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier
+    from PySide6.QtWidgets import QApplication
+
+    from app.single_instance import SingleInstance
+
+    if sys.platform == "win32":  # no SIGTERM there; Ctrl+C in a console ends it as before
+        return lambda: None
+    wake_read, wake_write = socket.socketpair()
+    for end in (wake_read, wake_write):
+        end.setblocking(False)
+    notifier = QSocketNotifier(wake_read.fileno(), QSocketNotifier.Type.Read)
+
+    def quit_now() -> None:
+        with contextlib.suppress(OSError):
+            wake_read.recv(64)
+        log.info("asked to quit by a signal: closing the window")
+        instance = window.findChild(SingleInstance)
+        if instance is not None:
+            instance.close()
+        window.close_without_asking()
+        QApplication.quit()  # also when a dialog was open
+
+    notifier.activated.connect(quit_now)
+    before = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGINT)}
+    wake_before = signal.set_wakeup_fd(wake_write.fileno())
+    for number in before:
+        signal.signal(number, lambda *_: None)  # the wake-up byte does the work
+
+    def restore() -> None:
+        signal.set_wakeup_fd(wake_before)
+        for number, handler in before.items():
+            signal.signal(number, handler)
+        notifier.setEnabled(False)
+        wake_read.close()
+        wake_write.close()
+
+    return restore

@@ -103,6 +103,7 @@ class SearchWindow(QMainWindow):
         (default: ``window.ini`` beside ``settings_path``; none when neither is given)."""
         super().__init__()
         self._panes_placed = False  # the splitter's sizes set for the shown window
+        self._ask_before_closing = True  # about an import running
         self.library = library
         self.registry = registry
         self.settings = settings
@@ -404,14 +405,22 @@ class SearchWindow(QMainWindow):
         if not self.import_bar.waiting:
             self.follower.flush_search()
 
+    def close_without_asking(self) -> None:
+        """Close as Quit does, an import running included (it resumes at the next start):
+        a signal to quit (SIGTERM at logout) cannot wait for an answer."""
+        self._ask_before_closing = False
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask only when an import is running; what it did not finish resumes next time."""
         if self.importing:
-            answer = QMessageBox.question(
-                self,
-                "Import running",
-                "An import is still running. Quit anyway? You can resume it at the next start.",
-            )
+            answer = QMessageBox.StandardButton.Yes
+            if self._ask_before_closing:
+                answer = QMessageBox.question(
+                    self,
+                    "Import running",
+                    "An import is still running. Quit anyway? You can resume it at the next start.",
+                )
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return
