@@ -9,7 +9,7 @@ not exported here: app/launcher.py, the one entry point of both, imports ``engin
 from __future__ import annotations
 
 from engine import __version__
-from engine.config import EngineConfig, MediaConfig, SearchConfig
+from engine.config import EngineConfig, IngestLimits, MediaConfig, SearchConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
 from engine.errors import (
     Cancelled,
@@ -105,6 +105,7 @@ __all__ = [
     "Fetched",
     "FileResult",
     "FolderWatcher",
+    "IngestLimits",
     "IngestProgress",
     "IngestReport",
     "Library",

@@ -24,6 +24,11 @@ class IngestLimits:
     # 8 MB of notes ~1.3 million words.
     max_subtitle_cues: int = 50_000
     max_notes_bytes: int = 8 * 1024**2
+    # A URL import (outside input: a server may stream forever or go silent): the most it
+    # downloads (what the announced length says, and what arrives), and how long the server
+    # may send nothing before the download is stopped. Both end in a removed download.
+    max_download_bytes: int = 4 * 1024**3
+    download_stall_ms: int = 30_000
 
 
 @dataclass(frozen=True, slots=True)

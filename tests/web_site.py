@@ -1,6 +1,10 @@
 """A lecture page served from 127.0.0.1 for the URL-import tests: no test reaches the
 internet. The page has a <video> made by ffmpeg and its WebVTT subtitles in a <track>
-(yt-dlp's generic extractor reads both); about.html has no video."""
+(yt-dlp's generic extractor reads both); about.html has no video.
+
+The hostile addresses of tools/hostile/addresses.py too (a video that never ends, one that
+stops sending, redirects to and videos at ``file://`` addresses).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from tools.hostile import addresses as hostile
 
 CAPYBARA_MS = 4_500
 VTT = """WEBVTT
@@ -31,15 +37,23 @@ PAGE = """<!DOCTYPE html><html><head><title>Lecture 3 - Rodents</title></head><b
 """
 
 
-class _Quiet(SimpleHTTPRequestHandler):
+class _Site(SimpleHTTPRequestHandler):
+    """The files under its folder, and tools/hostile/addresses.py's hostile addresses."""
+
+    stop = threading.Event()  # set as the server shuts down: a stalled reply ends
+
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def do_GET(self) -> None:
+        if not hostile.answer(self, self.stop):
+            super().do_GET()
 
 
 @contextmanager
 def serve_site(root: Path) -> Iterator[str]:
     """http://127.0.0.1:PORT serving lecture-3.html (the page), media/lecture.mp4 and .vtt,
-    and about.html (no video), from ``root``."""
+    and about.html (no video), from ``root``; and the hostile addresses of the module."""
     (root / "media").mkdir(parents=True)
     subprocess.run(
         ["ffmpeg", "-v", "error", "-y",
@@ -55,12 +69,14 @@ def serve_site(root: Path) -> Iterator[str]:
         "<html><head><title>About</title></head><body><p>Nothing to watch.</p></body></html>",
         encoding="utf-8",
     )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    handler = type("Site", (_Site,), {"stop": threading.Event()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
+        handler.stop.set()
         server.shutdown()
         server.server_close()
 

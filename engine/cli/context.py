@@ -6,7 +6,14 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from engine.api import Embedder, EngineConfig, Library, MediaConfig, ModelRegistry
+from engine.api import (
+    Embedder,
+    EngineConfig,
+    IngestLimits,
+    Library,
+    MediaConfig,
+    ModelRegistry,
+)
 
 
 class Context:
@@ -22,7 +29,10 @@ class Context:
             language=getattr(args, "language", None) or media.language,
             screen_text=not getattr(args, "no_screen_text", False),
         )
-        self.config = EngineConfig(threads=args.threads, media=media)
+        limits = IngestLimits()
+        if getattr(args, "max_download_size", None):
+            limits = replace(limits, max_download_bytes=args.max_download_size)
+        self.config = EngineConfig(threads=args.threads, media=media, limits=limits)
         self.registry = ModelRegistry(Path(args.models))
         self._library: Library | None = None
 

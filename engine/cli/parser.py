@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 
 from engine.api import (
+    IngestLimits,
     MediaConfig,
     SegmentKind,
     __version__,
@@ -36,6 +38,21 @@ def positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?", re.IGNORECASE)
+
+
+def byte_size(text: str) -> int:
+    """argparse type: a size in bytes, or with K, M, G or T (powers of 1024): ``500M``."""
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 500M, 2G)")
+    number, unit = float(match[1]), match[2].lower()
+    value = int(number * 1024 ** " kmgt".index(unit or " "))
+    if value < 1 or value > 2**62:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size between 1 byte and 4 EB")
     return value
 
 
@@ -94,6 +111,18 @@ def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--subtitles-only",
         action="store_true",
         help="for a URL: fetch only the page's subtitles, not the video",
+    )
+    s.add_argument(
+        "--max-download-size",
+        type=byte_size,
+        metavar="SIZE",
+        help="for a URL: stop and remove a download larger than this (e.g. 500M, 2G; "
+        f"default: {IngestLimits().max_download_bytes // 1024**3}G)",
+    )
+    s.add_argument(
+        "--keep-downloads",
+        action="store_true",
+        help="for a URL: keep the downloaded file even when it cannot be indexed",
     )
     s.add_argument("--course", help="course name (default: the folder's name)")
     s.add_argument("--json", action="store_true", help="print the outcome per file as JSON")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from engine.api import (
@@ -38,24 +39,28 @@ def ingest_all(
         else IngestReport([])
     )
     for url in (t for t in targets if is_url(t)):
+        started = time.monotonic()  # the summary's seconds count the download too
         try:
             fetched = import_url(
                 library,
                 url,
                 course=ctx.args.course or WEB_COURSE,
                 subtitles_only=ctx.args.subtitles_only,
+                keep_failed=ctx.args.keep_downloads,
                 fetched=_fetch_line,
                 progress=progress,
                 cancel=cancel,
             )
         except UrlImportError as e:
-            report.files.append(FileResult(url, Outcome.ERROR, str(e)))
+            # The line names the URL already: the reason alone beside it.
+            reason = str(e).removeprefix(f"cannot import {url}: ")
+            report.files.append(FileResult(url, Outcome.ERROR, reason))
             continue
         finally:
+            report.seconds += time.monotonic() - started
             if sys.stderr.isatty():
                 sys.stderr.write("\r\x1b[K")
         report.files.extend(fetched.files)
-        report.seconds += fetched.seconds
     return report
 
 

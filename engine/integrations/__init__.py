@@ -2,6 +2,7 @@
 
 links.py              coursedex:// links to a moment, made and resolved
 url_import.py         a lecture from a URL (yt-dlp), its origin kept
+fetching.py           the download: size limit, stall timeout, web addresses only, clean-up
 watch.py              watch folders: what is added or changed there is imported
 mcp_server.py         `coursedex mcp`: search and read for AI assistants (MCP, stdio)
 transcript_export.py  a lecture's transcript as .srt or .txt

@@ -4,14 +4,19 @@ reaches the internet), with a video made by ffmpeg and its subtitles in a <track
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine.cli import main as cli
+from engine.cli.parser import byte_size
+from engine.config import IngestLimits
+from engine.errors import Cancelled
 from engine.integrations.url_import import (
     WEB_COURSE,
+    FetchProgress,
     UrlImportError,
     fetch_url,
     import_url,
@@ -23,6 +28,7 @@ from engine.integrations.url_import import (
 from engine.library import Library
 from engine.types import SegmentKind, SourceKind
 from tests.web_site import CAPYBARA_MS, clear_proxies, serve_site
+from tools.hostile.addresses import ADDRESSES, Address
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +111,90 @@ def test_origin_at_puts_the_time_in_the_page_address() -> None:
     assert origin_at("https://v.example/l.html", None) == "https://v.example/l.html"
     assert is_url("https://v.example/x") and not is_url("lecture.mp4")
     assert not is_url("C:/Users/a/lecture.mp4") and not is_url("http://")
+
+
+# --- issue 25: hostile addresses (tools/hostile/addresses.py), bounds, nothing left -------
+
+SMALL = IngestLimits(max_download_bytes=2 * 1024**2, download_stall_ms=1_000)
+
+
+def _left_in(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*")) if folder.exists() else []
+
+
+@pytest.mark.parametrize("address", ADDRESSES, ids=[a.path for a in ADDRESSES])
+def test_a_hostile_address_ends_as_its_error_and_leaves_nothing(
+    tmp_path: Path, site: str, address: Address
+) -> None:
+    """An endless stream grew media/ by 3 MB/s until killed; a stalled one waited for ever; a
+    file:// video was a traceback that stopped the whole import; a redirect to file:// said
+    "HTTP Error 302: Found"; each left a .part or an empty folder behind."""
+    media = tmp_path / "media"
+    url = f"{site}{address.path}"
+    sizes: list[int] = []
+    with pytest.raises(UrlImportError, match=address.reason) as caught:
+        fetch_url(url, media, limits=SMALL, progress=lambda p: sizes.append(p.done_bytes))
+    assert str(caught.value).startswith(f"cannot import {url}: ")
+    assert _left_in(media) == []
+    assert max(sizes, default=0) <= SMALL.max_download_bytes
+
+
+def test_a_cancelled_download_leaves_nothing(tmp_path: Path, site: str) -> None:
+    media, cancel = tmp_path / "media", threading.Event()
+
+    def progress(p: FetchProgress) -> None:
+        if p.done_bytes > 512 * 1024:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        fetch_url(f"{site}/endless.mp4", media, progress=progress, cancel=cancel)
+    assert _left_in(media) == []
+
+
+def test_a_download_that_cannot_be_imported_is_removed_unless_kept(
+    library: Library, site: str
+) -> None:
+    """The page's video has a tone and no speech: "no speech found". The error names the URL
+    (not a file the user never chose); neither the file nor its row stays."""
+    url = f"{site}/media/lecture.mp4"
+    (result,) = import_url(library, url).files
+    assert (result.path, result.outcome.value) == (url, "error")
+    assert "no speech" in result.detail and "the download was removed" in result.detail
+    assert _left_in(media_folder(library)) == []
+    assert library.sources() == []
+    (kept,) = import_url(library, url, keep_failed=True).files
+    assert kept.outcome.value == "error" and Path(kept.path).is_file()
+    assert Path(kept.path).is_relative_to(media_folder(library))
+
+
+def test_cli_ingest_goes_on_past_a_page_whose_video_is_a_local_file(
+    tmp_path: Path, site: str, models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25, item 2: it was rc 1 and a traceback, the other targets never imported."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Giraffes\n\nThe giraffe eats acacia leaves.\n")
+    page, local = f"{site}/lecture-3.html", f"{site}/file-video.html"
+    library = tmp_path / "lib"
+    base = ["--library", str(library), "--models", str(models_dir)]
+    code = cli([*base, "ingest", local, page, str(notes), "--json"])
+    files = {f["path"]: f for f in json.loads(capsys.readouterr().out)["files"]}
+    assert code == 0
+    assert files[local]["outcome"] == "error"
+    assert files[local]["detail"].startswith("its video is a file on a computer (file://")
+    assert files[str(notes)]["outcome"] == "indexed"
+    assert [f["outcome"] for p, f in files.items() if p.endswith(".mp4")] == ["indexed"]
+    assert not [p for p in (library / "media").rglob("*") if p.is_dir() and not any(p.iterdir())]
+
+
+def test_cli_max_download_size(
+    tmp_path: Path, site: str, models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--library", str(tmp_path / "lib"), "--models", str(models_dir)]
+    endless = f"{site}/endless.mp4"
+    code = cli([*base, "ingest", endless, "--max-download-size", "1M"])
+    out, err = capsys.readouterr()
+    assert code == 1, (out, err)
+    assert f"error: {endless}: the download went past the limit of 1 MB" in out
+    assert _left_in(tmp_path / "lib" / "media") == []
+    assert byte_size("500M") == 500 * 1024**2 and byte_size("2G") == 2 * 1024**3
+    assert byte_size("1.5 GB") == int(1.5 * 1024**3) and byte_size("4096") == 4096
