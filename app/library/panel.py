@@ -21,7 +21,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent, QPalette, QResizeEvent
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QContextMenuEvent,
+    QFont,
+    QKeyEvent,
+    QPalette,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.api import Course, Source, SourceKind, SourceStatus, clock, plural
@@ -110,8 +118,6 @@ class LibraryPanel(QTreeWidget):
         self.setRootIsDecorated(True)
         self.setUniformRowHeights(True)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name's start tells most
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.customContextMenuRequested.connect(self._menu)
         self.itemSelectionChanged.connect(self._selection_changed)
         self.itemActivated.connect(self._activated)
         self._files: dict[str, QTreeWidgetItem] = {}
@@ -119,6 +125,7 @@ class LibraryPanel(QTreeWidget):
         self._live: dict[str, str] = {}
         self._removing: set[str] = set()
         self._importing = False
+        self._menu_open = False
         # Where a lecture was left (ms), for its menu; the window sets the player's memory.
         self.position_of: Callable[[str], int | None] = lambda _path: None
 
@@ -416,10 +423,15 @@ class LibraryPanel(QTreeWidget):
         self.course_selected.emit(self.selected_course())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Delete (or Backspace, as on a Mac) removes the current row, after asking."""
+        """Delete (or Backspace, as on a Mac) removes the current row, after asking;
+        Shift+F10 opens its menu, as the Menu key does (Qt makes no menu event of it)."""
         item = self.currentItem()
         if item is not None and event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
             self.remove_requested.emit(str(item.data(0, _PATH)), bool(item.data(0, _IS_COURSE)))
+            return
+        shift = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if event.key() == Qt.Key.Key_F10 and shift == Qt.KeyboardModifier.ShiftModifier:
+            self._keyboard_menu()
             return
         super().keyPressEvent(event)
 
@@ -473,7 +485,40 @@ class LibraryPanel(QTreeWidget):
         )
         return menu
 
-    def _menu(self, point: QPoint) -> None:
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """A menu from the keyboard is the current row's, at that row; one from the mouse is
+        the row's under the pointer. The keyboard's event carries the current row's place in
+        the panel's own coordinates, not its viewport's (the header's height apart): read as
+        a viewport point it named the next row, whose file Remove would then have removed."""
+        if event.reason() == QContextMenuEvent.Reason.Keyboard:
+            self._keyboard_menu()
+            return
+        point = self.viewport().mapFromGlobal(event.globalPos())
         item = self.itemAt(point)
         if item is not None:
-            self.menu_for(item).exec(self.viewport().mapToGlobal(point))
+            self._show_menu(item, event.globalPos())
+
+    def _keyboard_menu(self) -> None:
+        item = self.currentItem()
+        if item is None or not item.isSelected():
+            selected = self.selectedItems()
+            item = selected[0] if selected else item
+        if item is None:
+            return
+        self.scrollToItem(item)
+        cell = self.visualItemRect(item)
+        name = self.visualRect(self.indexFromItem(item, 0))  # past the tree's indent
+        self._show_menu(item, self.viewport().mapToGlobal(QPoint(name.left(), cell.bottom())))
+
+    def _show_menu(self, item: QTreeWidgetItem, at: QPoint) -> None:
+        """One menu at a time: a platform that also makes a menu event of the key that
+        opened one (Shift+F10 on some) does not stack a second."""
+        if self._menu_open:
+            return
+        self._menu_open = True
+        menu = self.menu_for(item)
+        try:
+            menu.exec(at)
+        finally:
+            self._menu_open = False
+            menu.deleteLater()
