@@ -72,10 +72,11 @@ __all__ = ["EMPTY_LIBRARY", "SearchWindow"]
 log = logging.getLogger(__name__)
 
 
-def pane_widths(width: int) -> list[int]:
-    """Library panel, results and preview for a window ``width`` wide: at 1024 px about
-    145 / 350 / 530, at 1600 px 225 / 520 / 855."""
-    panel = max(140, min(260, round(width * 0.14)))
+def pane_widths(width: int, panel_wanted: int) -> list[int]:
+    """Library panel, results and preview for a window ``width`` wide, the panel as wide as
+    it wants (a typical file name and its state, LibraryPanel.wanted_width) up to about a
+    quarter of the window: at 1024 px about 266 / 348 / 410, at 1280 px 333 / 435 / 512."""
+    panel = max(160, min(panel_wanted, round(width * 0.26)))
     results = max(300, min(520, round(width * 0.34)))
     return [panel, results, max(340, width - panel - results)]
 
@@ -166,11 +167,15 @@ class SearchWindow(QMainWindow):
         self.setCentralWidget(body)
         self.setAcceptDrops(True)
         self._menus()
+        self.state_file = window_state or state_path(settings_path)
+        remembered = self._load_state()
+        if remembered is not None:  # before the first fill, which opens them so
+            self.panel.remember_open(remembered.expanded, remembered.collapsed)
         self.refresh_library()
         self.search_pane.status.setText("")
         self.search_pane.search.setFocus()
-        self.state_file = window_state or state_path(settings_path)
-        self._restore_state()
+        if remembered is not None:
+            self._restore_state(remembered)
 
     def _menus(self) -> None:
         menu = self.menuBar().addMenu("&File")
@@ -271,23 +276,26 @@ class SearchWindow(QMainWindow):
         self.preview_pane.setMinimumWidth(340)
         for pane, stretch in enumerate((1, 2, 4)):  # a resized window resizes every pane
             self.splitter.setStretchFactor(pane, stretch)
-        self.splitter.setSizes(pane_widths(self.width()))
+        self.splitter.setSizes(pane_widths(self.width(), self.panel.wanted_width()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if not self._panes_placed:  # until shown (or restored), fit the panes to the size
-            self.splitter.setSizes(pane_widths(self.splitter.width() or self.width()))
+            width = self.splitter.width() or self.width()
+            self.splitter.setSizes(pane_widths(width, self.panel.wanted_width()))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._panes_placed:
-            self.splitter.setSizes(pane_widths(self.splitter.width()))
+            self.splitter.setSizes(pane_widths(self.splitter.width(), self.panel.wanted_width()))
             self._panes_placed = True
 
-    def _restore_state(self) -> None:
+    def _load_state(self) -> WindowState | None:
         if self.state_file is None or not self.state_file.exists():
-            return
-        state = load_state(self.state_file)
+            return None
+        return load_state(self.state_file)
+
+    def _restore_state(self, state: WindowState) -> None:
         if not state.geometry.isEmpty():
             self.restoreGeometry(state.geometry)
         if not state.splitter.isEmpty() and self.splitter.restoreState(state.splitter):
@@ -299,8 +307,14 @@ class SearchWindow(QMainWindow):
             return
         pane = self.search_pane
         pane.history.add(pane.query)
+        expanded, collapsed = self.panel.open_courses()
         state = WindowState(
-            self.saveGeometry(), self.splitter.saveState(), pane.query, tuple(pane.history.entries)
+            self.saveGeometry(),
+            self.splitter.saveState(),
+            pane.query,
+            tuple(pane.history.entries),
+            tuple(expanded),
+            tuple(collapsed),
         )
         try:
             self.state_file.parent.mkdir(parents=True, exist_ok=True)
@@ -390,8 +404,7 @@ class SearchWindow(QMainWindow):
         self.import_bar.cancel()
 
     def _import_progress(self, p: IngestProgress) -> None:
-        outcome = p.result.outcome if p.result is not None else None
-        self.library_changed.emit(FileState(p.path, file_state(p), outcome))
+        self.library_changed.emit(FileState.of(p, file_state(p)))
 
     def _import_finished(self, outcome: object) -> None:
         self.panel.clear_live()

@@ -1,7 +1,7 @@
 """What the window remembers between starts: its size and place, the splitter's panes, the
-last query (searched again on start, so the last session's results come back) and the
-search history. Kept in an INI file beside the settings (QSettings), read and written only
-by the window."""
+last query (searched again on start, so the last session's results come back), the search
+history, and which courses of the library panel were open or closed. Kept in an INI file
+beside the settings (QSettings), read and written only by the window."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ GEOMETRY, SPLITTER, QUERY, HISTORY = (
     "window/geometry",
     "window/splitter",
     "search/query",
-    ("search/history"),
+    "search/history",
 )
+EXPANDED, COLLAPSED = "library/open", "library/closed"
 
 
 def state_path(settings_path: Path | None) -> Path | None:
@@ -29,6 +30,8 @@ class WindowState:
     splitter: QByteArray = field(default_factory=QByteArray)
     query: str = ""
     history: tuple[str, ...] = ()
+    expanded: tuple[str, ...] = ()  # course names
+    collapsed: tuple[str, ...] = ()
 
 
 def load_state(path: Path) -> WindowState:
@@ -39,15 +42,20 @@ def load_state(path: Path) -> WindowState:
         value = stored.value(key)
         return value if isinstance(value, QByteArray) else QByteArray()
 
+    def names(key: str) -> tuple[str, ...]:
+        value = stored.value(key, [])
+        if isinstance(value, str):  # QSettings reads a one-item list back as its item
+            value = [value]
+        return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
     query = stored.value(QUERY, "")
-    history = stored.value(HISTORY, [])
-    if isinstance(history, str):  # QSettings reads a one-item list back as its item
-        history = [history]
     return WindowState(
         data(GEOMETRY),
         data(SPLITTER),
         query if isinstance(query, str) else "",
-        tuple(h for h in history if isinstance(h, str)) if isinstance(history, list) else (),
+        names(HISTORY),
+        names(EXPANDED),
+        names(COLLAPSED),
     )
 
 
@@ -57,4 +65,6 @@ def save_state(path: Path, state: WindowState) -> None:
     stored.setValue(SPLITTER, state.splitter)
     stored.setValue(QUERY, state.query)
     stored.setValue(HISTORY, list(state.history))
+    stored.setValue(EXPANDED, list(state.expanded))
+    stored.setValue(COLLAPSED, list(state.collapsed))
     stored.sync()

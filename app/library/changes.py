@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.library.panel import LibraryPanel, missing_paths
+from app.library.panel import LibraryPanel
+from app.library.rows import WORKING, missing_paths
 from app.tasks import Failure, Tasks
-from engine.api import Course, Library, Outcome, Source
+from engine.api import Course, IngestProgress, Library, Outcome, Source
 
 SEARCH_AGAIN_MS = 3000  # while an import runs, the results follow it at most this often
 
@@ -31,6 +32,15 @@ class FileState:
     path: str
     state: str
     outcome: Outcome | None = None  # the file is done
+    share: float | None = None  # while it is worked on: its share done (WORKING: not known)
+
+    @classmethod
+    def of(cls, p: IngestProgress, state: str) -> FileState:
+        """The file ``p`` reports on, ``state`` in words: while not done, its share done
+        as far as its stage knows it."""
+        if p.result is not None:
+            return cls(p.path, state, p.result.outcome)
+        return cls(p.path, state, share=WORKING if p.file_fraction is None else p.file_fraction)
 
     @property
     def changes_results(self) -> bool:
@@ -125,8 +135,8 @@ class LibraryFollower(QObject):
 
     def apply(self, change: LibraryChange) -> None:
         match change:
-            case FileState(path, state):
-                self.panel.set_file_state(path, state)
+            case FileState(path, state, _outcome, share):
+                self.panel.set_file_state(path, state, share)
                 if self.panel.item_of(path) is None and path not in self._asked:
                     self._asked.add(path)  # new to the panel: its course's rows are read
                     self._read(paths=[path])

@@ -32,68 +32,33 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
-from engine.api import Course, Source, SourceKind, SourceStatus, clock, plural
+from app.library.row_menu import RowAsks, row_menu
+from app.library.rows import (
+    IS_COURSE,
+    KIND,
+    KIND_LABEL,
+    LECTURES,
+    MISSING,
+    NOT_INDEXED,
+    PATH,
+    PROGRESS,
+    REMOVING,
+    ROOT,
+    ProgressDelegate,
+    by_course,
+    course_line,
+    file_state,
+    short_state,
+)
+from engine.api import Course, Source, SourceKind
 
-_PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
-_IS_COURSE = Qt.ItemDataRole.UserRole + 1
-_KIND = Qt.ItemDataRole.UserRole + 2  # a file row's SourceKind value
-_ROOT = Qt.ItemDataRole.UserRole + 3  # a course row's folder, or "" (loose files)
 _STATE_SHARE = 0.4  # the most of the panel's width the state column may take
 _NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
 _ONE_COLUMN = 200  # narrower than this, states show only as the names' colour and tooltip
+TYPICAL_NAME = "lecture-03-dynamic-programming.mp4"
+TYPICAL_STATE = "transcribing 40%"
+FEW_FILES = 20  # a course new to the panel opens when it holds at most this many files
 _PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the dark theme
-
-KIND_LABEL = {
-    SourceKind.VIDEO: "video",
-    SourceKind.AUDIO: "audio",
-    SourceKind.SUBTITLES: "subtitles",
-    SourceKind.SLIDES: "slides",
-    SourceKind.CODE: "code",
-    SourceKind.NOTES: "notes",
-}
-LECTURES = (SourceKind.VIDEO, SourceKind.AUDIO)
-TRANSCRIBED = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
-NOT_INDEXED = "not indexed"
-MISSING = "missing"
-REMOVING = "to be removed"
-_UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
-
-
-def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, str]:
-    """What the state column shows for a stored file, and the tooltip that explains it."""
-    name = Path(source.path).name
-    if source.status == SourceStatus.ERROR:
-        return "error", f"{name} could not be indexed: {source.error or 'unknown error'}"
-    if source.status in _UNFINISHED and not importing:
-        return NOT_INDEXED, (
-            f"The import stopped before {name} was indexed (it was cancelled, or Coursedex "
-            "quit). Resume it from the bar at the bottom, or import the file again."
-        )
-    if source.status == SourceStatus.INDEXED and not exists:
-        return MISSING, (
-            f"{name} is no longer at {source.path}: it was moved or deleted. Put it back, "
-            "or remove it from the library."
-        )
-    return source.status.value, f"{name}: {source.status.value}"
-
-
-def _by_course(sources: Iterable[Source]) -> dict[str, list[Source]]:
-    by_course: dict[str, list[Source]] = {}
-    for source in sources:
-        by_course.setdefault(source.course, []).append(source)
-    return by_course
-
-
-def missing_paths(sources: Sequence[Source]) -> set[str]:
-    """The indexed files no longer on disk: one ``stat`` a file, so a worker's job (a slow
-    or sleeping network drive must not freeze the window)."""
-    indexed = (s.path for s in sources if s.status == SourceStatus.INDEXED)
-    return {path for path in indexed if not Path(path).exists()}
-
-
-def short_state(text: str) -> str:
-    """A live state as the column shows it: an error's reason goes to the tooltip."""
-    return "error" if text.startswith("error") else text
 
 
 class LibraryPanel(QTreeWidget):
@@ -120,9 +85,13 @@ class LibraryPanel(QTreeWidget):
         self.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name's start tells most
         self.itemSelectionChanged.connect(self._selection_changed)
         self.itemActivated.connect(self._activated)
+        self.setItemDelegate(ProgressDelegate(self))
+        self.itemExpanded.connect(self._course_toggled)
+        self.itemCollapsed.connect(self._course_toggled)
+        self._open: dict[str, bool] = {}  # course name: open, as the student left it
         self._files: dict[str, QTreeWidgetItem] = {}
         self._records: dict[str, Course] = {}  # each course row's record, by name
-        self._live: dict[str, str] = {}
+        self._live: dict[str, tuple[str, float | None]] = {}  # state, share done
         self._removing: set[str] = set()
         self._importing = False
         self._menu_open = False
@@ -143,24 +112,23 @@ class LibraryPanel(QTreeWidget):
         """Rebuild from the whole library's records, keeping which courses are open;
         ``missing`` holds the indexed files gone from disk (:func:`missing_paths`, read on a
         worker). Only at the start and for a change rows cannot follow: :meth:`update_courses`."""
-        expanded = {item.data(0, _PATH) for item in self._courses() if item.isExpanded()}
-        first_fill = self.topLevelItemCount() == 0
+        self._open.update(self._shown_open())
         selected = self.selected_course()
         self.blockSignals(True)
         self.clear()
         self._files.clear()
         self._records.clear()
-        by_course = _by_course(sources)
+        files_of = by_course(sources)
         for course in sorted(courses, key=lambda c: c.name.casefold()):
             item = self._course_row(course)
-            for source in sorted(by_course.get(course.name, []), key=lambda s: s.path.casefold()):
+            for source in sorted(files_of.get(course.name, []), key=lambda s: s.path.casefold()):
                 self._fill_file(QTreeWidgetItem(item), source, source.path not in missing)
             self._summarise(item)
-            item.setExpanded(first_fill or course.name in expanded)
+            item.setExpanded(self._opens(course.name, item.childCount()))
             if course.name == selected:
                 item.setSelected(True)
-        for path, text in self._live.items():
-            self.set_file_state(path, text)
+        for path, (text, share) in self._live.items():
+            self.set_file_state(path, text, share)
         self.blockSignals(False)
         self._fit_columns()
 
@@ -169,28 +137,27 @@ class LibraryPanel(QTreeWidget):
     ) -> None:
         """Bring the rows of these courses (all their files' records given) in line: a row
         added, changed or taken away where its file was; the other rows stay as they are."""
-        by_course = _by_course(sources)
         with self._rows_going():
-            self._update_courses(courses, by_course, missing)
+            self._update_courses(courses, by_course(sources), missing)
         self._fit_columns()
 
     def _update_courses(
         self,
         courses: Sequence[Course],
-        by_course: dict[str, list[Source]],
+        files_of: dict[str, list[Source]],
         missing: Collection[str],
     ) -> None:
         for course in courses:
             item = self.item_of_course(course.name)
-            if item is None:  # a new course shows its files as they import
+            new = item is None
+            if item is None:
                 item = self._course_row(course)
-                item.setExpanded(True)
             else:
                 self._describe_course(item, course)
-            files = sorted(by_course.get(course.name, []), key=lambda s: s.path.casefold())
+            files = sorted(files_of.get(course.name, []), key=lambda s: s.path.casefold())
             paths = {s.path for s in files}
             for child in self._children(item):
-                if str(child.data(0, _PATH)) not in paths:
+                if str(child.data(0, PATH)) not in paths:
                     self._take(child)
             # Both in path order: each file's row is at ``at``, or goes there.
             for at, source in enumerate(files):
@@ -206,8 +173,10 @@ class LibraryPanel(QTreeWidget):
                     item.insertChild(at, row)
                 self._fill_file(row, source, source.path not in missing)
                 if source.path in self._live:
-                    self.set_file_state(source.path, self._live[source.path])
+                    self.set_file_state(source.path, *self._live[source.path])
             self._summarise(item)
+            if new:  # a course of a few files shows them as they import
+                item.setExpanded(self._opens(course.name, len(files)))
 
     def remove_file(self, path: str) -> None:
         """The file is no longer in the library: its row goes, its course's count follows."""
@@ -230,6 +199,36 @@ class LibraryPanel(QTreeWidget):
                 self.takeTopLevelItem(self.indexOfTopLevelItem(item))
         self._records.pop(name, None)
         self._removing.discard(name)
+        self._open.pop(name, None)
+
+    # --- which courses are open, kept between starts ------------------------------------
+
+    def remember_open(self, expanded: Iterable[str], collapsed: Iterable[str]) -> None:
+        """The courses the student left open or closed (the window keeps them between
+        starts): they show so from the next fill on. A course not among them is open when it
+        holds at most ``FEW_FILES`` files: 900 notes would bury every other course."""
+        self._open.update(dict.fromkeys(collapsed, False))
+        self._open.update(dict.fromkeys(expanded, True))
+        for item in self._courses():
+            name = str(item.data(0, PATH))
+            if name in self._open:
+                item.setExpanded(self._open[name])
+
+    def open_courses(self) -> tuple[list[str], list[str]]:
+        """The courses open and those closed, to remember: as shown, and as remembered for
+        those not shown (yet)."""
+        known = self._open | self._shown_open()
+        return [n for n, o in known.items() if o], [n for n, o in known.items() if not o]
+
+    def _shown_open(self) -> dict[str, bool]:
+        return {str(item.data(0, PATH)): item.isExpanded() for item in self._courses()}
+
+    def _opens(self, name: str, files: int) -> bool:
+        return self._open.get(name, files <= FEW_FILES)
+
+    def _course_toggled(self, item: QTreeWidgetItem) -> None:
+        if item.parent() is None:
+            self._open[str(item.data(0, PATH))] = item.isExpanded()
 
     def courses(self) -> list[Course]:
         """The library's courses, as last read."""
@@ -240,20 +239,20 @@ class LibraryPanel(QTreeWidget):
 
     def _course_row(self, course: Course) -> QTreeWidgetItem:
         """A new course row, in its place by name."""
-        names = [str(i.data(0, _PATH)).casefold() for i in self._courses()]
+        names = [str(i.data(0, PATH)).casefold() for i in self._courses()]
         item = QTreeWidgetItem([course.name, ""])
         self.insertTopLevelItem(bisect.bisect(names, course.name.casefold()), item)
         bold = QFont(self.font())
         bold.setBold(True)
         item.setFont(0, bold)
-        item.setData(0, _IS_COURSE, True)
+        item.setData(0, IS_COURSE, True)
         self._describe_course(item, course)
         return item
 
     def _describe_course(self, item: QTreeWidgetItem, course: Course) -> None:
         self._records[course.name] = course
-        item.setData(0, _PATH, course.name)
-        item.setData(0, _ROOT, course.root or "")
+        item.setData(0, PATH, course.name)
+        item.setData(0, ROOT, course.root or "")
         item.setToolTip(0, course.root or course.name)
 
     @contextmanager
@@ -273,7 +272,7 @@ class LibraryPanel(QTreeWidget):
             self.blockSignals(quiet)
 
     def _take(self, row: QTreeWidgetItem) -> None:
-        path = str(row.data(0, _PATH))
+        path = str(row.data(0, PATH))
         if self._files.get(path) is row:
             del self._files[path]
         parent = row.parent()
@@ -286,9 +285,10 @@ class LibraryPanel(QTreeWidget):
             state, why = REMOVING, f"{Path(source.path).name} is removed once the import ends"
         child.setText(0, Path(source.path).name)
         child.setText(1, state)
-        child.setData(0, _PATH, source.path)
-        child.setData(0, _IS_COURSE, False)
-        child.setData(0, _KIND, source.kind.value)
+        child.setData(0, PATH, source.path)
+        child.setData(0, IS_COURSE, False)
+        child.setData(0, KIND, source.kind.value)
+        child.setData(0, PROGRESS, None)
         child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}\n{why}")
         child.setToolTip(1, why)
         self._mark(child, state)
@@ -315,29 +315,20 @@ class LibraryPanel(QTreeWidget):
                 self._mark(item, item.text(1))
 
     def _summarise(self, item: QTreeWidgetItem) -> None:
-        """A course's state column, from its rows: ``4 files``; ``4 files, 2 errors`` when
-        one kind of problem, ``4 files, 3 problems`` when several (each counted in the
-        tooltip)."""
-        states = [short_state(child.text(1)) for child in self._children(item)]
-        problems = {
-            word: states.count(state)
-            for state, word in (("error", "error"), (MISSING, MISSING), (NOT_INDEXED, NOT_INDEXED))
-            if state in states
-        }
-        counts = [
-            plural(n, word) if word == "error" else f"{n} {word}" for word, n in problems.items()
-        ]
-        total = plural(len(states), "file")
-        if len(counts) == 1:
-            text = f"{total}, {counts[0]}"
-        elif counts:
-            text = f"{total}, {plural(sum(problems.values()), 'problem')}"
-        else:
-            text = total
-        if item.data(0, _PATH) in self._removing:
-            text = REMOVING
+        """A course's state column, counted from its rows (rows.course_line)."""
+        states = [child.text(1) for child in self._children(item)]
+        text, tip = course_line(states, item.data(0, PATH) in self._removing)
         item.setText(1, text)
-        item.setToolTip(1, ", ".join([total, *counts]))
+        item.setToolTip(1, tip)
+
+    def wanted_width(self) -> int:
+        """Wide enough for a typical file name under its course, with a live state beside
+        it (in the user's font: a larger system font asks for more)."""
+        metrics = self.fontMetrics()
+        name = metrics.horizontalAdvance(TYPICAL_NAME) + 2 * self.indentation()
+        state = metrics.horizontalAdvance(TYPICAL_STATE)
+        frame = 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
+        return name + state + frame + 4 * metrics.averageCharWidth()  # the cells' margins
 
     def _fit_columns(self) -> None:
         """The state column as wide as its text, up to a share of the panel; names get the
@@ -354,11 +345,17 @@ class LibraryPanel(QTreeWidget):
         super().resizeEvent(event)
         self._fit_columns()
 
-    def set_file_state(self, path: str, text: str) -> None:
-        """Show an import's live state of one file (kept until ``clear_live``)."""
-        self._live[path] = text
+    def set_file_state(self, path: str, text: str, share: float | None = None) -> None:
+        """Show an import's live state of one file (kept until ``clear_live``): its words,
+        and while it is worked on its share done (rows.WORKING: not known), drawn as a bar
+        along its row."""
+        self._live[path] = (text, share)
         item = self._files.get(path)
-        if item is None or item.toolTip(1) == (why := f"{Path(path).name}: {text}"):
+        if item is None:
+            return
+        if item.data(0, PROGRESS) != share:
+            item.setData(0, PROGRESS, share)
+        if item.toolTip(1) == (why := f"{Path(path).name}: {text}"):
             return
         before, state = item.text(1), short_state(text)
         item.setText(1, state)
@@ -371,6 +368,9 @@ class LibraryPanel(QTreeWidget):
 
     def clear_live(self) -> None:
         """The import ended: stored states show again (unfinished files as not indexed)."""
+        for path in self._live:
+            if (item := self._files.get(path)) is not None:
+                item.setData(0, PROGRESS, None)
         self._live.clear()
         self._importing = False
 
@@ -381,7 +381,7 @@ class LibraryPanel(QTreeWidget):
         else:
             self._removing.discard(target)
         for item in [*self._courses(), *self._files.values()]:
-            if item.data(0, _PATH) == target and removing:
+            if item.data(0, PATH) == target and removing:
                 item.setText(1, REMOVING)
 
     def state_of(self, path: str) -> str | None:
@@ -393,7 +393,7 @@ class LibraryPanel(QTreeWidget):
         return self._files.get(path) or self.item_of_course(path)
 
     def item_of_course(self, name: str) -> QTreeWidgetItem | None:
-        return next((i for i in self._courses() if i.data(0, _PATH) == name), None)
+        return next((i for i in self._courses() if i.data(0, PATH) == name), None)
 
     def selected_course(self) -> str | None:
         items = self.selectedItems()
@@ -402,12 +402,12 @@ class LibraryPanel(QTreeWidget):
         item = items[0]
         while (parent := item.parent()) is not None:
             item = parent
-        return item.data(0, _PATH)
+        return item.data(0, PATH)
 
     def select_course(self, name: str | None) -> None:
         self.clearSelection()
         for item in self._courses():
-            if item.data(0, _PATH) == name:
+            if item.data(0, PATH) == name:
                 item.setSelected(True)
 
     def _courses(self) -> list[QTreeWidgetItem]:
@@ -427,7 +427,7 @@ class LibraryPanel(QTreeWidget):
         Shift+F10 opens its menu, as the Menu key does (Qt makes no menu event of it)."""
         item = self.currentItem()
         if item is not None and event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-            self.remove_requested.emit(str(item.data(0, _PATH)), bool(item.data(0, _IS_COURSE)))
+            self.remove_requested.emit(str(item.data(0, PATH)), bool(item.data(0, IS_COURSE)))
             return
         shift = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
         if event.key() == Qt.Key.Key_F10 and shift == Qt.KeyboardModifier.ShiftModifier:
@@ -437,53 +437,25 @@ class LibraryPanel(QTreeWidget):
 
     def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
         """Enter or a double-click: play a lecture, open any other file in its application."""
-        if item.data(0, _IS_COURSE):
+        if item.data(0, IS_COURSE):
             return
-        path = str(item.data(0, _PATH))
-        if SourceKind(item.data(0, _KIND)) in LECTURES:
+        path = str(item.data(0, PATH))
+        if SourceKind(item.data(0, KIND)) in LECTURES:
             self.play_requested.emit(path)
         else:
             self.open_requested.emit(path)
 
     def menu_for(self, item: QTreeWidgetItem) -> QMenu:
-        """The context menu of a row (built, not shown: the window shows it)."""
-        target = str(item.data(0, _PATH))
-        menu = QMenu(self)
-        if item.data(0, _IS_COURSE):
-            root = str(item.data(0, _ROOT) or "")
-            reveal = menu.addAction("Show in folder")
-            reveal.triggered.connect(lambda: self.reveal_requested.emit(root))
-            reveal.setEnabled(bool(root))
-            menu.addSeparator()
-            remove = menu.addAction(f"Remove course “{target}” from the library…")
-            remove.triggered.connect(lambda: self.remove_requested.emit(target, True))
-            return menu
-        kind = SourceKind(item.data(0, _KIND))
-        there = item.text(1) != MISSING
-        if kind in LECTURES:
-            left_at = self.position_of(target) if there else None
-            play = menu.addAction(f"Resume at {clock(left_at)}" if left_at else "Play")
-            play.triggered.connect(lambda: self.play_requested.emit(target))
-            play.setEnabled(there)
-            if left_at:
-                menu.addAction("Play from the start").triggered.connect(
-                    lambda: self.play_from_start.emit(target)
-                )
-        opened = menu.addAction("Open original file")
-        opened.triggered.connect(lambda: self.open_requested.emit(target))
-        opened.setEnabled(there)
-        menu.addAction("Show in folder").triggered.connect(
-            lambda: self.reveal_requested.emit(target)
+        """The context menu of a row (built, not shown)."""
+        asks = RowAsks(
+            self.play_requested.emit,
+            self.play_from_start.emit,
+            self.open_requested.emit,
+            self.reveal_requested.emit,
+            self.export_requested.emit,
+            self.remove_requested.emit,
         )
-        if kind in TRANSCRIBED:
-            export = menu.addAction("Export transcript…")
-            export.triggered.connect(lambda: self.export_requested.emit(target))
-            export.setEnabled(item.text(1) in ("indexed", MISSING))
-        menu.addSeparator()
-        menu.addAction(f"Remove “{Path(target).name}” from the library…").triggered.connect(
-            lambda: self.remove_requested.emit(target, False)
-        )
-        return menu
+        return row_menu(self, item, asks, self.position_of)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """A menu from the keyboard is the current row's, at that row; one from the mouse is

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.library.import_bar import report_text
-from app.library.panel import MISSING, NOT_INDEXED, REMOVING
+from app.library.rows import MISSING, NOT_INDEXED, REMOVING
 from app.window import SearchWindow
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.library import Library

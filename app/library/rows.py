@@ -1,0 +1,135 @@
+"""What a row of the library panel holds and shows: the data roles, a stored file's state
+and its explanation, a course's line counted from its files' states, and the delegate that
+draws a file's import progress on its row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
+
+from engine.api import Source, SourceKind, SourceStatus, plural
+
+PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
+IS_COURSE = Qt.ItemDataRole.UserRole + 1
+KIND = Qt.ItemDataRole.UserRole + 2  # a file row's SourceKind value
+ROOT = Qt.ItemDataRole.UserRole + 3  # a course row's folder, or "" (loose files)
+PROGRESS = Qt.ItemDataRole.UserRole + 4  # an importing file's share done, 0..1; WORKING
+WORKING = -1.0  # the file is being imported, its share not known (yet)
+
+KIND_LABEL = {
+    SourceKind.VIDEO: "video",
+    SourceKind.AUDIO: "audio",
+    SourceKind.SUBTITLES: "subtitles",
+    SourceKind.SLIDES: "slides",
+    SourceKind.CODE: "code",
+    SourceKind.NOTES: "notes",
+}
+LECTURES = (SourceKind.VIDEO, SourceKind.AUDIO)
+TRANSCRIBED = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
+NOT_INDEXED = "not indexed"
+MISSING = "missing"
+REMOVING = "to be removed"
+_UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
+
+
+def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, str]:
+    """What the state column shows for a stored file, and the tooltip that explains it."""
+    name = Path(source.path).name
+    if source.status == SourceStatus.ERROR:
+        return "error", f"{name} could not be indexed: {source.error or 'unknown error'}"
+    if source.status in _UNFINISHED and not importing:
+        return NOT_INDEXED, (
+            f"The import stopped before {name} was indexed (it was cancelled, or Coursedex "
+            "quit). Resume it from the bar at the bottom, or import the file again."
+        )
+    if source.status == SourceStatus.INDEXED and not exists:
+        return MISSING, (
+            f"{name} is no longer at {source.path}: it was moved or deleted. Put it back, "
+            "or remove it from the library."
+        )
+    return source.status.value, f"{name}: {source.status.value}"
+
+
+def by_course(sources: Iterable[Source]) -> dict[str, list[Source]]:
+    by_course: dict[str, list[Source]] = {}
+    for source in sources:
+        by_course.setdefault(source.course, []).append(source)
+    return by_course
+
+
+def missing_paths(sources: Sequence[Source]) -> set[str]:
+    """The indexed files no longer on disk: one ``stat`` a file, so a worker's job (a slow
+    or sleeping network drive must not freeze the window)."""
+    indexed = (s.path for s in sources if s.status == SourceStatus.INDEXED)
+    return {path for path in indexed if not Path(path).exists()}
+
+
+def short_state(text: str) -> str:
+    """A live state as the column shows it: an error's reason goes to the tooltip."""
+    return "error" if text.startswith("error") else text
+
+
+def course_line(states: Sequence[str], removing: bool) -> tuple[str, str]:
+    """A course's state column and its tooltip, from its files' states: ``4 files``;
+    ``4 files, 2 errors`` when one kind of problem, ``4 files, 3 problems`` when several
+    (each counted in the tooltip)."""
+    states = [short_state(state) for state in states]
+    problems = {
+        word: states.count(state)
+        for state, word in (("error", "error"), (MISSING, MISSING), (NOT_INDEXED, NOT_INDEXED))
+        if state in states
+    }
+    counts = [plural(n, word) if word == "error" else f"{n} {word}" for word, n in problems.items()]
+    total = plural(len(states), "file")
+    if len(counts) == 1:
+        text = f"{total}, {counts[0]}"
+    elif counts:
+        text = f"{total}, {plural(sum(problems.values()), 'problem')}"
+    else:
+        text = total
+    return (REMOVING if removing else text), ", ".join([total, *counts])
+
+
+class ProgressDelegate(QStyledItemDelegate):
+    """Draws an importing file's progress as a thin bar along the bottom of its row, across
+    the columns shown: a panel too narrow for the state column still shows it. Only the
+    track while the share is not known."""
+
+    BAR = 3  # px; every row is that much taller, so the bar never covers a name
+
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        size = super().sizeHint(option, index)
+        return QSize(size.width(), size.height() + self.BAR)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        super().paint(painter, option, index)
+        name = index.sibling(index.row(), 0)
+        share = name.data(PROGRESS)
+        if not isinstance(share, float):
+            return
+        cell: QRect = option.rect  # pyright: ignore[reportAttributeAccessIssue]
+        left = self.view.visualRect(QModelIndex(name)).left()
+        bar = QRect(left, cell.bottom() - self.BAR + 1, self.view.viewport().width() - left, 3)
+        palette = self.view.palette()
+        painter.save()
+        painter.setClipRect(cell)
+        painter.fillRect(bar, palette.color(QPalette.ColorRole.Mid))
+        if share >= 0:
+            done = QRect(bar.left(), bar.top(), round(bar.width() * min(share, 1.0)), bar.height())
+            painter.fillRect(done, palette.color(QPalette.ColorRole.Highlight))
+        painter.restore()
