@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
+from app.focus import focus_into, mention_key
 from app.library.actions import LibraryActions
 from app.library.changes import (
     FilesChanged,
@@ -49,7 +51,7 @@ from app.library.changes import (
 from app.library.import_bar import ImportBar, file_state
 from app.library.panel import LibraryPanel
 from app.player.memory import PlaybackMemory
-from app.search.pane import EMPTY_LIBRARY, SearchPane
+from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
 from app.search.results import OPEN_HINT, ResultRow
 from app.tasks import Tasks
 from app.viewers.preview import PreviewPane
@@ -166,6 +168,13 @@ class SearchWindow(QMainWindow):
         layout.addWidget(self.import_bar)
         self.setCentralWidget(body)
         self.setAcceptDrops(True)
+        if not self.panel.accessibleName():  # the panel may name itself; else the window does
+            describe(
+                self.panel,
+                "Library",
+                "Your courses and their files; picking a course searches only it. The menu "
+                "key offers a row's actions.",
+            )
         self._menus()
         self.state_file = window_state or state_path(settings_path)
         remembered = self._load_state()
@@ -189,9 +198,28 @@ class SearchWindow(QMainWindow):
         settings.setEnabled(self.registry is not None)
         menu.addSeparator()
         menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
+        self._go_menu()
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("&Keyboard shortcuts", self.show_shortcuts)
         help_menu.addAction("&About Coursedex", self.show_about)
+
+    def _go_menu(self) -> None:
+        """A key to each part of the window, in the Tab order (tests/app/
+        test_accessibility.py): the menu shows them, and a screen reader reads the menu."""
+        menu = self.menuBar().addMenu("&Go")
+        pane = self.search_pane
+        search = menu.addAction("&Search box", pane.focus_search)
+        search.setShortcut(SEARCH_SHORTCUTS[0])  # the pane's own shortcuts take both keys
+        search.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # shown, not bound twice
+        for text, keys, part, tooltip in (
+            ("&Course filter", "Ctrl+1", pane.course_box, True),
+            ("&Kind filter", "Ctrl+2", pane.kind_box, True),
+            ("&Results", "Ctrl+3", pane.results, False),
+            ("&Preview", "Ctrl+4", self.preview_pane, False),
+            ("&Library", "Ctrl+5", self.panel, False),
+        ):
+            action = menu.addAction(text, QKeySequence(keys), lambda p=part: focus_into(p))
+            mention_key(part, action.shortcut(), tooltip=tooltip)
 
     def add_from_url(self) -> None:
         """File > Add from URL: fetch a lecture from a web page (yt-dlp) and import it."""

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
 from app.tasks import Failure, Tasks
 from engine.api import Cancelled, CoursedexError, ModelError, ModelInfo, ModelRegistry, human_size
 
@@ -44,6 +45,12 @@ class ModelsPage(QWidget):
         self.tasks = Tasks(self)
         self.table = QTableWidget(0, len(_COLUMNS))
         self.table.setHorizontalHeaderLabels(list(_COLUMNS))
+        describe(
+            self.table,
+            "Models",
+            "The models Coursedex can use, whether each is installed, and its size. "
+            "Pick one to install, verify or remove it.",
+        )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
 from app.dialogs.models_page import ModelsPage
 from engine.api import (
     EngineConfig,
@@ -338,6 +339,7 @@ class SettingsDialog(QDialog):
             self.player_box.addItem(name, key)
         self.player_box.setCurrentIndex(self.player_box.findData(settings.player))
 
+        self._describe_fields()
         general = QWidget()
         form = QFormLayout(general)
         form.addRow("Speech recognition model", self.speech_box)
@@ -415,6 +417,30 @@ class SettingsDialog(QDialog):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             apply_theme(app, str(self.theme_box.currentData()))
+
+    def _describe_fields(self) -> None:
+        """Names and descriptions for a screen reader (the form's labels name the boxes on
+        some platforms only; the folder's box shares its row with a button)."""
+        for widget, name, description in (
+            (
+                self.speech_box,
+                "Speech recognition model",
+                "The model that writes down what lectures say; larger ones are slower.",
+            ),
+            (
+                self.threads_box,
+                "Threads for importing",
+                "How many processor cores an import may use.",
+            ),
+            (
+                self.library_edit,
+                "Library folder",
+                "Where the library keeps its index; used from the next start.",
+            ),
+            (self.theme_box, "Theme", "Light, dark, or the system's colours."),
+            (self.player_box, "Video player", "What plays lectures: VLC or Qt Multimedia."),
+        ):
+            describe(widget, name, description)
 
     def settings(self) -> Settings:
         """The values as edited (the library folder kept as saved unless it was edited, and

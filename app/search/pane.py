@@ -28,14 +28,16 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.accessible import describe
 from app.search.filter_chip import FilterChip
 from app.search.history import SearchHistory
 from app.search.result_list import ResultList
-from app.search.results import ResultRow, thumbnail
+from app.search.results import ResultRow, count_line, thumbnail
 from app.tasks import Failure, Tasks
 from engine.api import (
     KIND_NAMES,
@@ -58,6 +60,8 @@ EMPTY_LIBRARY = (
     "Nothing indexed yet. Drop lecture videos, slide decks, code archives or notes here."
 )
 ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
+SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+L")  # focus the search box from anywhere in the window
+SEARCH_KEYS = " or ".join(SEARCH_SHORTCUTS)
 
 # results, their thumbnails by segment id, the search's time in ms, whether it was gated, and
 # what the user should know of them (keyword matches only, and why)
@@ -84,6 +88,15 @@ class StatusLine(QLabel):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._fit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # a larger system font: taller lines
+            self.fit_height()
+
+    def fit_height(self) -> None:
+        self.setFixedHeight(self.fontMetrics().lineSpacing() * self.LINES + 4)
         self._fit()
 
     def _fit(self) -> None:
@@ -126,6 +139,16 @@ class SearchPane(QWidget):
         self.course_box.addItem("All courses", None)
         self.kind_box = QComboBox()
         self.kind_box.addItem("All kinds", None)
+        describe(
+            self.search,
+            "Search",
+            "Type a question or words; Enter opens the top result, Down moves to the "
+            "results, Up in an empty box recalls earlier searches, Esc clears.",
+            f"Search your courses ({SEARCH_KEYS})",
+        )
+        describe(self.course_box, "Course", "Search one course or all of them.")
+        describe(self.kind_box, "Kind", "Search speech, on-screen text, slides, code or notes.")
+        self._name_clear_button()
         for kind in SegmentKind:
             self.kind_box.addItem(KIND_NAMES[kind], kind.value)  # Qt keeps enums as plain str
         for box in (self.course_box, self.kind_box):
@@ -144,7 +167,7 @@ class SearchPane(QWidget):
         self.status.setWordWrap(True)
         # Two lines always: the list above must not jump as messages come and go.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.status.setFixedHeight(self.status.fontMetrics().lineSpacing() * StatusLine.LINES + 4)
+        self.status.fit_height()
         self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -168,13 +191,23 @@ class SearchPane(QWidget):
         self.search.textChanged.connect(self._debounce.start)
         self.course_box.currentIndexChanged.connect(self._filters_changed)
         self.kind_box.currentIndexChanged.connect(self._filters_changed)
-        for keys in ("Ctrl+F", "Ctrl+L"):
+        for keys in SEARCH_SHORTCUTS:
             QShortcut(QKeySequence(keys), self).activated.connect(self.focus_search)
         # Esc clears the query only in the box: elsewhere (the player, the results) it must
         # not wipe the query and results (issue 14, item 13).
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search)
         escape.setContext(Qt.ShortcutContext.WidgetShortcut)
         escape.activated.connect(self._escape)
+
+    def _name_clear_button(self) -> None:
+        """The box's clear button is Qt's own, an icon named by nothing: a screen reader
+        would say "button"."""
+        for action in self.search.actions():
+            if action.objectName() == "_q_qlineeditclearaction":
+                action.setText("Clear search")
+                action.setToolTip("Clear the search (Esc)")
+        for button in self.search.findChildren(QToolButton):
+            describe(button, "Clear search", "Empty the search box (Esc).")
 
     # --- what the library holds -----------------------------------------------------------
 
@@ -272,10 +305,9 @@ class SearchPane(QWidget):
         results, thumbs, took, gated, notice = found
         self._shown = self.query
         self.results.show_results(results, thumbs)
-        count = len(results)
         note = ""
         if results:
-            self.status.setText(f"{plural(count, 'result')} ({took:.0f} ms)")
+            self.status.setText(f"{count_line(results)} ({took:.0f} ms)")
         else:
             note = self._nothing_found(gated)
         if notice:  # keyword matches only: the search model cannot load

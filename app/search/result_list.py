@@ -14,11 +14,13 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QIcon, QImage, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
-from app.search.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped
+from app.accessible import describe
+from app.search.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped, spoken
 from engine.api import SearchResult, SegmentKind
 
 ROW_BATCH = 4  # result rows added per turn of the event loop
 WEAKER = "Weaker matches"
+OPEN_ROW = "Enter plays it or shows it in the preview; the menu key copies its link."
 _DIVIDER = Qt.ItemDataRole.UserRole + 1  # set on the divider's item
 
 
@@ -31,6 +33,12 @@ class ResultList(QListWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        describe(
+            self,
+            "Results",
+            "The results of the search, best first. Enter opens one; the menu key copies "
+            "its link or a quote.",
+        )
         self.setWordWrap(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
@@ -91,6 +99,9 @@ class ResultList(QListWidget):
                 continue
             item = QListWidgetItem(self)
             item.setData(Qt.ItemDataRole.UserRole, group.best)
+            # The row is a widget over an item without text: this is what is read out.
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, spoken(group))
+            item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, OPEN_ROW)
             row = ResultRow(group, self._icons[group.best.kind])
             row.set_thumbnail(thumb)
             row.moment_chosen.connect(self.open_requested)
@@ -236,7 +247,8 @@ class ResultList(QListWidget):
             for row in range(self.count()):
                 widget = self.row_widget(row)
                 if widget is not None:
-                    widget.icon.setPixmap(self._icons[widget.result.kind].pixmap(20, 20))
+                    size = widget.icon_size
+                    widget.icon.setPixmap(self._icons[widget.result.kind].pixmap(size, size))
                     widget.set_current(row == self.currentRow())
             divider = self.divider_row()
             if divider is not None:

@@ -35,6 +35,7 @@ from engine.api import (
     SourceKind,
     clock,
     location,
+    plural,
 )
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,46 @@ def grouped(results: Sequence[SearchResult]) -> list[ResultGroup]:
     return [ResultGroup(hits[k][0], tuple(hits[k][1:])) for k in order]
 
 
+# What a file of each kind is called in "10 results in 2 lectures": (one, many)
+SOURCE_NOUNS = {
+    **dict.fromkeys(LECTURES, ("lecture", "lectures")),
+    SourceKind.SLIDES: ("slide deck", "slide decks"),
+    SourceKind.CODE: ("file", "files"),
+    SourceKind.NOTES: ("file", "files"),
+}
+
+
+def count_line(results: Sequence[SearchResult]) -> str:
+    """ "10 results", or "10 results in 2 lectures" when they come from fewer files than
+    there are results (a lecture's hits are one row: "10 results" above 2 rows misleads)."""
+    sources: dict[tuple[str, str], set[str]] = {}
+    for result in results:
+        sources.setdefault(SOURCE_NOUNS[result.source_kind], set()).add(result.source)
+    found = plural(len(results), "result")
+    if sum(len(s) for s in sources.values()) >= len(results):
+        return found
+    parts = [plural(len(s), one, many) for (one, many), s in sources.items()]
+    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return f"{found} in {listed}"
+
+
+def spoken(group: ResultGroup) -> str:
+    """A row as a screen reader says it: the kind, course, file, where, the slide on
+    screen, the snippet and the other moments, in plain words."""
+    result = group.best
+    where = location(result)
+    parts = [
+        f"{KIND_NAMES[result.kind]}, {result.course}: {result.title}"
+        + (f" at {where}" if where else ""),
+        on_screen(result),
+        " ".join(result.snippet.split()),
+    ]
+    if group.moments:
+        times = ", ".join(clock(m.start_ms or 0) for m in group.moments[:MOMENTS])
+        parts.append(f"Also at {times}")
+    return ". ".join(p for p in parts if p)
+
+
 def snippet_html(result: SearchResult) -> str:
     """The snippet with the query words in bold, escaped for a rich-text label; code keeps
     its lines and indentation."""
@@ -119,7 +160,9 @@ class ResultRow(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.icon = QLabel()
-        self.icon.setPixmap(icon.pixmap(20, 20))
+        # as tall as a line of text: a larger system font makes the glyph larger too
+        self.icon_size = self.fontMetrics().height() + 4
+        self.icon.setPixmap(icon.pixmap(self.icon_size, self.icon_size))
         self.icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.icon.setToolTip(KIND_NAMES[result.kind])
         self.thumb = QLabel()
@@ -201,7 +244,7 @@ class ResultRow(QWidget):
             self._scale_thumbnail()
         layout = self.layout()
         spacing = layout.spacing() if layout is not None else 6
-        text_width = width - 8 - 20 - spacing  # margins, the kind icon
+        text_width = width - 8 - self.icon_size - spacing  # margins, the kind icon
         if not self.thumb.isHidden():
             text_width -= size[0] + spacing
         text_width = max(60, text_width)

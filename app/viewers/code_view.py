@@ -43,6 +43,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QPlainTextEdit,
     QSizePolicy,
@@ -50,6 +51,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from app.accessible import describe
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
@@ -188,6 +191,18 @@ class _Highlighter(QSyntaxHighlighter):
                 self.setFormat(start, length, fmt)
 
 
+def code_font() -> QFont:
+    """The system's fixed-width font at the size of the window's text: the fixed font's
+    own size does not follow a larger application font, and code would stay small."""
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    base = QApplication.font()
+    if base.pointSizeF() > 0:
+        font.setPointSizeF(base.pointSizeF())
+    elif base.pixelSize() > 0:
+        font.setPixelSize(base.pixelSize())
+    return font
+
+
 class _Gutter(QWidget):
     def __init__(self, editor: _Editor) -> None:
         super().__init__(editor)
@@ -282,6 +297,11 @@ class CodeView(QWidget):
         self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.editor = _Editor()
         self.editor.setReadOnly(True)
+        describe(
+            self.editor,
+            "File",
+            "The file of the result, read-only, with the cursor on the line found.",
+        )
         self.editor.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
@@ -290,7 +310,7 @@ class CodeView(QWidget):
         # the end of the matched line behind a horizontal scroll bar.
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font = code_font()
         self.editor.setFont(font)
         self.editor.document().setDefaultFont(font)
         self.editor.setTabStopDistance(4 * self.editor.fontMetrics().horizontalAdvance(" "))

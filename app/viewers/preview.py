@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QStackedWidget, QVBoxLayout, QWidget
 
+from app.accessible import describe
 from app.player.memory import PlaybackMemory
 from app.player.playback import PlayerUnavailable
 from app.player.view import PlayerView
@@ -40,6 +41,11 @@ class PreviewPane(QWidget):
         self.tasks = tasks
         self.backend = backend
         self.vlc_args = tuple(vlc_args)
+        describe(
+            self,
+            "Preview",
+            "The result opened: the lecture playing with its transcript, a slide, or a file.",
+        )
         self.stack = QStackedWidget()
         self.placeholder = QLabel(OPEN_HINT)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
+from app.accessible import describe
 from app.tasks import Tasks
 from app.viewers.pages import ViewerError, check_page, deck_for, render_page, term_boxes
 from engine.api import Library, clock
@@ -190,6 +191,11 @@ class SlideView(QWidget):
         )
         self.play_button.clicked.connect(self._play_first)
         self.play_button.hide()
+        describe(  # named before it has text; the name takes its time once it has one
+            self.play_button,
+            "Play where this slide is shown",
+            "Play the lecture from the moment this slide is on screen.",
+        )
 
         self.image_label = QLabel()
         self.image_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -262,6 +268,8 @@ class SlideView(QWidget):
         video, ms = self._shown_in[0]
         self.play_button.setText(f"Play where this slide is shown ({clock(ms)})")
         self.play_button.setToolTip(f"{Path(video).name} at {clock(ms)}")
+        self.play_button.setAccessibleName(self.play_button.text())
+        self.play_button.setAccessibleDescription(f"Play {Path(video).name} from {clock(ms)}.")
         if len(self._shown_in) > 1:
             menu = QMenu(self.play_button)
             for other, at in self._shown_in:

@@ -3,6 +3,7 @@ moments in one row, search history and the last session, and the layout at small
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.search.pane import StatusLine
-from app.search.results import ResultRow, thumbnail
+from app.search.results import ResultRow, count_line, thumbnail
 from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library
@@ -165,6 +166,44 @@ def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Librar
     with qtbot.waitSignal(window.opened) as blocker:
         row.moment_links.linkActivated.emit(str(len(row.moments) - 1))  # the last moment's link
     assert blocker.args == [row.moments[-1]]
+
+
+def test_the_count_names_the_lectures_and_files_its_rows_hold(
+    qtbot: QtBot, two_courses: Library
+) -> None:
+    """ "12 results" above 3 rows misled (issue 24, item 9): a lecture's hits are one row."""
+    window = shown_window(qtbot, two_courses)
+    qtbot.keyClicks(window.search_pane.search, "textbook chapter lecture")
+    qtbot.waitUntil(lambda: window.search_pane.status.text().endswith(" ms)"), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.search_pane.results._pending)
+    rows = [window.result_at(i) for i in range(window.search_pane.results.count())]
+    rows = [r for r in rows if r is not None]  # not the "Weaker matches" divider
+    others = {r.source for r in rows if not r.source.endswith("lecture.srt")}
+    status = window.search_pane.status.text()
+    found = re.fullmatch(r"(\d+) results in (.+) \(\d+ ms\)", status)
+    assert found, status
+    assert int(found[1]) > len(rows)
+    files = f" and {len(others)} file{'s' if len(others) > 1 else ''}" if others else ""
+    assert found[2] == "1 lecture" + files, status
+
+
+def test_count_line_nouns_and_plurals() -> None:
+    def hit(source: str, kind: SourceKind) -> SearchResult:
+        return SearchResult(
+            segment_id=1, source=source, source_kind=kind, kind=SegmentKind.NOTE,
+            course="C", title="t", heading="", start_ms=None, end_ms=None, page=None,
+            path_in_archive=None, line_start=None, line_end=None, line=None, snippet="s",
+            highlights=(), score=1.0, fulltext_rank=1, dense_rank=1,
+        )  # fmt: skip
+
+    video, deck, notes = SourceKind.VIDEO, SourceKind.SLIDES, SourceKind.NOTES
+    assert count_line([hit("a.mp4", video)]) == "1 result"
+    assert count_line([hit("a.md", notes), hit("b.md", notes)]) == "2 results"  # one row each
+    lectures = [hit("a.mp4", video)] * 6 + [hit("b.srt", SourceKind.SUBTITLES)] * 4
+    assert count_line(lectures) == "10 results in 2 lectures"
+    mixed = [*lectures, hit("s.pdf", deck), hit("s.pdf", deck), hit("n.md", notes)]
+    assert count_line(mixed) == "13 results in 2 lectures, 1 slide deck and 1 file"
+    assert count_line([hit("a.mp4", video)] * 3) == "3 results in 1 lecture"
 
 
 def test_a_speech_row_shows_the_slide_on_screen(
