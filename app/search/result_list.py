@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QIcon, QImage, QPainter, QPalette, QPixmap
+from PySide6.QtGui import QFocusEvent, QFont, QIcon, QImage, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.accessible import describe
@@ -108,6 +108,7 @@ class ResultList(QListWidget):
             item.setSizeHint(QSize(width, row.height_for(width)))
             self.setItemWidget(item, row)
             row.set_current(self.row(item) == self.currentRow())
+            row.set_focus_ring(self.hasFocus() and self.row(item) == self.currentRow())
         if batch and self.currentRow() < 0:
             self.setCurrentRow(0)
         if self._pending:
@@ -132,6 +133,22 @@ class ResultList(QListWidget):
             if widget is not None:
                 widget.set_current(current)
         self._current = row
+        self._ring()
+
+    def _ring(self) -> None:
+        """The focus ring on the current row while the list has the keyboard focus."""
+        for row in range(self.count()):
+            widget = self.row_widget(row)
+            if widget is not None:
+                widget.set_focus_ring(self.hasFocus() and row == self.currentRow())
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self._ring()
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self._ring()
 
     def _colour_divider(self, item: QListWidgetItem) -> None:
         """Not the disabled grey a flagless item gets: the divider must be seen."""

@@ -17,7 +17,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import (
     QIcon,
     QImage,
+    QPainter,
+    QPaintEvent,
     QPalette,
+    QPen,
     QPixmap,
 )
 from PySide6.QtWidgets import (
@@ -156,6 +159,7 @@ class ResultRow(QWidget):
         super().__init__(parent)
         group = group if isinstance(group, ResultGroup) else ResultGroup(group)
         self.result = result = group.best
+        self.focus_ring = False
         self.moments = group.moments
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -215,6 +219,26 @@ class ResultRow(QWidget):
             return
         role = QPalette.ColorRole.HighlightedText if current else QPalette.ColorRole.Link
         self.moment_links.setText(self._moments_html(self.palette().color(role).name()))
+
+    def set_focus_ring(self, on: bool) -> None:
+        """A ring round the row while the list has the keyboard focus and this row is its
+        current one: the selection alone looks the same while the search box has it."""
+        if on != self.focus_ring:
+            self.focus_ring = on
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self.focus_ring:
+            return
+        width = max(2, self.fontMetrics().height() // 8)  # thicker with a larger font
+        pen = QPen(self.palette().color(QPalette.ColorRole.Text), width)
+        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+        painter = QPainter(self)
+        painter.setPen(pen)
+        inset = (width + 1) // 2
+        painter.drawRect(self.rect().adjusted(inset, inset, -inset - 1, -inset - 1))
+        painter.end()
 
     def _moment_link(self, href: str) -> None:
         self.moment_chosen.emit(self.moments[int(href)])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QIcon
+from PySide6.QtGui import QColor, QFont, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QLineEdit, QToolButton, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -157,6 +157,37 @@ def test_tab_goes_search_filters_results_preview_library(
     # Shift+Tab goes back the same way.
     qtbot.keyClick(pane.search, Qt.Key.Key_Backtab)
     assert part_of(QApplication.focusWidget()) == "library"
+
+
+def test_the_current_row_shows_a_focus_ring_while_the_results_have_the_focus(
+    qtbot: QtBot, demo_text_library: Library
+) -> None:
+    """The current row is highlighted while the search box has the focus too (Enter opens
+    it): with the focus in the list a ring in the text colour goes round it, light and
+    dark."""
+    from app.dialogs.settings import dark_palette
+
+    window = shown(qtbot, demo_text_library)
+    search(qtbot, window, "merge sort")
+    results = window.search_pane.results
+    qtbot.waitUntil(lambda: window.row_widget(1) is not None)
+    results.setCurrentRow(1)
+
+    def left_edge() -> QColor:
+        box = results.visualItemRect(results.item(1))
+        image = results.viewport().grab().toImage()
+        return image.pixelColor(box.left() + 1, box.center().y())
+
+    for palette in (window.palette(), dark_palette()):
+        window.setPalette(palette)
+        results.setFocus()
+        qtbot.waitUntil(results.hasFocus)
+        ring = left_edge()
+        assert ring == results.palette().color(QPalette.ColorRole.Text), ring.name()
+        window.search_pane.search.setFocus()
+        qtbot.waitUntil(window.search_pane.search.hasFocus)
+        selected = left_edge()
+        assert selected == results.palette().color(QPalette.ColorRole.Highlight), selected.name()
 
 
 def test_ctrl_keys_reach_each_part_and_menus_show_them(
