@@ -31,6 +31,7 @@ from engine.formatting import (
     outcome_counts,
     progress_line,
     stage_text,
+    time_left,
 )
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
 from engine.integrations.documents import Chapter, SlidePage
@@ -173,6 +174,7 @@ __all__ = [
     "result_origin",
     "stage_text",
     "start_over",
+    "time_left",
     "transcript_srt",
     "transcript_text",
     "valid_text",

@@ -5,6 +5,7 @@ below everything, in :mod:`engine.plain_text`."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,15 +64,31 @@ def location(result: SearchResult) -> str:
 
 
 def stage_text(p: IngestProgress) -> str:
-    """The file's stage, with its share while the stage knows it: ``transcribing 43%``."""
+    """The file's stage with the file's share done (across all its stages, so it never
+    falls back as the stage changes): ``transcribing 43%``."""
     if p.file_fraction is not None and p.result is None:
-        return f"{p.stage} {p.file_fraction:.0%}"
+        return f"{p.stage} {math.floor(p.file_fraction * 100 + 1e-6)}%"
     return p.stage
+
+
+def time_left(seconds: float | None) -> str:
+    """The time left as a person says it, coarse enough not to flicker: ``about 3 min left``;
+    never zero while work remains (``less than a minute left``); "" when not known yet."""
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return "less than a minute left"
+    minutes = math.ceil(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} min left"
+    hours, minutes = divmod(5 * math.ceil(minutes / 5), 60)
+    return f"about {hours} h {minutes:02d} min left" if minutes else f"about {hours} h left"
 
 
 def progress_line(p: IngestProgress) -> str:
     """Which file of how many, its stage, share and detail, and the time left:
-    ``2/3 lecture.mp4: transcribing 43% (0.04x), 01:35 left``."""
+    ``2/3 lecture.mp4: transcribing 43% (0.04x), about 2 min left``."""
     stage = stage_text(p) + (f" ({p.detail})" if p.detail else "")
-    left = "" if p.eta_s is None else f", {clock(p.eta_s * 1000)} left"
+    left = time_left(p.eta_s)
+    left = f", {left}" if left else ""
     return f"{p.index + 1}/{p.total} {printable(Path(p.path).name)}: {stage}{left}"

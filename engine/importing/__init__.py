@@ -2,7 +2,9 @@
 
 planning.py    which files an import reads, and in which course
 pipeline.py    the queue, then per file: read, one commit, link slides
-progress.py    the stages of an import and what it reports
+progress.py    the stages of an import and what it reports (the progress model)
+estimate.py    what each file and stage is expected to cost; the time left
+tracking.py    stage reports turned into each file's and the run's progress
 reading.py     parse, transcribe, OCR, scan a video's frames
 embedding.py   vectors for a source's segments, computed ahead of the commit
 linking.py     slides lined up with the lectures that show them (align.py: the matching)

@@ -35,6 +35,7 @@ from engine.errors import (
     UnreadableFileError,
 )
 from engine.importing.embedding import Ahead, Embedding, with_context
+from engine.importing.estimate import FilePlan, document_plan, media_plan
 from engine.importing.linking import link_slides
 from engine.importing.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
 from engine.importing.progress import (
@@ -42,11 +43,11 @@ from engine.importing.progress import (
     IngestProgress,
     IngestReport,
     Outcome,
-    ProgressTracker,
     Stage,
     StageReport,
 )
 from engine.importing.reading import Reader, TextReaders
+from engine.importing.tracking import ProgressTracker
 from engine.index.indexer import Indexer, SourceContent
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry
@@ -161,7 +162,9 @@ class Pipeline:
         cancel: threading.Event | None,
     ) -> IngestReport:
         report = IngestReport()
-        tracker = ProgressTracker([job.file.path for job in jobs], progress)
+        paths = [str(job.file.path) for job in jobs]
+        plans = [expected(job.file, run.config) for job in jobs] if progress else []
+        tracker = ProgressTracker(paths, plans or [document_plan(0)] * len(jobs), progress)
         last_save = time.monotonic()
         touched: set[str] = set()
         for i, job in enumerate(jobs):
@@ -424,6 +427,28 @@ class Pipeline:
             for s in scanned
         ]
         return self.indexer.append_screen(source_id, scenes, drafts, vectors, embedder)
+
+
+def expected(item: PlannedFile, config: EngineConfig) -> FilePlan:
+    """What importing ``item`` is expected to cost, and how its stages share it: media by
+    its duration (read from its header), anything else by its size."""
+    from engine.media.probe import probe
+
+    try:
+        found = item.path.stat()
+        if not stat.S_ISREG(found.st_mode):  # a named pipe would wait for a writer forever
+            return document_plan(0)
+        if item.kind not in MEDIA:
+            return document_plan(found.st_size)
+        info = probe(item.path)
+    except (OSError, CoursedexError):  # its import says what is wrong with it
+        return document_plan(0)
+    return media_plan(
+        video=info.has_video,
+        transcribed=ingest.find_sidecar(item.path) is None,
+        frames=info.has_video and config.media.screen_text,
+        duration_ms=info.duration_ms,
+    )
 
 
 def failure_reason(error: Exception) -> str:

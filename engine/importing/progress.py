@@ -1,13 +1,18 @@
 """What an import tells its caller: the stage a file is in, each file's result, and the
-whole job's progress with an estimate of the time left."""
+whole job's progress with an estimate of the time left (worked out in
+:mod:`engine.importing.tracking`).
+
+The progress model, for the window's bar and the library panel's rows: every report
+(:class:`IngestProgress`) names one file (``path``), its ``stage`` and that stage's own share
+done (``stage_fraction``), and ``file_fraction``: the file's share done across all its stages,
+each weighted by what it costs (:mod:`engine.importing.estimate`), so it only grows from 0 to
+1. ``fraction`` is the whole run's, its files weighted by their expected cost (a video by its
+duration); ``eta_s`` the time left, None until it means something."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 from typing import Protocol
 
 
@@ -52,11 +57,12 @@ class IngestProgress:
     index: int  # 0-based position of this file in the job
     total: int
     stage: str  # a Stage's value
-    fraction: float  # whole job, 0..1, weighted by file size
-    eta_s: float | None
-    result: FileResult | None = None
-    file_fraction: float | None = None  # this file, 0..1, when the stage knows it
+    fraction: float  # whole job, 0..1, its files weighted by their expected cost; never falls
+    eta_s: float | None  # seconds left, smoothed; None until meaningful; >= 1 while work remains
+    result: FileResult | None = None  # the file's result, in the report that ends it
+    file_fraction: float | None = None  # this file across all its stages, 0..1; never falls
     detail: str = ""  # e.g. "0.09x real time" while transcribing
+    stage_fraction: float | None = None  # the current stage's own share, when it knows it
 
 
 @dataclass(slots=True)
@@ -73,91 +79,8 @@ class IngestReport:
 
 
 class StageReport(Protocol):
-    """How a stage reports on the file it works on: its share done when it knows it."""
+    """How a stage reports on the file it works on: the stage's own share done when it knows
+    it (the tracker turns it into the file's share across its stages)."""
 
-    def __call__(self, stage: Stage, file_fraction: float | None = None, detail: str = "") -> None:
+    def __call__(self, stage: Stage, stage_fraction: float | None = None, detail: str = "") -> None:
         pass
-
-
-class ProgressTracker:
-    """Turns stage reports on file ``i`` into IngestProgress for the whole job, weighting
-    each file by its size."""
-
-    def __init__(self, paths: Sequence[Path], sink: Callable[[IngestProgress], None] | None):
-        self._paths = [str(p) for p in paths]
-        self._sizes = [_size(p) for p in paths]
-        self._total = max(sum(self._sizes), 1)
-        self._done = 0  # bytes of the files finished
-        self._within = 0.0  # share of the current file done, as last reported
-        self._started = time.monotonic()
-        self._sink = sink
-        self._current: tuple[str, float] | None = None  # the current file's stage, since when
-        self._spent: dict[str, float] = {}  # seconds of each stage of the current file
-
-    def spent(self, stage: str, seconds: float) -> None:
-        """Add ``seconds`` to ``stage`` of the current file (work timed by itself)."""
-        self._spent[stage] = self._spent.get(stage, 0.0) + seconds
-
-    def reporter(self, i: int) -> StageReport:
-        def stage(stage: Stage, file_fraction: float | None = None, detail: str = "") -> None:
-            self.report(i, stage, file_fraction, detail)
-
-        return stage
-
-    def finished(self, i: int, result: FileResult) -> FileResult:
-        """The file's result with the time each of its stages took; reported as done."""
-        self._done += self._sizes[i]
-        self._clock(Stage.DONE)
-        timed = replace(result, stages=tuple((k, round(v, 3)) for k, v in self._spent.items()))
-        self._current, self._spent = None, {}
-        self.report(i, Stage.DONE, result=timed)
-        return timed
-
-    def _clock(self, stage: str) -> None:
-        """The current file's stage is ``stage`` from now on."""
-        now = time.monotonic()
-        if self._current is not None and self._current[0] != stage:
-            name, since = self._current
-            self.spent(name, now - since)
-        if self._current is None or self._current[0] != stage:
-            self._current = (stage, now)
-
-    def report(
-        self,
-        i: int,
-        stage: Stage,
-        file_fraction: float | None = None,
-        detail: str = "",
-        result: FileResult | None = None,
-    ) -> None:
-        if result is None:
-            self._clock(stage)
-        if self._sink is None:
-            return
-        if result is not None or stage == Stage.READING:
-            self._within = 0.0
-        elif file_fraction is not None:
-            self._within = file_fraction
-        fraction = min(1.0, (self._done + self._sizes[i] * self._within) / self._total)
-        elapsed = time.monotonic() - self._started
-        eta = elapsed * (1 - fraction) / fraction if fraction > 0.02 else None
-        self._sink(
-            IngestProgress(
-                self._paths[i],
-                i,
-                len(self._paths),
-                stage,
-                fraction,
-                eta,
-                result,
-                file_fraction,
-                detail,
-            )
-        )
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0

@@ -28,6 +28,7 @@ from engine.api import (
     plural,
     progress_line,
     stage_text,
+    time_left,
 )
 from engine.cli.output import print_report
 from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse
@@ -47,12 +48,21 @@ def test_clock_is_mm_ss_then_h_mm_ss() -> None:
 def test_progress_line_names_file_stage_share_detail_and_time_left() -> None:
     p = IngestProgress("/x/lecture.mp4", 1, 3, "transcribing", 0.4, 95.0, None, 0.43, "0.04x")
     assert stage_text(p) == "transcribing 43%"
-    assert progress_line(p) == "2/3 lecture.mp4: transcribing 43% (0.04x), 01:35 left"
+    assert progress_line(p) == "2/3 lecture.mp4: transcribing 43% (0.04x), about 2 min left"
     done = IngestProgress(
         "/x/a.md", 0, 1, "done", 1.0, None, FileResult("/x/a.md", Outcome.INDEXED)
     )
     assert stage_text(done) == "done"
     assert progress_line(done) == "1/1 a.md: done"
+
+
+def test_time_left_is_said_coarsely_and_never_as_zero() -> None:
+    assert time_left(None) == ""
+    assert time_left(1.0) == "less than a minute left"
+    assert time_left(59.9) == "less than a minute left"
+    assert time_left(61) == "about 2 min left"
+    assert time_left(3600 + 20 * 60 + 10) == "about 1 h 25 min left"
+    assert time_left(2 * 3600) == "about 2 h left"
 
 
 def test_location_of_each_kind_of_hit(built_library: Library, mixed_course: MixedCourse) -> None:

@@ -40,7 +40,7 @@ class Stages:
 
     seen: list[Stage] = field(default_factory=list)
 
-    def __call__(self, stage: Stage, file_fraction: float | None = None, detail: str = "") -> None:
+    def __call__(self, stage: Stage, stage_fraction: float | None = None, detail: str = "") -> None:
         self.seen.append(stage)
 
 
