@@ -4,7 +4,11 @@ Paths given during a run wait for the next one. Files an earlier run did not fin
 offered for resuming, not resumed unasked. The bar is one line high whatever it shows: a
 long line is elided, the whole of it in its tooltip. It shows an import's progress at most
 ten times a second (a folder of small files reports many times a second, and each repaint of
-the bar waits for the import's thread to let go of Python); every report is still passed on."""
+the bar waits for the import's thread to let go of Python); every report is still passed on.
+
+A cancelled import offers Resume at once (the files it left are queued in the library, and
+speech already recognised is kept), as does the next start. Files that could not be read
+are counted on the status line; "Show the errors" lists each with its reason."""
 
 from __future__ import annotations
 
@@ -16,16 +20,20 @@ from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from app.library.import_errors import ImportErrorsDialog
 from app.tasks import Failure, Task, Tasks
 from engine.api import (
     CoursedexError,
+    FileResult,
     IngestProgress,
     IngestReport,
     Library,
     Outcome,
+    Source,
     SourceStatus,
     outcome_counts,
     plural,
+    printable,
     progress_line,
     stage_text,
 )
@@ -84,11 +92,16 @@ class ImportBar(QWidget):
         self.resume_button.clicked.connect(self.resume_now)
         self.later_button = QPushButton("Not now")
         self.later_button.clicked.connect(self.decline)
+        self.errors_button = QPushButton("Show the errors…")
+        self.errors_button.clicked.connect(self.show_errors)
+        self.errors_dialog: ImportErrorsDialog | None = None
+        self._errors: list[FileResult] = []  # the last import's files that failed
         bar = QHBoxLayout(self)
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(self.status, 1)
         bar.addWidget(self.progress, 1)
-        for button in (self.cancel_button, self.resume_button, self.later_button):
+        buttons = (self.errors_button, self.cancel_button, self.resume_button, self.later_button)
+        for button in buttons:
             bar.addWidget(button)
             button.hide()
         self.progress.hide()
@@ -128,16 +141,33 @@ class ImportBar(QWidget):
         """Offer to finish the files an earlier run queued but did not index (a cancel, a
         quit or a crash left them); False if there are none. Nothing runs until the user
         says so: they may have cancelled on purpose."""
-        pending = [s for s in self.library.sources() if s.status in _UNFINISHED]
+        return self._offer(unfinished(self.library), "")
+
+    def _offer(self, pending: list[Source], lead: str) -> bool:
+        """Show Resume for ``pending`` after ``lead`` (what ended; "" at a start)."""
         if not pending or self._job is not None:
             return False
         self._unfinished = n = len(pending)
-        first = Path(pending[0].path).name
+        first = printable(Path(pending[0].path).name)
         more = f" and {plural(n - 1, 'other')}" if n > 1 else ""
-        self.status.setText(f"{first}{more} did not finish importing last time. Resume?")
+        if lead:
+            self.status.setText(f"{lead}. {first}{more} can be resumed where it stopped.")
+        else:
+            self.status.setText(f"{first}{more} did not finish importing last time. Resume?")
         self.resume_button.show()
         self.later_button.show()
         return True
+
+    def _offer_after(self, report: IngestReport) -> None:
+        """After a cancel: offer Resume for what the library holds unfinished (read on the
+        bar's worker; files never queued, e.g. cancelled while waiting for another
+        process's import, are not resumable)."""
+        library, lead = self.library, report_text(report)
+
+        def offer(found: list[Source]) -> None:
+            self._offer(found, lead)
+
+        self.tasks.run(lambda: unfinished(library), offer)
 
     @property
     def offering(self) -> bool:
@@ -167,6 +197,7 @@ class ImportBar(QWidget):
 
     def _run(self, work: Callable[[Task[IngestProgress]], IngestReport]) -> None:
         self._hide_offer()
+        self.errors_button.hide()
         self.progress.setValue(0)
         self.progress.show()
         self.cancel_button.show()
@@ -212,10 +243,24 @@ class ImportBar(QWidget):
         self.progress.hide()
         self.cancel_button.hide()
         self.status.setText(outcome if isinstance(outcome, str) else report_text(outcome))
+        if isinstance(outcome, IngestReport):
+            self._errors = outcome.errors
+            n = len(self._errors)
+            self.errors_button.setText(f"Show {'the error' if n == 1 else f'the {n} errors'}…")
+            self.errors_button.setVisible(n > 0)
         self.finished.emit(outcome)
         if self._queued:
             (paths, course), *self._queued = self._queued
             self.start(paths, course)
+        elif isinstance(outcome, IngestReport) and outcome.count(Outcome.CANCELLED):
+            self._offer_after(outcome)
+
+    def show_errors(self) -> None:
+        """List the last import's files that failed, each with its reason (not modal)."""
+        if self.errors_dialog is not None:
+            self.errors_dialog.deleteLater()
+        self.errors_dialog = ImportErrorsDialog(self._errors, self)
+        self.errors_dialog.open()
 
     @property
     def waiting(self) -> bool:
@@ -239,10 +284,28 @@ def progress_text(p: IngestProgress) -> str:
 
 
 def report_text(report: IngestReport) -> str:
-    """One line (the bar elides it; the tooltip has it all): the counts, then the errors."""
-    counts = outcome_counts(report)
-    lines = [f"Import finished: {', '.join(counts) or 'nothing to do'}"]
-    lines += [f"{Path(f.path).name}: {f.detail}" for f in report.errors[:5]]
-    if len(report.errors) > 5:
-        lines.append(f"and {plural(len(report.errors) - 5, 'more error')} (see the library)")
-    return "\n".join(lines)
+    """One line: the counts, then the one error's file and reason, or how many files
+    failed (their reasons are one click away, in the bar's "Show the errors")."""
+    cancelled = report.count(Outcome.CANCELLED)
+    counts = ", ".join(outcome_counts(report)) or "nothing to do"
+    line = f"Import {'cancelled' if cancelled else 'finished'}: {counts}"
+    errors = report.errors
+    if len(errors) == 1:
+        return f"{line}. {elided(printable(Path(errors[0].path).name))}: {errors[0].detail}"
+    if errors:
+        return f"{line}. {plural(len(errors), 'file')} could not be imported"
+    return line
+
+
+def elided(name: str, most: int = 40) -> str:
+    """A long file name cut in its middle: its start and its end (often a number and the
+    extension) tell files apart."""
+    if len(name) <= most:
+        return name
+    keep = most - 1
+    return f"{name[: keep - keep // 2]}…{name[-(keep // 2) :]}"
+
+
+def unfinished(library: Library) -> list[Source]:
+    """The files the library holds queued or half imported: what Resume finishes."""
+    return [s for s in library.sources() if s.status in _UNFINISHED]

@@ -44,7 +44,7 @@ def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, s
     if source.status in _UNFINISHED and not importing:
         return NOT_INDEXED, (
             f"The import stopped before {name} was indexed (it was cancelled, or Coursedex "
-            "quit). Resume it from the bar at the bottom, or import the file again."
+            "quit). Resume it when the bar offers it (after a cancel, at each start)."
         )
     if source.status == SourceStatus.INDEXED and not exists:
         return MISSING, (

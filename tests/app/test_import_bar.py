@@ -1,0 +1,162 @@
+"""The import bar as a user meets it (issue 24): Resume offered at once after a cancel
+(item 4), one bar that only grows with a time left that means something (item 5), and a
+status line that counts the files that failed, with their list one click away (item 9).
+
+Real widgets, a real library, real files: notes, broken PDFs, and a spoken video that is
+transcribed (tiny.en), cut into scenes and read for on-screen text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
+
+from app.library.import_bar import elided
+from app.library.panel import NOT_INDEXED
+from app.window import SearchWindow
+from engine.api import IngestProgress, IngestReport, Library, Outcome, SourceStatus, Stage
+from tests.app.media import PlayerMedia
+
+
+def shown(qtbot: QtBot, library: Library) -> SearchWindow:
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def notes(folder: Path, n: int) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for i in range(n):
+        path = folder / f"week-{i}.md"
+        path.write_text(f"# Week {i}\n\nThe lichen sample number {i} grows on granite.\n")
+        made.append(path)
+    return made
+
+
+# --- item 4: Resume right after a cancel ----------------------------------------------------
+
+
+def test_a_cancelled_import_offers_resume_at_once(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    files = notes(tmp_path / "Lichens", 5)
+    window = shown(qtbot, library)
+    bar = window.import_bar
+
+    def cancel_after_the_first(p: IngestProgress) -> None:
+        if p.result is not None:
+            bar.cancel()
+
+    bar.progress_reported.connect(cancel_after_the_first)
+    with qtbot.waitSignal(window.imported, timeout=60_000) as ended:
+        window.import_paths([tmp_path / "Lichens"])
+    bar.progress_reported.disconnect(cancel_after_the_first)
+    report = ended.args[0] if ended.args else None
+    assert isinstance(report, IngestReport)
+    n, done = report.count(Outcome.CANCELLED), report.count(Outcome.INDEXED)
+    assert n >= 1 and n + done == 5  # the cancel reaches the import between two files
+    qtbot.waitUntil(lambda: bar.offering, timeout=10_000)
+    assert bar.resume_button.isVisible()
+    assert f"Import cancelled: {done} indexed, {n} cancelled" in bar.status.text()
+    assert "can be resumed" in bar.status.text()
+    # The panel's row says where to resume it, and the bar does offer it.
+    stopped = next(f.path for f in report.files if f.outcome == Outcome.CANCELLED)
+    qtbot.waitUntil(lambda: window.panel.state_of(stopped) == NOT_INDEXED, timeout=10_000)
+    row = window.panel.item_of(stopped)
+    assert row is not None and "when the bar offers it (after a cancel" in row.toolTip(1)
+    with qtbot.waitSignal(window.imported, timeout=60_000) as resumed:
+        bar.resume_button.click()
+    again = resumed.args[0] if resumed.args else None
+    assert isinstance(again, IngestReport) and again.count(Outcome.INDEXED) == n
+    assert not bar.offering
+    states = {s.path: s.status for s in library.sources()}
+    assert all(states[str(f)] == SourceStatus.INDEXED for f in files)
+
+
+# --- item 5: one bar, a time left that means something ---------------------------------------
+
+
+def test_the_bar_only_grows_and_never_says_zero_left(
+    qtbot: QtBot, library: Library, media: PlayerMedia, tmp_path: Path
+) -> None:
+    course = tmp_path / "Lecture"
+    course.mkdir()
+    video = course / "lecture.mp4"
+    video.write_bytes(media.video.read_bytes())
+    notes(course, 2)
+    window = shown(qtbot, library)
+    bar = window.import_bar
+    seen: list[tuple[int, str, IngestProgress]] = []
+    bar.progress_reported.connect(
+        lambda p: seen.append((bar.progress.value(), bar.status.text(), p))
+    )
+    with qtbot.waitSignal(window.imported, timeout=300_000) as ended:
+        window.import_paths([course])
+    report = ended.args[0] if ended.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.INDEXED) == 3
+    stages = {p.stage for _, _, p in seen}
+    assert {Stage.TRANSCRIBING, Stage.FINDING_SCENES} <= stages, stages
+    values = [value for value, _, _ in seen]
+    assert values == sorted(values), "the bar never falls back when a stage starts"
+    lines = [line for _, line, _ in seen]
+    assert not any("00:00" in line for line in lines)
+    assert "left" not in lines[0], "no time left before any work is done"
+    # The panel's helper shows the file's own share on its row: it grows across stages too.
+    rows = [p.file_fraction for _, _, p in seen if p.path == str(video) and p.result is None]
+    assert rows and all(f is not None for f in rows)
+    assert rows == sorted(rows)  # type: ignore[type-var]
+
+
+# --- item 9: several errors on the status line ------------------------------------------------
+
+
+def test_several_errors_are_counted_and_listed_on_demand(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Broken"
+    notes(course, 1)
+    long_name = "lecture-" + "x" * 80 + "-week-12-final.pdf"
+    broken = [course / long_name, course / "short.pdf", course / "empty.txt"]
+    broken[0].write_bytes(b"%PDF-1.4 nothing else")
+    broken[1].write_bytes(b"%PDF-1.4 nothing else")
+    broken[2].write_bytes(b"")
+    window = shown(qtbot, library)
+    bar = window.import_bar
+    with qtbot.waitSignal(window.imported, timeout=60_000):
+        window.import_paths([course])
+    status = bar.status.text()
+    assert "3 files could not be imported" in status, status
+    assert long_name not in status, "no file name hides the count"
+    assert bar.errors_button.isVisible() and "3 errors" in bar.errors_button.text()
+    bar.errors_button.click()
+    dialog = bar.errors_dialog
+    assert dialog is not None and dialog.isVisible()
+    text = dialog.text.toPlainText()
+    for path in broken:
+        assert path.name in text
+    assert text.count("not a PDF file") == 2
+    assert dialog.text.isReadOnly()
+    dialog.text.selectAll()
+    assert dialog.text.textCursor().selectedText().replace("\u2029", "\n") == text
+    dialog.copy_button.click()
+    assert QGuiApplication.clipboard().text() == text
+
+
+def test_one_error_names_its_file_cut_in_the_middle(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "One"
+    notes(course, 1)
+    long_name = "lecture-" + "y" * 80 + "-week-12-final.pdf"
+    (course / long_name).write_bytes(b"%PDF-1.4 nothing else")
+    window = shown(qtbot, library)
+    with qtbot.waitSignal(window.imported, timeout=60_000):
+        window.import_paths([course])
+    status = window.import_bar.status.text()
+    assert f"{elided(long_name)}: " in status and "not a PDF file" in status
+    assert elided(long_name).startswith("lecture-y") and elided(long_name).endswith("final.pdf")
+    assert "…" in elided(long_name) and len(elided(long_name)) == 40
