@@ -67,7 +67,7 @@ def stage_text(p: IngestProgress) -> str:
     """The file's stage with the file's share done (across all its stages, so it never
     falls back as the stage changes): ``transcribing 43%``."""
     if p.file_fraction is not None and p.result is None:
-        return f"{p.stage} {math.floor(p.file_fraction * 100 + 1e-6)}%"
+        return f"{p.stage} {min(99, round(p.file_fraction * 100))}%"  # 100% is done
     return p.stage
 
 

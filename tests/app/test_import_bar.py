@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from app.library.import_bar import elided
-from app.library.panel import NOT_INDEXED
+from app.library.rows import NOT_INDEXED
 from app.window import SearchWindow
 from engine.api import IngestProgress, IngestReport, Library, Outcome, SourceStatus, Stage
 from tests.app.media import PlayerMedia
