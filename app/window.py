@@ -49,6 +49,7 @@ from app.library.changes import (
     Reread,
 )
 from app.library.import_bar import ImportBar, file_state
+from app.library.outside_changes import OutsideChanges
 from app.library.panel import LibraryPanel
 from app.player.memory import PlaybackMemory
 from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
@@ -180,6 +181,12 @@ class SearchWindow(QMainWindow):
         remembered = self._load_state()
         if remembered is not None:  # before the first fill, which opens them so
             self.panel.remember_open(remembered.expanded, remembered.collapsed)
+        # What another process adds (`coursedex ingest` in a terminal) shows here too; its
+        # first read goes before the panel's.
+        self.outside_changes = OutsideChanges(
+            library, self.tasks, self.library_changed.emit, lambda: self.importing, self
+        )
+        self.outside_changes.start()
         self.refresh_library()
         self.search_pane.status.setText("")
         self.search_pane.search.setFocus()

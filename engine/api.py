@@ -83,7 +83,7 @@ from engine.plain_text import (
     valid_text,
 )
 from engine.search import SearchFilters, SearchOutcome, SearchResult
-from engine.store import Course, Source
+from engine.store import Course, FileMark, LibraryMarks, Source
 from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
 from engine.words import query_terms
 
@@ -104,6 +104,7 @@ __all__ = [
     "EngineConfig",
     "FetchProgress",
     "Fetched",
+    "FileMark",
     "FileResult",
     "FolderWatcher",
     "IngestLimits",
@@ -113,6 +114,7 @@ __all__ = [
     "LibraryBusyError",
     "LibraryDamagedError",
     "LibraryError",
+    "LibraryMarks",
     "Link",
     "LinkError",
     "MediaConfig",

@@ -10,13 +10,14 @@ read-only library.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from engine.config import EngineConfig
 from engine.errors import NotFoundError
 from engine.integrations import documents
 from engine.library.write_access import WriteAccess
-from engine.store import Course, SegmentRow, Source, Store
+from engine.store import Course, LibraryMarks, SegmentRow, Source, Store
 from engine.types import Timing
 
 # What integrations keep in the library's meta table, per course or file.
@@ -39,6 +40,35 @@ class Records:
 
     def sources(self, course: str | None = None) -> list[Source]:
         return self.store.catalog.sources(self.store.catalog.course_id(course) if course else None)
+
+    # --- what another process changed ---------------------------------------------------
+
+    def disk_stamp(self) -> tuple[int, ...]:
+        """The size and modification time of the database and its write-ahead log: they
+        move whenever anyone commits (this process too). Read without any lock, so a window
+        can look each second and ask :meth:`outside_commits`, which waits for the
+        database, only when they moved."""
+        path = str(self.store.db.path)
+        stamp: list[int] = []
+        for name in (path, path + "-wal"):
+            try:
+                info = os.stat(name)
+            except OSError:  # no log (yet), or an in-memory library
+                stamp += [-1, -1]
+            else:
+                stamp += [info.st_size, info.st_mtime_ns]
+        return tuple(stamp)
+
+    def outside_commits(self) -> int:
+        """How many times another process (a terminal's ``coursedex ingest``) was seen to
+        commit to the library since it was opened here (SQLite's data_version): when it
+        moves, :meth:`marks` compared with an earlier read tells what changed."""
+        return self.store.db.outside_commits()
+
+    def marks(self) -> LibraryMarks:
+        """Every course's name and each file's course, state and content, in one light read
+        (no record is built): two reads compared tell what was added, changed or removed."""
+        return self.store.catalog.marks()
 
     def flag(self, name: str) -> bool:
         """A one-time fact stored with the library, e.g. that the demo course was offered."""

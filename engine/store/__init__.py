@@ -41,7 +41,7 @@ does not fit:
 """
 
 from engine.store.codec import now_iso
-from engine.store.courses import Course, Source
+from engine.store.courses import Course, FileMark, LibraryMarks, Source
 from engine.store.facade import Store
 from engine.store.recordings import (
     FinishedTranscript,
@@ -58,7 +58,9 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "Course",
+    "FileMark",
     "FinishedTranscript",
+    "LibraryMarks",
     "Scene",
     "SegmentRow",
     "SegmentText",

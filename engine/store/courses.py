@@ -4,8 +4,9 @@ file). Named after its tables; :mod:`engine.models.catalog` is the catalog of mo
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.errors import CoursedexError, NotFoundError
 from engine.store.codec import now_iso
@@ -80,6 +81,26 @@ _SOURCE_SELECT = (
 )
 
 
+class FileMark(NamedTuple):
+    """What tells a file's record apart from an earlier read of it: its course, state and
+    content (a plain tuple: a library of 10,000 files is marked in one light query)."""
+
+    course: str
+    status: str
+    sha256: str | None
+    indexed_at: str | None
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryMarks:
+    """Every course's name and every file's :class:`FileMark`, read at one moment: two of
+    them compared tell what changed between (files added, changed or gone, courses gone)."""
+
+    courses: frozenset[str]
+    files: Mapping[str, FileMark]
+
+
 class Catalog:
     """The ``courses`` and ``sources`` tables."""
 
@@ -129,6 +150,18 @@ class Catalog:
     def delete_course(self, course_id: int) -> None:
         with self._db.transaction():
             self._db.delete_where("courses", "id = ?", (course_id,))
+
+    def marks(self) -> LibraryMarks:
+        """One statement, so one snapshot of both tables (another process may be writing)."""
+        with self._db.lock:
+            rows = self._db.conn.execute(
+                "SELECT c.name, s.path, s.status, s.sha256, s.indexed_at, s.error "
+                "FROM courses c LEFT JOIN sources s ON s.course_id = c.id"
+            ).fetchall()
+        return LibraryMarks(
+            frozenset(r[0] for r in rows),
+            {r[1]: FileMark(r[0], *r[2:]) for r in rows if r[1] is not None},
+        )
 
     # --- sources ------------------------------------------------------------------------
 

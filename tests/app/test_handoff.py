@@ -99,3 +99,78 @@ def test_open_with_while_the_window_runs_imports_there(
     assert window.library.source(str(lone)) is not None
     assert window.panel.item_of(str(lone)) is not None
     window.close()
+
+
+def _cli(library: Path, models: Path, *args: str) -> subprocess.Popen[str]:
+    """A `coursedex` command in a terminal, beside the open window."""
+    return subprocess.Popen(
+        [
+            sys.executable, "-m", "engine.cli", "--library", str(library), "--models",
+            str(models), *args,
+        ],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _finish(qtbot: QtBot, command: subprocess.Popen[str]) -> str:
+    try:
+        qtbot.waitUntil(lambda: command.poll() is not None, timeout=120_000)
+    finally:
+        out, err = command.communicate(timeout=120)
+    assert command.returncode == 0, err
+    return out
+
+
+def test_the_window_shows_what_a_terminal_adds_and_removes(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path, user_window: SearchWindow
+) -> None:
+    window = user_window
+    folder = window.library.folder
+    walrus = window.panel.item_of(str(tmp_path / "Oceans" / "walrus.md"))
+    assert walrus is not None
+    botany = tmp_path / "Botany"
+    leaves = note(botany, "photosynthesis", "Leaves turn sunlight into sugar.")
+    roots = note(botany, "roots", "Roots take up water.")
+    assert "2 indexed" in _finish(qtbot, _cli(folder, models_dir, "ingest", str(botany)))
+    qtbot.waitUntil(lambda: shows(window, "Botany", leaves), timeout=30_000)
+    assert shows(window, "Botany", roots)
+    assert window.panel.item_of(str(tmp_path / "Oceans" / "walrus.md")) is walrus  # untouched
+
+    # A file of a course it shows, then the course, removed in the terminal.
+    _finish(qtbot, _cli(folder, models_dir, "remove", str(roots)))
+    qtbot.waitUntil(lambda: window.panel.item_of(str(roots)) is None, timeout=30_000)
+    assert shows(window, "Botany", leaves)
+    _finish(qtbot, _cli(folder, models_dir, "remove", "Botany"))
+    qtbot.waitUntil(lambda: window.panel.item_of_course("Botany") is None, timeout=30_000)
+    qtbot.waitUntil(lambda: window.search_pane.course_box.findData("Botany") < 0, timeout=30_000)
+    assert window.panel.item_of(str(tmp_path / "Oceans" / "walrus.md")) is walrus
+    window.close()
+
+
+def test_what_changed_is_told_row_by_row_and_whole_only_when_rows_cannot_follow() -> None:
+    from app.library.changes import FilesChanged, Removed, Reread
+    from app.library.outside_changes import what_changed
+    from engine.api import FileMark, LibraryMarks
+
+    def marks(files: dict[str, tuple[str, str]], *empty: str) -> LibraryMarks:
+        got = {p: FileMark(c, s, "ab", None, None) for p, (c, s) in files.items()}
+        return LibraryMarks(frozenset({c for c, _ in files.values()} | set(empty)), got)
+
+    before = marks({"/a.md": ("A", "indexed"), "/b.md": ("B", "indexed")})
+    assert what_changed(before, before) == []
+    queued = marks(
+        {**{"/a.md": ("A", "indexed"), "/b.md": ("B", "indexed")}, "/c.md": ("C", "queued")}
+    )
+    assert what_changed(before, queued) == [FilesChanged(("/c.md",), indexed=False)]
+    # A course renamed: its files are told at their new course, the old course goes.
+    renamed = marks({"/a.md": ("A", "indexed"), "/b.md": ("Bee", "indexed")})
+    assert what_changed(before, renamed) == [
+        Removed("B", is_course=True),
+        FilesChanged(("/b.md",), indexed=True),
+    ]
+    emptied = marks({"/a.md": ("A", "indexed")}, "B")  # the course stays, without the file
+    assert what_changed(before, emptied) == [Removed("/b.md", is_course=False)]
+    with_empty = marks({"/a.md": ("A", "indexed"), "/b.md": ("B", "indexed")}, "New")
+    assert what_changed(before, with_empty) == [Reread()]  # no row to tell it by
+    many = marks({f"/{i}.md": ("A", "indexed") for i in range(30)})
+    assert what_changed(many, marks({}, "A")) == [Reread()]
