@@ -11,7 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFocusEvent, QFont, QIcon, QImage, QPainter, QPalette, QPixmap
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QFocusEvent,
+    QFont,
+    QIcon,
+    QImage,
+    QKeySequence,
+    QPainter,
+    QPalette,
+    QPixmap,
+    QShortcut,
+)
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.accessible import describe
@@ -20,7 +31,11 @@ from engine.api import SearchResult, SegmentKind
 
 ROW_BATCH = 4  # result rows added per turn of the event loop
 WEAKER = "Weaker matches"
-OPEN_ROW = "Enter plays it or shows it in the preview; the menu key copies its link."
+# A row's keys (Ctrl is Cmd on macOS), shown in its menu
+OPEN, COPY_LINK, COPY_QUOTE = "Return", "Ctrl+C", "Ctrl+Shift+C"
+OPEN_ROW = (
+    "Enter plays it or shows it in the preview; Ctrl+C copies its link, Ctrl+Shift+C a quote."
+)
 _DIVIDER = Qt.ItemDataRole.UserRole + 1  # set on the divider's item
 
 
@@ -48,8 +63,13 @@ class ResultList(QListWidget):
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self.currentRowChanged.connect(self._current_changed)
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.customContextMenuRequested.connect(self._show_menu)
+        for keys, quote in ((COPY_LINK, False), (COPY_QUOTE, True)):
+            copy = QShortcut(QKeySequence(keys), self, context=Qt.ShortcutContext.WidgetShortcut)
+            copy.activated.connect(lambda quote=quote: self._copy_current(quote))
+        # Shift+F10 makes no menu event on X11: the menu of the current row all the same.
+        menu_key = QShortcut(QKeySequence("Shift+F10"), self)
+        menu_key.setContext(Qt.ShortcutContext.WidgetShortcut)
+        menu_key.activated.connect(self._menu_of_current)
         self._current = -1
         # Why the list is empty, said inside it ("Nothing in your library is close to …").
         self.empty_note = QLabel(self.viewport())
@@ -197,18 +217,44 @@ class ResultList(QListWidget):
         if result is None:
             return None
         menu = QMenu(self)
-        menu.addAction("Open", lambda: self.open_requested.emit(result))
-        menu.addSeparator()
-        menu.addAction("Copy link", lambda: self.copy_requested.emit(result, False))
         quote = "Copy quote with time" if result.start_ms is not None else "Copy quote"
-        menu.addAction(quote, lambda: self.copy_requested.emit(result, True))
+        for text, keys, act in (
+            ("Open", OPEN, lambda: self.open_requested.emit(result)),
+            ("Copy link", COPY_LINK, lambda: self.copy_requested.emit(result, False)),
+            (quote, COPY_QUOTE, lambda: self.copy_requested.emit(result, True)),
+        ):
+            action = menu.addAction(text, act)
+            action.setShortcut(QKeySequence(keys))  # shown in the menu; the list's keys do it
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            if text == "Open":
+                menu.addSeparator()
         return menu
 
-    def _show_menu(self, point: QPoint) -> None:
-        item = self.itemAt(point)
-        menu = self.row_menu(self.row(item)) if item is not None else None
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """The menu of the row under the pointer; from the Menu key (or Shift+F10) the
+        current row's, at that row."""
+        if event.reason() == QContextMenuEvent.Reason.Keyboard:
+            self._menu_of_current()
+            return
+        item = self.itemAt(event.pos())  # the scroll area gives the viewport's point
+        if item is not None:
+            self._open_menu(self.row(item), event.pos())
+
+    def _menu_of_current(self) -> None:
+        item = self.currentItem()
+        if item is not None:
+            self._open_menu(self.row(item), self.visualItemRect(item).center())
+
+    def _open_menu(self, row: int, at: QPoint) -> None:
+        menu = self.row_menu(row)
         if menu is not None:
-            menu.exec(self.viewport().mapToGlobal(point))
+            menu.exec(self.viewport().mapToGlobal(at))
+            menu.deleteLater()
+
+    def _copy_current(self, quote: bool) -> None:
+        result = self.result_at(self.currentRow())
+        if result is not None:
+            self.copy_requested.emit(result, quote)
 
     # --- the empty note --------------------------------------------------------------------
 
