@@ -286,16 +286,18 @@ class ResultList(QListWidget):
         return super().eventFilter(watched, event)
 
     def kind_icons(self) -> dict[SegmentKind, QIcon]:
-        """A glyph per kind, drawn in the palette's text colour (legible light and dark)."""
+        """A glyph per kind, drawn in the palette's text colour (legible light and dark), at
+        twice the size a row shows it (a line of text high), so it stays sharp."""
         colour = self.palette().color(QPalette.ColorRole.WindowText)
+        side = 2 * (self.fontMetrics().height() + 4)
         icons: dict[SegmentKind, QIcon] = {}
         for kind, glyph in KIND_GLYPHS.items():
-            pixmap = QPixmap(40, 40)
+            pixmap = QPixmap(side, side)
             pixmap.fill(Qt.GlobalColor.transparent)
             painter = QPainter(pixmap)
             painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
             font = QFont(self.font())
-            font.setPixelSize(30 if len(glyph) == 1 else 20)
+            font.setPixelSize(round(side * (0.75 if len(glyph) == 1 else 0.5)))  # of the icon
             font.setBold(True)
             painter.setFont(font)
             painter.setPen(colour)

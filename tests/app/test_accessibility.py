@@ -255,6 +255,9 @@ def test_a_larger_system_font_grows_rows_and_clips_no_text(
         qtbot.wait(150)  # rows wrap to the list's width after its resize
         results = window.search_pane.results
         heights = [results.item(r).sizeHint().height() for r in range(results.count())]
+        for row in filter(None, map(window.row_widget, range(results.count()))):
+            glyph = row.icon.pixmap().height()  # the kind's glyph: a line of text high
+            assert glyph >= row.fontMetrics().height(), (glyph, row.fontMetrics().height())
         return heights, window.preview_pane.code_view.editor.fontMetrics().height()
 
     small_rows, small_code = rows_and_code(shown(qtbot, demo_text_library))
