@@ -71,6 +71,7 @@ from engine.models import Embedder
 from engine.models.catalog import KNOWN_MODELS, ModelSpec
 from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
+from engine.numbers import MAX_THREADS, NumberError, whole
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
 from engine.plain_text import (
@@ -92,6 +93,7 @@ __all__ = [
     "DEMO_DIR",
     "KIND_NAMES",
     "KNOWN_MODELS",
+    "MAX_THREADS",
     "PDFIUM_LOCK",
     "TRANSCRIPT_FORMATS",
     "WEB_COURSE",
@@ -126,6 +128,7 @@ __all__ = [
     "ModelRole",
     "ModelSpec",
     "NotFoundError",
+    "NumberError",
     "Outcome",
     "SearchConfig",
     "SearchFilters",
@@ -180,5 +183,6 @@ __all__ = [
     "transcript_srt",
     "transcript_text",
     "valid_text",
+    "whole",
     "write_transcript",
 ]

@@ -7,13 +7,16 @@ import os
 import re
 
 from engine.api import (
+    MAX_THREADS,
     IngestLimits,
     MediaConfig,
+    NumberError,
     SegmentKind,
     __version__,
     default_library,
     default_models,
     kind_named,
+    whole,
 )
 from engine.cli import commands
 from engine.cli.links import cmd_open
@@ -31,14 +34,19 @@ INGEST_EXIT_STATUS = """exit status:
 
 
 def positive(text: str) -> int:
-    """argparse type: a whole number of at least 1."""
+    """argparse type: a whole number from 1 (ASCII digits; at most a billion)."""
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
+        return whole(text, "it")
+    except NumberError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("it ")) from None
+
+
+def threads(text: str) -> int:
+    """argparse type: CPU threads, 1 to 256 (a huge number crashed onnxruntime's options)."""
+    try:
+        return whole(text, "it", 1, MAX_THREADS)
+    except NumberError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("it ")) from None
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?", re.IGNORECASE)
@@ -81,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--threads",
-        type=int,
+        type=threads,
         default=min(4, os.cpu_count() or 2),
         help="CPU threads for models (default: up to 4)",
     )
@@ -221,7 +229,7 @@ def _eval(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--split", default="dev", choices=["dev"])
     s.add_argument("--data", help="eval data folder (default: ../shared/eval)")
     s.add_argument("--work", help="folder for the benchmark's library (default: a cache folder)")
-    s.add_argument("--limit-queries", type=int, default=None, help=argparse.SUPPRESS)
+    s.add_argument("--limit-queries", type=positive, default=None, help=argparse.SUPPRESS)
     s.add_argument("--model", help="embedder (default: all-minilm-l6-v2-int8)")
     s.add_argument("--reranker", help="cross-encoder: an installed model's name or a model folder")
     s.add_argument(

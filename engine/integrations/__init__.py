@@ -5,6 +5,7 @@ url_import.py         a lecture from a URL (yt-dlp), its origin kept
 fetching.py           the download: size limit, stall timeout, web addresses only, clean-up
 watch.py              watch folders: what is added or changed there is imported
 mcp_server.py         `coursedex mcp`: search and read for AI assistants (MCP, stdio)
+mcp_stdio.py          its stdio transport: every line answered, malformed JSON too
 transcript_export.py  a lecture's transcript as .srt or .txt
 documents.py          a lecture's transcript and chapters, a file's text for the window
 """

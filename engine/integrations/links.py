@@ -9,7 +9,7 @@ a person reads and types) and milliseconds inside the engine.
 
 from __future__ import annotations
 
-import math
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from engine.errors import CoursedexError, NotFoundError
 from engine.formatting import location
+from engine.numbers import MAX_COUNT, NumberError, seconds_ms, whole
 from engine.plain_text import clock
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 SCHEME = "coursedex"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_CLOCK = re.compile(r"(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)")
 
 
 class LinkError(CoursedexError):
@@ -79,7 +79,7 @@ def parse_link(text: str) -> Link:
 
     Raises:
         LinkError: not a ``coursedex://open`` link, no ``source``, or a value that is not a
-            time, page or line.
+            time (0 to 10,000,000 seconds), page or line (1 to 1,000,000,000; ASCII digits).
     """
     text = text.strip()
     try:
@@ -122,21 +122,47 @@ def resolve_link(library: Library, link: Link) -> Link:
 
     Raises:
         NotFoundError: no file of the library is the one the link names.
+        LinkError: its time is past the end of the recording.
     """
-    source = library.source(link.source)
+    source = library.source(link.source) or library.source(_normal(link.source))
+    if source is not None:  # "/c1/../c1/lec.mp4" is the library's "/c1/lec.mp4"
+        link = replace(link, source=source.path)
     if source is not None and Path(source.path).exists():
-        return link
+        return _within(link, source)
     hashes = [h for h in (link.sha256, source.sha256 if source else None) if h]
     for sha in hashes:
         found = _present(library.sources_with_content(sha))
         if found is not None:
-            return replace(link, source=found.path, sha256=sha)
+            return _within(replace(link, source=found.path, sha256=sha), found)
     if source is not None:
-        return link  # in the library, but gone from disk: the window says so when it opens it
+        return _within(link, source)  # gone from disk: the window says so when it opens it
     raise NotFoundError(
         f"{link.source} is not in this library"
         + (", and no file in it has the same content" if hashes else "")
     )
+
+
+def within_recording(start_ms: int, source: Source) -> None:
+    """Raises LinkError when ``start_ms`` is past the end of ``source``'s recording (a second
+    of slack: a link's time is rounded to the millisecond, a probed length is not exact)."""
+    length = source.duration_ms
+    if length is not None and start_ms > length + 1000:
+        raise LinkError(
+            f"{Path(source.path).name} is {clock(length)} long: "
+            f"nothing at {_seconds(start_ms)} seconds"
+        )
+
+
+def _normal(path: str) -> str:
+    """``path`` with ``.``, ``..`` and doubled separators taken out, by the text alone: it
+    is only looked up among the library's files, so a path that leads out stays unknown."""
+    return os.path.normpath(path) if os.path.isabs(path) else path
+
+
+def _within(link: Link, source: Source) -> Link:
+    if link.start_ms is not None:
+        within_recording(link.start_ms, source)
+    return link
 
 
 def link_of(result: SearchResult, sha256: str | None = None) -> str:
@@ -193,24 +219,16 @@ def _seconds(ms: int) -> str:
 def _time_ms(value: str | None) -> int | None:
     if value is None or value == "":
         return None
-    text = value.lower().removesuffix("s")
-    clock_match = _CLOCK.fullmatch(text)
     try:
-        if clock_match:
-            h, m, s = clock_match.groups()
-            seconds = int(h or 0) * 3600 + int(m) * 60 + float(s)
-        else:
-            seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not math.isfinite(seconds) or seconds < 0:
-        raise LinkError(f"t must be a time in seconds (t=83.5) or a clock (t=1:23), not {value!r}")
-    return round(seconds * 1000)
+        return seconds_ms(value, "t")
+    except NumberError as e:
+        raise LinkError(str(e)) from e
 
 
 def _positive(value: str | None, name: str) -> int | None:
     if value is None or value == "":
         return None
-    if not value.isdigit() or int(value) < 1:
-        raise LinkError(f"{name} must be a number from 1, not {value!r}")
-    return int(value)
+    try:
+        return whole(value, name, 1, MAX_COUNT)
+    except NumberError as e:
+        raise LinkError(str(e)) from e

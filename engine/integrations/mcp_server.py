@@ -10,6 +10,7 @@ stdout belongs to the protocol: nothing here prints; logging goes to stderr.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,23 @@ from mcp_types import ToolAnnotations
 from engine import __version__
 from engine.errors import CoursedexError, NotFoundError
 from engine.formatting import location
-from engine.integrations.links import Link, link_of, make_link, parse_link, resolve_link
+from engine.integrations.links import (
+    Link,
+    link_of,
+    make_link,
+    parse_link,
+    resolve_link,
+    within_recording,
+)
+from engine.integrations.mcp_stdio import AnsweringServer
 from engine.integrations.url_import import result_origin
 from engine.library import Library
+from engine.numbers import MAX_ID, seconds_ms, whole
 from engine.search import SearchFilters, SearchResult
 from engine.store import SegmentRow, Source
 from engine.types import SegmentKind
+
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Coursedex searches the user's own lecture videos, slides, code and notes on this machine. "
@@ -113,10 +125,12 @@ class CoursedexTools:
         self, source: str, t: float | None = None, before: float = 60, after: float = 60
     ) -> dict[str, Any]:
         found = self._source(source)
-        at = _link_time(source) if t is None else round(t * 1000)
+        at = _link_time(source) if t is None else seconds_ms(t, "t")
+        if at is not None:
+            within_recording(at, found)
         lines = self.library.transcript(found.path)
         if at is not None:
-            low, high = at - round(before * 1000), at + round(after * 1000)
+            low, high = at - seconds_ms(before, "before"), at + seconds_ms(after, "after")
             lines = [c for c in lines if c.end_ms >= low and c.start_ms <= high]
         return {
             "source": found.path,
@@ -135,7 +149,7 @@ class CoursedexTools:
         }
 
     def get_context(self, segment_id: int, around: int = 2) -> dict[str, Any]:
-        hit = self.library.segment(segment_id)
+        hit = self.library.segment(whole(segment_id, "segment_id", 1, MAX_ID))
         if hit is None:
             raise NotFoundError(f"no segment {segment_id} in the library (search again)")
         source = self.library.source(hit.source_path)
@@ -192,13 +206,18 @@ def _link_time(text: str) -> int | None:
 
 
 def _guarded(fn: Any) -> Any:
-    """Our errors reach the assistant as a tool error with their one-line message."""
+    """Our errors reach the assistant as a tool error with their one-line message; one we
+    did not foresee says what it was too (the SDK's own says only "Error executing tool"),
+    and the log keeps its traceback."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except (CoursedexError, ValueError) as e:
             raise ToolError(str(e)) from e
+        except Exception as e:
+            log.warning("%s failed", getattr(fn, "__name__", "a tool"), exc_info=True)
+            raise ToolError(f"the tool failed ({type(e).__name__}: {e})") from e
 
     return call
 
@@ -206,7 +225,7 @@ def _guarded(fn: Any) -> Any:
 def build_server(library: Library) -> MCPServer:
     """The MCP server on an open library (the caller closes the library)."""
     tools = CoursedexTools(library)
-    server = MCPServer(
+    server = AnsweringServer(
         "coursedex", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 

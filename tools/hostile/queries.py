@@ -119,3 +119,55 @@ ODD_BATCH_LINES: tuple[str, ...] = (
 # Course names and remove targets a script with an unset or blank variable passes: each is
 # refused, never taken as a name (``remove ''`` once removed the course renamed to '').
 BLANK_NAMES: tuple[str, ...] = ("", " ", "   ", "\t", "\n", " \t\r\n ", "\u00a0", "\u3000")
+
+# Link values at the edges of numbers: each one clear LinkError, never an overflow or a
+# ValueError from int() (``t=1e308`` passed isfinite, then ``* 1000`` overflowed; ``²`` is
+# str.isdigit(), then int() fails; fullwidth and Arabic-Indic digits were read as numbers).
+BAD_LINK_NUMBERS: tuple[str, ...] = (
+    "t=1e308",
+    "t=-1e308",
+    "t=1e309",
+    "t=inf",
+    "t=Infinity",
+    "t=-0.5",
+    "t=nan",
+    "t=10000001",
+    "t=1e7",
+    "t=1_000",
+    "t=0x10",
+    "t=\uff11\uff12",
+    "t=\u0663",
+    "t=\u00b2",
+    "t=1:\u00b2:03",
+    "t=1:00:00:00",
+    "t=" + "9" * 400,
+    "page=\u00b2",
+    "page=\uff11\uff12",
+    "page=\u0661\u0662",
+    "page=0",
+    "page=1000000001",
+    "page=" + "9" * 30,
+    "line=-1",
+    "line=%2B3",  # a literal plus (a bare + is a space in a query)
+    "line=3.0",
+    "line=1e3",
+    "line=\u00b2",
+    "line=\u2167",
+)
+
+# MCP tool arguments at the edges (``source`` is added by the test): each a tool error that
+# names the argument, never "Error executing tool" alone.
+BAD_TOOL_ARGUMENTS: tuple[tuple[str, dict[str, object], str], ...] = (
+    ("get_transcript", {"t": 1e308}, "t must be"),
+    ("get_transcript", {"t": float("inf")}, "t must be"),
+    ("get_transcript", {"t": -1}, "t must be"),
+    ("get_transcript", {"t": 2**70}, "t must be"),
+    ("get_transcript", {"t": 10, "before": 1e308}, "before must be"),
+    ("get_transcript", {"t": 10, "before": float("-inf")}, "before must be"),
+    ("get_transcript", {"t": 10, "after": float("inf")}, "after must be"),
+    ("get_transcript", {"t": 9_000_000}, "long: nothing at"),
+    ("get_context", {"segment_id": 2**63}, "segment_id must be"),
+    ("get_context", {"segment_id": -(2**63) - 1}, "segment_id must be"),
+    ("get_context", {"segment_id": 2**200}, "segment_id must be"),
+    ("get_context", {"segment_id": 0}, "segment_id must be"),
+)

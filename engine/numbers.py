@@ -1,0 +1,82 @@
+"""Numbers that come from outside (a link, an MCP call, a command line), read and bounded
+where they enter.
+
+A value at the edge must be a clear error there, not an overflow deep inside: ``t=1e308``
+passed ``math.isfinite`` and then ``seconds * 1000`` overflowed, a segment id of 2**63 reached
+SQLite ("Python int too large to convert to SQLite INTEGER"). Only ASCII digits are digits:
+``'²'.isdigit()`` is true and ``int('²')`` fails, while ``int()`` reads fullwidth digits (U+FF11)
+and Arabic-Indic ones; a link typed or pasted must mean the same to every program that
+reads it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from engine.errors import CoursedexError
+
+MAX_SECONDS = 10_000_000  # ~116 days: beyond any recording, far below float trouble
+MAX_COUNT = 1_000_000_000  # a page or a line number
+MAX_ID = 2**63 - 1  # SQLite's INTEGER
+MAX_THREADS = 256  # CPU threads for a model
+
+_DECIMAL = re.compile(r"\d{1,12}(?:\.\d{0,9})?|\.\d{1,9}", re.ASCII)
+_CLOCK = re.compile(r"(?:(\d{1,6}):)?(\d{1,2}):(\d{1,2}(?:\.\d{0,9})?)", re.ASCII)
+_SHOWN = 40  # characters of a bad value quoted back
+
+
+class NumberError(CoursedexError):
+    """A value from outside that is not a number of its kind, or out of its range."""
+
+
+def whole(value: object, name: str, low: int = 1, high: int = MAX_COUNT) -> int:
+    """``value`` (ASCII digits, or an int that is not a bool) as an int in ``low..high``.
+
+    Raises:
+        NumberError: anything else, with the name, the range and the value.
+    """
+    number: int | None = None
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit() and len(text) <= 20:
+            number = int(text)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    if number is None or not low <= number <= high:
+        raise NumberError(f"{name} must be a number from {low} to {high}, not {_shown(value)}")
+    return number
+
+
+def seconds_ms(value: object, name: str, high: float = MAX_SECONDS) -> int:
+    """Seconds as whole milliseconds, from a number (an MCP argument) or from text as a person
+    types it: ``83``, ``83.5``, ``83s``, ``1:23``, ``1:02:03``; ``0..high`` seconds.
+
+    Raises:
+        NumberError: not such a time, not finite, negative or beyond ``high``.
+    """
+    seconds = math.nan
+    if isinstance(value, str):
+        seconds = _typed_seconds(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value) if abs(value) <= 2 * high else math.inf  # no int overflow
+    if not (math.isfinite(seconds) and 0 <= seconds <= high):
+        raise NumberError(
+            f"{name} must be a time from 0 to {high:.0f} seconds (83.5) or a clock (1:23), "
+            f"not {_shown(value)}"
+        )
+    return round(seconds * 1000)
+
+
+def _typed_seconds(value: str) -> float:
+    text = value.strip().lower().removesuffix("s")
+    clock = _CLOCK.fullmatch(text)
+    if clock:
+        h, m, s = clock.groups()
+        return int(h or 0) * 3600 + int(m) * 60 + float(s)
+    return float(text) if _DECIMAL.fullmatch(text) else math.nan
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "\u2026"
