@@ -59,8 +59,9 @@ def tighten(path: Path) -> int:
     Links are not followed (their targets are not ours). Returns how many were changed."""
     if not _POSIX:
         return 0
+    path = path.resolve()  # a library reached through a link is the folder it leads to
     changed = int(_take_off_others(path))
-    if path.is_dir() and not path.is_symlink():
+    if path.is_dir():
         for root, dirs, files in os.walk(path):
             for name in (*dirs, *files):
                 changed += _take_off_others(Path(root) / name)

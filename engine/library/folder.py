@@ -1,6 +1,7 @@
 """What a library folder holds, checked as it opens, and its one writer at a time.
 
-A library is a folder of ``library.db``, ``vectors/`` and ``thumbs/``, and ``library.lock``.
+A library is a folder of ``library.db``, ``vectors/`` and ``thumbs/``, and ``library.lock``;
+private (folders 0700, files 0600: :mod:`engine.private_files`).
 A database that lost what the folder shows it held is refused (:func:`refuse_lost_database`).
 
 One writer per library at a time, across processes (:class:`LibraryLock`).
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.errors import LibraryDamagedError, LibraryError
+from engine.private_files import PRIVATE_DIR, open_private
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +91,7 @@ class LibraryLock:
         with self._guard:
             if self._depth == 0:
                 try:
-                    f = self.path.open("a+b")
+                    f = os.fdopen(open_private(self.path, os.O_RDWR | os.O_CREAT), "a+b")
                 except OSError as e:
                     folder = self.path.parent
                     raise LockFileError(f"cannot write to the library {folder}: {e}") from e
@@ -213,7 +215,10 @@ def prepare_folder(folder: Path) -> str | None:
         if reason is not None:
             return reason
     try:
-        (folder / "thumbs").mkdir(parents=True, exist_ok=True)
+        # New folders are private from the start; an existing one is tightened when this
+        # process takes the write lock (WriteAccess), not when it only reads.
+        folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        (folder / "thumbs").mkdir(mode=PRIVATE_DIR, exist_ok=True)
     except OSError as e:
         raise LibraryError(f"cannot create the library folder {folder}: {e.strerror or e}") from e
     return None

@@ -23,6 +23,7 @@ from engine.errors import LibraryBusyError, LibraryError
 from engine.library import Library
 from engine.library.folder import LibraryLock
 from engine.library.records import FOLLOW_KEY
+from engine.private_files import PRIVATE_DIR
 
 DATABASE = "library.db"
 # The library's own files, from the database to what is made from it.
@@ -116,7 +117,7 @@ def start_over(folder: Path, *, now: float | None = None) -> SetAside:
         held, courses, complete = _read_held(folder / DATABASE)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         aside = folder / f"damaged-{stamp}"
-        aside.mkdir()
+        aside.mkdir(mode=PRIVATE_DIR)
         _move_all(folder, aside)
         return SetAside(aside, tuple(held), tuple(courses), complete)
     finally:

@@ -22,6 +22,7 @@ from engine.library.folder import (
     remove_stale_temporaries,
     remove_unused_thumbnails,
 )
+from engine.private_files import tighten
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,7 @@ class WriteAccess:
         self.indexer = indexer
         self._lock = LibraryLock(folder / "library.lock", self._taken, self._leaving)
         self._run_lock = threading.Lock()  # one import at a time in this process
+        self._tightened = False
 
     @property
     def writing_here(self) -> bool:
@@ -63,6 +65,12 @@ class WriteAccess:
         """This process may write now: clear what a killed or stopped writer left (temporary
         files, thumbnails no scene shows), and read the index again if another process saved
         it since."""
+        if not self._tightened:
+            # Files SQLite made as it opened (library.db, -wal, -shm: umask's 0644), and
+            # whatever an older version or a copy left open. Only when writing: a library
+            # opened read-only is not changed.
+            tighten(self.folder)
+            self._tightened = True
         remove_stale_temporaries(self.folder)
         remove_unused_thumbnails(self.folder, self.indexer.store.recordings.thumbnail_names())
         self.indexer.open()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -29,6 +30,7 @@ from engine.errors import Cancelled, UnreadableFileError
 from engine.media.frames import Sample, VideoInfo, rgb, sample_frames
 from engine.media.pictures import PictureIndex, signature
 from engine.models.ocr import TextRecognizer, lines_to_text
+from engine.private_files import PRIVATE_DIR, open_private
 
 if TYPE_CHECKING:
     from engine.media.deck import DeckPictures
@@ -257,7 +259,8 @@ def write_thumbnail(image: np.ndarray, path: Path, width: int) -> None:
     if not ok:
         raise UnreadableFileError("cannot encode a thumbnail")
     temp = path.with_suffix(".tmp")
-    temp.write_bytes(data.tobytes())
+    with os.fdopen(open_private(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f:
+        f.write(data.tobytes())
     temp.replace(path)
 
 
@@ -282,7 +285,7 @@ def scan_video(
         UnreadableFileError: the frames cannot be read.
         Cancelled: ``cancel`` was set.
     """
-    thumbs_dir.mkdir(parents=True, exist_ok=True)
+    thumbs_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     earlier: PictureIndex[int] = PictureIndex()
     out: list[ScreenScene] = []
     scenes = iter_scenes(
