@@ -267,6 +267,11 @@ class SearchWindow(QMainWindow):
         if gone and self.search_pane.filters().course == gone:
             self.panel.select_course(None)  # a filter on a course that is gone finds nothing
             self.search_pane.pick_course(None)
+        if isinstance(change, Removed):  # before its rows go: a course's files are read there
+            paths = self.panel.paths_of(change.target) if change.is_course else [change.target]
+            self.preview_pane.removed(paths)
+        elif isinstance(change, FilesChanged):
+            self.preview_pane.restored(change.paths)
         self.follower.apply(change)
 
     def _courses_read(self, courses: list[Course], files: int) -> None:

@@ -49,14 +49,13 @@ from app.library.rows import (
     course_line,
     file_state,
     short_state,
+    typical_width,
 )
 from engine.api import Course, Source, SourceKind
 
 _STATE_SHARE = 0.4  # the most of the panel's width the state column may take
 _NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
 _ONE_COLUMN = 200  # narrower than this, states show only as the names' colour and tooltip
-TYPICAL_NAME = "lecture-03-dynamic-programming.mp4"
-TYPICAL_STATE = "transcribing 40%"
 FEW_FILES = 20  # a course new to the panel opens when it holds at most this many files
 _PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the dark theme
 
@@ -322,13 +321,8 @@ class LibraryPanel(QTreeWidget):
         item.setToolTip(1, tip)
 
     def wanted_width(self) -> int:
-        """Wide enough for a typical file name under its course, with a live state beside
-        it (in the user's font: a larger system font asks for more)."""
-        metrics = self.fontMetrics()
-        name = metrics.horizontalAdvance(TYPICAL_NAME) + 2 * self.indentation()
-        state = metrics.horizontalAdvance(TYPICAL_STATE)
-        frame = 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
-        return name + state + frame + 4 * metrics.averageCharWidth()  # the cells' margins
+        """Wide enough for a typical name and state, in the user's font (rows.typical_width)."""
+        return typical_width(self)
 
     def _fit_columns(self) -> None:
         """The state column as wide as its text, up to a share of the panel; names get the
@@ -391,6 +385,11 @@ class LibraryPanel(QTreeWidget):
     def item_of(self, path: str) -> QTreeWidgetItem | None:
         """The row of a file, or of a course by its name."""
         return self._files.get(path) or self.item_of_course(path)
+
+    def paths_of(self, course: str) -> list[str]:
+        """The files of a course, as its rows show them."""
+        item = self.item_of_course(course)
+        return [] if item is None else [str(c.data(0, PATH)) for c in self._children(item)]
 
     def item_of_course(self, name: str) -> QTreeWidgetItem | None:
         return next((i for i in self._courses() if i.data(0, PATH) == name), None)

@@ -9,7 +9,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QPainter, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeView,
+)
 
 from engine.api import Source, SourceKind, SourceStatus, plural
 
@@ -19,6 +24,8 @@ KIND = Qt.ItemDataRole.UserRole + 2  # a file row's SourceKind value
 ROOT = Qt.ItemDataRole.UserRole + 3  # a course row's folder, or "" (loose files)
 PROGRESS = Qt.ItemDataRole.UserRole + 4  # an importing file's share done, 0..1; WORKING
 WORKING = -1.0  # the file is being imported, its share not known (yet)
+TYPICAL_NAME = "lecture-03-dynamic-programming.mp4"
+TYPICAL_STATE = "transcribing 40%"
 
 KIND_LABEL = {
     SourceKind.VIDEO: "video",
@@ -71,6 +78,16 @@ def missing_paths(sources: Sequence[Source]) -> set[str]:
 def short_state(text: str) -> str:
     """A live state as the column shows it: an error's reason goes to the tooltip."""
     return "error" if text.startswith("error") else text
+
+
+def typical_width(view: QTreeView) -> int:
+    """Wide enough for a typical file name under its course, with a live state beside it,
+    in the view's font (a larger system font asks for more)."""
+    metrics = view.fontMetrics()
+    name = metrics.horizontalAdvance(TYPICAL_NAME) + 2 * view.indentation()
+    state = metrics.horizontalAdvance(TYPICAL_STATE)
+    frame = 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+    return name + state + frame + 4 * metrics.averageCharWidth()  # the cells' margins
 
 
 def course_line(states: Sequence[str], removing: bool) -> tuple[str, str]:

@@ -4,7 +4,7 @@ its line, in one stack (with a hint before anything is open)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -60,6 +60,8 @@ class PreviewPane(QWidget):
         self.memory: PlaybackMemory | None = None  # the player's speed and positions
         self.keys_from: QLineEdit | None = None  # a text box the player's keys work from
         self._lecture = ""  # the last lecture played
+        self._shown = ""  # the file whose lecture, slide or text is on show
+        self._removed: set[str] = set()  # files removed from the library while open
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.hide()
@@ -108,9 +110,32 @@ class PreviewPane(QWidget):
         if self._player is not None:
             self._player.shutdown()
 
+    def removed(self, paths: Collection[str]) -> None:
+        """These files left the library: if one is on show it goes (a lecture stops), and
+        none of them opens again from a result or a link still on screen."""
+        self._removed.update(paths)
+        if self._shown in paths:
+            self._say_removed(self._shown)
+
+    def restored(self, paths: Collection[str]) -> None:
+        """These files are in the library (again): they open as any other."""
+        self._removed.difference_update(paths)
+
+    def _say_removed(self, path: str) -> None:
+        if self._player is not None:
+            self._player.stop()
+        self.error.hide()
+        self._shown = self._lecture = ""
+        self.placeholder.setText(f"“{Path(path).name}” was removed from the library.")
+        self.stack.setCurrentWidget(self.placeholder)
+
     def show_result(self, result: SearchResult, terms: Sequence[str]) -> None:
         """Play a video hit from its time, show a slide page, or a file at the line."""
         self.error.hide()
+        if result.source in self._removed:
+            self._say_removed(result.source)
+            return
+        self._shown = result.source
         playable = result.source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
         if result.kind == SegmentKind.SLIDE and result.page is not None:
             self.slide_view.show_page(result.source, result.page, result.shown_in, terms)
@@ -144,6 +169,10 @@ class PreviewPane(QWidget):
     def play(self, path: str, start_ms: int | None, terms: Sequence[str] = ()) -> None:
         """Open a lecture at a time (None: where it was left), with its transcript and
         chapters beside it; ``terms`` (the words searched) are marked in both."""
+        if path in self._removed:
+            self._say_removed(path)
+            return
+        self._shown = path
         player = self.player
         if self.keys_from is not None:
             player.watch_text_box(self.keys_from)
@@ -153,6 +182,8 @@ class PreviewPane(QWidget):
 
         def with_lines(read: tuple[Sequence[Timing], Sequence[Chapter], Source | None]) -> None:
             lines, chapters, source = read
+            if path in self._removed or self._lecture != path:  # removed, or another since
+                return
             player.open(path, start_ms, lines, terms=terms, chapters=chapters, source=source)
 
         self.tasks.run(
