@@ -4,8 +4,11 @@
     control_bar.py  the seek bar, buttons, speed and volume: signals the view connects to
     controls.py     the seek bar (matches and chapters marked), icons, the subtitle
     full_screen.py  the player alone on the screen (in a window of its own), and back
-    keys.py         which keys it takes, the rule for text boxes, Help > Keyboard shortcuts
-    transcript.py   the column beside the picture: search inside, chapters, the lines
+    keys.py         which keys it takes, the rule for text boxes and focused controls,
+                    Help > Keyboard shortcuts
+    go_to.py        G: go to a time the user types
+    transcript.py   the column beside the picture: search inside, chapters, the lines, the
+                    line being spoken kept in view
     memory.py       the speed and where each lecture was left, kept between starts
     playback.py     the engines behind it: libVLC, or Qt Multimedia where libVLC cannot load
 

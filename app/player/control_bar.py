@@ -2,11 +2,14 @@
 
 It plays nothing: each control emits a signal that PlayerView (app/player/view.py) connects
 to its actions, and the view tells it back what to show (playing or paused, the position,
-muted, the speed, full screen). Its controls never take the focus, so the player's keys
-always reach the player.
+muted, the speed, full screen). Every control has a name and a description for a screen
+reader, a key named in its tooltip (app/player/keys.py) and a place in the Tab order; a
+click gives none of them the focus, so the player's keys go on working after one.
 """
 
 from __future__ import annotations
+
+import itertools
 
 from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
@@ -20,11 +23,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
 from app.player.controls import SeekBar, media_icon
+from app.player.keys import (
+    COPY_LINK_KEY,
+    FASTER_KEY,
+    SEEK_BAR_KEYS,
+    SLOWER_KEY,
+    VOLUME_DOWN_KEY,
+    VOLUME_STEP,
+    VOLUME_UP_KEY,
+)
 from engine.api import clock
 
 SKIP_MS = 10_000
 SPEEDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+SEEK_BAR_HELP = (
+    "Where the lecture is; ticks mark the lines with the words searched and the chapters. "
+    "Left and Right go 10 seconds, Home and End to the start and the end"
+)
 
 
 class ControlBar(QWidget):
@@ -50,10 +67,12 @@ class ControlBar(QWidget):
         self._build()
         self.show_playing(False)
 
-    def _tool_button(self, text: str, tip: str, clicked: SignalInstance | None) -> QToolButton:
+    def _tool_button(
+        self, name: str, description: str, tip: str, clicked: SignalInstance | None
+    ) -> QToolButton:
         button = QToolButton()
-        button.setText(text)
-        button.setToolTip(tip)
+        button.setText(name)  # drawn as an icon; the text stays for the icon-less styles
+        describe(button, name, description, tip)
         if clicked is not None:
             button.clicked.connect(lambda: clicked.emit())
         return button
@@ -66,48 +85,89 @@ class ControlBar(QWidget):
         self.seek_slider.actionTriggered.connect(self._slider_action)
         self.seek_slider.sliderReleased.connect(self._slider_released)
         self.seek_slider.sliderMoved.connect(self._slider_moved)
+        describe(self.seek_slider, "Position", SEEK_BAR_HELP, f"Position ({SEEK_BAR_KEYS})")
         self.time_label = QLabel("00:00 / 00:00")
+        self.time_label.setAccessibleName("Time")
 
-        self.play_button = self._tool_button("", "Play (Space)", self.play_pause_clicked)
-        self.back_button = self._tool_button("-10 s", "Back 10 seconds (Left, J)", None)
+        self.play_button = self._tool_button(
+            "Play", "Plays the lecture or pauses it", "Play (Space)", self.play_pause_clicked
+        )
+        self.back_button = self._tool_button(
+            "Back 10 seconds", "Goes back 10 seconds", "Back 10 seconds (Left, J)", None
+        )
+        self.back_button.setText("-10 s")
         self.back_button.clicked.connect(lambda: self.skip_requested.emit(-SKIP_MS))
-        self.forward_button = self._tool_button("+10 s", "Forward 10 seconds (Right, L)", None)
+        self.forward_button = self._tool_button(
+            "Forward 10 seconds", "Goes forward 10 seconds", "Forward 10 seconds (Right, L)", None
+        )
+        self.forward_button.setText("+10 s")
         self.forward_button.clicked.connect(lambda: self.skip_requested.emit(SKIP_MS))
         self.replay_button = self._tool_button(
-            "Replay", "Replay from the start of the passage found (R)", self.replay_clicked
+            "Replay",
+            "Plays again from the start of the passage found",
+            "Replay from the start of the passage found (R)",
+            self.replay_clicked,
         )
         self.previous_match_button = self._tool_button(
-            "Previous match", "Previous match of the search (P)", self.previous_match_clicked
+            "Previous match",
+            "Goes to the previous line with the words searched",
+            "Previous match of the search (P)",
+            self.previous_match_clicked,
         )
         self.next_match_button = self._tool_button(
-            "Next match", "Next match of the search (N)", self.next_match_clicked
+            "Next match",
+            "Goes to the next line with the words searched",
+            "Next match of the search (N)",
+            self.next_match_clicked,
         )
-        self.subtitles_button = self._tool_button("CC", "Subtitles on the picture (C)", None)
+        self.subtitles_button = self._tool_button(
+            "Subtitles", "Shows the line being spoken over the picture", "Subtitles (C)", None
+        )
+        self.subtitles_button.setText("CC")
         self.subtitles_button.setCheckable(True)
         self.subtitles_button.toggled.connect(self.subtitles_toggled)
         self.full_screen_button = self._tool_button(
-            "Full screen", "Full screen (F; Esc leaves it)", self.full_screen_clicked
+            "Full screen",
+            "Shows the player alone on the screen",
+            "Full screen (F; Esc leaves it)",
+            self.full_screen_clicked,
         )
         self.copy_link_button = self._tool_button(
             "Copy link",
-            "Copy a link to this moment (right-click a line: a quote)",
+            "Copies a coursedex:// link to this moment of the lecture",
+            f"Copy a link to this moment ({COPY_LINK_KEY}; right-click a line: a quote)",
             self.copy_link_clicked,
         )
         self.speed_box = QComboBox()
-        self.speed_box.setToolTip("Speed")
+        describe(
+            self.speed_box,
+            "Speed",
+            "How fast the lecture plays",
+            f"Speed ({SLOWER_KEY} slower, {FASTER_KEY} faster)",
+        )
         for speed in SPEEDS:
-            self.speed_box.addItem(f"{speed:g}x", speed)
+            # Qt reads a list box by its text, not its accessible name: the text says "speed".
+            self.speed_box.addItem(f"{speed:g}x speed", speed)
         self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
         self.speed_box.currentIndexChanged.connect(
             lambda i: self.rate_chosen.emit(float(self.speed_box.itemData(i)))
         )
-        self.mute_button = self._tool_button("", "Mute (M)", self.mute_clicked)
+        self.mute_button = self._tool_button(
+            "Mute", "Turns the sound off", "Mute (M)", self.mute_clicked
+        )
         self.volume_slider = QSlider(Qt.Orientation.Horizontal)
         self.volume_slider.setRange(0, 100)
         self.volume_slider.setValue(100)
+        self.volume_slider.setSingleStep(VOLUME_STEP)
+        self.volume_slider.setPageStep(2 * VOLUME_STEP)
         self.volume_slider.setMaximumWidth(100)
         self.volume_slider.setMinimumWidth(40)
-        self.volume_slider.setToolTip("Volume")
+        describe(
+            self.volume_slider,
+            "Volume",
+            "How loud the lecture plays, in percent",
+            f"Volume ({VOLUME_DOWN_KEY} softer, {VOLUME_UP_KEY} louder)",
+        )
         self.volume_slider.valueChanged.connect(self.volume_moved)
         self._lay_out()
         self._paint_icons()
@@ -129,14 +189,20 @@ class ControlBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(seek_row)
         layout.addLayout(buttons)
-        # Controls never take focus, so the keys always reach the player.
-        for control in (self.play_button, self.back_button, self.forward_button,
-                        self.replay_button, self.previous_match_button, self.next_match_button,
-                        self.subtitles_button, self.full_screen_button, self.copy_link_button,
-                        self.speed_box, self.mute_button, self.volume_slider,
-                        self.seek_slider):  # fmt: skip
-            control.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Tab reaches every control, in the order they are seen; a click does not take the
+        # focus, so the player's keys go on working after one.
+        for control in self.focus_order():
+            control.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        for first, then in itertools.pairwise(self.focus_order()):
+            QWidget.setTabOrder(first, then)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def focus_order(self) -> list[QWidget]:
+        """The controls as Tab reaches them: the seek bar, then the buttons left to right."""
+        return [self.seek_slider, self.back_button, self.play_button, self.forward_button,
+                self.replay_button, self.speed_box, self.previous_match_button,
+                self.next_match_button, self.subtitles_button, self.full_screen_button,
+                self.copy_link_button, self.mute_button, self.volume_slider]  # fmt: skip
 
     def _paint_icons(self) -> None:
         """Icons in the palette's colours; again whenever the palette changes."""
@@ -164,11 +230,20 @@ class ControlBar(QWidget):
             return
         self._playing = playing
         self.play_button.setIcon(media_icon("pause" if playing else "play", self.palette()))
-        self.play_button.setToolTip("Pause (Space)" if playing else "Play (Space)")
+        name = "Pause" if playing else "Play"
+        self.play_button.setText(name)
+        self.play_button.setAccessibleName(name)
+        self.play_button.setToolTip(f"{name} (Space)")
 
     def show_muted(self, muted: bool) -> None:
         self._muted = muted
-        self.mute_button.setToolTip("Unmute (M)" if muted else "Mute (M)")
+        name = "Unmute" if muted else "Mute"
+        describe(
+            self.mute_button,
+            name,
+            "Turns the sound on again" if muted else "Turns the sound off",
+            f"{name} (M)",
+        )
         self.mute_button.setIcon(media_icon("muted" if muted else "volume", self.palette()))
 
     def show_time(self, position: int, duration: int) -> None:
@@ -188,9 +263,19 @@ class ControlBar(QWidget):
             self.speed_box.blockSignals(False)
 
     def show_full_screen(self, on: bool) -> None:
+        name = "Leave full screen" if on else "Full screen"
+        self.full_screen_button.setAccessibleName(name)
         self.full_screen_button.setToolTip(
             "Leave full screen (Esc, F)" if on else "Full screen (F; Esc leaves it)"
         )
+
+    def step_speed(self, steps: int) -> None:
+        """The next speed up (``steps`` > 0) or down the list; it stops at either end."""
+        box = self.speed_box
+        box.setCurrentIndex(max(0, min(box.count() - 1, box.currentIndex() + steps)))
+
+    def step_volume(self, percent: int) -> None:
+        self.volume_slider.setValue(self.volume_slider.value() + percent)
 
     def chosen_rate(self) -> float:
         return float(self.speed_box.currentData())

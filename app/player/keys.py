@@ -10,11 +10,18 @@ the query again.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+FASTER_KEY, SLOWER_KEY = "]", "["
+VOLUME_UP_KEY, VOLUME_DOWN_KEY = "+", "-"
+VOLUME_STEP = 10  # percent, a key press or an arrow on the volume slider
+COPY_LINK_KEY = "Ctrl+Shift+C"
+GO_TO_KEY = "G"
+SEEK_BAR_KEYS = "Left, Right; Home, End; 0 to 9"
 
 # (keys, what they do); a key name is shown in bold, "or" between them
 SHORTCUTS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -27,6 +34,11 @@ SHORTCUTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("F",), "Full screen on or off"),
     (("Esc",), "Leave full screen (in the search box: clear it)"),
     (("M",), "Mute or unmute"),
+    ((VOLUME_UP_KEY, VOLUME_DOWN_KEY), f"Louder or softer ({VOLUME_STEP}% a press)"),
+    ((FASTER_KEY, SLOWER_KEY), "Faster or slower"),
+    (("0 to 9",), "Go to the start, a tenth, … nine tenths of the lecture"),
+    ((GO_TO_KEY,), "Go to a time you type (1:30, 90 s, 1:02:03)"),
+    ((COPY_LINK_KEY,), "Copy a link to this moment"),
     (("C",), "Subtitles on the picture on or off"),
     (("Ctrl+F", "Ctrl+L"), "Go to the search box"),
     (
@@ -34,6 +46,8 @@ SHORTCUTS: tuple[tuple[tuple[str, ...], str], ...] = (
         "In the search box: move through the results (Up when it is empty: earlier searches)",
     ),
     (("Enter",), "In the search box: open the result"),
+    (("Enter", "Shift+Enter"), "In the transcript's find box: next or previous line found"),
+    (("Tab", "Shift+Tab"), "Move through the player's controls (Space presses a button)"),
 )
 TEXT_BOX_RULE = (
     "The player's keys work wherever the focus is, except while you type in a text box: "
@@ -43,6 +57,7 @@ TEXT_BOX_RULE = (
     "Esc never clears anything outside the search box."
 )
 PASSED_KEYS = (Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Right)
+PLAIN = (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)
 
 
 def shortcuts_html() -> str:
@@ -96,10 +111,7 @@ class SearchBoxKeys(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
             return False
-        plain = event.modifiers() in (
-            Qt.KeyboardModifier.NoModifier,
-            Qt.KeyboardModifier.KeypadModifier,
-        )
+        plain = event.modifiers() in PLAIN
         if (
             plain
             and event.key() in PASSED_KEYS
@@ -108,5 +120,43 @@ class SearchBoxKeys(QObject):
             and self._player_showing()
         ):
             event.ignore()  # not the box's: the player's shortcut takes it
+            return True
+        return False
+
+
+def add_shortcuts(
+    widget: QWidget,
+    table: Sequence[tuple[Sequence[str], Callable[[], object]]],
+    active: Callable[[], bool],
+) -> None:
+    """``widget``'s window-wide keys: each key of a row runs its action while ``active()``."""
+    for keys, action in table:
+        for key in keys:
+            shortcut = QShortcut(QKeySequence(key), widget)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(lambda action=action: active() and action())
+
+
+class ControlKeys(QObject):
+    """A control with the focus keeps the keys it works with (Space presses a focused button,
+    the arrows move the volume slider) instead of the player's window-wide shortcuts."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._keys: dict[QWidget, frozenset[Qt.Key]] = {}
+
+    def watch(self, control: QWidget, keys: Sequence[Qt.Key]) -> None:
+        self._keys[control] = frozenset(keys)
+        control.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and isinstance(watched, QWidget)
+            and event.modifiers() in PLAIN
+            and Qt.Key(event.key()) in self._keys.get(watched, frozenset())
+        ):
+            event.accept()  # the control's own key: no shortcut takes it
             return True
         return False

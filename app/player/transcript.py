@@ -6,10 +6,20 @@ from __future__ import annotations
 
 import html
 import re
+import time
+from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QGuiApplication,
@@ -30,10 +40,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
 from engine.api import Chapter, Timing, clock, make_link
 
 MARKS = {False: ("#ffe58a", "#000000"), True: ("#806a00", "#ffffff")}  # light, dark: mark, ink
 CHAPTER_ROWS = 5  # the chapter list shows this many before it scrolls
+FIND_HELP = (
+    "Marks the transcript's lines with these words (the words searched to begin with). "
+    "Enter goes to the next line found, Shift+Enter to the previous one"
+)
+CHAPTERS_HELP = "Chapters: where the slide changes. Click, or Enter, to go there"
+TRANSCRIPT_HELP = (
+    "What is said, a line a row; the line being spoken is selected. Enter or a click plays "
+    "from a line; the Menu key or a right click copies a link or a quote"
+)
 
 
 def timestamp_link(path: str, ms: int, sha256: str | None = None) -> str:
@@ -128,10 +148,16 @@ class _MarkedLines(QStyledItemDelegate):
 
 
 class TranscriptColumn(QWidget):
-    """Find box, chapters and transcript; asks the player to seek with ``seek_requested``."""
+    """Find box, chapters and transcript; asks the player to seek with ``seek_requested``.
+
+    The line being spoken (``follow``) is selected and kept in view, except for a few seconds
+    after the user scrolls the transcript; clicking a line, or Enter on it, seeks to it.
+    """
 
     seek_requested = Signal(int)
     matches_changed = Signal(list)  # start times (ms) of the lines the find box matches
+
+    USER_SCROLL_HOLD_S = 5.0  # how long a user's scroll of the transcript is left alone
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -141,11 +167,13 @@ class TranscriptColumn(QWidget):
         self.lines: list[Timing] = []
         self.chapters: list[Chapter] = []
         self.matches: list[int] = []
+        self.line = -1  # the row being spoken
+        self._starts: list[int] = []  # the rows' start times, ascending
+        self._user_scrolled_at = float("-inf")
         self.find_box = QLineEdit(placeholderText="Find in the transcript")
         self.find_box.setClearButtonEnabled(True)
         self.find_box.textChanged.connect(self._find)
         self.chapter_list = QListWidget()
-        self.chapter_list.setToolTip("Chapters: where the slide changes. Click to go there.")
         self.chapter_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.chapter_list.setTextElideMode(Qt.TextElideMode.ElideRight)  # the tooltip has it all
         self.chapter_list.itemClicked.connect(self._chapter_chosen)
@@ -166,16 +194,32 @@ class TranscriptColumn(QWidget):
         self.transcript_list.setPalette(palette)
         self.transcript_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.transcript_list.customContextMenuRequested.connect(self._menu)
+        self.transcript_list.itemClicked.connect(self._row_chosen)
+        self.transcript_list.itemActivated.connect(self._row_chosen)
+        scroll = self.transcript_list.verticalScrollBar()
+        scroll.actionTriggered.connect(self._user_scrolled)  # wheel, drag, page clicks
+        self._describe()
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.find_box)
         column.addWidget(self.chapter_list)
         column.addWidget(self.transcript_list, 1)
 
+    def _describe(self) -> None:
+        describe(self.find_box, "Find in the transcript", FIND_HELP, FIND_HELP)
+        describe(self.chapter_list, "Chapters", CHAPTERS_HELP, CHAPTERS_HELP)
+        describe(self.transcript_list, "Transcript", TRANSCRIPT_HELP)
+
+    def focus_order(self) -> list[QWidget]:
+        return [self.find_box, self.chapter_list, self.transcript_list]
+
     def set_lecture(
         self, path: str, lines: Sequence[Timing], chapters: Sequence[Chapter], terms: str
     ) -> None:
         self.path, self.lines, self.chapters = path, list(lines), list(chapters)
+        self._starts = [line.start_ms for line in self.lines]
+        self.line = -1
+        self._user_scrolled_at = float("-inf")
         self.transcript_list.clear()
         for line in self.lines:
             item = QListWidgetItem(f"{clock(line.start_ms)}  {line.text}")
@@ -207,6 +251,36 @@ class TranscriptColumn(QWidget):
         self.transcript_list.viewport().update()
         self.matches_changed.emit(self.matches)
 
+    def follow(self, position: int) -> bool:
+        """Select the line spoken at ``position`` and keep it in view; True when it changed."""
+        self.follow_chapter(position)
+        line = bisect_right(self._starts, position) - 1
+        if line == self.line:
+            return False
+        self.line = line
+        listing = self.transcript_list
+        if line < 0:
+            listing.clearSelection()
+            return True
+        listing.selectionModel().select(
+            listing.model().index(line, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+        )
+        self.show_spoken_line()
+        return True
+
+    def show_spoken_line(self) -> None:
+        """The spoken line in the middle of the list, unless the user just scrolled it."""
+        item = self.transcript_list.item(self.line)
+        if item is not None and time.monotonic() - self._user_scrolled_at > self.USER_SCROLL_HOLD_S:
+            self.transcript_list.scrollToItem(item, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def _row_chosen(self, item: QListWidgetItem) -> None:
+        self._user_scrolled_at = float("-inf")  # a chosen row may be scrolled into view again
+        self.seek_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+
+    def _user_scrolled(self, _action: int) -> None:
+        self._user_scrolled_at = time.monotonic()
+
     def follow_chapter(self, position: int) -> None:
         current = -1
         for row, chapter in enumerate(self.chapters):
@@ -216,6 +290,7 @@ class TranscriptColumn(QWidget):
             self.chapter_list.setCurrentRow(current)
 
     def _chapter_chosen(self, item: QListWidgetItem) -> None:
+        self._user_scrolled_at = float("-inf")
         self.seek_requested.emit(int(item.data(Qt.ItemDataRole.UserRole)))
 
     def line_at(self, row: int) -> Timing | None:

@@ -11,39 +11,49 @@ thread, so nothing from libVLC's own threads ever reaches a Qt widget.
 from __future__ import annotations
 
 import html
+import itertools
 import logging
-import time
-from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import (
     QCoreApplication,
     QEvent,
-    QItemSelectionModel,
     QObject,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
+    QAbstractButton,
     QApplication,
+    QComboBox,
     QFrame,
     QLabel,
     QLineEdit,
-    QListWidgetItem,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from app.accessible import describe
 from app.player.control_bar import SKIP_MS, ControlBar
 from app.player.controls import SubtitleLabel
 from app.player.full_screen import FullScreen
-from app.player.keys import SearchBoxKeys
+from app.player.go_to import ask_time
+from app.player.keys import (
+    COPY_LINK_KEY,
+    FASTER_KEY,
+    GO_TO_KEY,
+    SLOWER_KEY,
+    VOLUME_DOWN_KEY,
+    VOLUME_STEP,
+    VOLUME_UP_KEY,
+    ControlKeys,
+    SearchBoxKeys,
+    add_shortcuts,
+)
 from app.player.memory import PlaybackMemory
 from app.player.playback import make_backend
 from app.player.transcript import TranscriptColumn
@@ -54,6 +64,11 @@ log = logging.getLogger(__name__)
 TICK_MS = 200  # how often the widget reads the backend's position while it plays
 REMEMBER_EVERY_MS = 5_000  # the position is written this often while playing
 NEAR_END_MS = 5_000  # a lecture left this close to its end starts over next time
+PLAYER_HELP = (
+    "The lecture playing, its controls and its transcript. Space plays or pauses, Left and "
+    "Right skip 10 seconds, G goes to a time you type, F is full screen, Tab moves through "
+    "the controls; Help > Keyboard shortcuts lists every key"
+)
 
 
 class PlayerView(QWidget):
@@ -68,8 +83,6 @@ class PlayerView(QWidget):
     position_changed = Signal(int)  # ms, every TICK_MS while playing and after a seek
     error = Signal(str)  # one line: the file is gone or cannot be played
 
-    USER_SCROLL_HOLD_S = 5.0  # how long a user's scroll of the transcript is left alone
-
     def __init__(
         self,
         parent: QWidget | None = None,
@@ -82,15 +95,13 @@ class PlayerView(QWidget):
         self._memory = memory
         self._path = ""
         self._start_ms = 0  # where the passage opened starts: "replay from here"
-        self._starts: list[int] = []  # transcript rows' start times, ascending
-        self._line = -1  # the highlighted row
         self._last_position = -1
         self._remembered = -REMEMBER_EVERY_MS
-        self._user_scrolled_at = float("-inf")
         self._closed = False
         self._muted = False
         self._box_keys = SearchBoxKeys(self._showing, self)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        describe(self, "Lecture player", PLAYER_HELP)
         self._build()
         self._keys()
         if memory is not None:
@@ -110,13 +121,9 @@ class PlayerView(QWidget):
     def _build(self) -> None:
         self._build_video()
         self.transcript = TranscriptColumn()
-        self.transcript.seek_requested.connect(self._seek_chosen)
+        self.transcript.seek_requested.connect(self.seek)
         self.transcript.matches_changed.connect(lambda _m: self._mark())
         self.transcript_list = self.transcript.transcript_list
-        self.transcript_list.itemClicked.connect(self._row_chosen)
-        self.transcript_list.itemActivated.connect(self._row_chosen)
-        scroll = self.transcript_list.verticalScrollBar()
-        scroll.actionTriggered.connect(self._user_scrolled)  # wheel, drag, page clicks
         self.transcript.hide()
         self._splitter = QSplitter(Qt.Orientation.Horizontal)
         self._splitter.addWidget(self.video_area)
@@ -156,8 +163,10 @@ class PlayerView(QWidget):
         self.full_screen.changed.connect(bar.show_full_screen)
 
     def _keys(self) -> None:
-        """Window-wide shortcuts: text boxes keep the keys they type with (keys.py)."""
-        for keys, slot in (
+        """Window-wide shortcuts: text boxes keep the keys they type with, a focused control
+        the keys it works with (keys.py)."""
+        bar = self.controls
+        add_shortcuts(self, (
             (("Space", "K"), self.toggle_pause),
             (("Left", "J"), lambda: self.skip(-SKIP_MS)),
             (("Right", "L"), lambda: self.skip(SKIP_MS)),
@@ -166,12 +175,26 @@ class PlayerView(QWidget):
             (("R",), self.replay),
             (("F",), self.full_screen.toggle),
             (("M",), self.toggle_mute),
-            (("C",), self.controls.subtitles_button.toggle),
-        ):
-            for key in keys:
-                shortcut = QShortcut(QKeySequence(key), self)
-                shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-                shortcut.activated.connect(lambda slot=slot: self._showing() and slot())
+            (("C",), bar.subtitles_button.toggle),
+            ((FASTER_KEY,), lambda: bar.step_speed(1)),
+            ((SLOWER_KEY,), lambda: bar.step_speed(-1)),
+            ((VOLUME_UP_KEY, "="), lambda: bar.step_volume(VOLUME_STEP)),
+            ((VOLUME_DOWN_KEY,), lambda: bar.step_volume(-VOLUME_STEP)),
+            ((COPY_LINK_KEY,), self.copy_link),
+            ((GO_TO_KEY,), self.ask_time),
+            *(((str(n),), lambda n=n: self.go_to_tenth(n)) for n in range(10)),
+        ), self._showing)  # fmt: skip
+        keep = ControlKeys(self)
+        press = (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        for control in bar.focus_order():
+            if isinstance(control, QAbstractButton | QComboBox):
+                keep.watch(control, press)
+        arrows = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
+        keep.watch(bar.volume_slider, arrows)
+        keep.watch(self.transcript.chapter_list, (Qt.Key.Key_Space,))
+        order = [self, *bar.focus_order(), *self.transcript.focus_order()]
+        for first, then in itertools.pairwise(order):
+            QWidget.setTabOrder(first, then)
 
     def _build_video(self) -> None:
         self.video_area = QWidget()
@@ -334,6 +357,18 @@ class PlayerView(QWidget):
         """A coursedex:// link to the moment playing, on the clipboard."""
         self.transcript.copy_link(self.position_ms())
 
+    def go_to_tenth(self, tenths: int) -> None:
+        """0 to the start, 5 to the middle, 9 to nine tenths of the lecture."""
+        self.seek(self.duration_ms() * tenths // 10)
+
+    def ask_time(self) -> None:
+        """Go to a time the user types (G)."""
+        if not self._path:
+            return
+        ms = ask_time(self, self.position_ms(), self.duration_ms())
+        if ms is not None:
+            self.seek(ms)
+
     def stop(self) -> None:
         if not self._closed:
             self._backend.stop()
@@ -415,10 +450,7 @@ class PlayerView(QWidget):
     ) -> None:
         lines = sorted(transcript, key=lambda t: t.start_ms)
         self.transcript.set_lecture(self._path, lines, chapters, terms)
-        self._starts = [line.start_ms for line in lines]
-        self._line = -1
         self._show_subtitle(-1)
-        self._user_scrolled_at = float("-inf")
         if lines and self.transcript.isHidden():
             self.transcript.show()
             self._splitter.setSizes([2_000, 1_000])  # in proportion: the picture gets two thirds
@@ -432,41 +464,16 @@ class PlayerView(QWidget):
         )
 
     def _follow(self, position: int) -> None:
-        self.transcript.follow_chapter(position)
-        line = bisect_right(self._starts, position) - 1
-        if line == self._line:
-            return
-        self._line = line
-        self._show_subtitle(line)
-        if line < 0:
-            self.transcript_list.clearSelection()
-            return
-        item = self.transcript_list.item(line)
-        self.transcript_list.selectionModel().select(
-            self.transcript_list.indexFromItem(item),
-            QItemSelectionModel.SelectionFlag.ClearAndSelect,
-        )
-        if time.monotonic() - self._user_scrolled_at > self.USER_SCROLL_HOLD_S:
-            self.transcript_list.scrollToItem(item, QAbstractItemView.ScrollHint.PositionAtCenter)
+        if self.transcript.follow(position):
+            self._show_subtitle(None)
 
     def _show_subtitle(self, line: int | None) -> None:
         """The spoken line (``line``; None: the current one) over the picture, when on."""
-        spoken = self.transcript.line_at(self._line if line is None else line)
+        spoken = self.transcript.line_at(self.transcript.line if line is None else line)
         text = spoken.text if spoken is not None and self.controls.subtitles_on() else ""
         self.subtitle.setText(text)
         self.subtitle.place(self.video_stack)
         self.subtitle.setVisible(bool(text))
-
-    def _row_chosen(self, item: QListWidgetItem) -> None:
-        self._user_scrolled_at = float("-inf")  # a chosen row may be scrolled into view again
-        self.seek(int(item.data(Qt.ItemDataRole.UserRole)))
-
-    def _seek_chosen(self, ms: int) -> None:
-        self._user_scrolled_at = float("-inf")
-        self.seek(ms)
-
-    def _user_scrolled(self, _action: int) -> None:
-        self._user_scrolled_at = time.monotonic()
 
     # --- seek bar and clicks on the picture ----------------------------------------------------
 

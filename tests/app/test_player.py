@@ -83,7 +83,7 @@ def test_opens_at_the_time_seeks_skips_speeds_up_pauses_and_follows_the_transcri
 
     player.set_rate(2.0)
     assert player.rate() == 2.0
-    assert player.controls.speed_box.currentText() == "2x"
+    assert player.controls.speed_box.currentText() == "2x speed"
     start_ms, start = player.position_ms(), time.monotonic()
     qtbot.wait(1_500)
     speed = (player.position_ms() - start_ms) / ((time.monotonic() - start) * 1000)
@@ -105,7 +105,7 @@ def test_opens_at_the_time_seeks_skips_speeds_up_pauses_and_follows_the_transcri
     wait_playing(qtbot, player)
     qtbot.waitUntil(lambda: spoken_row(player) == 3, timeout=4_000)  # 9 s, at twice the speed
     player.set_rate(1.0)
-    assert player.controls.speed_box.currentText() == "1x"
+    assert player.controls.speed_box.currentText() == "1x speed"
 
 
 def test_keys_buttons_speed_box_and_seek_bar_drive_playback(
@@ -138,9 +138,9 @@ def test_keys_buttons_speed_box_and_seek_bar_drive_playback(
     qtbot.mouseClick(player.controls.play_button, Qt.MouseButton.LeftButton)
     wait_playing(qtbot, player)
 
-    player.controls.speed_box.setCurrentIndex(player.controls.speed_box.findText("1.5x"))
+    player.controls.speed_box.setCurrentIndex(player.controls.speed_box.findText("1.5x speed"))
     assert player.rate() == 1.5
-    player.controls.speed_box.setCurrentIndex(player.controls.speed_box.findText("0.5x"))
+    player.controls.speed_box.setCurrentIndex(player.controls.speed_box.findText("0.5x speed"))
     assert player.rate() == 0.5
 
     # The seek bar follows playback, and moving it (as a click on its groove does) seeks.
@@ -192,7 +192,8 @@ def test_the_spoken_row_stays_in_view_unless_the_user_just_scrolled(
     qtbot.waitUntil(lambda: spoken_row(player) == 20)
     assert in_view(20)
 
-    player.USER_SCROLL_HOLD_S = 3.0  # more than a row lasts (1 s), less than the app's hold
+    # more than a row lasts (1 s), less than the app's hold
+    player.transcript.USER_SCROLL_HOLD_S = 3.0
     bar.triggerAction(QAbstractSlider.SliderAction.SliderToMinimum)  # the user scrolls to the top
     qtbot.waitUntil(lambda: spoken_row(player) == 21)
     assert bar.value() == 0 and not in_view(21)

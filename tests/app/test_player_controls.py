@@ -80,7 +80,7 @@ def test_the_control_bar_asks_by_signals_and_shows_what_it_is_told(qtbot: QtBot)
             qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
         assert emitted.args == args, button.toolTip()
     with qtbot.waitSignal(bar.rate_chosen, timeout=1000) as emitted:
-        bar.speed_box.setCurrentIndex(bar.speed_box.findText("1.5x"))
+        bar.speed_box.setCurrentIndex(bar.speed_box.findText("1.5x speed"))
     assert emitted.args == [1.5]
     with qtbot.waitSignal(bar.volume_moved, timeout=1000) as emitted:
         bar.volume_slider.setValue(40)
@@ -90,7 +90,7 @@ def test_the_control_bar_asks_by_signals_and_shows_what_it_is_told(qtbot: QtBot)
     with qtbot.assertNotEmitted(bar.rate_chosen), qtbot.assertNotEmitted(bar.seek_requested):
         bar.show_rate(2.0)
         bar.show_time(6_000, 27_000)
-    assert bar.speed_box.currentText() == "2x" and bar.chosen_rate() == 2.0
+    assert bar.speed_box.currentText() == "2x speed" and bar.chosen_rate() == 2.0
     assert bar.time_label.text() == "00:06 / 00:27" and bar.seek_slider.value() == 6_000
     bar.show_playing(True)
     bar.show_muted(True)
@@ -273,7 +273,7 @@ def test_speed_and_position_are_remembered_between_starts(
     first.shutdown()  # as when the app quits
 
     second = make_player(qtbot, "qt", memory=PlaybackMemory.beside(settings))
-    assert second.controls.speed_box.currentText() == "1.5x"
+    assert second.controls.speed_box.currentText() == "1.5x speed"
     second.open(str(media.video), None, media.transcript)  # where it was left
     wait_playing(qtbot, second)
     assert abs(second.position_ms() - 14_000) <= 700, second.position_ms()

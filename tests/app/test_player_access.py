@@ -1,0 +1,172 @@
+"""The player without a mouse or without sight: every interactive widget has a name and a
+description a screen reader reads (QAccessible, as the reader asks), Tab reaches each control
+in the order they are seen, a focused control keeps the keys it works with, and speed,
+volume, a point of the lecture, a typed time and Copy link each have a key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAccessible, QAccessibleInterface, QGuiApplication
+from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QWidget
+from pytestqt.qtbot import QtBot
+
+from app.player.keys import SHORTCUTS
+from app.player.view import PlayerView
+from engine.api import parse_link
+from tests.app.media import PlayerMedia
+from tests.app.ui import on_next_modal
+
+INTERACTIVE = {
+    QAccessible.Role.Button,
+    QAccessible.Role.CheckBox,
+    QAccessible.Role.ComboBox,
+    QAccessible.Role.EditableText,
+    QAccessible.Role.List,
+    QAccessible.Role.Slider,
+    QAccessible.Role.ScrollBar,
+}
+PLAYING_TIMEOUT_MS = 10_000
+
+
+@pytest.fixture
+def player(qtbot: QtBot) -> Iterator[PlayerView]:
+    view = PlayerView(backend="qt")
+    qtbot.addWidget(view)
+    view.resize(1000, 480)
+    view.show()
+    view.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
+    yield view
+    view.shutdown()
+
+
+@pytest.fixture
+def playing(qtbot: QtBot, player: PlayerView, media: PlayerMedia) -> PlayerView:
+    player.open(str(media.video), 3_000, media.transcript, terms=["sort"])
+    qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: player.duration_ms() > 20_000)
+    player.setFocus()
+    qtbot.waitUntil(player.hasFocus)
+    return player
+
+
+def walk(interface: QAccessibleInterface) -> Iterator[QAccessibleInterface]:
+    yield interface
+    for i in range(interface.childCount()):
+        child = interface.child(i)
+        if child is not None and not child.state().invisible:
+            yield from walk(child)
+
+
+def test_every_interactive_widget_of_the_player_has_a_name_and_a_description(
+    qtbot: QtBot, playing: PlayerView
+) -> None:
+    root = QAccessible.queryAccessibleInterface(playing)
+    assert root is not None
+    seen: list[tuple[str, str]] = []
+    for node in walk(root):
+        widget = node.object()
+        if not isinstance(widget, QWidget) or node.role() == QAccessible.Role.ScrollBar:
+            continue  # a list's own scroll bar is read with the list
+        takes_focus = widget.focusPolicy() != Qt.FocusPolicy.NoFocus
+        if node.role() not in INTERACTIVE and not takes_focus:
+            continue
+        name = node.text(QAccessible.Text.Name)
+        description = node.text(QAccessible.Text.Description)
+        seen.append((node.role().name, name))
+        assert name.strip(), f"{type(widget).__name__} ({node.role().name}) has no name"
+        assert description.strip(), f"{name} has no description"
+    names = {name for _role, name in seen}
+    for expected in ("Lecture player", "Play", "Mute", "Position", "Volume", "1x speed",
+                     "Copy link", "Find in the transcript", "Transcript"):  # fmt: skip
+        assert expected in names, (expected, seen)
+
+    # The icon-only buttons say what they do now, as their icons change.
+    qtbot.keyClick(playing, Qt.Key.Key_M)
+    assert playing.controls.mute_button.accessibleName() == "Unmute"
+    qtbot.keyClick(playing, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: playing.controls.play_button.accessibleName() == "Play")
+
+
+def test_tab_reaches_each_control_in_order_and_a_focused_control_keeps_its_keys(
+    qtbot: QtBot, playing: PlayerView
+) -> None:
+    bar = playing.controls
+    reached: list[QWidget] = []
+    for _ in range(len(bar.focus_order())):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        focus = QApplication.focusWidget()
+        assert focus is not None
+        reached.append(focus)
+    assert reached == bar.focus_order()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is playing.transcript.find_box
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab, Qt.KeyboardModifier.ShiftModifier)
+    assert QApplication.focusWidget() is bar.volume_slider
+
+    # The volume slider takes the arrows (the player's skip keys elsewhere).
+    position = playing.position_ms()
+    qtbot.keyClick(bar.volume_slider, Qt.Key.Key_Left)
+    assert bar.volume() == 90
+    assert abs(playing.position_ms() - position) < 5_000 and playing.is_playing()
+
+    # Space presses a focused button instead of pausing.
+    bar.copy_link_button.setFocus(Qt.FocusReason.TabFocusReason)
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(bar.copy_link_button, Qt.Key.Key_Space)
+    assert QGuiApplication.clipboard().text().startswith("coursedex://")
+    assert playing.is_playing()
+
+
+def test_keys_for_speed_volume_a_point_a_typed_time_and_a_link(
+    qtbot: QtBot, playing: PlayerView
+) -> None:
+    keys = {key for row, _what in SHORTCUTS for key in row}
+    for key in ("]", "[", "+", "-", "G", "Ctrl+Shift+C", "0 to 9"):
+        assert key in keys, key  # Help > Keyboard shortcuts lists it
+    bar = playing.controls
+    qtbot.keyClick(playing, Qt.Key.Key_BracketRight)
+    qtbot.keyClick(playing, Qt.Key.Key_BracketRight)
+    assert playing.rate() == 1.5 and bar.chosen_rate() == 1.5
+    qtbot.keyClick(playing, Qt.Key.Key_BracketLeft)
+    assert playing.rate() == 1.25
+    qtbot.keyClick(playing, Qt.Key.Key_Minus)
+    qtbot.keyClick(playing, Qt.Key.Key_Minus)
+    assert bar.volume() == 80
+    qtbot.keyClick(playing, Qt.Key.Key_Plus)
+    assert bar.volume() == 90
+
+    qtbot.keyClick(playing, Qt.Key.Key_5)
+    half = playing.duration_ms() // 2
+    assert abs(playing.position_ms() - half) <= 1_000, (playing.position_ms(), half)
+    qtbot.keyClick(playing, Qt.Key.Key_0)
+    assert playing.position_ms() <= 1_000
+
+    def type_time(dialog: QInputDialog) -> None:
+        line = dialog.findChild(QLineEdit)  # the dialog's box, where a user types
+        try:
+            assert line is not None
+            qtbot.keyClick(line, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+            qtbot.keyClicks(line, "0:21")
+            qtbot.keyClick(line, Qt.Key.Key_Return)
+        finally:
+            if dialog.isVisible():  # never left open, whatever failed
+                dialog.reject()
+
+    on_next_modal(QInputDialog, type_time)
+    qtbot.keyClick(playing, Qt.Key.Key_G)
+    assert abs(playing.position_ms() - 21_000) <= 1_000, playing.position_ms()
+    playing.activateWindow()  # offscreen, no window manager gives it back after the dialog
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is playing)
+
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(
+        playing,
+        Qt.Key.Key_C,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    link = parse_link(QGuiApplication.clipboard().text())
+    assert link.start_ms is not None and abs(link.start_ms - playing.position_ms()) <= 1_500
