@@ -8,10 +8,12 @@ small script on the system's Python, which it can read."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -244,6 +246,17 @@ def _wait_until_shown(window: subprocess.Popen[str], report: Path) -> None:
         time.sleep(0.1)
 
 
+def _wait_until_importing(database: Path) -> None:
+    """Until the import has queued its files (read as another process would)."""
+    deadline = time.monotonic() + 120  # a hang guard only
+    while time.monotonic() < deadline:
+        with contextlib.closing(sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)) as db:
+            if db.execute("SELECT count(*) FROM sources").fetchone()[0] > 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError("the import did not start")
+
+
 def _opened(qtbot: QtBot, window: SearchWindow) -> SearchResult:
     with qtbot.waitSignal(window.opened, timeout=60_000) as blocker:
         pass
@@ -295,8 +308,14 @@ def test_no_request_goes_to_or_comes_from_another_user(qtbot: QtBot, shared: Pat
 def test_sigterm_takes_the_socket_with_it_and_a_stale_one_is_replaced(
     tmp_path: Path, models_dir: Path, quick_library: Library
 ) -> None:
+    """Also while the window imports (its files given on the command line): it closes
+    without asking, as a logout cannot answer."""
     library = quick_library.folder
     quick_library.close()
+    notes = tmp_path / "Notes"
+    notes.mkdir()
+    for i in range(300):
+        (notes / f"note-{i:03}.md").write_text(f"# Note {i}\n\nFact number {i}.\n")
     runtime, temp = tmp_path / "runtime", tmp_path / "temp"
     for folder in (runtime, temp):
         folder.mkdir(mode=0o700)
@@ -311,7 +330,7 @@ def test_sigterm_takes_the_socket_with_it_and_a_stale_one_is_replaced(
     window = subprocess.Popen(
         [
             sys.executable, "-m", "app.launcher", "gui", "--library", str(library),
-            "--models", str(models_dir), "--no-demo",
+            "--models", str(models_dir), "--no-demo", str(notes),
         ],
         env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
@@ -319,6 +338,7 @@ def test_sigterm_takes_the_socket_with_it_and_a_stale_one_is_replaced(
         _wait_until_shown(window, report)
         listening = [p for p in places if send(str(p), "")]
         assert len(listening) == 1, "the window did not replace the stale socket"
+        _wait_until_importing(library / "library.db")
         window.send_signal(signal.SIGTERM)
         output, _ = window.communicate(timeout=60)
     finally:
@@ -326,4 +346,5 @@ def test_sigterm_takes_the_socket_with_it_and_a_stale_one_is_replaced(
             window.kill()
             window.communicate()
     assert window.returncode == 0, output[-3000:]
+    assert "asked to quit by a signal" in output
     assert not listening[0].exists(), output[-3000:]
