@@ -8,12 +8,18 @@ test_accessibility.py walks the window and fails on any that has none).
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLineEdit, QToolButton, QWidget
 
 
 def describe(widget: QWidget, name: str, description: str, tooltip: str | None = None) -> None:
-    """Name ``widget`` and say what it does; ``tooltip`` (when given) is shown on hover."""
+    """Name ``widget`` and say what it does; ``tooltip`` (when given) is shown on hover. A
+    text box's clear button (Qt's own icon, named by nothing) is named too."""
     widget.setAccessibleName(name)
     widget.setAccessibleDescription(description)
     if tooltip is not None:
         widget.setToolTip(tooltip)
+    if isinstance(widget, QLineEdit):
+        for button in widget.findChildren(QToolButton):
+            if not button.accessibleName():
+                button.setAccessibleName("Clear")
+                button.setAccessibleDescription(f"Empty the box “{name}”.")

@@ -51,8 +51,8 @@ class ResultList(QListWidget):
         describe(
             self,
             "Results",
-            "The results of the search, best first. Enter opens one; the menu key copies "
-            "its link or a quote.",
+            "The results of the search, best first. Enter opens one, Ctrl+C copies its "
+            "link; the menu key shows what else it offers.",
         )
         self.setWordWrap(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

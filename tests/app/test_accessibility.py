@@ -122,6 +122,12 @@ def test_results_rows_filters_and_previews_are_named(
     assert any(p.name == "Search all courses" and p.shown for p in parts)
 
 
+def test_every_control_is_named_while_a_lecture_plays(playing: SearchWindow) -> None:
+    parts = checked_walk("a lecture playing", playing)
+    player = [p for p in parts if "PlayerView" in p.path and p.interactive and p.shown]
+    assert len(player) >= 3, [p.path for p in player]  # the player's own controls were walked
+
+
 def test_tab_goes_search_filters_results_preview_library(
     qtbot: QtBot, playing: SearchWindow
 ) -> None:
