@@ -42,8 +42,9 @@ def private_file(path: Path) -> None:
 
 def open_private(path: Path, flags: int = os.O_RDWR | os.O_CREAT) -> int:
     """``os.open`` that creates ``path`` 0600 (not umask's 0644), and tightens it if it
-    was there. Returns the file descriptor."""
-    fd = os.open(path, flags, PRIVATE_FILE)
+    was there. Returns the file descriptor (binary on Windows too: a thumbnail's bytes are
+    not text)."""
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0), PRIVATE_FILE)
     if _POSIX:
         try:
             mode = os.fstat(fd).st_mode
