@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
-from app.player.controls import SeekBar, media_icon
+from app.player.controls import FocusRing, SeekBar, media_icon
 from app.player.keys import (
     COPY_LINK_KEY,
     FASTER_KEY,
@@ -186,7 +186,8 @@ class ControlBar(QWidget):
         buttons.addWidget(self.mute_button)
         buttons.addWidget(self.volume_slider)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        margin = FocusRing.MARGIN  # room for the focus ring round the controls at the edges
+        layout.setContentsMargins(margin, margin, margin, margin)
         layout.addLayout(seek_row)
         layout.addLayout(buttons)
         # Tab reaches every control, in the order they are seen; a click does not take the
@@ -196,6 +197,9 @@ class ControlBar(QWidget):
         for first, then in itertools.pairwise(self.focus_order()):
             QWidget.setTabOrder(first, then)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.focus_ring = FocusRing(self)
+        for control in self.focus_order():
+            self.focus_ring.add(control)
 
     def focus_order(self) -> list[QWidget]:
         """The controls as Tab reaches them: the seek bar, then the buttons left to right."""

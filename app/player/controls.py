@@ -1,12 +1,12 @@
 """The player's own controls: a seek bar that jumps to the click and marks the query's matches
-and the chapters, icons drawn in the palette's text colour (legible light and dark), and the
-subtitle drawn over the picture."""
+and the chapters, icons drawn in the palette's text colour (legible light and dark), the
+subtitle drawn over the picture, and a ring around the control with the keyboard focus."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QIcon,
@@ -19,7 +19,14 @@ from PySide6.QtGui import (
     QPixmap,
     QPolygonF,
 )
-from PySide6.QtWidgets import QLabel, QSlider, QStyle, QStyleOptionSlider, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QSlider,
+    QStyle,
+    QStyleOptionSlider,
+    QWidget,
+)
 
 ICON_PX = 32  # drawn at this size; Qt scales it down for the buttons
 ICONS = ("play", "pause", "volume", "muted", "replay", "previous", "next", "full screen", "link")
@@ -197,3 +204,62 @@ class SubtitleLabel(QLabel):
         self.move(geometry.x() + (geometry.width() - width) // 2, geometry.bottom() - height - 12)
         self.setFixedHeight(height)
         self.raise_()
+
+
+class FocusRing(QWidget):
+    """A ring in the highlight colour around whatever has the keyboard focus among
+    ``targets`` (a focused widget -> the widget to surround). Fusion's own focus frame is a
+    thin line inside the control, easy to miss, in the dark theme above all."""
+
+    WIDTH = 2
+    MARGIN = 3  # outside the control, so nothing of the control is covered
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._targets: dict[QWidget, QWidget] = {}
+        self.around: QWidget | None = None
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._focus_changed)  # a method: gone with the ring
+        self.hide()
+
+    def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        self.follow(new)
+
+    def add(self, focused: QWidget, surround: QWidget | None = None) -> None:
+        self._targets[focused] = surround or focused
+        (surround or focused).installEventFilter(self)
+
+    def follow(self, focused: QWidget | None) -> None:
+        around = self._targets.get(focused) if focused is not None else None
+        self.around = around
+        parent = self.parentWidget()
+        if around is None or parent is None or not around.isVisible():
+            self.hide()
+            return
+        m = self.MARGIN
+        corner = QPoint(0, 0) if around is parent else around.mapTo(parent, QPoint(0, 0))
+        self.setGeometry(QRect(corner, around.size()).adjusted(-m, -m, m, m) & parent.rect())
+        self.show()
+        self.raise_()
+        self.update()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.around and event.type() in (
+            QEvent.Type.Move,
+            QEvent.Type.Resize,
+            QEvent.Type.Hide,
+        ):
+            self.follow(QApplication.focusWidget())
+        return False
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        colour = self.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Highlight)
+        painter.setPen(QPen(colour, self.WIDTH))
+        half = self.WIDTH / 2
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(half, half, -half, -half), 3, 3)
+        painter.end()

@@ -192,6 +192,7 @@ class PlayerView(QWidget):
         arrows = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
         keep.watch(bar.volume_slider, arrows)
         keep.watch(self.transcript.chapter_list, (Qt.Key.Key_Space,))
+        bar.focus_ring.add(self, bar)  # the player itself: the ring goes round its controls
         order = [self, *bar.focus_order(), *self.transcript.focus_order()]
         for first, then in itertools.pairwise(order):
             QWidget.setTabOrder(first, then)

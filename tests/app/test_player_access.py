@@ -1,6 +1,7 @@
 """The player without a mouse or without sight: every interactive widget has a name and a
 description a screen reader reads (QAccessible, as the reader asks), Tab reaches each control
-in the order they are seen, a focused control keeps the keys it works with, and speed,
+in the order they are seen and shows a ring in the highlight colour (light and dark), a
+focused control keeps the keys it works with, and speed,
 volume, a point of the lecture, a typed time and Copy link each have a key."""
 
 from __future__ import annotations
@@ -8,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAccessible, QAccessibleInterface, QGuiApplication
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAccessible, QAccessibleInterface, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.dialogs.settings import dark_palette
 from app.player.keys import SHORTCUTS
 from app.player.view import PlayerView
 from engine.api import parse_link
@@ -170,3 +172,32 @@ def test_keys_for_speed_volume_a_point_a_typed_time_and_a_link(
     )
     link = parse_link(QGuiApplication.clipboard().text())
     assert link.start_ms is not None and abs(link.start_ms - playing.position_ms()) <= 1_500
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_control_with_the_focus_has_a_ring_in_the_highlight_colour(
+    qtbot: QtBot, player: PlayerView, theme: str
+) -> None:
+    if theme == "dark":
+        player.setPalette(dark_palette())
+    bar = player.controls
+    player.setFocus()
+    qtbot.waitUntil(player.hasFocus)
+    while QApplication.focusWidget() is not bar.speed_box:
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    highlight = bar.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Highlight)
+    image = bar.grab().toImage()
+    box = bar.speed_box.rect().translated(bar.speed_box.mapTo(bar, QPoint(0, 0)))
+
+    def ringed(x: int, y: int) -> bool:
+        colour = image.pixelColor(x, y)
+        return max(abs(colour.red() - highlight.red()), abs(colour.green() - highlight.green()),
+                   abs(colour.blue() - highlight.blue())) <= 60  # fmt: skip
+
+    # Just outside each side of the focused box, the ring shows; around the others, nothing.
+    middle_y, middle_x = box.center().y(), box.center().x()
+    for x, y in ((box.left() - 2, middle_y), (box.right() + 2, middle_y),
+                 (middle_x, box.top() - 2), (middle_x, box.bottom() + 2)):  # fmt: skip
+        assert ringed(x, y), (theme, x, y, image.pixelColor(x, y).name(), highlight.name())
+    other = bar.replay_button.rect().translated(bar.replay_button.mapTo(bar, QPoint(0, 0)))
+    assert not ringed(other.left() - 2, other.center().y())
