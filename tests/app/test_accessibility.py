@@ -120,6 +120,10 @@ def test_results_rows_filters_and_previews_are_named(
     assert first is not None
     assert first.title in rows[0].name and DEMO_COURSE in rows[0].name
     assert any(p.name == "Search all courses" and p.shown for p in parts)
+    menu = window.search_pane.results.row_menu(0)  # what the Menu key opens on a row
+    assert menu is not None
+    items = [p.name for p in checked_walk("a result row's menu", menu) if p.interactive]
+    assert items == ["Open", "Copy link", "Copy quote"], items
 
 
 def test_every_control_is_named_while_a_lecture_plays(playing: SearchWindow) -> None:
@@ -194,6 +198,28 @@ def test_the_current_row_shows_a_focus_ring_while_the_results_have_the_focus(
         qtbot.waitUntil(window.search_pane.search.hasFocus)
         selected = left_edge()
         assert selected == results.palette().color(QPalette.ColorRole.Highlight), selected.name()
+
+
+def test_keyboard_focus_shows_on_the_search_box_filters_and_chip_light_and_dark(
+    qtbot: QtBot, demo_text_library: Library
+) -> None:
+    """Each control Tab stops on above the results looks different while it has the
+    keyboard focus (Fusion shows it only after a key moved the focus), light and dark."""
+    from app.dialogs.settings import dark_palette
+
+    window = shown(qtbot, demo_text_library)
+    qtbot.waitUntil(lambda: window.search_pane.course_box.count() > 1)
+    pane = window.search_pane
+    pane.pick_course(DEMO_COURSE)  # the chip shows
+    controls = (pane.search, pane.course_box, pane.kind_box, pane.filter_chip.clear_button)
+    for palette in (window.palette(), dark_palette()):
+        window.setPalette(palette)
+        qtbot.keySequence(QApplication.focusWidget(), "Ctrl+F")  # type: ignore[attr-defined]
+        for control in controls:  # with the keys, as the style shows a keyboard focus
+            assert control.hasFocus(), QApplication.focusWidget()
+            focused = control.grab().toImage()
+            qtbot.keyClick(control, Qt.Key.Key_Tab)
+            assert control.grab().toImage() != focused, type(control).__name__
 
 
 def test_ctrl_keys_reach_each_part_and_menus_show_them(
