@@ -1,7 +1,8 @@
 """The player's keys in the whole window, as a student uses them: after Enter opens a lecture
 Space, Left and Right reach the player though the search box has the focus; typing in the
 box types (Space included); J/K/L, M, F and Esc work from anywhere; Esc never wipes the query
-unless it is pressed in the search box; Help lists the keys."""
+unless it is pressed in the search box; Help lists the keys. And the whole round without a
+mouse: search, play, speed up, copy a link, Tab through every control."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QDialog, QMenu
+from PySide6.QtWidgets import QApplication, QDialog, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
@@ -22,6 +23,8 @@ from tests.app.media import PlayerMedia
 from tools.factories import make_srt
 
 PLAYING_TIMEOUT_MS = 10_000
+NO_MODIFIER = Qt.KeyboardModifier.NoModifier
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
 
 @pytest.fixture
@@ -174,3 +177,75 @@ def test_links_copied_from_the_player_carry_the_files_hash_and_title(
     player.transcript.copy_quote(line)
     quote = QGuiApplication.clipboard().text()
     assert quote.startswith(f"\u201c{line.text}\u201d ({source.title}, 00:12) coursedex://")
+
+
+def press(qtbot: QtBot, key: Qt.Key, modifiers: Qt.KeyboardModifier = NO_MODIFIER) -> QWidget:
+    """``key`` pressed where the keyboard focus is, as a keyboard would; the new focus."""
+    focus = QApplication.focusWidget()
+    assert focus is not None, "nothing has the keyboard focus"
+    qtbot.keyClick(focus, key, modifiers)
+    after = QApplication.focusWidget()
+    assert after is not None
+    return after
+
+
+def tab_to(qtbot: QtBot, name: str) -> QWidget:
+    """Tab until the widget named ``name`` (as a screen reader reads it) has the focus."""
+    for _ in range(40):
+        focus = press(qtbot, Qt.Key.Key_Tab)
+        if focus.accessibleName() == name:
+            return focus
+    raise AssertionError(f"Tab never reaches {name!r}")
+
+
+PLAYER_TAB_ORDER = (
+    "Lecture player", "Position", "Back 10 seconds", "Pause", "Forward 10 seconds", "Replay",
+    "Speed", "Previous match", "Next match", "Subtitles", "Full screen", "Copy link", "Mute",
+    "Volume", "Find in the transcript", "Transcript",
+)  # fmt: skip
+
+
+def test_keyboard_only_search_play_speed_up_copy_a_link_and_tab_through_the_controls(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+) -> None:
+    """From the search box, keys only: no mouse, no call on a widget."""
+    box = QApplication.focusWidget()
+    assert box is window.search_pane.search
+    qtbot.keyClicks(box, "merge sort halves")
+    qtbot.waitUntil(lambda: window.result_at(0) is not None)
+    press(qtbot, Qt.Key.Key_Return)
+    pane = window.preview_pane
+    qtbot.waitUntil(
+        lambda: pane.has_player and pane.player.is_playing(), timeout=PLAYING_TIMEOUT_MS
+    )
+    player = pane.player
+
+    assert tab_to(qtbot, "Lecture player") is player
+    press(qtbot, Qt.Key.Key_BracketRight)  # faster
+    assert player.rate() == 1.25
+    speed = tab_to(qtbot, "Speed")
+    assert player.controls.focus_ring.around is speed  # the focus shows
+    press(qtbot, Qt.Key.Key_Down)  # the list box's next speed
+    assert player.rate() == 1.5 and speed.accessibleName() == "Speed"
+
+    QGuiApplication.clipboard().clear()
+    press(qtbot, Qt.Key.Key_C, CTRL_SHIFT)
+    link = parse_link(QGuiApplication.clipboard().text())
+    source = lecture_library.source(player.transcript.path)
+    assert source is not None and link.source == source.path
+    assert link.start_ms is not None and abs(link.start_ms - player.position_ms()) <= 1_500
+    QGuiApplication.clipboard().clear()
+    tab_to(qtbot, "Copy link")
+    press(qtbot, Qt.Key.Key_Space)  # presses the focused button; the lecture plays on
+    assert QGuiApplication.clipboard().text().startswith("coursedex://open?")
+    assert player.is_playing()
+
+    # Tab goes through every control of the player in order, Shift+Tab back.
+    qtbot.waitUntil(lambda: player.controls.play_button.accessibleName() == "Pause")
+    tab_to(qtbot, "Lecture player")
+    reached = [QApplication.focusWidget()]
+    for _ in PLAYER_TAB_ORDER[1:]:
+        reached.append(press(qtbot, Qt.Key.Key_Tab))
+    assert tuple(w.accessibleName() for w in reached if w is not None) == PLAYER_TAB_ORDER
+    for widget in reversed(reached[:-1]):
+        assert press(qtbot, Qt.Key.Key_Tab, Qt.KeyboardModifier.ShiftModifier) is widget
