@@ -31,10 +31,12 @@ from engine.api import SearchResult, SegmentKind
 
 ROW_BATCH = 4  # result rows added per turn of the event loop
 WEAKER = "Weaker matches"
-# A row's keys (Ctrl is Cmd on macOS), shown in its menu
-OPEN, COPY_LINK, COPY_QUOTE = "Return", "Ctrl+C", "Ctrl+Shift+C"
+# A row's keys (Ctrl is Cmd on macOS), shown in its menu; a quote has none: the player's
+# Ctrl+Shift+C (its moment's link) works from the whole window
+OPEN, COPY_LINK = "Return", "Ctrl+C"
 OPEN_ROW = (
-    "Enter plays it or shows it in the preview; Ctrl+C copies its link, Ctrl+Shift+C a quote."
+    "Enter plays it or shows it in the preview; Ctrl+C copies its link; the menu key "
+    "offers a quote too."
 )
 _DIVIDER = Qt.ItemDataRole.UserRole + 1  # set on the divider's item
 
@@ -63,9 +65,8 @@ class ResultList(QListWidget):
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self.currentRowChanged.connect(self._current_changed)
-        for keys, quote in ((COPY_LINK, False), (COPY_QUOTE, True)):
-            copy = QShortcut(QKeySequence(keys), self, context=Qt.ShortcutContext.WidgetShortcut)
-            copy.activated.connect(lambda quote=quote: self._copy_current(quote))
+        copy = QShortcut(QKeySequence(COPY_LINK), self, context=Qt.ShortcutContext.WidgetShortcut)
+        copy.activated.connect(self._copy_current)
         # Shift+F10 makes no menu event on X11: the menu of the current row all the same.
         menu_key = QShortcut(QKeySequence("Shift+F10"), self)
         menu_key.setContext(Qt.ShortcutContext.WidgetShortcut)
@@ -221,7 +222,7 @@ class ResultList(QListWidget):
         for text, keys, act in (
             ("Open", OPEN, lambda: self.open_requested.emit(result)),
             ("Copy link", COPY_LINK, lambda: self.copy_requested.emit(result, False)),
-            (quote, COPY_QUOTE, lambda: self.copy_requested.emit(result, True)),
+            (quote, "", lambda: self.copy_requested.emit(result, True)),
         ):
             action = menu.addAction(text, act)
             action.setShortcut(QKeySequence(keys))  # shown in the menu; the list's keys do it
@@ -251,10 +252,10 @@ class ResultList(QListWidget):
             menu.exec(self.viewport().mapToGlobal(at))
             menu.deleteLater()
 
-    def _copy_current(self, quote: bool) -> None:
+    def _copy_current(self) -> None:
         result = self.result_at(self.currentRow())
         if result is not None:
-            self.copy_requested.emit(result, quote)
+            self.copy_requested.emit(result, False)
 
     # --- the empty note --------------------------------------------------------------------
 

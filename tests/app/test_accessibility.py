@@ -132,6 +132,26 @@ def test_every_control_is_named_while_a_lecture_plays(playing: SearchWindow) -> 
     assert len(player) >= 3, [p.path for p in player]  # the player's own controls were walked
 
 
+def test_the_results_keys_do_not_clash_with_the_players(
+    qtbot: QtBot, playing: SearchWindow
+) -> None:
+    """With a lecture playing and the results focused, Ctrl+C copies the row's link and the
+    player's Ctrl+Shift+C its moment's: two shortcuts on one key would do neither."""
+    from app.player.keys import COPY_LINK_KEY
+
+    results = playing.search_pane.results
+    results.setFocus()
+    qtbot.waitUntil(results.hasFocus)
+    clipboard = QApplication.clipboard()
+    clipboard.clear()
+    qtbot.keySequence(results, "Ctrl+C")  # type: ignore[attr-defined]
+    row_link = clipboard.text()
+    assert row_link.startswith("coursedex://"), row_link
+    clipboard.clear()
+    qtbot.keySequence(results, COPY_LINK_KEY)  # type: ignore[attr-defined]
+    assert clipboard.text().startswith("coursedex://"), clipboard.text()
+
+
 def test_tab_goes_search_filters_results_preview_library(
     qtbot: QtBot, playing: SearchWindow
 ) -> None:
