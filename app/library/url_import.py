@@ -100,6 +100,7 @@ class UrlImportDialog(QDialog):
                 url,
                 media_folder(library),
                 subtitles_only=subtitles_only,
+                limits=library.config.limits,  # the size limit and stall timeout of now
                 progress=job.report,
                 cancel=job.cancelled,
             )

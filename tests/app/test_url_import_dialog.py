@@ -3,6 +3,7 @@ it; a page that cannot be fetched keeps the dialog open with the reason."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from pytestqt.qtbot import QtBot
 from app.library.url_import import MENU_TEXT, UrlImportDialog
 from app.main import start
 from app.window import SearchWindow
+from engine.api import media_folder
 from engine.importing.progress import IngestReport, Outcome
 from tests.web_site import clear_proxies, serve_site
 
@@ -67,3 +69,20 @@ def test_add_from_url_fetches_and_imports_the_page_s_lecture(
     qtbot.keyClicks(window.search_pane.search, "capybara largest rodent")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == video)
     assert window.result_at(0).course == "Zoology"  # type: ignore[union-attr]
+
+
+def test_add_from_url_keeps_to_the_library_s_download_limit(
+    qtbot: QtBot, window: SearchWindow, site: str
+) -> None:
+    """The window's fetch takes the library's limits, as `coursedex ingest URL` does: a page
+    that streams without end stops at the limit with its reason, and leaves nothing."""
+    limits = dataclasses.replace(window.library.config.limits, max_download_bytes=2 * 1024**2)
+    window.library.configure(dataclasses.replace(window.library.config, limits=limits))
+    dialog = UrlImportDialog(window.library, window.tasks, window.import_paths, window)
+    qtbot.addWidget(dialog)
+    dialog.url.setText(f"{site}/endless.mp4")
+    dialog.fetch_button.click()
+    qtbot.waitUntil(lambda: "went past the limit of 2 MB" in dialog.error.text(), timeout=60_000)
+    assert dialog.fetch_button.isEnabled()
+    media = media_folder(window.library)
+    assert not media.exists() or [p for p in media.rglob("*") if p.is_file()] == []
