@@ -216,8 +216,7 @@ class SearchWindow(QMainWindow):
         menu = self.menuBar().addMenu("&Go")
         pane = self.search_pane
         search = menu.addAction("&Search box", pane.focus_search)
-        search.setShortcut(SEARCH_SHORTCUTS[0])  # the pane's own shortcuts take both keys
-        search.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # shown, not bound twice
+        search.setShortcuts([QKeySequence(keys) for keys in SEARCH_SHORTCUTS])
         for text, keys, part, tooltip in (
             ("&Course filter", "Ctrl+1", pane.course_box, True),
             ("&Kind filter", "Ctrl+2", pane.kind_box, True),

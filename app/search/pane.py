@@ -60,7 +60,7 @@ EMPTY_LIBRARY = (
     "Nothing indexed yet. Drop lecture videos, slide decks, code archives or notes here."
 )
 ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
-SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+L")  # focus the search box from anywhere in the window
+SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+L")  # the window's Go > Search box: focus_search
 SEARCH_KEYS = " or ".join(SEARCH_SHORTCUTS)
 
 # results, their thumbnails by segment id, the search's time in ms, whether it was gated, and
@@ -191,8 +191,6 @@ class SearchPane(QWidget):
         self.search.textChanged.connect(self._debounce.start)
         self.course_box.currentIndexChanged.connect(self._filters_changed)
         self.kind_box.currentIndexChanged.connect(self._filters_changed)
-        for keys in SEARCH_SHORTCUTS:
-            QShortcut(QKeySequence(keys), self).activated.connect(self.focus_search)
         # Esc clears the query only in the box: elsewhere (the player, the results) it must
         # not wipe the query and results (issue 14, item 13).
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search)

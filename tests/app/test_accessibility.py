@@ -152,6 +152,33 @@ def test_the_results_keys_do_not_clash_with_the_players(
     assert clipboard.text().startswith("coursedex://"), clipboard.text()
 
 
+def test_no_two_shortcuts_of_the_window_share_a_key(playing: SearchWindow) -> None:
+    """Two shortcuts on one key that can be active together make Qt run neither (an
+    ambiguous shortcut): none while a lecture plays, whatever part owns them."""
+    from PySide6.QtGui import QAction, QShortcut
+
+    def scope(obj: QAction | QShortcut) -> str:
+        context = obj.shortcutContext() if isinstance(obj, QAction) else obj.context()
+        if context != Qt.ShortcutContext.WidgetShortcut:
+            return "window"
+        parent = obj.parent()
+        return f"widget {id(parent)}" if not isinstance(parent, QAction) else "window"
+
+    bound: dict[str, list[str]] = {}
+    for obj in [*playing.findChildren(QShortcut), *playing.findChildren(QAction)]:
+        keys = obj.shortcuts() if isinstance(obj, QAction) else obj.keys()
+        if not obj.isEnabled() or (isinstance(obj, QAction) and obj.menu() is not None):
+            continue
+        for key in keys:
+            bound.setdefault(key.toString(), []).append(scope(obj))
+    clashes = {
+        key: scopes
+        for key, scopes in bound.items()
+        if key and len(scopes) > 1 and ("window" in scopes or len(set(scopes)) < len(scopes))
+    }
+    assert not clashes, clashes
+
+
 def test_tab_goes_search_filters_results_preview_library(
     qtbot: QtBot, playing: SearchWindow
 ) -> None:
