@@ -16,8 +16,8 @@ class FilterChip(QFrame):
         self.label = QLabel()
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.clear_button = QToolButton()
-        self.clear_button.setText("Search all courses")
-        self.clear_button.setToolTip("Clear the course filter")
+        self.clear_button.setText("Search &all courses")  # Alt+A
+        self.clear_button.setToolTip("Clear the course filter (Alt+A)")
         self.clear_button.setAutoRaise(True)
         self.clear_button.clicked.connect(self.cleared)
         row = QHBoxLayout(self)

@@ -288,6 +288,11 @@ def test_ctrl_keys_reach_each_part_and_menus_show_them(
     qtbot.keySequence(pane.search, "Ctrl+4")  # type: ignore[attr-defined]
     focused = QApplication.focusWidget()
     assert focused is not None and window.preview_pane.isAncestorOf(focused), focused
+    pane.pick_course(DEMO_COURSE)  # the chip's button: Alt+A searches every course again
+    qtbot.waitUntil(pane.filter_chip.isVisible)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_A, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: pane.course_box.currentData() is None)  # an animated click
+    assert pane.filter_chip.isHidden()
     go = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Go")
     shown_keys = {a.text(): a.shortcut().toString() for a in go.actions()}  # type: ignore[union-attr]
     assert shown_keys["&Search box"] == "Ctrl+F" and shown_keys["&Results"] == "Ctrl+3"
