@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import itertools
 
-from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtGui import QAccessible, QAccessibleEvent
 from PySide6.QtWidgets import (
     QAbstractSlider,
     QComboBox,
@@ -38,6 +39,7 @@ from engine.api import clock
 
 SKIP_MS = 10_000
 SPEEDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+NOTICE_MS = 4_000  # how long "Link to 01:23 copied" stays
 SEEK_BAR_HELP = (
     "Where the lecture is; ticks mark the lines with the words searched and the chapters. "
     "Left and Right go 10 seconds, Home and End to the start and the end"
@@ -169,6 +171,12 @@ class ControlBar(QWidget):
             f"Volume ({VOLUME_DOWN_KEY} softer, {VOLUME_UP_KEY} louder)",
         )
         self.volume_slider.valueChanged.connect(self.volume_moved)
+        self.notice = QLabel()  # "Link to 01:23 copied", for a few seconds
+        self.notice.hide()
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.setInterval(NOTICE_MS)
+        self._notice_timer.timeout.connect(self.notice.hide)
         self._lay_out()
         self._paint_icons()
 
@@ -183,6 +191,7 @@ class ControlBar(QWidget):
                        self.copy_link_button):  # fmt: skip
             buttons.addWidget(widget)
         buttons.addStretch(1)
+        buttons.addWidget(self.notice)
         buttons.addWidget(self.mute_button)
         buttons.addWidget(self.volume_slider)
         layout = QVBoxLayout(self)
@@ -265,6 +274,14 @@ class ControlBar(QWidget):
             self.speed_box.blockSignals(True)
             self.speed_box.setCurrentIndex(index)
             self.speed_box.blockSignals(False)
+
+    def show_notice(self, text: str) -> None:
+        """``text`` beside the volume for a few seconds, and said by a screen reader."""
+        self.notice.setText(text)
+        self.notice.setAccessibleName(text)
+        self.notice.show()
+        self._notice_timer.start()
+        QAccessible.updateAccessibility(QAccessibleEvent(self.notice, QAccessible.Event.Alert))
 
     def show_full_screen(self, on: bool) -> None:
         name = "Leave full screen" if on else "Full screen"

@@ -12,17 +12,21 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import (
+    QEvent,
     QItemSelectionModel,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPoint,
     QSize,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QGuiApplication,
+    QKeyEvent,
     QPainter,
     QPalette,
     QTextDocument,
@@ -156,6 +160,8 @@ class TranscriptColumn(QWidget):
 
     seek_requested = Signal(int)
     matches_changed = Signal(list)  # start times (ms) of the lines the find box matches
+    match_requested = Signal(int)  # Enter in the find box: 1, the next match; -1, the previous
+    copied = Signal(str)  # what was put on the clipboard, said in a few words
 
     USER_SCROLL_HOLD_S = 5.0  # how long a user's scroll of the transcript is left alone
 
@@ -174,6 +180,9 @@ class TranscriptColumn(QWidget):
         self.find_box.setClearButtonEnabled(True)
         self.find_box.textChanged.connect(self._find)
         self.chapter_list = QListWidget()
+        # It scrolls to the chapter playing only while the pointer is elsewhere: under the
+        # pointer a scroll made a click land on another chapter.
+        self.chapter_list.setAutoScroll(False)
         self.chapter_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.chapter_list.setTextElideMode(Qt.TextElideMode.ElideRight)  # the tooltip has it all
         self.chapter_list.itemClicked.connect(self._chapter_chosen)
@@ -198,6 +207,13 @@ class TranscriptColumn(QWidget):
         self.transcript_list.itemActivated.connect(self._row_chosen)
         scroll = self.transcript_list.verticalScrollBar()
         scroll.actionTriggered.connect(self._user_scrolled)  # wheel, drag, page clicks
+        # Resized (full screen, the splitter) the rows wrap anew and the same scroll offset
+        # shows another stretch: the spoken line goes back in view once they are laid out,
+        # playing or paused, not at the next line.
+        scroll.rangeChanged.connect(lambda _low, _high: self.show_spoken_line())
+        self.transcript_list.viewport().installEventFilter(self)
+        self.chapter_list.installEventFilter(self)
+        self.find_box.installEventFilter(self)  # Enter: the next match, Shift+Enter the previous
         self._describe()
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -286,8 +302,27 @@ class TranscriptColumn(QWidget):
         for row, chapter in enumerate(self.chapters):
             if chapter.start_ms <= position:
                 current = row
-        if current >= 0 and current != self.chapter_list.currentRow():
-            self.chapter_list.setCurrentRow(current)
+        listing = self.chapter_list
+        if current >= 0 and current != listing.currentRow():
+            listing.setCurrentRow(current)
+            if not listing.underMouse():
+                listing.scrollToItem(listing.item(current))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if watched is self.find_box and kind == QEvent.Type.KeyPress:
+            if isinstance(event, QKeyEvent) and event.key() in (Qt.Key.Key_Return,
+                                                                Qt.Key.Key_Enter):  # fmt: skip
+                back = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+                self.match_requested.emit(-1 if back else 1)
+                return True
+        elif watched is self.chapter_list and kind == QEvent.Type.Leave:
+            current = self.chapter_list.currentItem()
+            if current is not None:
+                self.chapter_list.scrollToItem(current)
+        elif watched is self.transcript_list.viewport() and kind == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self.show_spoken_line)
+        return super().eventFilter(watched, event)
 
     def _chapter_chosen(self, item: QListWidgetItem) -> None:
         self._user_scrolled_at = float("-inf")
@@ -309,9 +344,11 @@ class TranscriptColumn(QWidget):
     def copy_link(self, ms: int) -> None:
         if self.path:
             QGuiApplication.clipboard().setText(timestamp_link(self.path, ms, self.sha256))
+            self.copied.emit(f"Link to {clock(max(0, ms))} copied")
 
     def copy_quote(self, line: Timing) -> None:
         if self.path:
             QGuiApplication.clipboard().setText(
                 line_quote(self.path, line, self.title, self.sha256)
             )
+            self.copied.emit(f"Quote at {clock(line.start_ms)} copied")

@@ -123,6 +123,9 @@ class PlayerView(QWidget):
         self.transcript = TranscriptColumn()
         self.transcript.seek_requested.connect(self.seek)
         self.transcript.matches_changed.connect(lambda _m: self._mark())
+        self.transcript.match_requested.connect(
+            lambda step: self.next_match() if step > 0 else self.previous_match()
+        )
         self.transcript_list = self.transcript.transcript_list
         self.transcript.hide()
         self._splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -161,6 +164,7 @@ class PlayerView(QWidget):
         bar.mute_clicked.connect(self.toggle_mute)
         bar.volume_moved.connect(self._volume_moved)
         self.full_screen.changed.connect(bar.show_full_screen)
+        self.transcript.copied.connect(bar.show_notice)
 
     def _keys(self) -> None:
         """Window-wide shortcuts: text boxes keep the keys they type with, a focused control

@@ -62,13 +62,9 @@ class PreviewPane(QWidget):
         self._lecture = ""  # the last lecture played
         self._shown = ""  # the file whose lecture, slide or text is on show
         self._removed: set[str] = set()  # files removed from the library while open
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.hide()
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.stack, 1)
-        column.addWidget(self.error)
 
     @property
     def has_player(self) -> bool:
@@ -86,7 +82,6 @@ class PreviewPane(QWidget):
             except PlayerUnavailable as e:
                 log.warning("%s; using Qt Multimedia", e)
                 self._player = PlayerView(backend="qt", memory=self.memory)
-            self._player.error.connect(self._player_error)
             self.stack.addWidget(self._player)
         return self._player
 
@@ -124,14 +119,12 @@ class PreviewPane(QWidget):
     def _say_removed(self, path: str) -> None:
         if self._player is not None:
             self._player.stop()
-        self.error.hide()
         self._shown = self._lecture = ""
         self.placeholder.setText(f"“{Path(path).name}” was removed from the library.")
         self.stack.setCurrentWidget(self.placeholder)
 
     def show_result(self, result: SearchResult, terms: Sequence[str]) -> None:
         """Play a video hit from its time, show a slide page, or a file at the line."""
-        self.error.hide()
         if result.source in self._removed:
             self._say_removed(result.source)
             return
@@ -191,7 +184,3 @@ class PreviewPane(QWidget):
             with_lines,
             lambda _failure: with_lines(([], [], None)),
         )
-
-    def _player_error(self, message: str) -> None:
-        self.error.setText(message)
-        self.error.show()
