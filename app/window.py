@@ -64,6 +64,7 @@ from engine.api import (
     Library,
     ModelRegistry,
     SearchResult,
+    plural,
     query_terms,
 )
 
@@ -153,7 +154,7 @@ class SearchWindow(QMainWindow):
             library,
             self.tasks,
             importing=lambda: self.importing,
-            say=self.import_bar.status.setText,
+            say=self.import_bar.say,
             changed=self.library_changed.emit,
             parent=self,
         )
@@ -463,16 +464,32 @@ class SearchWindow(QMainWindow):
         self._ask_before_closing = False
         self.close()
 
+    def quit_question(self) -> str:
+        """What quitting now does to the import: the files offered for resuming at the next
+        start (not those removed during it), and the items waiting their turn, which are
+        not queued anywhere yet."""
+        left = self.import_bar.unfinished_left(self.library_actions.stopped_paths)
+        if left is None:
+            then = "What it has not imported yet is offered for resuming at the next start."
+        elif left:
+            then = (
+                f"{plural(left, 'file')} not imported yet "
+                f"{'is' if left == 1 else 'are'} offered for resuming at the next start."
+            )
+        else:
+            then = "It stops now; nothing is left to resume."
+        waiting = self.import_bar.waiting_items
+        if waiting:
+            then += f" {plural(waiting, 'item')} waiting for it {'is' if waiting == 1 else 'are'}"
+            then += " not imported: add them again after the next start."
+        return f"An import is still running. Quit anyway? {then}"
+
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Ask only when an import is running; what it did not finish resumes next time."""
+        """Ask only when an import is running, saying what a quit leaves to resume."""
         if self.importing:
             answer = QMessageBox.StandardButton.Yes
             if self._ask_before_closing:
-                answer = QMessageBox.question(
-                    self,
-                    "Import running",
-                    "An import is still running. Quit anyway? You can resume it at the next start.",
-                )
+                answer = QMessageBox.question(self, "Import running", self.quit_question())
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return

@@ -1,8 +1,11 @@
 """What the library panel's rows do: open a file in its own application or show its folder,
 export a transcript, remove a course or file (the window plays lectures itself).
 
-A removal asked for during an import waits for the import to end (the panel says so); once
-done it is told as a library change, and the window's panel and results follow. The actions
+A removal asked for during an import stops the import's work on what is removed (the file
+being transcribed stops, queued ones are skipped; the rest of the import goes on) and the
+library removes it as that import ends; a file of a course being imported that the import
+does not hold waits for its end (the panel says so). Once done it is told as a library
+change, and the window's panel and results follow. The actions
 get what they use (the panel, the library, the task pool, whether an import runs, where to
 say things, where to tell changes), not the window.
 """
@@ -24,6 +27,7 @@ from app.tasks import Failure, Tasks
 from engine.api import (
     CoursedexError,
     Library,
+    LibraryBusyError,
     NotFoundError,
     Timing,
     capital,
@@ -60,6 +64,8 @@ class LibraryActions(QObject):
         self.parent_ = parent
         self.message: QMessageBox | None = None  # the last message box shown (not modal)
         self._pending: list[tuple[str, bool]] = []  # removals waiting for the import's end
+        self._stopped: list[tuple[str, bool]] = []  # removals the import carries out
+        self.stopped_paths: set[str] = set()  # their files: the import does not finish them
         panel.open_requested.connect(self.open_file)
         panel.reveal_requested.connect(self.show_in_folder)
         panel.export_requested.connect(self.export_transcript)
@@ -140,26 +146,60 @@ class LibraryActions(QObject):
         it ends."""
         if confirm and not self._confirm_removal(target, is_course, self.importing()):
             return
+        library = self.library
         # Asked again: the import may have ended while the question was open.
         if self.importing():
-            self._pending.append((target, is_course))
             self.panel.set_removing(target)
-            self._say(f"{capital(_what(target, is_course))} is removed once the import ends.")
+
+            def work() -> list[str] | int:
+                stopped = library.remove_during_import(target)
+                if stopped:
+                    return stopped
+                try:
+                    return library.remove(target)
+                except LibraryBusyError:
+                    return []  # its course is being imported: once the import ends
+
+            self.tasks.run(
+                work,
+                lambda done: self._during_import(target, is_course, done),
+                lambda failed: self._removed(target, is_course, failed),
+            )
             return
-        library = self.library
         self.tasks.run(
             lambda: library.remove(target),
             lambda n: self._removed(target, is_course, n),
             lambda failed: self._removed(target, is_course, failed),
         )
 
+    def _during_import(self, target: str, is_course: bool, done: list[str] | int) -> None:
+        """A removal asked during an import: done already (``done`` sources), or the import
+        stops work on the paths ``done`` (removed as it ends), or it waits for the end."""
+        what = capital(_what(target, is_course))
+        if isinstance(done, int):
+            self._removed(target, is_course, done)
+        elif done and not self.importing():  # that import has ended: it removed them
+            self.panel.set_removing(target, False)
+            self._say(f"{what} was removed; its import had stopped.")
+            self.changed(Removed(target, is_course))
+        elif done:
+            self._stopped.append((target, is_course))
+            self.stopped_paths.update(done)
+            files = f" ({plural(len(done), 'file')})" if is_course else ""
+            self._say(f"{what}{files} removed from the library: its import stopped there.")
+        elif not self.importing():  # the import ended meanwhile
+            self.remove(target, is_course, confirm=False)
+        else:
+            self._pending.append((target, is_course))
+            self._say(f"{what} is removed once the import ends.")
+
     def _confirm_removal(self, target: str, is_course: bool, importing: bool) -> bool:
         what = _what(target, is_course) + (" and its files" if is_course else "")
-        when = " once the import running now ends" if importing else ""
+        stops = " An import is running: its work on it stops." if importing else ""
         box = QMessageBox(
             QMessageBox.Icon.Question,
             "Remove from the library",
-            f"Remove {what} from the library{when}? The files on disk are not touched.",
+            f"Remove {what} from the library?{stops} The files on disk are not touched.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             self.parent_,
         )
@@ -183,8 +223,14 @@ class LibraryActions(QObject):
         self.changed(Removed(target, is_course))
 
     def import_ended(self) -> None:
-        """Carry out the removals that waited for the import."""
+        """Tell the removals the import carried out as it ended (its report counts them),
+        and carry out those that waited for it."""
         self.panel.set_importing(False)
+        stopped, self._stopped = self._stopped, []
+        self.stopped_paths.clear()
+        for target, is_course in stopped:
+            self.panel.set_removing(target, False)
+            self.changed(Removed(target, is_course))
         pending, self._pending = self._pending, []
         for target, is_course in pending:
             self.remove(target, is_course, confirm=False)

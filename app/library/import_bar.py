@@ -13,7 +13,7 @@ are counted on the status line; "Show the errors" lists each with its reason."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -31,6 +31,7 @@ from engine.api import (
     Outcome,
     Source,
     SourceStatus,
+    Stage,
     outcome_counts,
     plural,
     printable,
@@ -114,6 +115,9 @@ class ImportBar(QWidget):
         self._shown.timeout.connect(self._show_latest)
         self._queued: list[tuple[list[Path], str | None]] = []
         self._unfinished = 0  # files offered for resuming
+        self._note = ""  # said during the run: shown after its progress until it ends
+        self._files = 0  # how many files the run has (0: not known yet)
+        self._ended: set[str] = set()  # the run's files that have their result
 
     @property
     def running(self) -> bool:
@@ -195,9 +199,29 @@ class ImportBar(QWidget):
         self.resume_button.hide()
         self.later_button.hide()
 
+    def say(self, text: str) -> None:
+        """Show ``text`` on the status line; during an import, after its progress until it
+        ends (the next progress report would hide it at once)."""
+        if self._job is None:
+            self.status.setText(text)
+            return
+        self._note = text
+        shown = self.status.text().split(" · ")[0]
+        self.status.setText(f"{shown} · {text}")
+
+    def unfinished_left(self, stopped: Collection[str] = ()) -> int | None:
+        """How many of the running import's files a quit now leaves for resuming: not ended
+        and not in ``stopped`` (removed during it); None before the import says how many."""
+        if self._job is None:
+            return 0
+        if not self._files:
+            return None
+        return max(0, self._files - len(self._ended | set(stopped)))
+
     def _run(self, work: Callable[[Task[IngestProgress]], IngestReport]) -> None:
         self._hide_offer()
         self.errors_button.hide()
+        self._note, self._files, self._ended = "", 0, set()
         self.progress.setValue(0)
         self.progress.show()
         self.cancel_button.show()
@@ -217,6 +241,10 @@ class ImportBar(QWidget):
         self.tasks.close(ms)
 
     def _progress(self, p: IngestProgress) -> None:
+        if p.stage != Stage.WAITING:
+            self._files = p.total
+        if p.result is not None:
+            self._ended.add(p.path)
         self._latest = p
         if not self._shown.isActive():  # the first at once, then the latest every 100 ms
             self._show_latest()
@@ -228,7 +256,8 @@ class ImportBar(QWidget):
             return
         self.progress.setValue(round(p.fraction * 1000))
         waiting = f" ({self._waiting_text()})" if self._queued else ""
-        self.status.setText(progress_text(p) + waiting)
+        note = f" · {self._note}" if self._note else ""
+        self.status.setText(progress_text(p) + waiting + note)
         self._shown.start()
 
     def _failed(self, failed: Failure) -> None:
@@ -242,7 +271,9 @@ class ImportBar(QWidget):
         self._latest = None
         self.progress.hide()
         self.cancel_button.hide()
-        self.status.setText(outcome if isinstance(outcome, str) else report_text(outcome))
+        said = outcome if isinstance(outcome, str) else report_text(outcome)
+        note, self._note = self._note, ""  # what was said during the run still holds
+        self.status.setText(f"{said} · {note}" if note else said)
         if isinstance(outcome, IngestReport):
             self._errors = outcome.errors
             n = len(self._errors)
@@ -261,6 +292,11 @@ class ImportBar(QWidget):
             self.errors_dialog.deleteLater()
         self.errors_dialog = ImportErrorsDialog(self._errors, self)
         self.errors_dialog.open()
+
+    @property
+    def waiting_items(self) -> int:
+        """How many paths wait their turn for the next run."""
+        return sum(len(paths) for paths, _ in self._queued)
 
     @property
     def waiting(self) -> bool:

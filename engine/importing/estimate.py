@@ -9,9 +9,14 @@ from the run's own speed, never from these absolute seconds.
 
 from __future__ import annotations
 
+import stat
 from collections import deque
 from dataclasses import dataclass
 
+from engine import ingest
+from engine.config import EngineConfig
+from engine.errors import CoursedexError
+from engine.importing.planning import MEDIA, PlannedFile
 from engine.importing.progress import Stage
 
 # How long each stage is the current one, as shares of a file's import. Measured on
@@ -131,3 +136,25 @@ class TimeLeft:
         self._at = now
         self._eta = None if eta is None else max(1.0, eta)
         return self._eta
+
+
+def expected(item: PlannedFile, config: EngineConfig) -> FilePlan:
+    """What importing ``item`` is expected to cost, and how its stages share it: media by
+    its duration (read from its header), anything else by its size."""
+    from engine.media.probe import probe
+
+    try:
+        found = item.path.stat()
+        if not stat.S_ISREG(found.st_mode):  # a named pipe would wait for a writer forever
+            return document_plan(0)
+        if item.kind not in MEDIA:
+            return document_plan(found.st_size)
+        info = probe(item.path)
+    except (OSError, CoursedexError):  # its import says what is wrong with it
+        return document_plan(0)
+    return media_plan(
+        video=info.has_video,
+        transcribed=ingest.find_sidecar(item.path) is None,
+        frames=info.has_video and config.media.screen_text,
+        duration_ms=info.duration_ms,
+    )

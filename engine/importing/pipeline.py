@@ -11,12 +11,7 @@ the job ends, the courses it touched get their slides lined up with their lectur
 
 from __future__ import annotations
 
-import errno
-import hashlib
 import logging
-import os
-import sqlite3
-import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,8 +29,10 @@ from engine.errors import (
     ModelMismatchError,
     UnreadableFileError,
 )
+from engine.importing.dropping import Drops
 from engine.importing.embedding import Ahead, Embedding, with_context
-from engine.importing.estimate import FilePlan, document_plan, media_plan
+from engine.importing.estimate import document_plan, expected
+from engine.importing.files import changed, exists, failure_reason, not_a_file, sha256_of
 from engine.importing.linking import link_slides
 from engine.importing.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
 from engine.importing.progress import (
@@ -102,6 +99,7 @@ class Pipeline:
         self._models = models
         self._thumbs = thumbs
         self._recognizer = recognizer
+        self.drops = Drops()  # files removed from the library during a run
 
     def queue(self, planned: Sequence[PlannedFile]) -> list[ImportJob]:
         """Register each file once: its course, and a queued row unless it is indexed."""
@@ -169,11 +167,14 @@ class Pipeline:
         touched: set[str] = set()
         for i, job in enumerate(jobs):
             path = str(job.file.path)
+            if path in self.drops:
+                report.files.append(tracker.finished(i, self._forget(job)))
+                continue
             if cancel is not None and cancel.is_set():
                 report.files.append(FileResult(path, Outcome.CANCELLED))
                 continue
             tracker.report(i, Stage.READING)
-            result = tracker.finished(i, self._guarded(job, run, tracker.reporter(i), cancel))
+            result = tracker.finished(i, self._stoppable(job, run, tracker.reporter(i), cancel))
             report.files.append(result)
             if result.outcome in (Outcome.INDEXED, Outcome.MOVED):
                 touched.add(job.file.course)
@@ -187,6 +188,28 @@ class Pipeline:
                 log.warning("slides not linked to lectures: %s", e)
         self._save()
         return report
+
+    def _stoppable(
+        self, job: ImportJob, run: _Run, stage: StageReport, cancel: threading.Event | None
+    ) -> FileResult:
+        """One file's import, which a drop stops without stopping the run."""
+        path = str(job.file.path)
+        with self.drops.reading(path, cancel) as stop:
+            result = self._guarded(job, run, stage, stop)
+        return self._forget(job) if path in self.drops else result
+
+    def _forget(self, job: ImportJob) -> FileResult:
+        """A file removed from the library during the run: its row goes now, so a quit or a
+        crash leaves nothing of it to resume. (Speech already recognised stays kept by its
+        content, as for any unfinished file: imported again, it is not recognised twice.)"""
+        path = str(job.file.path)
+        try:
+            known = self.store.catalog.source_by_path(path) if job.course_id >= 0 else None
+            if known is not None:
+                self.indexer.remove_source(known.id)
+        except Exception:
+            log.warning("could not remove %s from the library", path, exc_info=True)
+        return FileResult(path, Outcome.REMOVED, "removed from the library during the import")
 
     def _save(self) -> None:
         """Save the vector index. When it cannot be written (a full disk), nothing is lost:
@@ -246,7 +269,7 @@ class Pipeline:
         if not storable(path):
             raise UnreadableFileError(BAD_NAME)
         if not path.is_file():
-            raise UnreadableFileError(_not_a_file(path))
+            raise UnreadableFileError(not_a_file(path))
         sidecar = ingest.find_sidecar(path) if item.kind in MEDIA else None
         stat = path.stat()
         known = self.store.catalog.source_by_path(str(path))
@@ -258,7 +281,7 @@ class Pipeline:
         ):
             # Same size and modification time: unchanged, without reading a large file again.
             return FileResult(str(path), Outcome.UNCHANGED, segments=indexed.segments)
-        sha = _sha256(path, [sidecar] if sidecar else [])
+        sha = sha256_of(path, [sidecar] if sidecar else [])
         if indexed is not None and indexed.sha256 == sha:
             return FileResult(str(path), Outcome.UNCHANGED, segments=indexed.segments)
         elsewhere = self._elsewhere(job, known, sha)
@@ -277,14 +300,14 @@ class Pipeline:
         except (CoursedexError, OSError) as e:
             # Whatever a reader says of a file that is no longer there ("cannot decode the
             # audio: No such file"), the reason is that it is gone.
-            if not isinstance(e, Cancelled) and not _exists(path):
+            if not isinstance(e, Cancelled) and not exists(path):
                 raise UnreadableFileError(VANISHED_WHILE_READ) from e
             raise
         if cancel is not None and cancel.is_set():
             raise Cancelled("cancelled")
-        if not _exists(path):
+        if not exists(path):
             raise UnreadableFileError(VANISHED_WHILE_READ)
-        if _changed(path, stat):  # its hash and its text may be of two versions
+        if changed(path, stat):  # its hash and its text may be of two versions
             raise UnreadableFileError(CHANGED_WHILE_READ)
         if parsed.kind is not item.kind:  # a .mkv or .mp4 with sound only is audio
             self.store.catalog.upsert_source(
@@ -427,87 +450,3 @@ class Pipeline:
             for s in scanned
         ]
         return self.indexer.append_screen(source_id, scenes, drafts, vectors, embedder)
-
-
-def expected(item: PlannedFile, config: EngineConfig) -> FilePlan:
-    """What importing ``item`` is expected to cost, and how its stages share it: media by
-    its duration (read from its header), anything else by its size."""
-    from engine.media.probe import probe
-
-    try:
-        found = item.path.stat()
-        if not stat.S_ISREG(found.st_mode):  # a named pipe would wait for a writer forever
-            return document_plan(0)
-        if item.kind not in MEDIA:
-            return document_plan(found.st_size)
-        info = probe(item.path)
-    except (OSError, CoursedexError):  # its import says what is wrong with it
-        return document_plan(0)
-    return media_plan(
-        video=info.has_video,
-        transcribed=ingest.find_sidecar(item.path) is None,
-        frames=info.has_video and config.media.screen_text,
-        duration_ms=info.duration_ms,
-    )
-
-
-def failure_reason(error: Exception) -> str:
-    """One line a user can act on for an error nobody foresaw."""
-    if isinstance(error, sqlite3.Error) and getattr(error, "sqlite_errorcode", 0) & 0xFF == (
-        sqlite3.SQLITE_FULL
-    ):
-        return "disk full: the library database cannot grow; free some space and import again"
-    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
-        where = f" writing {error.filename}" if error.filename else ""
-        return f"disk full{where}; free some space and import again"
-    text = str(error).splitlines()[0] if str(error).strip() else ""
-    return f"{type(error).__name__}: {text}"[:200]
-
-
-def _not_a_file(path: Path) -> str:
-    """Why ``path`` cannot be read as a file; found without opening it (a named pipe would
-    wait for a writer forever)."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return "broken link: its target is gone" if path.is_symlink() else "file not found"
-    except OSError as e:
-        return f"cannot read it: {e.strerror or e}"
-    if stat.S_ISDIR(mode):
-        return "a folder, not a file"
-    if stat.S_ISFIFO(mode):
-        return "not a regular file (a named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "not a regular file (a device)"
-    if stat.S_ISSOCK(mode):
-        return "not a regular file (a socket)"
-    return "not a regular file"
-
-
-def _exists(path: Path) -> bool:
-    """Whether ``path`` (or, for a link, its target) is still there."""
-    try:
-        path.stat()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True  # there, but unreadable: its own error says so
-    return True
-
-
-def _changed(path: Path, before: os.stat_result) -> bool:
-    """Whether ``path`` was written (or went) since ``before``."""
-    try:
-        now = path.stat()
-    except OSError:
-        return True
-    return (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns)
-
-
-def _sha256(path: Path, extra: Sequence[Path] = ()) -> str:
-    digest = hashlib.sha256()
-    for p in (path, *extra):
-        with p.open("rb") as f:
-            while chunk := f.read(1 << 20):
-                digest.update(chunk)
-    return digest.hexdigest()

@@ -23,6 +23,7 @@ class Outcome(StrEnum):
     MOVED = "moved"
     ERROR = "error"
     CANCELLED = "cancelled"
+    REMOVED = "removed"  # removed from the library while it was being imported
 
 
 class Stage(StrEnum):

@@ -351,7 +351,7 @@ def spare_threads(busy: int) -> int:
     return max(1, min(busy, (os.cpu_count() or 2) - busy))
 
 
-class _EitherSet(threading.Event):
+class EitherSet(threading.Event):
     """Set when it is set itself or ``outer`` is (a job's cancel)."""
 
     def __init__(self, outer: threading.Event | None) -> None:
@@ -374,7 +374,7 @@ class FrameScan:
     ) -> None:
         self.video = video
         self.seconds = 0.0  # the worker's wall time
-        self._stop = _EitherSet(cancel)
+        self._stop = EitherSet(cancel)
         self._fraction = 0.0
         self._result: list[ScreenScene] = []
         self._error: BaseException | None = None

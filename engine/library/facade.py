@@ -90,6 +90,9 @@ class Library(Records):
         self.indexer = Indexer(self.store, folder)
         self.access = WriteAccess(folder, self.read_only, self.indexer)
         self._importing: set[str] = set()  # the courses (case-folded) of the import running
+        self._running: set[str] = set()  # the paths of its files
+        self._removals: list[str] = []  # removed during it: removed again as it ends
+        self._removal_lock = threading.Lock()
         self._closed = False
         self.access.open_index()
         self.read_only = self.access.read_only  # also when its lock file cannot be made
@@ -156,11 +159,28 @@ class Library(Records):
         progress: Callable[[IngestProgress], None] | None,
         cancel: threading.Event | None,
     ) -> IngestReport:
-        self._importing = {job.file.course.casefold() for job in jobs}
+        with self._removal_lock:
+            self._importing = {job.file.course.casefold() for job in jobs}
+            self._running = {str(job.file.path) for job in jobs}
         try:
             return self.pipeline.run(jobs, self._config, progress, cancel)
         finally:
-            self._importing = set()
+            with self._removal_lock:
+                self._importing, self._running = set(), set()
+                removals, self._removals = self._removals, []
+                self.pipeline.drops.clear()
+            for target in removals:
+                self._remove_after_import(target)
+
+    def _remove_after_import(self, target: str) -> None:
+        """What :meth:`remove_during_import` asked, now that the import is over (its files
+        in the import are gone already; the course and its other files go now)."""
+        try:
+            self._remove(target)
+        except NotFoundError:
+            pass
+        except CoursedexError as e:
+            log.warning("could not remove %s after the import: %s", target, e)
 
     def __enter__(self) -> Library:
         return self
@@ -356,7 +376,50 @@ class Library(Records):
         with self.access.writing(f"remove {target}"):
             return self._remove(target)
 
+    def remove_during_import(self, target: str) -> list[str]:
+        """Remove ``target`` (a course or a file) that the import running in this process
+        holds: work on its files stops now (the file being read at its next check, the
+        queued ones are skipped; the rest of the import goes on), their rows go, and the
+        rest of it is removed before that import returns. Returns the paths the import
+        stops; [] when it holds none of them (then :meth:`remove` does it).
+
+        Raises:
+            NotFoundError: nothing in the library has that name or path.
+            CoursedexError: ``target`` is empty or only spaces.
+        """
+        if not target.strip():
+            raise CoursedexError("give a course name or a file path to remove (not an empty name)")
+        _, doomed = self._doomed(target)
+        with self._removal_lock:
+            stopped = [s.path for s in doomed if s.path in self._running]
+            if not stopped:
+                return []
+            self._removals.append(target)
+            self.pipeline.drops.drop(stopped)
+        return stopped
+
     def _remove(self, target: str) -> int:
+        course_id, doomed = self._doomed(target)
+        if doomed and doomed[0].course.casefold() in self._importing:
+            raise LibraryBusyError(
+                f"{doomed[0].course} is being imported: cancel the import or wait until it "
+                f"ends, then remove {'it' if course_id is not None else target}"
+            )
+        for source in doomed:
+            self.indexer.remove_source(source.id)
+        if course_id is not None:
+            self.store.catalog.delete_course(course_id)
+        elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:
+            self.link_slides([doomed[0].course])  # its lectures may fit another deck
+        self.save()
+        return len(doomed)
+
+    def _doomed(self, target: str) -> tuple[int | None, list[Source]]:
+        """The course ``target`` names (its id and sources), or the one source at that path.
+
+        Raises:
+            NotFoundError: nothing in the library has that name or path.
+        """
         doomed: list[Source]
         if not storable(Path(target)):  # invalid UTF-8 from a command line
             raise NotFoundError(f"no course or file named {target!r} in the library")
@@ -374,19 +437,7 @@ class Library(Records):
             if found is None:
                 raise NotFoundError(f"no course or file named {target!r} in the library") from None
             doomed = [found]
-        if doomed and doomed[0].course.casefold() in self._importing:
-            raise LibraryBusyError(
-                f"{doomed[0].course} is being imported: cancel the import or wait until it "
-                f"ends, then remove {'it' if course_id is not None else target}"
-            )
-        for source in doomed:
-            self.indexer.remove_source(source.id)
-        if course_id is not None:
-            self.store.catalog.delete_course(course_id)
-        elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:
-            self.link_slides([doomed[0].course])  # its lectures may fit another deck
-        self.save()
-        return len(doomed)
+        return course_id, doomed
 
     def rename_course(self, old: str, new: str) -> None:
         """Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken, or

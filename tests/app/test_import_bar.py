@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.library.import_bar import elided
@@ -18,6 +20,8 @@ from app.library.rows import NOT_INDEXED
 from app.window import SearchWindow
 from engine.api import IngestProgress, IngestReport, Library, Outcome, SourceStatus, Stage
 from tests.app.media import PlayerMedia
+from tests.app.ui import on_next_modal
+from tools.lecture_media import make_audio
 
 
 def shown(qtbot: QtBot, library: Library) -> SearchWindow:
@@ -160,3 +164,107 @@ def test_one_error_names_its_file_cut_in_the_middle(
     assert f"{elided(long_name)}: " in status and "not a PDF file" in status
     assert elided(long_name).startswith("lecture-y") and elided(long_name).endswith("final.pdf")
     assert "…" in elided(long_name) and len(elided(long_name)) == 40
+
+
+# --- item 6: removing what is being imported ---------------------------------------------
+
+TALK = " ".join(
+    f"Lecture part {i}: a sorting algorithm puts the items of a list in order, and merge sort "
+    "does it by splitting the list in halves and merging the sorted halves."
+    for i in range(8)
+)  # about a minute of speech: the import is still busy with it when the video stops
+
+
+@pytest.fixture(scope="module")
+def talk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("talk") / "b-talk.wav"
+    make_audio(path, TALK)
+    return path
+
+
+def lecture_course(folder: Path, media: PlayerMedia, talk: Path) -> Path:
+    """A course of a note, a spoken video (27 s) and a talk (~1 min), read in that order."""
+    notes(folder, 1)
+    video = folder / "a-lecture.mp4"
+    video.write_bytes(media.video.read_bytes())
+    (folder / talk.name).write_bytes(talk.read_bytes())
+    return video
+
+
+def remove_when_transcribing(window: SearchWindow, path: Path) -> list[IngestProgress]:
+    """Remove ``path`` with the panel's action once its transcription is under way; the
+    reports of it that follow are kept."""
+    after: list[IngestProgress] = []
+
+    def look(p: IngestProgress) -> None:
+        if p.path != str(path):
+            return
+        if not after and p.stage == Stage.TRANSCRIBING:
+            window.library_actions.remove(str(path), False, confirm=False)
+        if after or p.stage == Stage.TRANSCRIBING:
+            after.append(p)
+
+    window.import_bar.progress_reported.connect(look)
+    return after
+
+
+def stopped_while_importing(qtbot: QtBot, window: SearchWindow) -> None:
+    bar = window.import_bar
+    qtbot.waitUntil(lambda: "its import stopped" in bar.status.text(), timeout=120_000)
+    assert window.importing, "the talk is still being imported"
+
+
+def test_removing_a_file_being_imported_stops_it_and_says_so(
+    qtbot: QtBot, quick_library: Library, media: PlayerMedia, talk: Path, tmp_path: Path
+) -> None:
+    video = lecture_course(tmp_path / "Sorting", media, talk)
+    window = shown(qtbot, quick_library)
+    bar = window.import_bar
+    after = remove_when_transcribing(window, video)
+    with qtbot.waitSignal(window.imported, timeout=300_000) as ended:
+        window.import_paths([tmp_path / "Sorting"])
+        stopped_while_importing(qtbot, window)
+        line = "“a-lecture.mp4” removed from the library: its import stopped there"
+        assert line in bar.status.text()
+        # A quit now would promise a resume for the talk only, not for the video.
+        assert "1 file not imported yet is offered" in window.quit_question()
+    report = ended.args[0] if ended.args else None
+    assert isinstance(report, IngestReport)
+    assert {Path(f.path).name: f.outcome for f in report.files} == {
+        "week-0.md": Outcome.INDEXED,
+        "a-lecture.mp4": Outcome.REMOVED,
+        "b-talk.wav": Outcome.INDEXED,
+    }
+    assert "1 removed" in bar.status.text() and not bar.offering
+    assert not any((p.stage_fraction or 0) >= 0.99 for p in after if p.result is None)
+    qtbot.waitUntil(lambda: window.panel.item_of(str(video)) is None, timeout=10_000)
+    assert str(video) not in {s.path for s in quick_library.sources()}
+
+
+def test_quitting_after_a_removal_promises_only_real_resumes(
+    qtbot: QtBot, quick_library: Library, media: PlayerMedia, talk: Path, tmp_path: Path
+) -> None:
+    video = lecture_course(tmp_path / "Sorting", media, talk)
+    later = notes(tmp_path / "Later", 1)[0]
+    window = shown(qtbot, quick_library)
+    remove_when_transcribing(window, video)
+    window.import_paths([tmp_path / "Sorting"])
+    stopped_while_importing(qtbot, window)
+    window.import_paths([later])  # waits its turn: not queued in the library yet
+    asked: list[str] = []
+
+    def answer_yes(box: QMessageBox) -> None:
+        asked.append(box.text())
+        box.button(QMessageBox.StandardButton.Yes).click()
+
+    on_next_modal(QMessageBox, answer_yes)
+    window.close()
+    (question,) = asked
+    assert "1 file not imported yet is offered for resuming at the next start" in question
+    assert "1 item waiting for it is not imported" in question
+    sources = {s.path: s.status for s in quick_library.sources()}
+    assert str(video) not in sources, "the removed video is gone, nothing of it to resume"
+    assert sources[str(tmp_path / "Sorting" / "b-talk.wav")] in (
+        SourceStatus.QUEUED,
+        SourceStatus.INDEXING,
+    ), "the talk is what the next start offers to resume"
