@@ -2,7 +2,8 @@
 to a screen reader; the transcript shows the line being spoken as soon as its size changes,
 paused too; a click on the chapter list hits the chapter under the pointer although another
 one started playing; Enter in the transcript's find box goes to the next line found and
-Shift+Enter to the previous; an unplayable file's error shows once."""
+Shift+Enter to the previous; an unplayable file's error shows once. And closing the
+full-screen window (issue 24, item 1) only leaves full screen."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.player.view import PlayerView
@@ -168,3 +169,23 @@ def test_an_unplayable_file_says_why_once(
 
     assert len(saying_it()) == 1, [label.text() for label in saying_it()]
     window.close()
+
+
+def test_closing_the_full_screen_window_puts_the_player_back(qtbot: QtBot) -> None:
+    """Alt+F4 (or the window manager's close) on full screen leaves it: the player goes back
+    into its place, shown, instead of closing with that window."""
+    home = QWidget()
+    stack = QStackedWidget(home)
+    QVBoxLayout(home).addWidget(stack)
+    qtbot.addWidget(home)
+    player = PlayerView(backend="qt")
+    stack.addWidget(player)
+    home.resize(900, 500)
+    home.show()
+    player.full_screen.set(True)
+    window = player.window()
+    assert window is not home and player.full_screen.is_on()
+    window.close()
+    assert not player.full_screen.is_on()
+    assert player.parentWidget() is stack and player.window() is home and player.isVisible()
+    player.shutdown()
