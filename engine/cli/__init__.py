@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from engine.api import CoursedexError, LibraryDamagedError, printable, valid_text
 from engine.cli.context import Context
 from engine.cli.parser import build_parser, command_names
+from engine.cli.stopping import status_after_signal, stops_at_once
 
 __all__ = ["build_parser", "command_names", "main"]
 
@@ -44,7 +45,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ctx = Context(args)
     func: Callable[[Context], int] = args.func
     try:
-        return func(ctx)
+        if args.command == "mcp":  # read-only: a signal may end it where it is
+            return func(ctx)
+        with stops_at_once():
+            return func(ctx)
+    except KeyboardInterrupt:
+        print("\ncoursedex: interrupted", file=sys.stderr)
+        return status_after_signal()
     except CoursedexError as e:
         log.debug("command failed", exc_info=True)
         # The message may quote a name, path or link as given: escapes keep it one line

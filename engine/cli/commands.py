@@ -7,13 +7,13 @@ import io
 import json
 import math
 import sys
-import threading
 from dataclasses import replace
 from pathlib import Path
 
 from engine.api import (
     DEMO_COURSE,
     DEMO_DIR,
+    Cancelled,
     FileResult,
     Library,
     Outcome,
@@ -36,6 +36,7 @@ from engine.cli.output import (
     print_results,
     print_stats,
 )
+from engine.cli.stopping import stopping
 from engine.cli.urls import ingest_all
 
 # A file given to ``ingest`` that ends up searchable (see the exit statuses in the parser).
@@ -51,11 +52,11 @@ def cmd_ingest(ctx: Context) -> int:
     for p in missing:
         print(f"coursedex: no such file or folder: {printable(p)}", file=sys.stderr)
     bar = ProgressBar(sys.stderr)
-    cancel = threading.Event()
-    try:
-        report = ingest_all(ctx, [p for p in args.paths if p not in missing], bar, cancel)
-    except KeyboardInterrupt:
-        return interrupted(bar, cancel)
+    with stopping("stopping; the files indexed so far are kept") as stop:
+        try:
+            report = ingest_all(ctx, [p for p in args.paths if p not in missing], bar, stop.cancel)
+        except KeyboardInterrupt:  # a second signal
+            return interrupted(bar, stop.cancel)
     bar.finish()
     if args.json:
         print(
@@ -68,6 +69,8 @@ def cmd_ingest(ctx: Context) -> int:
         )
     elif report.files or not missing:  # else the lines above said all there is
         print_report(report, sys.stdout)
+    if stop.signum is not None:
+        return stop.exit_status
     if report.errors and not any(f.outcome in IN_LIBRARY for f in report.files):
         print("coursedex: nothing was imported", file=sys.stderr)
         return 1
@@ -263,9 +266,14 @@ def cmd_reindex(ctx: Context) -> int:
     def progress(done: int, total: int) -> None:
         print(f"\rre-embedding {done}/{total}", end="", file=sys.stderr, flush=True)
 
-    n = library.reindex(embedder, progress=progress)
+    with stopping("stopping the re-index; the library stays as it was") as stop:
+        try:
+            n = library.reindex(embedder, progress=progress, cancel=stop.cancel)
+        except Cancelled:
+            print("coursedex: re-index stopped; the library is as it was", file=sys.stderr)
+            return stop.exit_status
     print(f"\nre-indexed {n} segments with {embedder.model_id}")
-    return 0
+    return stop.exit_status if stop.signum is not None else 0
 
 
 def cmd_demo(ctx: Context) -> int:
@@ -273,9 +281,14 @@ def cmd_demo(ctx: Context) -> int:
     if not any(c.name == DEMO_COURSE for c in library.courses()):
         print(f"indexing the demo course from {DEMO_DIR} ...", file=sys.stderr)
         bar = ProgressBar(sys.stderr)
-        report = library.ingest(demo_files(), course=DEMO_COURSE, progress=bar)
+        with stopping("stopping; the demo course is indexed again next time") as stop:
+            report = library.ingest(
+                demo_files(), course=DEMO_COURSE, progress=bar, cancel=stop.cancel
+            )
         bar.finish()
         print_report(report, sys.stderr)
+        if stop.signum is not None:
+            return stop.exit_status
     for query in ctx.args.queries or demo_queries():
         outcome = library.search(query, limit=3, filters=SearchFilters(course=DEMO_COURSE))
         print_results(query, outcome)

@@ -23,6 +23,7 @@ from engine.api import (
     printable,
     progress_line,
 )
+from engine.cli.stopping import status_after_signal
 
 
 class ProgressBar:
@@ -52,11 +53,12 @@ class ProgressBar:
 
 
 def interrupted(bar: ProgressBar, cancel: threading.Event) -> int:
-    """Ctrl+C during an import: it stops between files; say so; the exit status."""
+    """A second Ctrl+C (or SIGTERM) during an import: stop now; say so; the exit status
+    (130 or 143, engine/cli/stopping.py)."""
     cancel.set()
     bar.finish()
     print("coursedex: interrupted; indexed files are kept", file=sys.stderr)
-    return 130
+    return status_after_signal()
 
 
 def _highlight(snippet: str, spans: Sequence[tuple[int, int]], tty: bool) -> str:

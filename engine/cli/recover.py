@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-import threading
 from pathlib import Path
 
 from engine.api import IngestReport, plural, printable, start_over
 from engine.cli.context import Context
 from engine.cli.output import ProgressBar, interrupted, print_report
+from engine.cli.stopping import stopping
 
 
 def cmd_start_over(ctx: Context) -> int:
@@ -27,15 +27,16 @@ def cmd_start_over(ctx: Context) -> int:
         print(f"  gone: {printable(path)}")
     library = ctx.library()  # a new database
     aside.prepare(library)
-    bar, cancel = ProgressBar(sys.stderr), threading.Event()
+    bar = ProgressBar(sys.stderr)
     report = IngestReport([])
-    try:
-        for course, paths in courses.items():
-            done = library.ingest(paths, course=course, progress=bar, cancel=cancel)
-            report.files.extend(done.files)
-            report.seconds += done.seconds
-    except KeyboardInterrupt:
-        return interrupted(bar, cancel)
+    with stopping("stopping; `coursedex ingest` of the same folders goes on later") as stop:
+        try:
+            for course, paths in courses.items():
+                done = library.ingest(paths, course=course, progress=bar, cancel=stop.cancel)
+                report.files.extend(done.files)
+                report.seconds += done.seconds
+        except KeyboardInterrupt:  # a second signal
+            return interrupted(bar, stop.cancel)
     bar.finish()
     print_report(report, sys.stdout)
-    return 0
+    return stop.exit_status if stop.signum is not None else 0

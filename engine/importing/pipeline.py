@@ -227,6 +227,7 @@ class Pipeline:
         try:
             return self._one(job, run, stage, cancel)
         except Cancelled:
+            self._mark_queued(job)
             return FileResult(path, Outcome.CANCELLED)
         except ModelMismatchError:
             raise
@@ -244,6 +245,16 @@ class Pipeline:
             return FileResult(path, Outcome.ERROR, reason)
         finally:
             run.reader.end_file()  # frames still read, texts embedded ahead
+
+    def _mark_queued(self, job: ImportJob) -> None:
+        """A file stopped while it was read is queued again, not left "indexing" as if a
+        process were still at it: the next import or resume takes it up (a recording's
+        transcript so far is kept and resumed)."""
+        if job.course_id < 0:
+            return
+        source = self.store.catalog.source_by_path(str(job.file.path))
+        if source is not None and source.status == SourceStatus.INDEXING:
+            self.store.catalog.set_source_status(source.id, SourceStatus.QUEUED, None)
 
     def _mark_error(self, job: ImportJob, reason: str) -> None:
         """Record why a file failed. Its earlier index goes: a hit must never open a file

@@ -364,7 +364,10 @@ class Indexer:
         for batch in self.store.segments.iter_texts():
             if cancel is not None and cancel.is_set():
                 raise Cancelled("re-index cancelled; the library is unchanged")
-            parts.append(embedding.stored(embedder, batch))
+            try:
+                parts.append(embedding.stored(embedder, batch, cancel))
+            except Cancelled:
+                raise Cancelled("re-index cancelled; the library is unchanged") from None
             ids.extend(sid for sid, _, _, _ in batch)
             if progress is not None:
                 progress(len(ids), total)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import MixedCourse
+from tools.hostile.queries import BAD_MCP_LINES
 
 REPO = Path(__file__).resolve().parents[2]
 INITIALIZE = {
@@ -42,7 +43,7 @@ class Peer:
             encoding="utf-8",
         )
         # A server that never answers must fail the test, not hang it.
-        self.watchdog = threading.Timer(300, self.process.kill)
+        self.watchdog = threading.Timer(120, self.process.kill)
         self.watchdog.start()
 
     def send(self, text: str) -> None:
@@ -87,12 +88,9 @@ def test_every_line_gets_an_answer_and_paths_are_normalised(
 ) -> None:
     peer = Peer(built_library_dir, models_dir)
     try:
-        peer.send("not json\n")
-        _parse_error(peer.reply())
-        peer.send('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"\n')  # cut short
-        _parse_error(peer.reply())
-        peer.send("[1, 2]\n")  # JSON, but not a JSON-RPC message
-        _parse_error(peer.reply(), -32600)
+        for line, code in BAD_MCP_LINES:
+            peer.send(line + "\n")
+            _parse_error(peer.reply(), code)
 
         assert peer.ask(INITIALIZE)["result"]["serverInfo"]["name"] == "coursedex"
         peer.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")

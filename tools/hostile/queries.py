@@ -171,3 +171,21 @@ BAD_TOOL_ARGUMENTS: tuple[tuple[str, dict[str, object], str], ...] = (
     ("get_context", {"segment_id": 2**200}, "segment_id must be"),
     ("get_context", {"segment_id": 0}, "segment_id must be"),
 )
+
+# Lines an MCP client might send over stdio that are not JSON-RPC messages, with the error
+# code each must be answered with (id null): -32700 not JSON, -32600 not a JSON-RPC message.
+BAD_MCP_LINES: tuple[tuple[str, int], ...] = (
+    ("not json", -32700),
+    ("{", -32700),
+    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"', -32700),  # cut short
+    ("\x00\x01\x02", -32700),
+    ("[" * 10_000 + "]" * 10_000, -32700),
+    ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "id": }', -32700),
+    ("[1, 2]", -32600),
+    ("[]", -32600),
+    ("null", -32600),
+    ("42", -32600),
+    ('"just a string"', -32600),
+    ("{}", -32600),
+    ('{"jsonrpc": "1.0", "id": 1, "method": "ping"}', -32600),
+)
