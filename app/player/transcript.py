@@ -25,6 +25,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
+    QContextMenuEvent,
     QGuiApplication,
     QKeyEvent,
     QPainter,
@@ -213,6 +214,7 @@ class TranscriptColumn(QWidget):
         scroll.rangeChanged.connect(lambda _low, _high: self.show_spoken_line())
         self.transcript_list.viewport().installEventFilter(self)
         self.chapter_list.installEventFilter(self)
+        self.transcript_list.installEventFilter(self)  # the Menu key
         self.find_box.installEventFilter(self)  # Enter: the next match, Shift+Enter the previous
         self._describe()
         column = QVBoxLayout(self)
@@ -316,6 +318,13 @@ class TranscriptColumn(QWidget):
                 back = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
                 self.match_requested.emit(-1 if back else 1)
                 return True
+        elif (
+            watched is self.transcript_list
+            and isinstance(event, QContextMenuEvent)
+            and event.reason() == QContextMenuEvent.Reason.Keyboard
+        ):
+            self._keyboard_menu()
+            return True
         elif watched is self.chapter_list and kind == QEvent.Type.Leave:
             current = self.chapter_list.currentItem()
             if current is not None:
@@ -330,6 +339,15 @@ class TranscriptColumn(QWidget):
 
     def line_at(self, row: int) -> Timing | None:
         return self.lines[row] if 0 <= row < len(self.lines) else None
+
+    def _keyboard_menu(self) -> None:
+        """The Menu key: the menu of the selected line (the one spoken, or the one the arrows
+        went to), not of the line at wherever Qt puts a keyboard menu."""
+        listing = self.transcript_list
+        rows = [index.row() for index in listing.selectedIndexes()] or [listing.currentRow()]
+        item = listing.item(rows[0])
+        if item is not None:
+            self._menu(listing.visualItemRect(item).center())
 
     def _menu(self, point: QPoint) -> None:
         line = self.line_at(self.transcript_list.indexAt(point).row())

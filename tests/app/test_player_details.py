@@ -2,7 +2,8 @@
 to a screen reader; the transcript shows the line being spoken as soon as its size changes,
 paused too; a click on the chapter list hits the chapter under the pointer although another
 one started playing; Enter in the transcript's find box goes to the next line found and
-Shift+Enter to the previous; an unplayable file's error shows once. And closing the
+Shift+Enter to the previous; the Menu key in the transcript offers the selected line's menu;
+an unplayable file's error shows once. And closing the
 full-screen window (issue 24, item 1) only leaves full screen."""
 
 from __future__ import annotations
@@ -11,9 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent, QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QMenu,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from app.player.view import PlayerView
@@ -189,3 +197,32 @@ def test_closing_the_full_screen_window_puts_the_player_back(qtbot: QtBot) -> No
     assert not player.full_screen.is_on()
     assert player.parentWidget() is stack and player.window() is home and player.isVisible()
     player.shutdown()
+
+
+def test_the_menu_key_in_the_transcript_offers_the_selected_line(
+    qtbot: QtBot, player: PlayerView, media: PlayerMedia
+) -> None:
+    """The Menu key sends a keyboard context menu event; its menu is the spoken line's."""
+    start(qtbot, player, media, 4 * SLOT_MS + 300)
+    qtbot.waitUntil(lambda: spoken_row(player) == 4)
+    player.pause()
+    listing = player.transcript_list
+    listing.setFocus()
+    qtbot.waitUntil(listing.hasFocus)
+
+    def copy_quote() -> None:
+        menu = QApplication.activePopupWidget()
+        if not isinstance(menu, QMenu):
+            QTimer.singleShot(50, copy_quote)
+            return
+        quote = next(a for a in menu.actions() if "quote" in a.text())
+        menu.close()
+        quote.trigger()
+
+    QTimer.singleShot(50, copy_quote)
+    corner = QPoint(5, 5)
+    menu_key = QContextMenuEvent(
+        QContextMenuEvent.Reason.Keyboard, corner, listing.mapToGlobal(corner)
+    )
+    QApplication.sendEvent(listing, menu_key)  # as Qt does for the Menu key
+    qtbot.waitUntil(lambda: media.transcript[4].text in QGuiApplication.clipboard().text())
