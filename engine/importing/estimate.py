@@ -41,12 +41,15 @@ SUBTITLED_VIDEO = (
 )
 DOCUMENT = ((Stage.READING, 0.15), (Stage.READING_PAGES, 0.35), (Stage.EMBEDDING, 0.50))
 
-# Seconds of work per second of media, and for any file (hash, embed, commit). The demo
-# lecture took 0.23 s per second of video and the narrated one 0.36 (a loaded machine: the
-# ratio of video to audio to documents is what counts); audio skips the frames (~25%).
-VIDEO_S_PER_S = 0.3
-AUDIO_S_PER_S = 0.22
-SUBTITLED_S_PER_S = 0.06
+# Seconds of work per second of media, and for any file (hash, embed, commit). Measured on
+# 2 idle cores (the window importing the demo course): the 6.5-min demo lecture took about
+# 30 s (0.08 s per second, frames read alongside its speech), its notes, slides and code
+# about a second each. On a loaded machine (load 11, bench/progress_shares.py) every file
+# took 2-4 times longer; the ratios, which are all the bars use, moved less. Audio skips
+# the frames.
+VIDEO_S_PER_S = 0.1
+AUDIO_S_PER_S = 0.07
+SUBTITLED_S_PER_S = 0.03
 FILE_S = 1.0  # a note, a deck or an archive: about a second each, whatever its size here
 DOCUMENT_S_PER_MB = 2.0
 
@@ -98,11 +101,12 @@ class TimeLeft:
     Work credited without being done in this run (a file unchanged, a transcript resumed from
     an earlier run) is not ``worked``: it would make the run look faster than it is."""
 
-    SHOW_AFTER_S = 5.0
-    SHOW_AFTER_SHARE = 0.02
-    SURE_AFTER_S = 20.0
-    WINDOW_S = 30.0
-    SMOOTH_S = 10.0
+    START_SHARE = 0.02
+    SHOW_AFTER_S = 8.0
+    SHOW_AFTER_SHARE = 0.05
+    SURE_AFTER_S = 30.0
+    WINDOW_S = 20.0
+    SMOOTH_S = 4.0
 
     def __init__(self, started: float) -> None:
         self._started = started
@@ -111,7 +115,14 @@ class TimeLeft:
         self._at = started
 
     def update(self, now: float, worked: float, remaining: float) -> float | None:
-        """Seconds left after ``worked`` (this run's work so far) with ``remaining`` to do."""
+        """Seconds left after ``worked`` (this run's work so far) with ``remaining`` to do.
+        The clock starts at the last report before ``START_SHARE`` of the work is done:
+        starting a recognition child and loading its model (18 s on a loaded machine, before
+        a resumed lecture's first new words) are no measure of the speed that follows."""
+        if worked <= self.START_SHARE * (worked + remaining):
+            self._started = now
+            self._samples = deque([(now, worked)])
+            return None
         self._samples.append((now, worked))
         while len(self._samples) > 2 and now - self._samples[1][0] >= self.WINDOW_S:
             self._samples.popleft()
@@ -120,7 +131,7 @@ class TimeLeft:
             return None
         elapsed = now - self._started
         share = worked / (worked + remaining)
-        if worked <= 0 or elapsed < self.SHOW_AFTER_S:
+        if elapsed < self.SHOW_AFTER_S:
             return None
         if share < self.SHOW_AFTER_SHARE and elapsed < self.SURE_AFTER_S:
             return None
