@@ -44,7 +44,7 @@ def whole(value: object, name: str, low: int = 1, high: int = MAX_COUNT) -> int:
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
     if number is None or not low <= number <= high:
-        raise NumberError(f"{name} must be a number from {low} to {high}, not {_shown(value)}")
+        raise NumberError(f"{name} must be a number from {low:,} to {high:,}, not {_shown(value)}")
     return number
 
 
@@ -62,7 +62,7 @@ def seconds_ms(value: object, name: str, high: float = MAX_SECONDS) -> int:
         seconds = float(value) if abs(value) <= 2 * high else math.inf  # no int overflow
     if not (math.isfinite(seconds) and 0 <= seconds <= high):
         raise NumberError(
-            f"{name} must be a time from 0 to {high:.0f} seconds (83.5) or a clock (1:23), "
+            f"{name} must be a time from 0 to {high:,.0f} seconds (83.5) or a clock (1:23), "
             f"not {_shown(value)}"
         )
     return round(seconds * 1000)
