@@ -8,6 +8,7 @@ The ``coursedex`` launcher gives ``open`` to the window (app/launcher.py); this 
 from __future__ import annotations
 
 import json
+import os
 
 from engine.api import Library, clock, parse_link, resolve_link
 from engine.cli.context import Context
@@ -22,7 +23,8 @@ def cmd_open(ctx: Context) -> int:
             json.dumps(
                 {
                     "source": found.source,
-                    "moved": found.source != asked.source,
+                    # "/c1/../c1/lec.mp4" names the file at "/c1/lec.mp4": not moved
+                    "moved": os.path.normpath(found.source) != os.path.normpath(asked.source),
                     "start": None if found.start_ms is None else found.start_ms / 1000,
                     "page": found.page,
                     "member": found.member,

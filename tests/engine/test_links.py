@@ -118,6 +118,13 @@ def test_cli_open_prints_where_a_link_leads(
     assert cli([*base, old, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["moved"] is True and shown["start"] == HIPPO_MS / 1000
+    # A path with ".." in it names the library's file (issue 25, item 5), which did not move.
+    roundabout = make_link(f"{course}/../{course.name}/./lecture.srt", start_ms=HIPPO_MS)
+    assert cli([*base, roundabout, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["source"], shown["moved"]) == (str(course / "lecture.srt"), False)
+    assert cli([*base, make_link(f"{course}/../../../../../../etc/passwd")]) == 1
+    assert "is not in this library" in capsys.readouterr().err
     assert cli([*base, "coursedex://open?source=/gone/x.srt"]) == 1
     assert "is not in this library" in capsys.readouterr().err
 
