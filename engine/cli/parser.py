@@ -30,7 +30,8 @@ INGEST_EXIT_STATUS = """exit status:
   1    something failed and none of the files given is in the library; a path does
        not exist; with --strict, any file failed; or the library cannot be opened
   2    the command line is wrong
-  130  interrupted (Ctrl+C): the files indexed so far are kept"""
+  130  interrupted (Ctrl+C), 143 stopped (SIGTERM): the files indexed so far are kept,
+       the one being read is queued again (the next ingest takes it up)"""
 
 
 def positive(text: str) -> int:
