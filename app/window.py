@@ -28,7 +28,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QFileDialog,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -48,6 +47,7 @@ from app.library.changes import (
     Removed,
     Reread,
 )
+from app.library.file_dialogs import FileDialogs
 from app.library.import_bar import ImportBar, file_state
 from app.library.outside_changes import OutsideChanges
 from app.library.panel import LibraryPanel
@@ -149,6 +149,7 @@ class SearchWindow(QMainWindow):
         self.panel.play_requested.connect(lambda path: self.play(path, None))  # where left
         self.panel.play_from_start.connect(lambda path: self.play(path, 0))
         self.panel.position_of = self._position_of
+        self.file_dialogs = FileDialogs(self)  # in the last folder used, kept between starts
         self.library_actions = LibraryActions(  # open, export, remove from the panel
             self.panel,
             library,
@@ -156,6 +157,7 @@ class SearchWindow(QMainWindow):
             importing=lambda: self.importing,
             say=self.import_bar.say,
             changed=self.library_changed.emit,
+            transcript_to_save=self.file_dialogs.transcript_to_save,
             parent=self,
         )
 
@@ -182,6 +184,7 @@ class SearchWindow(QMainWindow):
         remembered = self._load_state()
         if remembered is not None:  # before the first fill, which opens them so
             self.panel.remember_open(remembered.expanded, remembered.collapsed)
+            self.file_dialogs.last_folder = remembered.folder
         # What another process adds (`coursedex ingest` in a terminal) shows here too; its
         # first read goes before the panel's.
         self.outside_changes = OutsideChanges(
@@ -355,6 +358,7 @@ class SearchWindow(QMainWindow):
             tuple(pane.history.entries),
             tuple(expanded),
             tuple(collapsed),
+            self.file_dialogs.last_folder,
         )
         try:
             self.state_file.parent.mkdir(parents=True, exist_ok=True)
@@ -419,14 +423,12 @@ class SearchWindow(QMainWindow):
             self.import_paths(paths)
 
     def _add_files(self) -> None:
-        names, _ = QFileDialog.getOpenFileNames(self, "Add files to the library")
-        if names:
-            self.import_paths([Path(n) for n in names])
+        if paths := self.file_dialogs.files_to_import():
+            self.import_paths(paths)
 
     def _add_folder(self) -> None:
-        name = QFileDialog.getExistingDirectory(self, "Add a course folder")
-        if name:
-            self.import_paths([Path(name)])
+        if folder := self.file_dialogs.folder_to_import():
+            self.import_paths([folder])
 
     @property
     def importing(self) -> bool:

@@ -1,7 +1,8 @@
 """What the window remembers between starts: its size and place, the splitter's panes, the
 last query (searched again on start, so the last session's results come back), the search
-history, and which courses of the library panel were open or closed. Kept in an INI file
-beside the settings (QSettings), read and written only by the window."""
+history, which courses of the library panel were open or closed, and the folder a file
+dialog was last used in. Kept in an INI file beside the settings (QSettings), read and
+written only by the window."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ GEOMETRY, SPLITTER, QUERY, HISTORY = (
     "search/history",
 )
 EXPANDED, COLLAPSED = "library/open", "library/closed"
+FOLDER = "dialogs/folder"  # the last folder a file dialog was used in
 
 
 def state_path(settings_path: Path | None) -> Path | None:
@@ -32,6 +34,7 @@ class WindowState:
     history: tuple[str, ...] = ()
     expanded: tuple[str, ...] = ()  # course names
     collapsed: tuple[str, ...] = ()
+    folder: str = ""  # the last folder a file dialog was used in
 
 
 def load_state(path: Path) -> WindowState:
@@ -48,7 +51,7 @@ def load_state(path: Path) -> WindowState:
             value = [value]
         return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
-    query = stored.value(QUERY, "")
+    query, folder = stored.value(QUERY, ""), stored.value(FOLDER, "")
     return WindowState(
         data(GEOMETRY),
         data(SPLITTER),
@@ -56,6 +59,7 @@ def load_state(path: Path) -> WindowState:
         names(HISTORY),
         names(EXPANDED),
         names(COLLAPSED),
+        folder if isinstance(folder, str) else "",
     )
 
 
@@ -67,4 +71,5 @@ def save_state(path: Path, state: WindowState) -> None:
     stored.setValue(HISTORY, list(state.history))
     stored.setValue(EXPANDED, list(state.expanded))
     stored.setValue(COLLAPSED, list(state.collapsed))
+    stored.setValue(FOLDER, state.folder)
     stored.sync()

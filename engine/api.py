@@ -34,6 +34,7 @@ from engine.formatting import (
     time_left,
 )
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
+from engine.ingest.kinds import IMPORT_GROUPS
 from engine.integrations.documents import Chapter, SlidePage
 from engine.integrations.links import (
     Link,
@@ -91,6 +92,7 @@ from engine.words import query_terms
 __all__ = [
     "DEMO_COURSE",
     "DEMO_DIR",
+    "IMPORT_GROUPS",
     "KIND_NAMES",
     "KNOWN_MODELS",
     "MAX_THREADS",

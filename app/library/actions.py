@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
 from app.library.panel import LibraryPanel
@@ -50,10 +50,12 @@ class LibraryActions(QObject):
         importing: Callable[[], bool],
         say: Callable[[str], None],
         changed: Callable[[LibraryChange], None],
+        transcript_to_save: Callable[[str], Path | None],
         parent: QWidget,
     ) -> None:
         """``say`` shows a line to the user; ``changed`` tells what changed in the library;
-        ``parent`` holds the dialogs and message boxes."""
+        ``transcript_to_save`` asks where a lecture's transcript goes (file_dialogs.py);
+        ``parent`` holds the message boxes."""
         super().__init__(parent)
         self.panel = panel
         self.library = library
@@ -61,6 +63,7 @@ class LibraryActions(QObject):
         self.importing = importing
         self._say = say
         self.changed = changed
+        self.transcript_to_save = transcript_to_save
         self.parent_ = parent
         self.message: QMessageBox | None = None  # the last message box shown (not modal)
         self._pending: list[tuple[str, bool]] = []  # removals waiting for the import's end
@@ -104,7 +107,7 @@ class LibraryActions(QObject):
     def export_transcript(self, path: str, dest: Path | None = None) -> None:
         """Save a lecture's transcript as .srt or .txt (asks where, unless ``dest``)."""
         if dest is None:
-            dest = self._ask_export_path(path)
+            dest = self.transcript_to_save(path)
             if dest is None:
                 return
         library, where = self.library, dest
@@ -121,23 +124,6 @@ class LibraryActions(QObject):
             self._warn("Cannot export the transcript", failure.message)
 
         self.tasks.run(work, lambda out: self._say(f"Transcript saved as {out}"), failed)
-
-    def _ask_export_path(self, path: str) -> Path | None:
-        dialog = QFileDialog(self.parent_, "Export transcript")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilters(["SubRip subtitles (*.srt)", "Plain text (*.txt)"])
-        dialog.setDirectory(str(Path.home()))
-        dialog.selectFile(f"{Path(path).stem}.srt")
-        try:
-            if not dialog.exec() or not dialog.selectedFiles():
-                return None
-            chosen = Path(dialog.selectedFiles()[0])
-            if chosen.suffix.lower() not in (".srt", ".txt"):  # the format picked, then
-                txt = "Plain text" in dialog.selectedNameFilter()
-                chosen = chosen.with_name(f"{chosen.name}.{'txt' if txt else 'srt'}")
-            return chosen
-        finally:
-            dialog.deleteLater()
 
     # --- removing -------------------------------------------------------------------------
 

@@ -29,6 +29,15 @@ SOURCE_FILENAMES = frozenset({"makefile", "dockerfile", "cmakelists.txt", "rakef
 
 CODE_EXTENSIONS = SOURCE_EXTENSIONS | NOTEBOOK_EXTENSIONS | ARCHIVE_EXTENSIONS
 
+# What a file picker offers, group by group, from the lists above (a notebook is code and
+# notes both): the window's Add files dialog builds its filters from it.
+IMPORT_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("Lectures", VIDEO_EXTENSIONS | AUDIO_EXTENSIONS | SUBTITLE_EXTENSIONS),
+    ("Slides", SLIDE_EXTENSIONS),
+    ("Code", CODE_EXTENSIONS),
+    ("Notes", NOTE_EXTENSIONS | NOTEBOOK_EXTENSIONS),
+)
+
 
 def classify(path: PurePath) -> SourceKind | None:
     """Return the kind of source a file is by its extension, or None when Coursedex skips it."""
