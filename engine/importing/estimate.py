@@ -93,10 +93,11 @@ def document_plan(size: int) -> FilePlan:
 
 
 class TimeLeft:
-    """The time left from the run's own speed: the work done in the last ``WINDOW_S`` seconds
-    (in expected seconds) per second, smoothed over ``SMOOTH_S`` so it moves like a clock, not
-    like each report. None until ``SHOW_AFTER_S`` of work and ``SHOW_AFTER_SHARE`` of it are
-    done (or ``SURE_AFTER_S`` have gone by), and at least a second while work remains.
+    """The time left from the run's own speed: the work done in its last ``WINDOW_S`` seconds
+    of work (in expected seconds) per second, smoothed over ``SMOOTH_S`` so it moves like a
+    clock, not like each report. None until ``SHOW_AFTER_S`` of work and ``SHOW_AFTER_SHARE``
+    of it are done (or ``SURE_AFTER_S`` have gone by), and at least a second while work
+    remains.
 
     Work credited without being done in this run (a file unchanged, a transcript resumed from
     an earlier run) is not ``worked``: it would make the run look faster than it is."""
@@ -107,10 +108,12 @@ class TimeLeft:
     SURE_AFTER_S = 30.0
     WINDOW_S = 20.0
     SMOOTH_S = 4.0
+    GAP_S = 3.0
 
     def __init__(self, started: float) -> None:
         self._started = started
-        self._samples: deque[tuple[float, float]] = deque([(started, 0.0)])
+        # (time, work done, seconds of work so far: silences counted as GAP_S at most)
+        self._samples: deque[tuple[float, float, float]] = deque([(started, 0.0, 0.0)])
         self._eta: float | None = None
         self._at = started
 
@@ -121,10 +124,14 @@ class TimeLeft:
         a resumed lecture's first new words) are no measure of the speed that follows."""
         if worked <= self.START_SHARE * (worked + remaining):
             self._started = now
-            self._samples = deque([(now, worked)])
+            self._samples = deque([(now, worked, 0.0)])
             return None
-        self._samples.append((now, worked))
-        while len(self._samples) > 2 and now - self._samples[1][0] >= self.WINDOW_S:
+        last, _, busy = self._samples[-1]
+        # A long silence (a child process starting, a model loading) counts as GAP_S: the
+        # speed is that of the work, not of its pauses.
+        self._samples.append((now, worked, busy + min(now - last, self.GAP_S)))
+        busy_now = self._samples[-1][2]
+        while len(self._samples) > 2 and busy_now - self._samples[1][2] >= self.WINDOW_S:
             self._samples.popleft()
         if remaining <= 0:
             self._eta = None
@@ -135,14 +142,15 @@ class TimeLeft:
             return None
         if share < self.SHOW_AFTER_SHARE and elapsed < self.SURE_AFTER_S:
             return None
-        then, worked_then = self._samples[0]
-        rate = (worked - worked_then) / (now - then) if now > then else 0.0
+        _, worked_then, busy_then = self._samples[0]
+        busy = busy_now - busy_then
+        rate = (worked - worked_then) / busy if busy > 0 else 0.0
         raw = remaining / rate if rate > 0 else None
         if self._eta is None:
             eta = raw if raw is not None else None
         else:
             decayed = max(0.0, self._eta - (now - self._at))
-            weight = min(1.0, (now - self._at) / self.SMOOTH_S)
+            weight = min(1.0, min(now - self._at, self.GAP_S) / self.SMOOTH_S)
             eta = decayed if raw is None else decayed + weight * (raw - decayed)
         self._at = now
         self._eta = None if eta is None else max(1.0, eta)

@@ -145,6 +145,24 @@ def test_the_time_left_waits_for_work_then_follows_it_smoothly() -> None:
     assert seen[260] == pytest.approx((total - (199 + 3 * 62)) / 3, rel=0.25)
 
 
+def test_a_silence_between_reports_is_not_taken_for_slowness() -> None:
+    """Starting a recognition child and loading its model: 20 s without a report, then the
+    work goes on at its speed. The time left is that of the work, not a leap upwards."""
+    clock = Clock()
+    left = TimeLeft(clock.now)
+    worked, total = 0.0, 200.0
+    before: float | None = None
+    for _ in range(30):
+        clock.now += 1
+        worked += 1.0
+        before = left.update(clock.now, worked, total - worked)
+    clock.now += 20
+    eta = left.update(clock.now, worked + 1.0, total - worked - 1.0)
+    assert before is not None and eta is not None
+    assert eta < 1.3 * before, (before, eta)  # it was 5 times as long, counting the silence
+    assert eta == pytest.approx(total - worked - 1.0, rel=0.3)
+
+
 def test_a_stall_never_reaches_zero() -> None:
     clock = Clock()
     left = TimeLeft(clock.now)
