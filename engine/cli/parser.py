@@ -50,7 +50,7 @@ def threads(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e).removeprefix("it ")) from None
 
 
-_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?", re.IGNORECASE)
+_SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)i?b?", re.IGNORECASE)  # ASCII digits only
 
 
 def byte_size(text: str) -> int:

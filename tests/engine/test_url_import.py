@@ -3,6 +3,7 @@ reaches the internet), with a video made by ffmpeg and its subtitles in a <track
 
 from __future__ import annotations
 
+import argparse
 import json
 import threading
 from collections.abc import Iterator
@@ -198,3 +199,13 @@ def test_cli_max_download_size(
     assert _left_in(tmp_path / "lib" / "media") == []
     assert byte_size("500M") == 500 * 1024**2 and byte_size("2G") == 2 * 1024**3
     assert byte_size("1.5 GB") == int(1.5 * 1024**3) and byte_size("4096") == 4096
+
+
+@pytest.mark.parametrize(
+    "text", ["\uff1500M", "\u0665M", "\u00b2G", "1e3M", "-1M", "0", "M", "99999999T"]
+)
+def test_a_download_size_takes_ascii_digits_and_a_sane_range_only(text: str) -> None:
+    """Like every number where it enters (engine/numbers.py): fullwidth, Arabic-Indic and
+    superscript digits are not sizes, nor is nothing or too much."""
+    with pytest.raises(argparse.ArgumentTypeError):
+        byte_size(text)
