@@ -37,7 +37,7 @@ class FileState:
     @classmethod
     def of(cls, p: IngestProgress, state: str) -> FileState:
         """The file ``p`` reports on, ``state`` in words: while not done, its share done
-        as far as its stage knows it."""
+        across all its stages (the import's progress model), or WORKING when not known."""
         if p.result is not None:
             return cls(p.path, state, p.result.outcome)
         return cls(p.path, state, share=WORKING if p.file_fraction is None else p.file_fraction)

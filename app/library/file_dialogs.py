@@ -51,6 +51,7 @@ class FileDialogs:
         dialog = self._dialog("Add files to the library", Location.MoviesLocation)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.setNameFilters(import_filters())
+        dialog.setOption(QFileDialog.Option.HideNameFilterDetails)  # 90 patterns say little
         return self._run(dialog)
 
     def folder_to_import(self) -> Path | None:

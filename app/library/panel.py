@@ -315,8 +315,10 @@ class LibraryPanel(QTreeWidget):
 
     def _summarise(self, item: QTreeWidgetItem) -> None:
         """A course's state column, counted from its rows (rows.course_line)."""
-        states = [child.text(1) for child in self._children(item)]
-        text, tip = course_line(states, item.data(0, PATH) in self._removing)
+        children = self._children(item)
+        states = [child.text(1) for child in children]
+        waiting = sum(c.text(1) == "queued" or c.data(0, PROGRESS) is not None for c in children)
+        text, tip = course_line(states, item.data(0, PATH) in self._removing, waiting)
         item.setText(1, text)
         item.setToolTip(1, tip)
 
@@ -356,8 +358,9 @@ class LibraryPanel(QTreeWidget):
         item.setToolTip(1, why)
         self._mark(item, state)
         course = item.parent()
-        if course is not None and {before, state} & {"error", MISSING, NOT_INDEXED}:
-            self._summarise(course)  # a problem counted in its course's line came or went
+        counted = {"error", MISSING, NOT_INDEXED, "queued"}  # in the course's line
+        if course is not None and ({before, state} & counted or share is None):
+            self._summarise(course)  # a problem or a file to import came or went
         self._fit_columns()
 
     def clear_live(self) -> None:

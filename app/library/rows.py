@@ -90,10 +90,11 @@ def typical_width(view: QTreeView) -> int:
     return name + state + frame + 4 * metrics.averageCharWidth()  # the cells' margins
 
 
-def course_line(states: Sequence[str], removing: bool) -> tuple[str, str]:
+def course_line(states: Sequence[str], removing: bool, importing: int = 0) -> tuple[str, str]:
     """A course's state column and its tooltip, from its files' states: ``4 files``;
     ``4 files, 2 errors`` when one kind of problem, ``4 files, 3 problems`` when several
-    (each counted in the tooltip)."""
+    (each counted in the tooltip); ``300 files, 120 to import`` while ``importing`` of
+    them wait or are worked on (a closed course says so too)."""
     states = [short_state(state) for state in states]
     problems = {
         word: states.count(state)
@@ -108,6 +109,9 @@ def course_line(states: Sequence[str], removing: bool) -> tuple[str, str]:
         text = f"{total}, {plural(sum(problems.values()), 'problem')}"
     else:
         text = total
+    if importing:
+        counts.insert(0, f"{importing} to import")
+        text = f"{total}, {counts[0]}"
     return (REMOVING if removing else text), ", ".join([total, *counts])
 
 

@@ -6,6 +6,7 @@ and stays closed when it holds many files."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -163,3 +164,30 @@ def test_courses_are_open_or_closed_as_left_after_a_restart(
     assert row(panel, "Lecture notes").isExpanded()
     assert row(panel, "Zoology").isExpanded()
     again.close()
+
+
+def test_a_closed_course_says_how_many_files_are_left_to_import(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    folder = tmp_path / "Lecture notes"
+    count = FEW_FILES + 5
+    paths = notes(folder, [f"note-{i:03}.md" for i in range(count)])
+    window = shown(qtbot, library)
+    panel = window.panel
+    lines: list[str] = []
+
+    def look(_p: IngestProgress) -> None:
+        if (course := panel.item_of("Lecture notes")) is not None:
+            lines.append(course.text(1))
+
+    window.import_bar.progress_reported.connect(look)
+    with qtbot.waitSignal(window.imported, timeout=120_000):
+        window.import_paths([folder])
+    course = row(panel, "Lecture notes")
+    assert not course.isExpanded()  # too many files to open by itself
+    left = [
+        int(m[1]) for line in lines if (m := re.fullmatch(rf"{count} files, (\d+) to import", line))
+    ]
+    assert len(left) >= 2 and left == sorted(left, reverse=True) and left[-1] < left[0], lines
+    qtbot.waitUntil(lambda: row(panel, "Lecture notes").text(1) == f"{count} files")
+    assert all(panel.state_of(str(p)) == "indexed" for p in paths)
