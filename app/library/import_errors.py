@@ -42,6 +42,7 @@ class ImportErrorsDialog(QDialog):
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setAccessibleName("Files not imported, with their reasons")
+        self.text.setAccessibleDescription("One file a line with why it was not imported.")
         heading.setBuddy(self.text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.copy_button = QPushButton("&Copy")

@@ -95,6 +95,10 @@ class FollowDialog(QDialog):
         self.setWindowTitle("Follow course folders")
         self.library = library
         self.courses = QListWidget()
+        self.courses.setAccessibleName("Courses imported as folders")
+        self.courses.setAccessibleDescription(
+            "Check a course to import what appears in its folder; Space checks or unchecks."
+        )
         for course in self.library.courses():
             if not course.root:
                 continue

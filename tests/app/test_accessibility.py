@@ -303,7 +303,9 @@ def test_ctrl_keys_reach_each_part_and_menus_show_them(
 def test_dialogs_controls_are_named(qtbot: QtBot, library: Library, models_dir: Path) -> None:
     from app.dialogs.about import AboutDialog
     from app.dialogs.settings import Settings, SettingsDialog
+    from app.library.import_errors import ImportErrorsDialog
     from app.library.url_import import UrlImportDialog
+    from app.library.watch_folders import FollowDialog
     from app.player.keys import ShortcutsDialog
     from engine.api import ModelRegistry
 
@@ -314,6 +316,8 @@ def test_dialogs_controls_are_named(qtbot: QtBot, library: Library, models_dir: 
         "About": AboutDialog(library.folder, registry, window),
         "Add from URL": UrlImportDialog(library, window.tasks, window.import_paths, window),
         "Keyboard shortcuts": ShortcutsDialog(window),
+        "Follow course folders": FollowDialog(library, window),
+        "Files not imported": ImportErrorsDialog([], window),
     }
     for title, dialog in dialogs.items():
         dialog.show()
