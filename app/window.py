@@ -235,7 +235,14 @@ class SearchWindow(QMainWindow):
         """File > Add from URL: fetch a lecture from a web page (yt-dlp) and import it."""
         from app.library.url_import import UrlImportDialog
 
-        UrlImportDialog(self.library, self.tasks, self.import_paths, self).open()
+        UrlImportDialog(
+            self.library,
+            self.tasks,
+            self.import_paths,
+            self,
+            imported=self.imported,
+            remove=lambda path: self.library_actions.remove(path, False, confirm=False),
+        ).open()
 
     def follow_folders(self) -> None:
         """File > Follow course folders: which courses import what appears in their folder."""

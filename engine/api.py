@@ -63,6 +63,7 @@ from engine.integrations.url_import import (
     is_url,
     media_folder,
     origin_at,
+    remove_fetched,
     result_origin,
 )
 from engine.integrations.watch import FolderWatcher, WatchReport, followed
@@ -176,6 +177,7 @@ __all__ = [
     "progress_line",
     "query_terms",
     "quote_with_time",
+    "remove_fetched",
     "resolve_link",
     "result_link",
     "result_origin",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -24,16 +25,20 @@ from engine.api import (
     WEB_COURSE,
     Fetched,
     FetchProgress,
+    IngestReport,
     Library,
+    Outcome,
     fetch_url,
     human_size,
     is_url,
     media_folder,
+    remove_fetched,
 )
 
 MENU_TEXT = "Add from &URL…"
 
 ImportPaths = Callable[[Sequence[Path], str | None], None]  # the window's import: paths, course
+Remove = Callable[[str], None]  # the window's removal of a file, without asking
 
 
 class UrlImportDialog(QDialog):
@@ -41,12 +46,24 @@ class UrlImportDialog(QDialog):
     Fetch downloads on the window's pool; a failure stays in the dialog with its reason."""
 
     def __init__(
-        self, library: Library, tasks: Tasks, import_paths: ImportPaths, parent: QWidget
+        self,
+        library: Library,
+        tasks: Tasks,
+        import_paths: ImportPaths,
+        parent: QWidget,
+        *,
+        imported: SignalInstance | None = None,
+        remove: Remove | None = None,
     ) -> None:
         super().__init__(parent)
         self.library = library
         self.tasks = tasks
         self.import_paths = import_paths
+        # A download whose import fails goes, file and row, as with `coursedex ingest URL`:
+        # the window says when an import ended (``imported``) and removes (``remove``).
+        self._imported = imported
+        self._remove = remove
+        self._fetches: list[Fetched] = []
         self.setWindowTitle("Add from URL")
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://… a page with a lecture video")
@@ -123,8 +140,29 @@ class UrlImportDialog(QDialog):
     def _fetched(self, got: Fetched) -> None:
         self._job = None
         self.library.set_origin(got.path.absolute().parent.resolve() / got.path.name, got.url)
+        if got.made and self._imported is not None and self._remove is not None:
+            if not self._fetches:
+                self._imported.connect(self._import_ended)
+            self._fetches.append(got)
         self.import_paths([got.path], self.course.text().strip() or WEB_COURSE)
         self.accept()
+
+    def _import_ended(self, outcome: object) -> None:
+        """Remove what this dialog fetched if its import failed (no speech found, say): the
+        panel showed its reason until now; the file was never one the user chose."""
+        if not isinstance(outcome, IngestReport) or self._remove is None:
+            return
+        results = {Path(f.path).absolute(): f for f in outcome.files}
+        for got in list(self._fetches):
+            result = results.get(got.path.absolute())
+            if result is None:
+                continue  # still waiting its turn
+            self._fetches.remove(got)
+            if result.outcome == Outcome.ERROR:
+                self._remove(str(got.path.absolute().parent.resolve() / got.path.name))
+                remove_fetched(got)
+        if not self._fetches and self._imported is not None:
+            self._imported.disconnect(self._import_ended)
 
     def _failed(self, failed: Failure) -> None:
         self._job = None

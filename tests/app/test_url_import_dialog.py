@@ -86,3 +86,23 @@ def test_add_from_url_keeps_to_the_library_s_download_limit(
     assert dialog.fetch_button.isEnabled()
     media = media_folder(window.library)
     assert not media.exists() or [p for p in media.rglob("*") if p.is_file()] == []
+
+
+def test_a_fetched_lecture_that_cannot_be_imported_goes_file_and_row(
+    qtbot: QtBot, window: SearchWindow, site: str
+) -> None:
+    """As `coursedex ingest URL` does: the page's video has a tone and no speech, so its
+    import fails; the download and its row go (the user never chose that file)."""
+    window.add_from_url()
+    dialog = window.findChild(UrlImportDialog)
+    assert dialog is not None
+    dialog.url.setText(f"{site}/media/lecture.mp4")
+    with qtbot.waitSignal(window.imported, timeout=120_000) as blocker:
+        dialog.fetch_button.click()
+    report = blocker.args[0] if blocker.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.ERROR) == 1, report
+    (video,) = [f.path for f in report.files]
+    media = media_folder(window.library)
+    qtbot.waitUntil(lambda: window.library.sources() == [], timeout=30_000)
+    qtbot.waitUntil(lambda: [p for p in media.rglob("*") if p.is_file()] == [], timeout=10_000)
+    qtbot.waitUntil(lambda: window.panel.state_of(video) is None, timeout=10_000)
