@@ -64,7 +64,6 @@ from engine.api import (
     Library,
     ModelRegistry,
     SearchResult,
-    plural,
     query_terms,
 )
 
@@ -251,9 +250,10 @@ class SearchWindow(QMainWindow):
         FollowDialog(self.library, self).open()
 
     def show_shortcuts(self) -> None:
-        from app.player.keys import ShortcutsDialog
+        from app.player.keys import ShortcutsDialog, menu_keys
+        from app.search.result_list import PANE_KEYS
 
-        dialog = ShortcutsDialog(self)
+        dialog = ShortcutsDialog(self, [*menu_keys(self.menuBar()), *PANE_KEYS])
         dialog.exec()
         dialog.deleteLater()
 
@@ -474,24 +474,7 @@ class SearchWindow(QMainWindow):
         self.close()
 
     def quit_question(self) -> str:
-        """What quitting now does to the import: the files offered for resuming at the next
-        start (not those removed during it), and the items waiting their turn, which are
-        not queued anywhere yet."""
-        left = self.import_bar.unfinished_left(self.library_actions.stopped_paths)
-        if left is None:
-            then = "What it has not imported yet is offered for resuming at the next start."
-        elif left:
-            then = (
-                f"{plural(left, 'file')} not imported yet "
-                f"{'is' if left == 1 else 'are'} offered for resuming at the next start."
-            )
-        else:
-            then = "It stops now; nothing is left to resume."
-        waiting = self.import_bar.waiting_items
-        if waiting:
-            then += f" {plural(waiting, 'item')} waiting for it {'is' if waiting == 1 else 'are'}"
-            then += " not imported: add them again after the next start."
-        return f"An import is still running. Quit anyway? {then}"
+        return self.import_bar.quit_question(self.library_actions.stopped_paths)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Ask only when an import is running, saying what a quit leaves to resume."""

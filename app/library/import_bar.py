@@ -218,6 +218,26 @@ class ImportBar(QWidget):
             return None
         return max(0, self._files - len(self._ended | set(stopped)))
 
+    def quit_question(self, stopped: Collection[str] = ()) -> str:
+        """What quitting now does to the import: the files offered for resuming at the next
+        start (not those in ``stopped``, removed during it), and the items waiting their
+        turn, which are not queued anywhere yet."""
+        left = self.unfinished_left(stopped)
+        if left is None:
+            then = "What it has not imported yet is offered for resuming at the next start."
+        elif left:
+            then = (
+                f"{plural(left, 'file')} not imported yet "
+                f"{'is' if left == 1 else 'are'} offered for resuming at the next start."
+            )
+        else:
+            then = "It stops now; nothing is left to resume."
+        waiting = self.waiting_items
+        if waiting:
+            then += f" {plural(waiting, 'item')} waiting for it {'is' if waiting == 1 else 'are'}"
+            then += " not imported: add them again after the next start."
+        return f"An import is still running. Quit anyway? {then}"
+
     def _run(self, work: Callable[[Task[IngestProgress]], IngestReport]) -> None:
         self._hide_offer()
         self.errors_button.hide()

@@ -14,7 +14,16 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMenuBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 FASTER_KEY, SLOWER_KEY = "]", "["
 VOLUME_UP_KEY, VOLUME_DOWN_KEY = "+", "-"
@@ -60,23 +69,44 @@ PASSED_KEYS = (Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Right)
 PLAIN = (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)
 
 
-def shortcuts_html() -> str:
+Shortcuts = Sequence[tuple[tuple[str, ...], str]]
+
+
+def shortcuts_html(window_keys: Shortcuts = ()) -> str:
+    """The player's keys, then ``window_keys`` (the window's menus and panes), then the rule."""
     rows = "".join(
         "<tr><td>"
         + " or ".join(f"<b>{html.escape(k)}</b>" for k in keys)
         + f"</td><td>{html.escape(what)}</td></tr>"
-        for keys, what in SHORTCUTS
+        for keys, what in (*SHORTCUTS, *window_keys)
     )
     return f'<table cellspacing="6">{rows}</table><p>{html.escape(TEXT_BOX_RULE)}</p>'
 
 
-class ShortcutsDialog(QDialog):
-    """Help > Keyboard shortcuts: the keys, and the rule for the search box."""
+def menu_keys(menu_bar: QMenuBar) -> list[tuple[tuple[str, ...], str]]:
+    """Every menu item's keys as (keys, "Menu > Item"), but those the player's list has."""
+    listed = {key for keys, _what in SHORTCUTS for key in keys}
+    out: list[tuple[tuple[str, ...], str]] = []
+    for top in menu_bar.actions():
+        menu = top.menu()
+        for action in menu.actions() if isinstance(menu, QMenu) else ():
+            keys = tuple(
+                k.toString(QKeySequence.SequenceFormat.PortableText) for k in action.shortcuts()
+            )
+            if keys and not set(keys) <= listed:
+                item = action.text().replace("&", "").rstrip("…")
+                out.append((keys, f"{top.text().replace('&', '')} > {item}"))
+    return out
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+
+class ShortcutsDialog(QDialog):
+    """Help > Keyboard shortcuts: the keys, and the rule for the search box. The window
+    passes its own keys (``window_keys``: read from its menus, so the list cannot drift)."""
+
+    def __init__(self, parent: QWidget | None = None, window_keys: Shortcuts = ()) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keyboard shortcuts")
-        self.text = shortcuts_html()
+        self.text = shortcuts_html(window_keys)
         label = QLabel(self.text)
         label.setWordWrap(True)
         label.setTextFormat(Qt.TextFormat.RichText)

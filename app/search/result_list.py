@@ -34,6 +34,12 @@ WEAKER = "Weaker matches"
 # A row's keys (Ctrl is Cmd on macOS), shown in its menu; a quote has none: the player's
 # Ctrl+Shift+C (its moment's link) works from the whole window
 OPEN, COPY_LINK = "Return", "Ctrl+C"
+# Help > Keyboard shortcuts lists these beside the player's and the menus' keys
+PANE_KEYS = (
+    ((COPY_LINK,), "In the results: copy the row's link"),
+    (("Menu", "Shift+F10"), "In the results or the library: the row's menu"),
+    (("Alt+A",), "With a course chosen: search all courses again"),
+)
 OPEN_ROW = (
     "Enter plays it or shows it in the preview; Ctrl+C copies its link; the menu key "
     "offers a quote too."

@@ -159,6 +159,12 @@ def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -
     for key in ("Space", "J", "K", "L", "F", "M", "Esc", "N", "P"):
         assert f"<b>{key}</b>" in text, key
     assert "search box" in text
+    # the window's own keys too, read from its menus: the Go menu, File's, the results'
+    for key in ("Ctrl+1", "Ctrl+2", "Ctrl+3", "Ctrl+4", "Ctrl+5", "Ctrl+O"):
+        assert f"<b>{key}</b>" in text, key
+    for key in ("Ctrl+C", "Shift+F10", "Alt+A"):
+        assert f"<b>{key}</b>" in text, key
+    assert "Go &gt; Library" in text and "File &gt; Add files" in text
 
 
 def test_links_copied_from_the_player_carry_the_files_hash_and_title(
