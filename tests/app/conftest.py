@@ -7,13 +7,20 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import shutil
+from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
+from app.player.view import PlayerView
 from engine.library import Library
 from tests.app.media import PlayerMedia, make_test_media
 from tests.app.x_server import x_server  # noqa: F401  (Xvfb + openbox, for any app test)
+from tools.factories import make_srt
 
 
 @pytest.fixture(autouse=True)
@@ -34,3 +41,28 @@ def quick_library(library: Library) -> Library:
     config = library.config
     library.configure(replace(config, media=replace(config.media, screen_text=False)))
     return library
+
+
+@pytest.fixture
+def lecture_library(quick_library: Library, tmp_path: Path, media: PlayerMedia) -> Library:
+    """One course, Algorithms: the test lecture with its subtitles beside it."""
+    course = tmp_path / "Algorithms"
+    course.mkdir()
+    shutil.copy(media.video, course / "lecture.mp4")
+    make_srt(course / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
+    quick_library.ingest([course])
+    return quick_library
+
+
+@pytest.fixture
+def player(qtbot: QtBot) -> Iterator[PlayerView]:
+    """A player alone on Qt Multimedia, shown and active (files that test one backend at a
+    time define their own)."""
+    view = PlayerView(backend="qt")
+    qtbot.addWidget(view)
+    view.resize(1000, 480)
+    view.show()
+    view.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
+    yield view
+    view.shutdown()

@@ -6,7 +6,6 @@ Ctrl+F reach the parts. A larger system font grows the rows and clips nothing.""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,8 +19,6 @@ from app.window import SearchWindow
 from engine.api import DEMO_COURSE
 from engine.library import Library
 from tests.app.accessibility import Part, report, unnamed, walk_widget
-from tests.app.media import PlayerMedia
-from tools.factories import make_srt
 
 PLAYING_TIMEOUT_MS = 10_000
 
@@ -50,17 +47,6 @@ def search(qtbot: QtBot, window: SearchWindow, query: str) -> None:
     qtbot.waitUntil(
         lambda: window.search_pane.shown_query == query and window.result_at(0) is not None
     )
-
-
-@pytest.fixture
-def lecture_library(quick_library: Library, tmp_path: Path, media: PlayerMedia) -> Library:
-    """One course: the test lecture with its subtitles beside it."""
-    course = tmp_path / "Algorithms"
-    course.mkdir()
-    shutil.copy(media.video, course / "lecture.mp4")
-    make_srt(course / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
-    quick_library.ingest([course])
-    return quick_library
 
 
 @pytest.fixture

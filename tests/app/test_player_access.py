@@ -34,18 +34,6 @@ PLAYING_TIMEOUT_MS = 10_000
 
 
 @pytest.fixture
-def player(qtbot: QtBot) -> Iterator[PlayerView]:
-    view = PlayerView(backend="qt")
-    qtbot.addWidget(view)
-    view.resize(1000, 480)
-    view.show()
-    view.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
-    yield view
-    view.shutdown()
-
-
-@pytest.fixture
 def playing(qtbot: QtBot, player: PlayerView, media: PlayerMedia) -> PlayerView:
     player.open(str(media.video), 3_000, media.transcript, terms=["sort"])
     qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)

@@ -8,10 +8,8 @@ full-screen window (issue 24, item 1) only leaves full screen."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication
 from PySide6.QtWidgets import (
@@ -31,18 +29,6 @@ from engine.library import Library
 from tests.app.media import SLOT_MS, PlayerMedia
 
 PLAYING_TIMEOUT_MS = 10_000
-
-
-@pytest.fixture
-def player(qtbot: QtBot) -> Iterator[PlayerView]:
-    view = PlayerView(backend="qt")
-    qtbot.addWidget(view)
-    view.resize(1000, 480)
-    view.show()
-    view.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
-    yield view
-    view.shutdown()
 
 
 def start(qtbot: QtBot, player: PlayerView, media: PlayerMedia, ms: int, **kwargs: object) -> None:

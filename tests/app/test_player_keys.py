@@ -6,9 +6,7 @@ mouse: search, play, speed up, copy a link, Tab through every control."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
@@ -19,23 +17,10 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.api import parse_link
 from engine.library import Library
-from tests.app.media import PlayerMedia
-from tools.factories import make_srt
 
 PLAYING_TIMEOUT_MS = 10_000
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
-
-
-@pytest.fixture
-def lecture_library(quick_library: Library, tmp_path: Path, media: PlayerMedia) -> Library:
-    """A library of one course: the test lecture with its subtitles beside it."""
-    course = tmp_path / "Algorithms"
-    course.mkdir()
-    shutil.copy(media.video, course / "lecture.mp4")
-    make_srt(course / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
-    quick_library.ingest([course])
-    return quick_library
 
 
 @pytest.fixture

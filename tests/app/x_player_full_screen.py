@@ -4,9 +4,7 @@ player back in its place, its picture and transcript still following playback.""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint
@@ -16,9 +14,8 @@ from pytestqt.qtbot import QtBot
 from app.player.view import PlayerView
 from app.window import SearchWindow
 from engine.library import Library
-from tests.app.media import SLOT_MS, PlayerMedia
+from tests.app.media import SLOT_MS
 from tests.app.x_server import ON_X_SERVER, press, type_text, x_window
-from tools.factories import make_srt
 
 pytestmark = ON_X_SERVER
 
@@ -26,16 +23,6 @@ PLAYING_TIMEOUT_MS = 15_000
 SETTLE_MS = 1_000  # for the window manager's answers to arrive before counting windows
 # Full screen left this long after it came: the window manager lost the race for some of them
 GAPS_MS = (150, 250, 100, 200, 150, 250, 100, 200, 400, 1_000)
-
-
-@pytest.fixture
-def lecture_library(quick_library: Library, tmp_path: Path, media: PlayerMedia) -> Library:
-    course = tmp_path / "Algorithms"
-    course.mkdir()
-    shutil.copy(media.video, course / "lecture.mp4")
-    make_srt(course / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
-    quick_library.ingest([course])
-    return quick_library
 
 
 @pytest.fixture
