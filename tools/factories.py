@@ -36,6 +36,14 @@ def srt_text(cues: Sequence[Cue]) -> str:
     return "\n".join(blocks)
 
 
+def make_note(folder: Path, name: str, text: str) -> Path:
+    """``folder/name.md``: a heading from the name, then ``text`` (the folder is made)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.md"
+    path.write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
+    return path
+
+
 def make_srt(
     path: Path,
     cues: Sequence[Cue],

@@ -17,15 +17,9 @@ from app.dialogs.settings import Settings, save_settings
 from app.main import start
 from app.window import SearchWindow
 from engine.library import Library
+from tools.factories import make_note
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def note(folder: Path, name: str, text: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.md"
-    path.write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
-    return path
 
 
 def shows(window: SearchWindow, course: str, path: Path) -> bool:
@@ -48,7 +42,7 @@ def user_window(
 ) -> SearchWindow:
     """The user's window on a library of one course, started as ``coursedex`` starts it
     (the settings name the library)."""
-    note(tmp_path / "Oceans", "walrus", "The walrus hauls out on ice.")
+    make_note(tmp_path / "Oceans", "walrus", "The walrus hauls out on ice.")
     quick_library.ingest([tmp_path / "Oceans"])
     folder = quick_library.folder
     quick_library.close()
@@ -74,8 +68,8 @@ def test_open_with_while_the_window_runs_imports_there(
 ) -> None:
     window = user_window
     botany = tmp_path / "Botany"
-    photosynthesis = note(botany, "photosynthesis", "Leaves turn sunlight into sugar.")
-    lone = note(tmp_path / "loose", "osmosis", "Water moves through a membrane.")
+    photosynthesis = make_note(botany, "photosynthesis", "Leaves turn sunlight into sugar.")
+    lone = make_note(tmp_path / "loose", "osmosis", "Water moves through a membrane.")
     env = {**os.environ, "PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen"}
     second = subprocess.Popen(
         # As a file manager gives them: a folder, and a file as a file:// URL.
@@ -129,8 +123,8 @@ def test_the_window_shows_what_a_terminal_adds_and_removes(
     walrus = window.panel.item_of(str(tmp_path / "Oceans" / "walrus.md"))
     assert walrus is not None
     botany = tmp_path / "Botany"
-    leaves = note(botany, "photosynthesis", "Leaves turn sunlight into sugar.")
-    roots = note(botany, "roots", "Roots take up water.")
+    leaves = make_note(botany, "photosynthesis", "Leaves turn sunlight into sugar.")
+    roots = make_note(botany, "roots", "Roots take up water.")
     assert "2 indexed" in _finish(qtbot, _cli(folder, models_dir, "ingest", str(botany)))
     qtbot.waitUntil(lambda: shows(window, "Botany", leaves), timeout=30_000)
     assert shows(window, "Botany", roots)

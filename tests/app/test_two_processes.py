@@ -14,16 +14,9 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.library import Library
 from engine.models.registry import ModelRegistry
-from tools.factories import make_narrated_slides
+from tools.factories import make_narrated_slides, make_note
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _note(folder: Path, name: str, text: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.md"
-    path.write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +24,7 @@ def botany(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A course the terminal imports: a note, and a narrated video whose speech is
     recognised (so the import runs while the window searches)."""
     folder = tmp_path_factory.mktemp("botany") / "Botany"
-    _note(folder, "photosynthesis", "Photosynthesis turns sunlight into chemical energy.")
+    make_note(folder, "photosynthesis", "Photosynthesis turns sunlight into chemical energy.")
     make_narrated_slides(
         folder / "roots.mp4",
         [
@@ -55,7 +48,7 @@ def _show(qtbot: QtBot, window: SearchWindow, query: str, source: Path) -> None:
 def test_the_window_finds_what_a_terminal_import_added(
     qtbot: QtBot, quick_library: Library, models_dir: Path, tmp_path: Path, botany: Path
 ) -> None:
-    walrus = _note(tmp_path / "Oceans", "walrus", "The walrus hauls out on the sea ice.")
+    walrus = make_note(tmp_path / "Oceans", "walrus", "The walrus hauls out on the sea ice.")
     quick_library.ingest([walrus.parent])
     ModelRegistry(models_dir).path("faster-whisper-tiny.en")
     window = SearchWindow(quick_library)

@@ -10,19 +10,13 @@ from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
-
-
-def _note(folder: Path, name: str, text: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.md"
-    path.write_text(f"# {name}\n\n{text}\n", encoding="utf-8")
-    return path
+from tools.factories import make_note
 
 
 def test_another_connections_commits_are_seen_and_marked(
     library: Library, tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
 ) -> None:
-    walrus = _note(tmp_path / "Oceans", "walrus", "The walrus hauls out on the ice.")
+    walrus = make_note(tmp_path / "Oceans", "walrus", "The walrus hauls out on the ice.")
     library.ingest([walrus.parent])
     seen, stamp, before = library.outside_commits(), library.disk_stamp(), library.marks()
     assert before.courses == {"Oceans"}
@@ -30,12 +24,12 @@ def test_another_connections_commits_are_seen_and_marked(
     assert before.files[str(walrus)].course == "Oceans"
     assert library.disk_stamp() == stamp  # nothing written: nothing moves
 
-    otter = _note(tmp_path / "Oceans", "otter", "Sea otters hold hands while they sleep.")
+    otter = make_note(tmp_path / "Oceans", "otter", "Sea otters hold hands while they sleep.")
     library.ingest([otter], course="Oceans")  # this connection's own commits are not outside ones
     assert library.outside_commits() == seen
     assert library.disk_stamp() != stamp
 
-    moss = _note(tmp_path / "Botany", "moss", "Moss grows where it is damp.")
+    moss = make_note(tmp_path / "Botany", "moss", "Moss grows where it is damp.")
     registry = ModelRegistry(models_dir)
     with Library.open(library.folder, EngineConfig(), lambda: embedder, models=registry) as other:
         other.ingest([moss.parent])

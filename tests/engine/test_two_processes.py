@@ -24,7 +24,7 @@ from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
-from tools.factories import make_narrated_slides
+from tools.factories import make_narrated_slides, make_note
 from tools.lecture_media import make_audio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,13 +64,6 @@ def test_recognition_starts_while_opencv_is_being_imported(whisper_dir: Path, sp
 # --- a window open while `coursedex ingest` runs in a terminal -------------------------------
 
 
-def _note(folder: Path, name: str, text: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.md"
-    path.write_text(f"# {name.title()}\n\n{text}\n", encoding="utf-8")
-    return path
-
-
 def _cli(
     library: Path, models: Path, *args: str, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
@@ -93,14 +86,14 @@ def test_an_open_library_finds_what_another_process_imported(
     filter (the filter's cached segment ids are read again), without reopening."""
     folder = tmp_path / "lib"
     old = tmp_path / "Oceans"
-    _note(old, "walrus", "The walrus hauls out on the sea ice.")
+    make_note(old, "walrus", "The walrus hauls out on the sea ice.")
     with _open(folder, embedder, models_dir) as window:
         window.ingest([old])
         dense = SearchConfig(fulltext=False)
         in_oceans = SearchFilters(course="Oceans")
         assert window.search("a small white whale", config=dense, filters=in_oceans).results == []
-        _note(old, "beluga", "The beluga is a small white whale of the Arctic.")
-        _note(tmp_path / "Tusks", "narwhal", "The narwhal has one long spiral tusk.")
+        make_note(old, "beluga", "The beluga is a small white whale of the Arctic.")
+        make_note(tmp_path / "Tusks", "narwhal", "The narwhal has one long spiral tusk.")
         done = _cli(folder, models_dir, "ingest", str(old), str(tmp_path / "Tusks"))
         assert done.returncode == 0, done.stderr
         hits = window.search("a whale with a spiral tusk", config=dense).results
@@ -117,8 +110,8 @@ def test_an_open_library_never_answers_with_rows_that_took_removed_ids(
     vectors under those ids would answer a question about the removed course with the
     new file."""
     folder = tmp_path / "lib"
-    old = _note(tmp_path / "Polar", "walrus", "The walrus hauls out on the sea ice.")
-    new = _note(tmp_path / "Tusks", "narwhal", "The narwhal has one long spiral tusk.")
+    old = make_note(tmp_path / "Polar", "walrus", "The walrus hauls out on the sea ice.")
+    new = make_note(tmp_path / "Tusks", "narwhal", "The narwhal has one long spiral tusk.")
     dense = SearchConfig(fulltext=False)
     with _open(folder, embedder, models_dir) as window:
         window.ingest([old.parent])
@@ -149,7 +142,7 @@ def lecture(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ],
         tmp_path_factory.mktemp("pictures"),
     )
-    _note(folder, "basalt", "Basalt is a dark volcanic rock.")
+    make_note(folder, "basalt", "Basalt is a dark volcanic rock.")
     return folder
 
 
@@ -198,7 +191,7 @@ def test_two_ingests_at_once_both_finish_and_the_second_says_it_waited(
     first = _start(folder, models_dir, "ingest", str(lecture))
     try:
         _transcribing(folder, first)
-        other = _note(tmp_path / "Minerals", "quartz", "Quartz is a hard crystalline mineral.")
+        other = make_note(tmp_path / "Minerals", "quartz", "Quartz is a hard crystalline mineral.")
         second = _start(folder, models_dir, "ingest", str(other.parent))
         out, err = second.communicate(timeout=600)
         assert second.returncode == 0, err
@@ -218,7 +211,7 @@ def test_remove_from_a_terminal_during_an_import_is_refused_then_works(
 ) -> None:
     folder = tmp_path / "lib"
     ModelRegistry(models_dir).path("faster-whisper-tiny.en")
-    old = _note(tmp_path / "Old", "gneiss", "Gneiss is a banded metamorphic rock.")
+    old = make_note(tmp_path / "Old", "gneiss", "Gneiss is a banded metamorphic rock.")
     assert _cli(folder, models_dir, "ingest", str(old.parent)).returncode == 0
     importing = _start(folder, models_dir, "ingest", str(lecture))
     try:
@@ -308,7 +301,7 @@ def test_an_open_library_reads_a_changed_file_while_another_process_still_import
     text's vectors under them, not the old ones it holds."""
     folder = tmp_path / "lib"
     course = tmp_path / "Notes"
-    note = _note(course, "zz-animal", "The walrus hauls out on the sea ice.")
+    note = make_note(course, "zz-animal", "The walrus hauls out on the sea ice.")
     dense = SearchConfig(fulltext=False)
     ModelRegistry(models_dir).path("faster-whisper-tiny.en")
     with _open(folder, embedder, models_dir) as window:
