@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
 from engine.api import FileResult, plural, printable
 
 
@@ -41,8 +42,11 @@ class ImportErrorsDialog(QDialog):
         self.text = QPlainTextEdit(errors_text(errors))
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.text.setAccessibleName("Files not imported, with their reasons")
-        self.text.setAccessibleDescription("One file a line with why it was not imported.")
+        describe(
+            self.text,
+            "Files not imported, with their reasons",
+            "One file a line with why it was not imported.",
+        )
         heading.setBuddy(self.text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.copy_button = QPushButton("&Copy")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.accessible import describe
 from app.library.changes import FilesChanged, LibraryChange
 from engine.api import FolderWatcher, Library, Outcome, WatchReport, plural
 
@@ -95,9 +96,10 @@ class FollowDialog(QDialog):
         self.setWindowTitle("Follow course folders")
         self.library = library
         self.courses = QListWidget()
-        self.courses.setAccessibleName("Courses imported as folders")
-        self.courses.setAccessibleDescription(
-            "Check a course to import what appears in its folder; Space checks or unchecks."
+        describe(
+            self.courses,
+            "Courses imported as folders",
+            "Check a course to import what appears in its folder; Space checks or unchecks.",
         )
         for course in self.library.courses():
             if not course.root:

@@ -267,9 +267,12 @@ class SlideView(QWidget):
             return
         video, ms = self._shown_in[0]
         self.play_button.setText(f"Play where this slide is shown ({clock(ms)})")
-        self.play_button.setToolTip(f"{Path(video).name} at {clock(ms)}")
-        self.play_button.setAccessibleName(self.play_button.text())
-        self.play_button.setAccessibleDescription(f"Play {Path(video).name} from {clock(ms)}.")
+        describe(
+            self.play_button,
+            self.play_button.text(),
+            f"Play {Path(video).name} from {clock(ms)}.",
+            f"{Path(video).name} at {clock(ms)}",
+        )
         if len(self._shown_in) > 1:
             menu = QMenu(self.play_button)
             for other, at in self._shown_in:
