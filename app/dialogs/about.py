@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
+from app.player import libvlc
+from app.player.libvlc import PlayerUnavailable
 from engine.api import KNOWN_MODELS, ModelError, ModelManifest, ModelRegistry, __version__
 
 MODELS_LIST = "MODELS.txt"  # name<TAB>role<TAB>licence<TAB>source, one model a line
@@ -63,13 +65,12 @@ def _version(distribution: str, module: str) -> str | None:
 
 
 def _libvlc() -> str:
+    """The user's own VLC, if the player can use it (no build carries one)."""
     try:
-        import vlc
-
-        return vlc.libvlc_get_version().decode(errors="replace")
-    # python-vlc raises these when the libVLC library itself cannot be found or loaded.
-    except (ImportError, OSError, NotImplementedError, AttributeError):
+        vlc = libvlc.load()
+    except PlayerUnavailable:
         return "not found (videos play with Qt Multimedia)"
+    return vlc.libvlc_get_version().decode(errors="replace")
 
 
 def versions() -> list[tuple[str, str]]:

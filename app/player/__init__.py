@@ -11,6 +11,7 @@
                     line being spoken kept in view
     memory.py       the speed and where each lecture was left, kept between starts
     playback.py     the engines behind it: libVLC, or Qt Multimedia where libVLC cannot load
+    libvlc.py       the user's own VLC, found where it is installed (no build carries one)
 
 Nothing from libVLC's own threads touches a widget: the view polls its backend from a
 QTimer on the UI thread.

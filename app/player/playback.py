@@ -1,6 +1,7 @@
-"""Playback engines behind the player: libVLC drawing into a native child widget, or Qt
-Multimedia where libVLC cannot load. Both answer the same small interface, which the
-player polls from a QTimer on the UI thread; nothing from libVLC's threads touches Qt.
+"""Playback engines behind the player: libVLC drawing into a native child widget where the
+user has VLC (app/player/libvlc.py finds it), else Qt Multimedia. Both answer the same small
+interface, which the player polls from a QTimer on the UI thread; nothing from libVLC's
+threads touches Qt.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.player import libvlc
+from app.player.libvlc import PlayerUnavailable
+
+__all__ = ["Backend", "PlayerUnavailable", "make_backend"]
+
 log = logging.getLogger(__name__)
-
-
-class PlayerUnavailable(Exception):
-    """The backend asked for cannot play here; the message is one line saying why."""
 
 
 class Backend(Protocol):
@@ -70,10 +72,7 @@ class _VlcBackend:
     name = "vlc"
 
     def __init__(self, vlc_args: Sequence[str]) -> None:
-        try:
-            import vlc
-        except (ImportError, OSError, NotImplementedError) as e:  # python-vlc without libVLC
-            raise PlayerUnavailable(f"libVLC cannot be loaded: {e}") from e
+        vlc = libvlc.load()
         self._platform = QGuiApplication.platformName()
         if self._platform.startswith("wayland"):
             raise PlayerUnavailable(

@@ -10,8 +10,9 @@
 # --profile dev (default): the models from the PyPI packages of the `models` dependency group;
 # release: the user defaults, downloaded by the app's model manager (what CI builds).
 #
-# Needs: uv, Xcode command line tools (hnswlib compiles; codesign, notarytool, stapler), and
-# VLC.app for libVLC (`brew install --cask vlc`; another location with VLC_APP=/path/VLC.app).
+# Needs: uv and the Xcode command line tools (hnswlib compiles; codesign, notarytool, stapler).
+# No libVLC goes in: the player is Qt Multimedia (its FFmpeg comes with the PySide6 wheels), and
+# python-vlc plays only with a VLC.app the user installed (app/player/libvlc.py).
 #
 # Signing and notarisation run only when all of these are set (CI passes them from secrets):
 #   MACOS_SIGN_IDENTITY  "Developer ID Application: Name (TEAMID)", in the keychain
@@ -59,7 +60,6 @@ else
     die "signing needs all of $sign_vars; missing:$missing"
 fi
 
-vlc_app="${VLC_APP:-/Applications/VLC.app}"
 entitlements="$root/installer/macos/entitlements.plist"
 # hnswlib compiles with -march=native otherwise (pyproject says the same; this covers a build
 # that bypasses it), and such a build crashes on other CPUs.
@@ -76,18 +76,6 @@ uv run --no-sync python installer/prepare_models.py --profile "$profile" --out b
 
 step "icons -> build/icons (coursedex.icns for the bundle)"
 uv run --no-sync python resources/icons/render_icons.py build/icons
-
-step "libVLC from $vlc_app -> build/vlc"
-[ -f "$vlc_app/Contents/MacOS/lib/libvlc.dylib" ] ||
-    die "no libVLC in $vlc_app: brew install --cask vlc (or set VLC_APP)"
-rm -rf build/vlc
-mkdir -p build/vlc
-# VLC.app's layout is kept (lib/ beside plugins/): the dylibs find libvlccore and each other
-# through @loader_path-relative paths that a flattened copy would break. ditto keeps the
-# version symlinks (libvlc.dylib -> libvlc.5.dylib) and VideoLAN's signatures.
-ditto "$vlc_app/Contents/MacOS/lib" build/vlc/lib
-ditto "$vlc_app/Contents/MacOS/plugins" build/vlc/plugins
-export COURSEDEX_VLC_DIR="$root/build/vlc"
 
 step "pyinstaller installer/coursedex.spec"
 rm -rf dist/Coursedex.app
@@ -118,8 +106,8 @@ notarise() {
 
 if [ "$signing" = yes ]; then
     step "codesign (hardened runtime) with $MACOS_SIGN_IDENTITY"
-    # Inside out, never --deep: every Mach-O file (Python extensions, Qt, libVLC and its
-    # plugins, the launcher), then each framework bundle, then the app with its entitlements.
+    # Inside out, never --deep: every Mach-O file (Python extensions, Qt and its plugins, the
+    # launcher), then each framework bundle, then the app with its entitlements.
     # Signing before the self-test means the test runs under the hardened runtime users get.
     find "$app/Contents" -type f -print0 | while IFS= read -r -d '' file; do
         if file -b "$file" | grep -q 'Mach-O'; then codesign_file "$file"; fi

@@ -11,16 +11,19 @@ installer/prepare_models.py):
   1. uv sync --locked --group build
   2. installer/prepare_models.py --profile <dev|release> --out build/models
   3. resources/icons/render_icons.py build/icons   (coursedex.ico for the exe and installer)
-  4. libVLC: the pinned VLC zip from download.videolan.org, checked against its sha256,
-     reduced to libvlc.dll, libvlccore.dll and plugins\ in build\vlc (COURSEDEX_VLC_DIR,
-     which the spec bundles)
-  5. pyinstaller installer/coursedex.spec --noconfirm
-  6. dist\coursedex\coursedex.exe --self-test, with every proxy pointed at a closed port so
+  4. pyinstaller installer/coursedex.spec --noconfirm
+  5. dist\coursedex\coursedex.exe --self-test, with every proxy pointed at a closed port so
      that a download attempt fails instead of passing silently
-  7. iscc /DAppVersion=<version> installer\windows\coursedex.iss
+  6. iscc /DAppVersion=<version> installer\windows\coursedex.iss
+
+No libVLC goes in: the player is Qt Multimedia, whose FFmpeg backend comes with the PySide6
+wheels, and python-vlc plays only with a VLC the user installed (app/player/libvlc.py). So
+nothing is downloaded here but the Python packages (checked against uv.lock's sha256) and the
+release models (checked by the app's model manager, see installer/models.toml): no hash is
+left to pin by hand before a release.
 
 Needs: uv on PATH, the MSVC build tools (hnswlib has no wheels and compiles), Inno Setup 6.3+
-(choco install innosetup) and network access to PyPI and download.videolan.org.
+(choco install innosetup) and network access to PyPI and the models' hosts.
 
 NOT RUN on this project's machines (Linux only, no network beyond package registries): this
 script has been written against the documented behaviour of each tool and runs for the first
@@ -42,23 +45,6 @@ param(
 
 $ErrorActionPreference = 'Stop'
 Set-StrictMode -Version Latest
-# Invoke-WebRequest is many times slower with its progress bar on (Windows PowerShell 5.1).
-$ProgressPreference = 'SilentlyContinue'
-
-# --- libVLC pin -------------------------------------------------------------------------
-# The official VideoLAN build. To move to a new version: change $VlcVersion, download the zip
-# once, check it against the .sha256 / signature VideoLAN publishes next to it, and paste its
-# sha256 below. Left at the placeholder, a dev build warns and prints the hash it got; a
-# release build stops, because it would ship an unchecked download.
-$VlcVersion = '3.0.21'
-$VlcUrl = "https://download.videolan.org/pub/videolan/vlc/$VlcVersion/win64/vlc-$VlcVersion-win64.zip"
-$VlcSha256 = 'PIN-ME-sha256-of-vlc-3.0.21-win64.zip'
-# Plugin folders the embedded player never uses: VLC's own interfaces (its Qt GUI alone is
-# ~25 MB), Lua extensions, visualisations, network discovery (UPnP would reach the network)
-# and streaming output. The --self-test plays a video, so a plugin removed here by mistake
-# fails the build.
-$VlcUnusedPlugins = @('gui', 'lua', 'visualization', 'services_discovery', 'stream_out',
-    'access_output', 'video_splitter')
 
 $Root = (Resolve-Path (Join-Path $PSScriptRoot '..\..')).Path
 Set-Location $Root
@@ -79,54 +65,6 @@ function Invoke-Native {
 function Get-FolderSizeMB([string]$Path) {
     $bytes = (Get-ChildItem -LiteralPath $Path -Recurse -File | Measure-Object -Sum Length).Sum
     return [math]::Round($bytes / 1MB, 1)
-}
-
-function Get-Vlc([string]$OutDir) {
-    $downloads = Join-Path $Root 'build\downloads'
-    New-Item -ItemType Directory -Force -Path $downloads | Out-Null
-    $zip = Join-Path $downloads "vlc-$VlcVersion-win64.zip"
-    if (-not (Test-Path $zip)) {
-        Write-Host "downloading $VlcUrl"
-        Invoke-WebRequest -Uri $VlcUrl -OutFile "$zip.part" -UseBasicParsing
-        Move-Item -Force "$zip.part" $zip
-    }
-    $actual = (Get-FileHash -Algorithm SHA256 -LiteralPath $zip).Hash.ToLowerInvariant()
-    if ($VlcSha256 -like 'PIN-ME*') {
-        $message = "the VLC zip is not pinned: its sha256 is $actual. Check it against " +
-            "VideoLAN's published checksum and set `$VlcSha256 in installer\windows\build.ps1."
-        if ($ModelProfile -eq 'release') { throw "release build: $message" }
-        Write-Warning $message
-    }
-    elseif ($actual -ne $VlcSha256.ToLowerInvariant()) {
-        Remove-Item -Force $zip
-        throw "vlc-$VlcVersion-win64.zip: sha256 $actual, expected $VlcSha256 (download deleted)"
-    }
-
-    $extract = Join-Path $Root 'build\vlc-extract'
-    if (Test-Path $extract) { Remove-Item -Recurse -Force $extract }
-    Expand-Archive -LiteralPath $zip -DestinationPath $extract
-    $src = Join-Path $extract "vlc-$VlcVersion"
-    if (Test-Path $OutDir) { Remove-Item -Recurse -Force $OutDir }
-    New-Item -ItemType Directory -Force -Path $OutDir | Out-Null
-    foreach ($dll in 'libvlc.dll', 'libvlccore.dll') {
-        Copy-Item -LiteralPath (Join-Path $src $dll) -Destination $OutDir
-    }
-    Copy-Item -Recurse -LiteralPath (Join-Path $src 'plugins') -Destination $OutDir
-    foreach ($folder in $VlcUnusedPlugins) {
-        $path = Join-Path $OutDir "plugins\$folder"
-        if (Test-Path $path) { Remove-Item -Recurse -Force $path }
-    }
-    # plugins.dat lists every plugin; after the pruning above it is stale, and libVLC would
-    # rescan all plugins at each start. vlc-cache-gen (in the zip) rebuilds it.
-    $cacheGen = Join-Path $src 'vlc-cache-gen.exe'
-    if (Test-Path $cacheGen) {
-        Invoke-Native $cacheGen @((Join-Path $OutDir 'plugins'))
-    }
-    else {
-        Remove-Item -Force -ErrorAction SilentlyContinue (Join-Path $OutDir 'plugins\plugins.dat')
-        Write-Warning 'vlc-cache-gen.exe not in the zip: libVLC will scan its plugins at each start'
-    }
-    Remove-Item -Recurse -Force $extract
 }
 
 function Find-Iscc {
@@ -160,11 +98,6 @@ Invoke-Native uv @('run', '--no-sync', 'python', 'installer/prepare_models.py',
 
 Write-Step 'icons -> build\icons'
 Invoke-Native uv @('run', '--no-sync', 'python', 'resources/icons/render_icons.py', 'build/icons')
-
-Write-Step "libVLC $VlcVersion -> build\vlc"
-$VlcDir = Join-Path $Root 'build\vlc'
-Get-Vlc $VlcDir
-$env:COURSEDEX_VLC_DIR = $VlcDir
 
 Write-Step 'pyinstaller installer/coursedex.spec'
 Invoke-Native uv @('run', '--no-sync', 'pyinstaller', 'installer/coursedex.spec', '--noconfirm')

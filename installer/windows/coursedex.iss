@@ -92,7 +92,7 @@ Root: HKCU; Subkey: "Software\Classes\coursedex\shell\open\command"; ValueType: 
 Filename: "{app}\{#AppExe}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags: nowait postinstall skipifsilent
 
 [UninstallDelete]
-; Files the app may write next to itself at run time (e.g. libVLC's plugin cache). Never
+; Files the app may write next to itself at run time (caches). Never
 ; "{app}" itself: a user may have picked a folder that holds other things.
 Type: filesandordirs; Name: "{app}\_internal"
 

@@ -125,6 +125,21 @@ def test_workflow_runs_every_recipe_with_the_release_models() -> None:
     assert secret_lines and all(macos_start < n < every_os_start for n in secret_lines)
 
 
+def test_no_release_step_waits_for_a_hash_to_be_pinned_by_hand() -> None:
+    """A tag build must run to the end on every OS: no placeholder hash (PIN-ME) stops it,
+    and no recipe downloads or bundles libVLC (the player is Qt Multimedia; python-vlc plays
+    with the user's own VLC)."""
+    recipes = [p for p in sorted((ROOT / "installer").rglob("*")) if p.is_file()]
+    for path in [*recipes, WORKFLOW]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert "PIN-ME" not in text, path
+    for path in [*FREEZE_RECIPES.values(), WORKFLOW]:
+        code = "\n".join(code_lines(path)).lower()
+        assert "videolan" not in code and "install --cask vlc" not in code, path
+        assert "coursedex_vlc_dir" not in code, path
+    assert "COURSEDEX_VLC_DIR" not in (ROOT / SPEC).read_text(encoding="utf-8")
+
+
 # --- one spec, one model list ------------------------------------------------------------
 
 
