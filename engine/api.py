@@ -73,6 +73,7 @@ from engine.models import Embedder
 from engine.models.catalog import KNOWN_MODELS, ModelSpec
 from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
+from engine.notes import Note, NoteError, Place
 from engine.numbers import MAX_THREADS, NumberError, whole
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
@@ -131,8 +132,11 @@ __all__ = [
     "ModelRole",
     "ModelSpec",
     "NotFoundError",
+    "Note",
+    "NoteError",
     "NumberError",
     "Outcome",
+    "Place",
     "SearchConfig",
     "SearchFilters",
     "SearchOutcome",

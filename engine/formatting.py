@@ -25,6 +25,7 @@ KIND_NAMES = {
     SegmentKind.SLIDE: "Slides",
     SegmentKind.CODE: "Code",
     SegmentKind.NOTE: "Notes",
+    SegmentKind.BOOKMARK: "My notes",  # the user's own, at places in files (engine/notes)
 }
 
 

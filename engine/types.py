@@ -12,6 +12,8 @@ class SegmentKind(StrEnum):
     SLIDE = "slide"
     CODE = "code"
     NOTE = "note"
+    # A user's own note at a place in a file (engine/notes): found by search as its own kind.
+    BOOKMARK = "bookmark"
 
 
 class SourceKind(StrEnum):

@@ -54,6 +54,7 @@ KIND_GLYPHS = {
     SegmentKind.SLIDE: "\u25a4",  # a page of lines
     SegmentKind.CODE: "{}",
     SegmentKind.NOTE: "\u00b6",  # pilcrow
+    SegmentKind.BOOKMARK: "\u270e",  # a pencil: the user's own note
 }
 
 

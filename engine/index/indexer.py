@@ -16,16 +16,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import Cancelled
-from engine.importing.embedding import Embedding
+from engine.importing.embedding import Embedding, embed_text
 from engine.index.vectors import ReconcileReport, VectorIndex
 from engine.models import Embedder
-from engine.store import Store
+from engine.store import NoteRow, Store
 from engine.types import SegmentDraft, SourceStatus
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,14 @@ class SourceContent:
     sentences: Sequence[np.ndarray]
     finished: bool = True  # False: a later stage (the video's frames) still has to run
     speech_model: str | None = None  # the model that transcribed it, if one did
+
+
+def _note_vectors(embedder: Embedder, title: str, notes: Sequence[NoteRow]) -> np.ndarray:
+    """The vectors of notes' segments, embedded as an import embeds a segment."""
+    if not notes:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    texts = [embed_text(title, n.draft()) for n in notes]
+    return embedder.embed(texts).astype(np.float32, copy=False)
 
 
 def _with_text(ids: Sequence[int], drafts: Sequence[SegmentDraft]) -> np.ndarray:
@@ -192,12 +200,15 @@ class Indexer:
     # --- writes -------------------------------------------------------------------------
 
     def write_source(self, source_id: int, content: SourceContent, embedder: Embedder) -> int:
-        """Swap a source's segments and vectors for ``content``'s; returns its segments."""
+        """Swap a source's segments and vectors for ``content``'s; returns its segments. The
+        user's notes on this content come back with them (engine/store/notes.py)."""
         status = SourceStatus.INDEXED if content.finished else SourceStatus.INDEXING
         with self._lock:
             index = self._ensure(embedder)
             old = self.store.segments.ids_of_source(source_id)
             before = self.store.embeddings.generation()
+            notes = self.store.notes.of_content(content.sha256)
+            note_vectors = _note_vectors(embedder, content.title, notes)
             with self.store.transaction():
                 ids = self.store.replace_source_content(
                     source_id,
@@ -214,10 +225,57 @@ class Indexer:
                     sentences=content.sentences,
                     speech_model=content.speech_model,
                 )
+                note_ids = [self.store.notes.attach(source_id, n) for n in notes]
+                self._put_vectors(note_ids, note_vectors)
+                self.store.notes.seen_in(source_id)
             index.delete(old)
             index.add(_with_text(ids, content.segments), content.vectors)
+            index.add(np.asarray(note_ids, dtype=np.int64), note_vectors)
             self._caught_up(index, before)
         return len(ids)
+
+    def add_note(self, note: NoteRow, title: str, embedder: Embedder) -> int:
+        """Store a new note (``note.id`` is ignored) and make it searchable under every file
+        of its content (``title``: the file's, which leads its embedding); returns its id."""
+        with self._lock:
+            index = self._ensure(embedder)
+            before = self.store.embeddings.generation()
+            vectors = _note_vectors(embedder, title, [note])
+            sources = self.store.notes.files_of(note.sha256)
+            with self.store.transaction():
+                note_id = self.store.notes.insert(
+                    course=note.course,
+                    sha256=note.sha256,
+                    path_in_archive=note.path_in_archive,
+                    at_ms=note.at_ms,
+                    page=note.page,
+                    line=note.line,
+                    text=note.text,
+                    created=note.created,
+                    last_path=note.last_path,
+                    last_title=note.last_title,
+                )
+                stored = replace(note, id=note_id)
+                ids = [self.store.notes.attach(source_id, stored) for source_id in sources]
+                vectors = np.repeat(vectors, len(ids), axis=0)
+                self._put_vectors(ids, vectors)
+            index.add(np.asarray(ids, dtype=np.int64), vectors)
+            self._caught_up(index, before)
+        return note_id
+
+    def remove_note(self, note_id: int) -> bool:
+        """Delete a note and its segments and vectors; False when there is no such note."""
+        with self._lock:
+            with self.store.transaction():
+                found = self.store.notes.get(note_id) is not None
+                ids = self.store.notes.delete(note_id)
+            self._delete_vectors(ids)
+        return found
+
+    def _put_vectors(self, ids: Sequence[int], vectors: np.ndarray) -> None:
+        """The stored vectors of just-inserted segments (inside the caller's transaction)."""
+        if ids:
+            self.store.embeddings.put(ids, vectors, SPACE)
 
     def append_screen(
         self,
@@ -269,7 +327,9 @@ class Indexer:
         with self._lock:
             self._delete_thumbnails(self.store.recordings.thumbnails_of_source(source_id))
             ids = self.store.segments.ids_of_source(source_id)
-            self.store.catalog.delete_source(source_id)
+            with self.store.transaction():
+                self.store.notes.seen_in(source_id)  # its notes stay, saying where it was
+                self.store.catalog.delete_source(source_id)
             self._delete_vectors(ids)
 
     def _delete_vectors(self, ids: Sequence[int]) -> None:

@@ -4,6 +4,7 @@ searches, removes and re-indexes.
     facade.py        Library: wires the import pipeline, the indexer and the searcher together
     records.py       what it holds, read back and kept: courses, files, segments, a file's
                      transcript, chapters, pages and text; folders followed, origins
+    notes.py         a user's notes on moments: add at a place in a file, list, remove
     folder.py        checks at open (a lost or read-only database) and library.lock, one
                      writer at a time across processes
     write_access.py  when this process may write: read only, one import at a time, the lock

@@ -35,12 +35,12 @@ from engine.errors import (
 from engine.importing.embedding import Embedding
 from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
-from engine.importing.planning import plan, resolved, storable
+from engine.importing.planning import plan, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.index.indexer import Indexer
 from engine.library.folder import prepare_folder, refuse_lost_database
 from engine.library.models import LibraryModels
-from engine.library.records import Records
+from engine.library.notes import NoteTaking
 from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
@@ -51,7 +51,7 @@ from engine.types import ParsedSource, SourceKind, SourceStatus
 log = logging.getLogger(__name__)
 
 
-class Library(Records):
+class Library(NoteTaking):
     """One library folder. Safe to search from one thread while another ingests.
 
     Raises:
@@ -428,12 +428,7 @@ class Library(Records):
             doomed = self.store.catalog.sources(course_id)
         except NotFoundError:
             course_id = None
-            given = resolved(Path(target), expand=True, resolve=False)
-            # Imported under the name given (a link keeps its own), or found in a folder.
-            # A link loop or a name that is not UTF-8 is in no library: not found.
-            named = [resolved(given.absolute().parent) / given.name, resolved(given)]
-            paths = (str(p) for p in named if storable(p))
-            found = next(filter(None, map(self.store.catalog.source_by_path, paths)), None)
+            found = self._file_named(target)
             if found is None:
                 raise NotFoundError(f"no course or file named {target!r} in the library") from None
             doomed = [found]

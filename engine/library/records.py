@@ -15,6 +15,7 @@ from pathlib import Path
 
 from engine.config import EngineConfig
 from engine.errors import NotFoundError
+from engine.importing.planning import resolved, storable
 from engine.integrations import documents
 from engine.library.write_access import WriteAccess
 from engine.store import Course, LibraryMarks, SegmentRow, Source, Store
@@ -186,6 +187,17 @@ class Records:
             UnreadableFileError: the file is gone or changed so it cannot be read as text.
         """
         return documents.source_text(self._source_or_raise(path), self._config.limits, member)
+
+    def _file_named(self, target: str) -> Source | None:
+        """The file at ``target`` as a user names it: the path imported (a link keeps its
+        own name), or the file it resolves to, relative or with ``~``. None when the library
+        has no such file (a link loop or a name that is not UTF-8 is in no library)."""
+        if not storable(Path(target)):
+            return None
+        given = resolved(Path(target), expand=True, resolve=False)
+        named = [resolved(given.absolute().parent) / given.name, resolved(given)]
+        paths = (str(p) for p in named if storable(p))
+        return next(filter(None, map(self.store.catalog.source_by_path, paths)), None)
 
     def _source_or_raise(self, path: str) -> Source:
         source = self.store.catalog.source_by_path(path)

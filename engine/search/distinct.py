@@ -11,6 +11,7 @@ from engine.search.granularity import unit
 from engine.search.handoff import Candidate
 from engine.search.seek import SAME_MOMENT_MS
 from engine.store import Store
+from engine.types import SegmentKind
 
 
 def by_mmr(
@@ -30,8 +31,11 @@ def by_mmr(
 
 
 def _same_moment(a: Candidate, b: Candidate) -> bool:
-    """Overlapping transcript windows that seek to the same moment are one hit."""
+    """Overlapping transcript windows that seek to the same moment are one hit. A user's
+    note is its own hit: it neither hides nor is hidden by what was said there."""
     if a.row.source_path != b.row.source_path or a.seek_ms is None or b.seek_ms is None:
+        return False
+    if SegmentKind.BOOKMARK in (a.row.kind, b.row.kind):
         return False
     return (
         a.row.path_in_archive == b.row.path_in_archive

@@ -15,6 +15,7 @@ it does itself only what spans several groups. One module per table group:
 - segments.py    segments and their FTS5 index
 - embeddings.py  segment vectors and cue (sentence) vectors
 - recordings.py  what a video or audio file adds: kept transcriptions, scenes, slide links
+- notes.py       a user's notes at places in files, kept by content across re-imports
 - meta.py        the library's own keys and flags
 - codec.py       how times and vectors are stored
 
@@ -43,6 +44,7 @@ does not fit:
 from engine.store.codec import now_iso
 from engine.store.courses import Course, FileMark, LibraryMarks, Source
 from engine.store.facade import Store
+from engine.store.notes import NoteRow
 from engine.store.recordings import (
     FinishedTranscript,
     Scene,
@@ -61,6 +63,7 @@ __all__ = [
     "FileMark",
     "FinishedTranscript",
     "LibraryMarks",
+    "NoteRow",
     "Scene",
     "SegmentRow",
     "SegmentText",

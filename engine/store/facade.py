@@ -1,8 +1,8 @@
 """``Store``: one library database, the single entry point the rest of the engine uses.
 
 Its table groups are public (``store.catalog``, ``store.segments``, ``store.embeddings``,
-``store.recordings``, ``store.meta``) and share one connection, lock and transaction;
-callers use them directly, so each transaction is taken where it can be seen. ``Store``
+``store.recordings``, ``store.notes``, ``store.meta``) and share one connection, lock and
+transaction; callers use them directly, so each transaction is taken where it can be seen. ``Store``
 does itself only what spans several groups: writing a source's content, and the
 library's counts.
 """
@@ -20,6 +20,7 @@ from engine.store.courses import Catalog
 from engine.store.database import Database
 from engine.store.embeddings import Embeddings
 from engine.store.meta import Meta
+from engine.store.notes import Notes
 from engine.store.recordings import (
     Recordings,
 )
@@ -42,6 +43,7 @@ class Store:
         self.segments = Segments(self.db)
         self.embeddings = Embeddings(self.db)
         self.recordings = Recordings(self.db)
+        self.notes = Notes(self.db)
 
     @property
     def conn(self) -> sqlite3.Connection:

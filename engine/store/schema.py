@@ -178,6 +178,28 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE sources ADD COLUMN speech_model TEXT;
     """,
+    # 7: a user's notes at places in files (engine/notes). Anchored by the file's content
+    # (sha256), not its row: removing or importing the file again never deletes a note,
+    # and it shows again under the file of that content. AUTOINCREMENT: a removed note's
+    # id is never given to another (`coursedex notes remove 3` run twice removes one).
+    # Each note is also a segment of kind 'bookmark' under its file while the file is in
+    # the library (ord = -id), so search finds it like any text; last_* say where it was.
+    """
+    CREATE TABLE IF NOT EXISTS notes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        course TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        path_in_archive TEXT,
+        at_ms INTEGER,
+        page INTEGER,
+        line INTEGER,
+        text TEXT NOT NULL,
+        created REAL NOT NULL,
+        last_path TEXT NOT NULL DEFAULT '',
+        last_title TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX IF NOT EXISTS notes_sha256 ON notes(sha256);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest version a read-only library can be searched at: later steps change only rows.

@@ -146,10 +146,12 @@ class Segments:
         return [int(r.id) for r in found]
 
     def next_ord(self, source_id: int) -> int:
-        """The position after a source's last segment (0 for none)."""
+        """The position after a source's last segment (0 for none). A user's notes on the
+        file sit below 0 (engine/store/notes.py) and are not counted."""
         return int(
             self._db.value(
-                "SELECT coalesce(max(ord) + 1, 0) FROM segments WHERE source_id = ?", (source_id,)
+                "SELECT coalesce(max(ord) + 1, 0) FROM segments WHERE source_id = ? AND ord >= 0",
+                (source_id,),
             )
         )
 
