@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QStackedWidget, QTabWidget, QWidget
 
 
 def takes_tab(widget: QWidget) -> bool:
@@ -34,8 +34,21 @@ def tab_chain(window: QWidget, parts: Sequence[QWidget]) -> list[QWidget]:
     return chain
 
 
+def reveal(part: QWidget) -> None:
+    """Show the tab that holds ``part`` (the Notes panel, behind the library's tab)."""
+    widget: QWidget | None = part
+    while widget is not None:
+        stack = widget.parentWidget()
+        tabs = stack.parentWidget() if isinstance(stack, QStackedWidget) else None
+        if isinstance(tabs, QTabWidget) and tabs.indexOf(widget) >= 0:
+            tabs.setCurrentWidget(widget)
+        widget = stack
+
+
 def focus_into(part: QWidget) -> None:
-    """Give the focus to ``part``, or to the first widget inside it that Tab stops on."""
+    """Give the focus to ``part``, or to the first widget inside it that Tab stops on (its
+    tab shown first)."""
+    reveal(part)
     if takes_tab(part):
         part.setFocus(Qt.FocusReason.ShortcutFocusReason)
         return

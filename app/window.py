@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.accessible import describe
 from app.focus import focus_into, mention_key
 from app.library.actions import LibraryActions
 from app.library.changes import (
@@ -51,6 +50,8 @@ from app.library.file_dialogs import FileDialogs
 from app.library.import_bar import ImportBar, file_state
 from app.library.outside_changes import OutsideChanges
 from app.library.panel import LibraryPanel
+from app.notes.panel import NotesPanel
+from app.notes.side import SideTabs
 from app.player.memory import PlaybackMemory
 from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
 from app.search.results import OPEN_HINT, ResultRow
@@ -160,8 +161,11 @@ class SearchWindow(QMainWindow):
             parent=self,
         )
 
+        self.notes_panel = NotesPanel(library, self.tasks)  # a tab beside the library's
+        self.side = SideTabs(self.panel, self.notes_panel)
+        self.side.connect_notes(self.preview_pane, self.search_pane, self.library_changed)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(self.panel)
+        self.splitter.addWidget(self.side)
         self.splitter.addWidget(self.search_pane)
         self.splitter.addWidget(self.preview_pane)
         self._lay_out_panes()
@@ -171,13 +175,6 @@ class SearchWindow(QMainWindow):
         layout.addWidget(self.import_bar)
         self.setCentralWidget(body)
         self.setAcceptDrops(True)
-        if not self.panel.accessibleName():  # the panel may name itself; else the window does
-            describe(
-                self.panel,
-                "Library",
-                "Your courses and their files; picking a course searches only it. The menu "
-                "key offers a row's actions.",
-            )
         self._menus()
         self.state_file = window_state or state_path(settings_path)
         remembered = self._load_state()
@@ -226,6 +223,7 @@ class SearchWindow(QMainWindow):
             ("&Results", "Ctrl+3", pane.results, False),
             ("&Preview", "Ctrl+4", self.preview_pane, False),
             ("&Library", "Ctrl+5", self.panel, False),
+            ("&Notes", "Ctrl+6", self.notes_panel.tree, False),
         ):
             action = menu.addAction(text, QKeySequence(keys), lambda p=part: focus_into(p))
             mention_key(part, action.shortcut(), tooltip=tooltip)

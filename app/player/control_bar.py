@@ -29,6 +29,7 @@ from app.player.controls import FocusRing, SeekBar, media_icon
 from app.player.keys import (
     COPY_LINK_KEY,
     FASTER_KEY,
+    NOTE_KEY,
     SEEK_BAR_KEYS,
     SLOWER_KEY,
     VOLUME_DOWN_KEY,
@@ -40,6 +41,7 @@ from engine.api import clock
 SKIP_MS = 10_000
 SPEEDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 NOTICE_MS = 4_000  # how long "Link to 01:23 copied" stays
+NOTE_HELP = "Adds a note at {} of the lecture: type it, Enter saves it, Esc cancels"
 SEEK_BAR_HELP = (
     "Where the lecture is; ticks mark the lines with the words searched and the chapters. "
     "Left and Right go 10 seconds, Home and End to the start and the end"
@@ -58,6 +60,7 @@ class ControlBar(QWidget):
     subtitles_toggled = Signal(bool)
     full_screen_clicked = Signal()
     copy_link_clicked = Signal()
+    note_clicked = Signal()  # a note at the moment shown
     rate_chosen = Signal(float)
     mute_clicked = Signal()
     volume_moved = Signal(int)  # percent
@@ -140,6 +143,10 @@ class ControlBar(QWidget):
             f"Copy a link to this moment ({COPY_LINK_KEY}; right-click a line: a quote)",
             self.copy_link_clicked,
         )
+        self.note_button = self._tool_button(
+            "Add note", NOTE_HELP.format("00:00"), f"Note at 00:00 ({NOTE_KEY})", self.note_clicked
+        )
+        self.note_button.setText("Note")
         self.speed_box = QComboBox()
         describe(
             self.speed_box,
@@ -188,7 +195,7 @@ class ControlBar(QWidget):
         for widget in (self.back_button, self.play_button, self.forward_button,
                        self.replay_button, self.speed_box, self.previous_match_button,
                        self.next_match_button, self.subtitles_button, self.full_screen_button,
-                       self.copy_link_button):  # fmt: skip
+                       self.copy_link_button, self.note_button):  # fmt: skip
             buttons.addWidget(widget)
         buttons.addStretch(1)
         buttons.addWidget(self.notice)
@@ -215,7 +222,8 @@ class ControlBar(QWidget):
         return [self.seek_slider, self.back_button, self.play_button, self.forward_button,
                 self.replay_button, self.speed_box, self.previous_match_button,
                 self.next_match_button, self.subtitles_button, self.full_screen_button,
-                self.copy_link_button, self.mute_button, self.volume_slider]  # fmt: skip
+                self.copy_link_button, self.note_button, self.mute_button,
+                self.volume_slider]  # fmt: skip
 
     def _paint_icons(self) -> None:
         """Icons in the palette's colours; again whenever the palette changes."""
@@ -228,6 +236,7 @@ class ControlBar(QWidget):
             (self.next_match_button, "next"),
             (self.full_screen_button, "full screen"),
             (self.copy_link_button, "link"),
+            (self.note_button, "note"),
         ):
             button.setIcon(media_icon(name, palette))  # icon only: the row fits at 1024 px
 
@@ -266,6 +275,12 @@ class ControlBar(QWidget):
         if not self.seek_slider.isSliderDown():
             self.seek_slider.setValue(position)
             self.time_label.setText(f"{clock(position)} / {clock(duration)}")
+        # The time is in the tooltip and the description, not the name: a focused button
+        # whose name changed every second would be announced every second.
+        tip = f"Note at {clock(position)} ({NOTE_KEY})"
+        if self.note_button.toolTip() != tip:
+            self.note_button.setToolTip(tip)
+            self.note_button.setAccessibleDescription(NOTE_HELP.format(clock(position)))
 
     def show_rate(self, rate: float) -> None:
         """The speed box on ``rate``, without emitting ``rate_chosen`` again."""

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 ICON_PX = 32  # drawn at this size; Qt scales it down for the buttons
-ICONS = ("play", "pause", "volume", "muted", "replay", "previous", "next", "full screen", "link")
+ICONS = ("play", "pause", "volume", "muted", "replay", "previous", "next", "full screen",
+         "link", "note")  # fmt: skip
 
 
 def media_icon(name: str, palette: QPalette) -> QIcon:
@@ -86,6 +87,9 @@ def media_icon(name: str, palette: QPalette) -> QIcon:
         painter.rotate(-45)
         painter.drawRoundedRect(QRectF(-14 * s, -5 * s, 15 * s, 10 * s), 5 * s, 5 * s)
         painter.drawRoundedRect(QRectF(-1 * s, -5 * s, 15 * s, 10 * s), 5 * s, 5 * s)
+    elif name == "note":  # a bookmark's ribbon
+        ribbon = ((9, 4), (23, 4), (23, 28), (16, 21), (9, 28))
+        painter.drawPolygon(QPolygonF([QPointF(x * s, y * s) for x, y in ribbon]))
     elif name == "replay":
         pen = QPen(colour, 3 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)

@@ -30,6 +30,7 @@ VOLUME_UP_KEY, VOLUME_DOWN_KEY = "+", "-"
 VOLUME_STEP = 10  # percent, a key press or an arrow on the volume slider
 COPY_LINK_KEY = "Ctrl+Shift+C"
 GO_TO_KEY = "G"
+NOTE_KEY = "B"  # a bookmark: N is the next match
 SEEK_BAR_KEYS = "Left, Right; Home, End; 0 to 9"
 
 # (keys, what they do); a key name is shown in bold, "or" between them
@@ -48,6 +49,11 @@ SHORTCUTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("0 to 9",), "Go to the start, a tenth, … nine tenths of the lecture"),
     ((GO_TO_KEY,), "Go to a time you type (1:30, 90 s, 1:02:03)"),
     ((COPY_LINK_KEY,), "Copy a link to this moment"),
+    (
+        (NOTE_KEY,),
+        "Add a note here: at the moment playing, on the slide's page, at the file's line "
+        "(Enter saves it, Esc cancels)",
+    ),
     (("C",), "Subtitles on the picture on or off"),
     (("Ctrl+F", "Ctrl+L"), "Go to the search box"),
     (

@@ -16,14 +16,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QCoreApplication,
-    QEvent,
-    QObject,
-    Qt,
-    QTimer,
-    Signal,
-)
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -46,6 +39,7 @@ from app.player.keys import (
     COPY_LINK_KEY,
     FASTER_KEY,
     GO_TO_KEY,
+    NOTE_KEY,
     SLOWER_KEY,
     VOLUME_DOWN_KEY,
     VOLUME_STEP,
@@ -186,6 +180,7 @@ class PlayerView(QWidget):
             ((VOLUME_DOWN_KEY,), lambda: bar.step_volume(-VOLUME_STEP)),
             ((COPY_LINK_KEY,), self.copy_link),
             ((GO_TO_KEY,), self.ask_time),
+            ((NOTE_KEY,), bar.note_button.click),  # the window adds it (app/notes/)
             *(((str(n),), lambda n=n: self.go_to_tenth(n)) for n in range(10)),
         ), self._showing)  # fmt: skip
         keep = ControlKeys(self)

@@ -53,6 +53,7 @@ class ResultList(QListWidget):
     open_requested = Signal(object)  # a SearchResult: a row or one of its moments
     link_activated = Signal(str)  # a link in the empty note
     copy_requested = Signal(object, bool)  # a SearchResult; True: a quote, False: its link
+    note_requested = Signal(object)  # a SearchResult: a note at its place
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -219,7 +220,7 @@ class ResultList(QListWidget):
             self.open_requested.emit(result)
 
     def row_menu(self, row: int) -> QMenu | None:
-        """The menu of a result row: Open, Copy link, Copy quote with time."""
+        """The menu of a result row: Open, Copy link, Copy quote with time, Add note here."""
         result = self.result_at(row)
         if result is None:
             return None
@@ -229,11 +230,12 @@ class ResultList(QListWidget):
             ("Open", OPEN, lambda: self.open_requested.emit(result)),
             ("Copy link", COPY_LINK, lambda: self.copy_requested.emit(result, False)),
             (quote, "", lambda: self.copy_requested.emit(result, True)),
+            ("Add note here…", "", lambda: self.note_requested.emit(result)),
         ):
             action = menu.addAction(text, act)
             action.setShortcut(QKeySequence(keys))  # shown in the menu; the list's keys do it
             action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            if text == "Open":
+            if text in ("Open", quote):
                 menu.addSeparator()
         return menu
 

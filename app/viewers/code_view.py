@@ -44,6 +44,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QApplication,
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QSizePolicy,
@@ -53,9 +54,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
-
-# PDFium is not thread-safe in a process: the app must take the same lock as the import,
-# which may be reading a deck on its own thread while a result row renders a thumbnail.
+from app.notes.editor import note_button
 
 log = logging.getLogger(__name__)
 
@@ -320,9 +319,14 @@ class CodeView(QWidget):
         self._highlighter = _Highlighter(self.editor.document())
         self._highlighter.set_style(self._style_for_palette())
 
+        self.note_button = note_button("Add a note at the cursor's line")
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 6, 0)
+        top.addWidget(self.header, 1)
+        top.addWidget(self.note_button)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.header)
+        column.addLayout(top)
         column.addWidget(self.editor, 1)
 
     @property
@@ -342,6 +346,7 @@ class CodeView(QWidget):
         and the words ``terms`` marked (case-insensitive, whole words)."""
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         self._text = text
+        self.note_button.setEnabled(True)
         self._terms = tuple(t for t in terms if t.strip())
         lexing = _Lexing(text, _lexer(filename, text))
         self._lazy = len(lexing.lines) > _SYNC_LEX_LINES
@@ -369,6 +374,7 @@ class CodeView(QWidget):
         self.editor.marked_line = 0
         self.editor.setPlainText("")
         self.editor.setExtraSelections([])
+        self.note_button.setEnabled(False)
         self.header.setText(message.splitlines()[0] if message.strip() else "cannot show this file")
 
     def _lex_slice(self) -> None:

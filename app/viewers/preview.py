@@ -8,9 +8,13 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QLineEdit, QStackedWidget, QVBoxLayout, QWidget
 
 from app.accessible import describe
+from app.notes.places import Spot
+from app.notes.taking import NoteTaker
+from app.player.keys import NOTE_KEY
 from app.player.memory import PlaybackMemory
 from app.player.playback import PlayerUnavailable
 from app.player.view import PlayerView
@@ -18,7 +22,17 @@ from app.search.results import OPEN_HINT
 from app.tasks import Failure, Tasks
 from app.viewers.code_view import CodeView
 from app.viewers.slide_view import SlideView
-from engine.api import Chapter, Library, SearchResult, SegmentKind, Source, SourceKind, Timing
+from engine.api import (
+    Chapter,
+    Library,
+    Note,
+    SearchResult,
+    SegmentKind,
+    Source,
+    SourceKind,
+    Timing,
+    clock,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +76,28 @@ class PreviewPane(QWidget):
         self._lecture = ""  # the last lecture played
         self._shown = ""  # the file whose lecture, slide or text is on show
         self._removed: set[str] = set()  # files removed from the library while open
+        self._text_file: tuple[str, str | None] = ("", None)  # the code view's file, member
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.stack, 1)
+        self._notes()
+
+    def _notes(self) -> None:
+        """A note where the user is: the player's button and B (its own key, so it works in
+        full screen too), a slide's or a file's button and B while one shows."""
+        self.notes = NoteTaker(self.library, self.tasks, self)
+        self.notes.added.connect(self._note_added)
+        self.slide_view.note_button.clicked.connect(self.note_here)
+        self.code_view.note_button.clicked.connect(self.note_here)
+        self._note_key = QShortcut(QKeySequence(NOTE_KEY), self)
+        self._note_key.setContext(Qt.ShortcutContext.WindowShortcut)
+        self._note_key.activated.connect(self.note_here)
+        self.stack.currentChanged.connect(
+            lambda _i: self._note_key.setEnabled(
+                self.stack.currentWidget() in (self.slide_view, self.code_view)
+            )
+        )
+        self._note_key.setEnabled(False)
 
     @property
     def has_player(self) -> bool:
@@ -82,6 +115,7 @@ class PreviewPane(QWidget):
             except PlayerUnavailable as e:
                 log.warning("%s; using Qt Multimedia", e)
                 self._player = PlayerView(backend="qt", memory=self.memory)
+            self._player.controls.note_clicked.connect(self.note_here)
             self.stack.addWidget(self._player)
         return self._player
 
@@ -125,39 +159,56 @@ class PreviewPane(QWidget):
 
     def show_result(self, result: SearchResult, terms: Sequence[str]) -> None:
         """Play a video hit from its time, show a slide page, or a file at the line."""
-        if result.source in self._removed:
-            self._say_removed(result.source)
-            return
-        self._shown = result.source
         playable = result.source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
         if result.kind == SegmentKind.SLIDE and result.page is not None:
-            self.slide_view.show_page(result.source, result.page, result.shown_in, terms)
-            self.stack.setCurrentWidget(self.slide_view)
+            self.show_page(result.source, result.page, result.shown_in, terms)
         elif playable and result.start_ms is not None:
             self.play(result.source, result.start_ms, terms)
         else:
-            self._show_text(result, terms)
+            line = result.line or result.line_start
+            self.show_file(result.source, result.path_in_archive, line, terms)
 
-    def _show_text(self, result: SearchResult, terms: Sequence[str]) -> None:
-        library, member = self.library, result.path_in_archive
-        line = result.line or result.line_start
-        name = member or Path(result.source).name
+    def show_page(
+        self,
+        path: str,
+        page: int,
+        shown_in: Sequence[tuple[str, int]] = (),
+        terms: Sequence[str] = (),
+    ) -> None:
+        """A deck's page; ``shown_in`` lists (video, ms) where a lecture shows it."""
+        if path in self._removed:
+            self._say_removed(path)
+            return
+        self._shown = path
+        self.slide_view.show_page(path, page, shown_in, terms)
+        self.stack.setCurrentWidget(self.slide_view)
+
+    def show_file(
+        self, source: str, member: str | None, line: int | None, terms: Sequence[str] = ()
+    ) -> None:
+        """A file (or an archive's ``member``) at ``line``, read on the task pool."""
+        if source in self._removed:
+            self._say_removed(source)
+            return
+        self._shown = source
+        library, name = self.library, member or Path(source).name
 
         def shown(text: str) -> None:
             self.code_view.show_code(text, name, line, terms)
+            self._text_file = (source, member)
             self.stack.setCurrentWidget(self.code_view)
 
         def failed(failure: Failure) -> None:
-            gone = not Path(result.source).exists()
+            gone = not Path(source).exists()
             self.code_view.show_error(
-                f"{Path(result.source).name} is no longer at {Path(result.source).parent}: "
+                f"{Path(source).name} is no longer at {Path(source).parent}: "
                 "it was moved or deleted"
                 if gone
                 else f"{name}: {failure.message}"
             )
             self.stack.setCurrentWidget(self.code_view)
 
-        self.tasks.run(lambda: str(library.source_text(result.source, member)), shown, failed)
+        self.tasks.run(lambda: str(library.source_text(source, member)), shown, failed)
 
     def play(self, path: str, start_ms: int | None, terms: Sequence[str] = ()) -> None:
         """Open a lecture at a time (None: where it was left), with its transcript and
@@ -184,3 +235,66 @@ class PreviewPane(QWidget):
             with_lines,
             lambda _failure: with_lines(([], [], None)),
         )
+
+    # --- notes -----------------------------------------------------------------------------
+
+    def note_here(self) -> None:
+        """Ask for a note where the user is: the moment playing (paused while the note is
+        typed, playing on after), the slide's page, or the line of the file's cursor."""
+        page, player = self.stack.currentWidget(), self._player
+        if player is not None and page is player and self._lecture:
+            playing, at = player.is_playing(), player.position_ms()
+            player.pause()
+            spot = Spot(self._lecture, player.transcript.title, at_ms=at)
+            self.notes.ask(spot, player, then=player.play if playing else None)
+        elif page is self.slide_view and self.slide_view.current_path:
+            view = self.slide_view
+            self.notes.ask(Spot(view.current_path, view.title, page=view.current_page), self)
+        elif page is self.code_view and self.code_view.note_button.isEnabled():
+            (source, member), cursor = self._text_file, self.code_view.editor.textCursor()
+            line = cursor.blockNumber() + 1
+            self.notes.ask(Spot(source, Path(source).stem, line=line, member=member), self)
+
+    def note_at_result(self, result: SearchResult) -> None:
+        """Ask for a note at a result's place: its time, else its page, else its line."""
+        at_ms, page, line = result.start_ms, result.page, result.line or result.line_start
+        if at_ms is not None:
+            spot = Spot(result.source, result.title, at_ms=at_ms)
+        elif page is not None:
+            spot = Spot(result.source, result.title, page=page)
+        else:
+            spot = Spot(result.source, result.title, line=line, member=result.path_in_archive)
+        self.notes.ask(spot, self)
+
+    def _note_added(self, note: Note) -> None:
+        if self._player is not None and self.stack.currentWidget() is self._player:
+            at = note.place.at_ms
+            self._player.controls.show_notice(
+                f"Note added at {clock(at)}" if at is not None else "Note added"
+            )
+
+    def open_note(self, note: Note) -> None:
+        """A note's place: its lecture from the time, its deck at the page, its file at the
+        line; a note on a whole file opens the file as a result of it would."""
+        path, place = note.source_path, note.place
+        if path is None:
+            return
+        if place.at_ms is not None:
+            self.play(path, place.at_ms)
+        elif place.page is not None:
+            self.show_page(path, place.page)
+        elif place.line is not None or place.path_in_archive is not None:
+            self.show_file(path, place.path_in_archive, place.line)
+        else:
+            library = self.library
+
+            def by_kind(source: Source | None) -> None:
+                kind = source.kind if source is not None else None
+                if kind in (SourceKind.VIDEO, SourceKind.AUDIO):
+                    self.play(path, None)
+                elif kind == SourceKind.SLIDES:
+                    self.show_page(path, 1)
+                else:
+                    self.show_file(path, None, None)
+
+            self.tasks.run(lambda: library.source(path), by_kind)

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
 from app.accessible import describe
+from app.notes.editor import note_button
 from app.tasks import Tasks
 from app.viewers.pages import ViewerError, check_page, deck_for, render_page, term_boxes
 from engine.api import Library, clock
@@ -197,6 +198,7 @@ class SlideView(QWidget):
             "Play the lecture from the moment this slide is on screen.",
         )
 
+        self.note_button = note_button("Add a note on this page")
         self.image_label = QLabel()
         self.image_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.image_label.setWordWrap(True)
@@ -212,6 +214,7 @@ class SlideView(QWidget):
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 0, 6, 4)
         bar.addWidget(self.play_button)
+        bar.addWidget(self.note_button)
         bar.addStretch(1)
         bar.addWidget(self.prev_button)
         bar.addWidget(self.next_button)
@@ -235,6 +238,11 @@ class SlideView(QWidget):
     @property
     def current_page(self) -> int:
         return self._page
+
+    @property
+    def title(self) -> str:
+        """The deck's title (its file's name until the library says)."""
+        return self._title
 
     def show_page(
         self,
@@ -296,6 +304,7 @@ class SlideView(QWidget):
             self._request()
 
     def _update_controls(self) -> None:
+        self.note_button.setEnabled(bool(self._path))
         self.prev_button.setEnabled(bool(self._path) and self._page > 1)
         self.next_button.setEnabled(bool(self._path) and 0 < self._page < self._pages)
         self.play_button.setVisible(bool(self._shown_in) and self._page == self._shown_in_page)

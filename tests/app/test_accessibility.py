@@ -109,13 +109,34 @@ def test_results_rows_filters_and_previews_are_named(
     menu = window.search_pane.results.row_menu(0)  # what the Menu key opens on a row
     assert menu is not None
     items = [p.name for p in checked_walk("a result row's menu", menu) if p.interactive]
-    assert items == ["Open", "Copy link", "Copy quote"], items
+    assert items == ["Open", "Copy link", "Copy quote", "Add note here…"], items
 
 
 def test_every_control_is_named_while_a_lecture_plays(playing: SearchWindow) -> None:
     parts = checked_walk("a lecture playing", playing)
     player = [p for p in parts if "PlayerView" in p.path and p.interactive and p.shown]
     assert len(player) >= 3, [p.path for p in player]  # the player's own controls were walked
+
+
+def test_the_notes_panel_with_a_note_is_named_and_reached_by_ctrl_6(
+    qtbot: QtBot, demo_text_library: Library
+) -> None:
+    from engine.api import SourceKind
+
+    slides = next(s.path for s in demo_text_library.sources() if s.kind == SourceKind.SLIDES)
+    note = demo_text_library.add_note(slides, "the pivot ends in its place", page=2)
+    try:
+        window = shown(qtbot, demo_text_library)
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+        qtbot.keySequence(window.search_pane.search, "Ctrl+6")  # type: ignore[attr-defined]
+        qtbot.waitUntil(lambda: window.notes_panel.notes() == [note])
+        assert QApplication.focusWidget() is window.notes_panel.tree
+        parts = checked_walk("the Notes panel with a note", window)
+        named = {p.name for p in parts if p.interactive and p.shown}
+        assert {"Library", "Notes", "Open", "Edit…", "Remove"} <= named, named
+        assert any(note.text in p.name for p in parts if p.shown and not p.widget), named
+    finally:
+        demo_text_library.remove_note(note.id)
 
 
 def test_the_results_keys_do_not_clash_with_the_players(
@@ -177,7 +198,7 @@ def test_tab_goes_search_filters_results_preview_library(
         "filters": (pane.course_box, pane.kind_box, pane.filter_chip),
         "results": (pane.results,),
         "preview": (window.preview_pane,),
-        "library": (window.panel,),
+        "library": (window.side,),  # its tabs (Library, Notes), then the panel
         "import bar": (window.import_bar,),
     }
 
@@ -266,6 +287,8 @@ def test_ctrl_keys_reach_each_part_and_menus_show_them(
         ("Ctrl+2", pane.kind_box),
         ("Ctrl+3", pane.results),
         ("Ctrl+5", window.panel),
+        ("Ctrl+6", window.notes_panel.tree),  # its tab shows
+        ("Ctrl+5", window.panel),
         ("Ctrl+L", pane.search),
     ):
         qtbot.keySequence(QApplication.focusWidget(), keys)  # type: ignore[attr-defined]
@@ -292,6 +315,7 @@ def test_dialogs_controls_are_named(qtbot: QtBot, library: Library, models_dir: 
     from app.library.import_errors import ImportErrorsDialog
     from app.library.url_import import UrlImportDialog
     from app.library.watch_folders import FollowDialog
+    from app.notes.editor import NoteEditor
     from app.player.keys import ShortcutsDialog
     from engine.api import ModelRegistry
 
@@ -304,6 +328,8 @@ def test_dialogs_controls_are_named(qtbot: QtBot, library: Library, models_dir: 
         "Keyboard shortcuts": ShortcutsDialog(window),
         "Follow course folders": FollowDialog(library, window),
         "Files not imported": ImportErrorsDialog([], window),
+        "Add note": NoteEditor("lecture-01 · 12:34", parent=window),
+        "Edit note": NoteEditor("slides · p. 5", "a note", error="Not saved", parent=window),
     }
     for title, dialog in dialogs.items():
         dialog.show()

@@ -191,8 +191,8 @@ def tab_to(qtbot: QtBot, name: str) -> QWidget:
 
 PLAYER_TAB_ORDER = (
     "Lecture player", "Position", "Back 10 seconds", "Pause", "Forward 10 seconds", "Replay",
-    "Speed", "Previous match", "Next match", "Subtitles", "Full screen", "Copy link", "Mute",
-    "Volume", "Find in the transcript", "Transcript",
+    "Speed", "Previous match", "Next match", "Subtitles", "Full screen", "Copy link",
+    "Add note", "Mute", "Volume", "Find in the transcript", "Transcript",
 )  # fmt: skip
 
 

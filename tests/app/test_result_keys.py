@@ -73,7 +73,7 @@ def test_the_menu_key_opens_the_current_rows_menu_at_it_and_names_the_keys(
     press_menu_key(window)
     qtbot.waitUntil(lambda: bool(seen))
     keys, at = seen[0]
-    assert keys == {"Open": "Return", "Copy link": "Ctrl+C", "Copy quote": ""}
+    assert keys == {"Open": "Return", "Copy link": "Ctrl+C", "Copy quote": "", "Add note here…": ""}
     assert parse_link(QApplication.clipboard().text()).source == hit.source
     row = results.visualItemRect(results.currentItem())
     top_left = results.viewport().mapToGlobal(row.topLeft())

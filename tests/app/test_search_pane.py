@@ -345,7 +345,7 @@ def test_a_result_rows_menu_copies_its_link_and_a_quote_with_its_time(
     menu = window.search_pane.results.row_menu(0)
     assert menu is not None
     actions = {a.text(): a for a in menu.actions() if a.text()}
-    assert list(actions) == ["Open", "Copy link", "Copy quote with time"]
+    assert list(actions) == ["Open", "Copy link", "Copy quote with time", "Add note here…"]
     actions["Copy link"].trigger()
     link = QApplication.clipboard().text()
     parsed = parse_link(link)

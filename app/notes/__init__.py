@@ -1,0 +1,11 @@
+"""Notes on moments in the window: a note added where the user is (the moment playing, a
+slide's page, a line of code, a result), and the Notes panel that lists them.
+
+    places.py   how a note's place reads ("lecture-01 · 12:34", "slides · p. 5",
+                "code.zip/sort.py:42"), and the Spot a note is about to be added at
+    editor.py   the one-line editor that asks for a note's text (Enter saves, Esc cancels)
+    taking.py   NoteTaker: asks, then adds the note on the task pool
+    panel.py    NotesPanel: a course's notes in lecture order; open, edit, remove
+
+The notes themselves are the engine's (Library.add_note, notes, remove_note).
+"""

@@ -1,0 +1,285 @@
+"""Notes on moments in the window, as a student takes them: the player's Note button (and B)
+pauses while the note is typed and plays on after it is saved, at the moment it was pressed;
+the Notes panel (Ctrl+6) lists it and a click plays from it; a slide's page and a file's
+line take notes too, and a result's menu; Delete removes one after asking; search finds a
+note as its own kind (bookmark)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication, QMessageBox, QTreeWidgetItem
+from pytestqt.qtbot import QtBot
+
+from app.notes.editor import NoteEditor
+from app.window import SearchWindow
+from engine.api import DEMO_COURSE, Note, SegmentKind, SourceKind, clock
+from engine.library import Library
+from tests.app.ui import on_next_modal
+
+PLAYING_TIMEOUT_MS = 10_000
+
+
+def shown(qtbot: QtBot, library: Library) -> SearchWindow:
+    window = SearchWindow(library, player_backend="qt")
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    return window
+
+
+@pytest.fixture
+def window(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
+    win = shown(qtbot, lecture_library)
+    yield win
+    win.close()
+
+
+@pytest.fixture
+def demo_window(qtbot: QtBot, demo_text_library: Library) -> Iterator[SearchWindow]:
+    """The window on the demo's slides, code and notes; the notes a test adds go after it."""
+    win = shown(qtbot, demo_text_library)
+    yield win
+    win.close()
+    for note in demo_text_library.notes():
+        demo_text_library.remove_note(note.id)
+
+
+def path_of(library: Library, kind: SourceKind) -> str:
+    return next(s.path for s in library.sources() if s.kind == kind)
+
+
+def type_note(qtbot: QtBot, text: str, seen: list[str] | None = None) -> None:
+    """Answer the next note editor as a user: type ``text``, then Enter (Esc if empty);
+    ``seen`` gets the place the editor names."""
+
+    def answer(editor: NoteEditor) -> None:
+        if seen is not None:
+            seen.append(editor.place.text())
+        editor.box.setFocus()
+        qtbot.keyClicks(editor.box, text)
+        qtbot.keyClick(editor.box, Qt.Key.Key_Return if text else Qt.Key.Key_Escape)
+
+    on_next_modal(NoteEditor, answer)
+
+
+def panel_rows(window: SearchWindow) -> list[tuple[str, str]]:
+    """The Notes panel's notes as shown: (place, text)."""
+    return [(item.text(0), item.text(1)) for item in window.notes_panel.note_rows()]
+
+
+def row_item(window: SearchWindow, text: str) -> QTreeWidgetItem:
+    tree = window.notes_panel.tree
+    found = tree.findItems(text, Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive, 1)
+    assert found, (text, panel_rows(window))
+    return found[0]
+
+
+def back_to(qtbot: QtBot, window: SearchWindow) -> None:
+    """The window active again after a dialog (the offscreen platform does not give it back)."""
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+
+
+def go_to_notes(qtbot: QtBot, window: SearchWindow) -> None:
+    back_to(qtbot, window)
+    qtbot.keySequence(window.focusWidget() or window, "Ctrl+6")  # type: ignore[attr-defined]
+    qtbot.waitUntil(window.notes_panel.isVisible)
+    assert QApplication.focusWidget() is window.notes_panel.tree
+
+
+def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
+    qtbot.keyClicks(window.search_pane.search, query)
+    qtbot.waitUntil(lambda: window.result_at(0) is not None and window.search_pane.query == query)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: window.preview_pane.has_player and window.preview_pane.player.is_playing(),
+        timeout=PLAYING_TIMEOUT_MS,
+    )
+
+
+def test_the_note_button_pauses_adds_a_note_at_the_moment_pressed_and_the_panel_lists_it(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+) -> None:
+    open_first_hit(qtbot, window, "merge sort halves")
+    player = window.preview_pane.player
+    qtbot.waitUntil(lambda: player.position_ms() > 7_000, timeout=PLAYING_TIMEOUT_MS)
+    button = player.controls.note_button
+    assert button.accessibleName() == "Add note"
+    assert button.toolTip().startswith("Note at ") and button.toolTip().endswith("(B)")
+    editors: list[str] = []
+    type_note(qtbot, "halves are merged in order", editors)
+    pressed = player.position_ms()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(lecture_library.notes()) == 1)
+    (note,) = lecture_library.notes()
+    assert note.text == "halves are merged in order" and note.course == "Algorithms"
+    assert note.source_path == player.transcript.path
+    assert note.place.at_ms is not None and abs(note.place.at_ms - pressed) <= 500
+    assert editors[0] == f"Note at {note.source_title} · {clock(note.place.at_ms)}"
+    assert player.is_playing()  # it was playing: it plays on once the note is saved
+    qtbot.waitUntil(lambda: player.controls.notice.text().startswith("Note added at"))
+
+    go_to_notes(qtbot, window)
+    where = f"{note.source_title} · {clock(note.place.at_ms)}"
+    qtbot.waitUntil(lambda: panel_rows(window) == [(where, "halves are merged in order")])
+    assert window.notes_panel.current_note_id() == note.id  # the note just added
+
+    # B from the player (here paused) opens the editor too; Esc adds nothing, and a paused
+    # lecture stays paused.
+    player.pause()
+    player.setFocus()
+    qtbot.waitUntil(player.hasFocus)
+    type_note(qtbot, "", editors)
+    qtbot.keyClick(player, Qt.Key.Key_B)
+    assert len(editors) == 2 and len(lecture_library.notes()) == 1
+    assert not player.is_playing()
+
+
+def test_a_click_on_a_note_in_the_panel_plays_the_lecture_from_its_time(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+) -> None:
+    lecture = path_of(lecture_library, SourceKind.VIDEO)
+    lecture_library.add_note(lecture, "binary search halves the range", at_ms=15_000)
+    lecture_library.add_note(lecture, "the start", at_ms=1_000)
+    go_to_notes(qtbot, window)
+    qtbot.waitUntil(lambda: len(panel_rows(window)) == 2)
+    assert [text for _where, text in panel_rows(window)] == [
+        "the start",
+        "binary search halves the range",
+    ]  # in lecture order
+    item = row_item(window, "binary search halves the range")
+    tree = window.notes_panel.tree
+    qtbot.mouseClick(
+        tree.viewport(), Qt.MouseButton.LeftButton, pos=tree.visualItemRect(item).center()
+    )
+    pane = window.preview_pane
+    qtbot.waitUntil(
+        lambda: pane.has_player and pane.player.is_playing(), timeout=PLAYING_TIMEOUT_MS
+    )
+    assert pane.player.transcript.path == lecture
+    qtbot.waitUntil(lambda: 15_000 <= pane.player.position_ms() <= 18_000)
+
+
+def test_notes_on_a_slides_page_and_a_files_line(
+    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+) -> None:
+    window, library, pane = demo_window, demo_text_library, demo_window.preview_pane
+    slides = path_of(library, SourceKind.SLIDES)
+    pane.show_page(slides, 3)
+    qtbot.waitUntil(lambda: pane.slide_view.isVisible() and pane.slide_view.current_page == 3)
+    type_note(qtbot, "the pivot ends in its place")
+    qtbot.mouseClick(pane.slide_view.note_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(library.notes()) == 1)
+    (on_page,) = library.notes()
+    assert (on_page.source_path, on_page.place.page, on_page.place.at_ms) == (slides, 3, None)
+
+    code = path_of(library, SourceKind.CODE)
+    pane.show_file(code, "sorting/quicksort.py", 5)
+    qtbot.waitUntil(lambda: pane.code_view.isVisible() and pane.code_view.current_line == 5)
+    editor = pane.code_view.editor
+    back_to(qtbot, window)
+    editor.setFocus()
+    qtbot.waitUntil(editor.hasFocus)
+    cursor = QTextCursor(editor.document().findBlockByNumber(11))  # the user moves to line 12
+    editor.setTextCursor(cursor)
+    type_note(qtbot, "Lomuto partition")
+    qtbot.keyClick(editor, Qt.Key.Key_B)  # B adds a note here too
+    qtbot.waitUntil(lambda: len(library.notes()) == 2)
+    at_line = next(n for n in library.notes() if n.id != on_page.id)
+    assert (at_line.place.path_in_archive, at_line.place.line) == ("sorting/quicksort.py", 12)
+    assert at_line.source_path == code
+
+    go_to_notes(qtbot, window)
+    qtbot.waitUntil(lambda: len(panel_rows(window)) == 2)
+    assert set(panel_rows(window)) == {
+        (f"{on_page.source_title} · p. 3", "the pivot ends in its place"),
+        (f"{Path(code).name}/sorting/quicksort.py:12", "Lomuto partition"),
+    }
+    # Enter on a note opens its place: the file at the line.
+    window.notes_panel.select(at_line.id)
+    pane.show_page(slides, 1)
+    qtbot.keyClick(window.notes_panel.tree, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: pane.code_view.isVisible() and pane.code_view.current_line == 12)
+
+
+def test_delete_in_the_panel_removes_a_note_after_asking(
+    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+) -> None:
+    library, window = demo_text_library, demo_window
+    slides = path_of(library, SourceKind.SLIDES)
+    first = library.add_note(slides, "first page note", page=1)
+    second = library.add_note(slides, "second page note", page=2)
+    go_to_notes(qtbot, window)
+    qtbot.waitUntil(lambda: len(panel_rows(window)) == 2)
+    tree = window.notes_panel.tree
+    assert window.notes_panel.select(first.id)
+
+    asked: list[str] = []
+
+    def answer(button: QMessageBox.StandardButton) -> None:
+        def click(box: QMessageBox) -> None:
+            asked.append(box.text())
+            box.button(button).click()
+
+        on_next_modal(QMessageBox, click)
+
+    answer(QMessageBox.StandardButton.No)
+    qtbot.keyClick(tree, Qt.Key.Key_Delete)
+    assert asked == [f"Remove the note at {first.source_title} · p. 1?\n\n“first page note”"]
+    assert {n.id for n in library.notes()} == {first.id, second.id}
+    back_to(qtbot, window)
+    answer(QMessageBox.StandardButton.Yes)
+    qtbot.keyClick(tree, Qt.Key.Key_Delete)
+    assert len(asked) == 2
+    qtbot.waitUntil(lambda: [text for _w, text in panel_rows(window)] == ["second page note"])
+    assert [n.id for n in library.notes()] == [second.id]
+    assert window.notes_panel.current_note_id() == second.id  # the next note is current
+
+
+def test_search_finds_a_note_as_a_bookmark_and_a_results_menu_adds_one(
+    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+) -> None:
+    library, window, pane = demo_text_library, demo_window, demo_window.search_pane
+    slides = path_of(library, SourceKind.SLIDES)
+    library.add_note(slides, "the pivot reminds me of a trivet", page=2)
+    qtbot.keyClicks(pane.search, "trivet")
+    qtbot.waitUntil(lambda: window.result_at(0) is not None and pane.shown_query == "trivet")
+    hit = window.result_at(0)
+    assert hit is not None and hit.kind == SegmentKind.BOOKMARK
+    assert (hit.source, hit.page) == (slides, 2)
+    kinds = [pane.kind_box.itemData(i) for i in range(pane.kind_box.count())]
+    assert SegmentKind.BOOKMARK.value in kinds  # the Kind filter offers notes on moments
+    label = pane.kind_box.itemText(kinds.index(SegmentKind.BOOKMARK.value))
+    assert label != pane.kind_box.itemText(kinds.index(SegmentKind.NOTE.value))
+
+    # A result's menu adds a note at its place; the search runs again and finds it too.
+    pane.search.clear()
+    qtbot.keyClicks(pane.search, "merge sort")
+    qtbot.waitUntil(lambda: window.result_at(0) is not None and pane.shown_query == "merge sort")
+    result = window.result_at(0)
+    assert result is not None
+    menu = pane.results.row_menu(0)
+    assert menu is not None
+    type_note(qtbot, "merge sort again on Friday")
+    next(a for a in menu.actions() if a.text() == "Add note here…").trigger()
+    qtbot.waitUntil(lambda: len(library.notes()) == 2)
+    added: Note = next(n for n in library.notes() if n.text == "merge sort again on Friday")
+    assert added.source_path == result.source
+    if result.page is not None:  # the demo's text: a slide's page, or a file's line
+        assert added.place.page == result.page
+    else:
+        assert added.place.line == (result.line or result.line_start)
+        assert added.place.path_in_archive == result.path_in_archive
+    qtbot.waitUntil(
+        lambda: any(
+            (r := window.result_at(i)) is not None and r.kind == SegmentKind.BOOKMARK
+            for i in range(pane.results.count())
+        )
+    )
+    assert DEMO_COURSE in {n.course for n in library.notes()}
