@@ -200,13 +200,16 @@ LONG_LECTURE_TOPICS = (
 )  # fmt: skip
 
 
-def make_long_lecture(path: Path, pictures: Path) -> list[int]:
+def make_long_lecture(
+    path: Path, pictures: Path, topics: Sequence[str] = LONG_LECTURE_TOPICS
+) -> list[int]:
     """An 11-minute narrated lecture: ten 640x360 slides of about a minute of real speech
-    each, at 5 frames/s (for tests and benchmarks of long imports). ``pictures`` is a
-    folder for the slide images. Returns the start of each slide, in ms."""
+    each, at 5 frames/s (for tests and benchmarks of long imports); fewer ``topics``, fewer
+    minutes. ``pictures`` is a folder for the slide images. Returns the start of each slide,
+    in ms."""
     pictures.mkdir(parents=True, exist_ok=True)
     clips = []
-    for i, topic in enumerate(LONG_LECTURE_TOPICS):
+    for i, topic in enumerate(topics):
         sentences = [
             f"This part of the lecture is about {topic}.",
             f"We look at how {topic} works on a small example and then on a large one.",
