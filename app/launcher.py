@@ -15,7 +15,17 @@ from pathlib import Path
 def main(argv: Sequence[str] | None = None) -> int:
     # First: in a frozen build the speech-recognition child starts through this entry point.
     multiprocessing.freeze_support()
-    args = [_local_path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    try:
+        return _run([_local_path(a) for a in (sys.argv[1:] if argv is None else argv)])
+    finally:
+        # Imported here: a frozen build's recognition child runs this module before
+        # freeze_support, and needs none of the engine's imports for that.
+        from engine.api import end_children
+
+        end_children()  # no recognition child or resource tracker outlives the command
+
+
+def _run(args: list[str]) -> int:
     link = _link_to_open(args)
     if link is not None:
         from app.main import run

@@ -9,6 +9,7 @@ not exported here: app/launcher.py, the one entry point of both, imports ``engin
 from __future__ import annotations
 
 from engine import __version__
+from engine.children import end_children
 from engine.config import EngineConfig, IngestLimits, MediaConfig, SearchConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
 from engine.errors import (
@@ -162,6 +163,7 @@ __all__ = [
     "demo_files",
     "demo_queries",
     "describe_link",
+    "end_children",
     "fetch_url",
     "followed",
     "human_size",

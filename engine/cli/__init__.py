@@ -14,7 +14,7 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 
-from engine.api import CoursedexError, LibraryDamagedError, printable, valid_text
+from engine.api import CoursedexError, LibraryDamagedError, end_children, printable, valid_text
 from engine.cli.context import Context
 from engine.cli.parser import build_parser, command_names
 from engine.cli.stopping import status_after_signal, stops_at_once
@@ -66,3 +66,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     finally:
         ctx.close()
+        end_children()  # the recognition child and Python's resource tracker, waited for
