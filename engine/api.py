@@ -76,6 +76,16 @@ from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
 from engine.notes import Note, NoteError, Place
 from engine.numbers import MAX_THREADS, NumberError, whole
+from engine.packs import (
+    ExportSummary,
+    ImportSummary,
+    PackError,
+    PackFile,
+    PackProgress,
+    export_pack,
+    import_pack,
+)
+from engine.packs.locate import locate_file
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
 from engine.plain_text import (
@@ -109,11 +119,13 @@ __all__ = [
     "DownloadError",
     "Embedder",
     "EngineConfig",
+    "ExportSummary",
     "FetchProgress",
     "Fetched",
     "FileMark",
     "FileResult",
     "FolderWatcher",
+    "ImportSummary",
     "IngestLimits",
     "IngestProgress",
     "IngestReport",
@@ -137,6 +149,9 @@ __all__ = [
     "NoteError",
     "NumberError",
     "Outcome",
+    "PackError",
+    "PackFile",
+    "PackProgress",
     "Place",
     "SearchConfig",
     "SearchFilters",
@@ -164,13 +179,16 @@ __all__ = [
     "demo_queries",
     "describe_link",
     "end_children",
+    "export_pack",
     "fetch_url",
     "followed",
     "human_size",
+    "import_pack",
     "import_url",
     "is_url",
     "kind_named",
     "link_of",
+    "locate_file",
     "location",
     "make_link",
     "masked",

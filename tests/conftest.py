@@ -254,3 +254,20 @@ def demo_text_library(
     library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
     yield library
     library.close()
+
+
+@pytest.fixture(scope="session")
+def demo_library(
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
+) -> Iterator[Library]:
+    """The whole demo course, its video transcribed by tiny.en (about a minute, once per
+    session: the demo lecture's tests and the course pack's round trip share it; neither
+    changes it)."""
+    folder = tmp_path_factory.mktemp("demo-lecture")
+    library = Library.open(
+        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    report = library.ingest(demo_files(), course=DEMO_COURSE)
+    assert not report.errors
+    yield library
+    library.close()

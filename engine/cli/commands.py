@@ -119,7 +119,11 @@ def cmd_search(ctx: Context) -> int:
                 {
                     "query": query,
                     "results": [
-                        {**r.to_json(), "origin": result_origin(library, r.source, r.start_ms)}
+                        {
+                            **r.to_json(),
+                            "origin": result_origin(library, r.source, r.start_ms),
+                            "media_missing": not Path(r.source).exists(),
+                        }
                         for r in outcome.results
                     ],
                     "gated": outcome.gated,

@@ -85,6 +85,8 @@ def print_results(query: str, outcome: SearchOutcome) -> None:
     for i, r in enumerate(results, start=1):
         where = printable(f"{r.course} / {r.title}  {location(r)}")
         print(f"{i:2d}. [{r.kind.value}] {where}")
+        if not Path(r.source).exists():  # a course pack's file not found here, or moved since
+            print(f"    media missing: the file is not here (expected at {printable(r.source)})")
         print(f"    {_highlight(masked(r.snippet), r.highlights, tty)}")
         if r.context is not None:
             before, after = (

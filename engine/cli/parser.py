@@ -21,6 +21,7 @@ from engine.api import (
 from engine.cli import commands
 from engine.cli.links import cmd_open
 from engine.cli.models import cmd_eval, cmd_models
+from engine.cli.packs import add_pack_parser
 from engine.cli.recover import cmd_start_over
 from engine.cli.serve import cmd_mcp
 
@@ -104,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("demo", help="index the built-in demo course and run example searches")
     s.add_argument("queries", nargs="*", help="queries to run instead of the examples")
     s.set_defaults(func=commands.cmd_demo)
+    add_pack_parser(sub)
     _for_other_tools(sub)
     return p
 

@@ -202,37 +202,67 @@ class Indexer:
     def write_source(self, source_id: int, content: SourceContent, embedder: Embedder) -> int:
         """Swap a source's segments and vectors for ``content``'s; returns its segments. The
         user's notes on this content come back with them (engine/store/notes.py)."""
-        status = SourceStatus.INDEXED if content.finished else SourceStatus.INDEXING
+        return self.write_sources([content], lambda: [source_id], embedder)
+
+    def write_sources(
+        self,
+        contents: Sequence[SourceContent],
+        register: Callable[[], Sequence[int]],
+        embedder: Embedder,
+        after: Callable[[Sequence[int]], None] | None = None,
+    ) -> int:
+        """Swap several sources' segments and vectors in one transaction: ``register`` makes
+        their rows inside it and returns their ids, one per content; ``after`` writes what
+        refers to them (scenes, slide links) in it too. All of it commits, or none (a course
+        pack is imported whole). The user's notes on each content come back with it.
+        Returns the segments written (notes aside)."""
         with self._lock:
             index = self._ensure(embedder)
-            old = self.store.segments.ids_of_source(source_id)
             before = self.store.embeddings.generation()
-            notes = self.store.notes.of_content(content.sha256)
-            note_vectors = _note_vectors(embedder, content.title, notes)
+            notes = [self.store.notes.of_content(c.sha256) for c in contents]
+            note_vectors = [
+                _note_vectors(embedder, c.title, found)
+                for c, found in zip(contents, notes, strict=True)
+            ]
             with self.store.transaction():
-                ids = self.store.replace_source_content(
-                    source_id,
-                    title=content.title,
-                    sha256=content.sha256,
-                    size=content.size,
-                    mtime_ns=content.mtime_ns,
-                    duration_ms=content.duration_ms,
-                    embedder_id=embedder.model_id,
-                    segments=content.segments,
-                    vectors=content.vectors,
-                    space=SPACE,
-                    status=status,
-                    sentences=content.sentences,
-                    speech_model=content.speech_model,
-                )
-                note_ids = [self.store.notes.attach(source_id, n) for n in notes]
-                self._put_vectors(note_ids, note_vectors)
-                self.store.notes.seen_in(source_id)
-            index.delete(old)
-            index.add(_with_text(ids, content.segments), content.vectors)
-            index.add(np.asarray(note_ids, dtype=np.int64), note_vectors)
+                source_ids = register()
+                old = [self.store.segments.ids_of_source(sid) for sid in source_ids]
+                ids: list[list[int]] = []
+                note_ids: list[list[int]] = []
+                for sid, content, found, vectors in zip(
+                    source_ids, contents, notes, note_vectors, strict=True
+                ):
+                    ids.append(self._replace(sid, content, embedder))
+                    note_ids.append([self.store.notes.attach(sid, n) for n in found])
+                    self._put_vectors(note_ids[-1], vectors)
+                    self.store.notes.seen_in(sid)
+                if after is not None:
+                    after(source_ids)
+            for gone, new, content, attached, vectors in zip(
+                old, ids, contents, note_ids, note_vectors, strict=True
+            ):
+                index.delete(gone)
+                index.add(_with_text(new, content.segments), content.vectors)
+                index.add(np.asarray(attached, dtype=np.int64), vectors)
             self._caught_up(index, before)
-        return len(ids)
+        return sum(len(new) for new in ids)
+
+    def _replace(self, source_id: int, content: SourceContent, embedder: Embedder) -> list[int]:
+        return self.store.replace_source_content(
+            source_id,
+            title=content.title,
+            sha256=content.sha256,
+            size=content.size,
+            mtime_ns=content.mtime_ns,
+            duration_ms=content.duration_ms,
+            embedder_id=embedder.model_id,
+            segments=content.segments,
+            vectors=content.vectors,
+            space=SPACE,
+            status=SourceStatus.INDEXED if content.finished else SourceStatus.INDEXING,
+            sentences=content.sentences,
+            speech_model=content.speech_model,
+        )
 
     def add_note(self, note: NoteRow, title: str, embedder: Embedder) -> int:
         """Store a new note (``note.id`` is ignored) and make it searchable under every file

@@ -175,6 +175,36 @@ class Segments:
         rows = self._db.rows(_SEGMENT_SELECT + "WHERE g.source_id = ? ORDER BY g.ord", (source_id,))
         return [SegmentRow.from_row(r) for r in rows]
 
+    def drafts_of_source(self, source_id: int) -> list[tuple[int, SegmentDraft]]:
+        """A source's segments as they were written, with their ids, in order: what a course
+        pack carries, so that importing it writes the same rows (``extra`` included)."""
+        rows = self._db.rows(
+            "SELECT id, " + ", ".join(_SEGMENT_COLUMNS[2:]) + " FROM segments "
+            "WHERE source_id = ? ORDER BY ord",
+            (source_id,),
+        )
+        return [
+            (
+                int(r.id),
+                SegmentDraft(
+                    kind=SegmentKind(r.kind),
+                    text=r.text,
+                    heading=r.heading,
+                    start_ms=r.start_ms,
+                    end_ms=r.end_ms,
+                    page=r.page,
+                    path_in_archive=r.path_in_archive,
+                    line_start=r.line_start,
+                    line_end=r.line_end,
+                    extra=r.extra,
+                    timings=timings_from(r.timings),
+                    needs_ocr=bool(r.needs_ocr),
+                    words=timings_from(r.words),
+                ),
+            )
+            for r in rows
+        ]
+
     def timed(self, *, missing_only: bool, batch: int = 256) -> Iterator[list[SegmentRow]]:
         """Segments with cues, in batches; ``missing_only``: those without cue vectors (a
         library from before they existed, or one whose vectors were cleared)."""

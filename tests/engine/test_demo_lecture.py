@@ -11,17 +11,13 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files
+from engine.demo import DEMO_DIR
 from engine.library import Library
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from engine.types import SegmentKind, Timing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,21 +52,6 @@ def _load_make_demo() -> ModuleType:
     finally:
         del sys.modules["demo_script"]
     return module
-
-
-@pytest.fixture(scope="module")
-def demo_library(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
-) -> Iterator[Library]:
-    """The whole demo course, its video transcribed by tiny.en."""
-    folder = tmp_path_factory.mktemp("demo-lecture")
-    library = Library.open(
-        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    )
-    report = library.ingest(demo_files(), course=DEMO_COURSE)
-    assert not report.errors
-    yield library
-    library.close()
 
 
 def _words(text: str) -> str:

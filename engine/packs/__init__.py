@@ -1,0 +1,30 @@
+"""Course packs: a course as the library knows it, everything but its files, in one zip that
+another library imports in seconds instead of transcribing the lectures again.
+
+- format.py  what a pack holds (the parts, their version), its limits, the values read
+- parts.py   the JSON parts written from and read back into those values, checked field by field
+- writer.py  ``export_pack``: a course out of a library
+- reader.py  ``read_pack``: a pack read and checked whole before anything is written
+- media.py   where a pack's files are here, found by content (sha256)
+- loader.py  ``import_pack``: a checked pack into a library, in one transaction
+"""
+
+from engine.packs.format import SUFFIX, VERSION, Pack, PackError, PackLimits
+from engine.packs.loader import ImportSummary, PackFile, PackProgress, import_pack
+from engine.packs.reader import read_pack
+from engine.packs.writer import ExportSummary, export_pack
+
+__all__ = [
+    "SUFFIX",
+    "VERSION",
+    "ExportSummary",
+    "ImportSummary",
+    "Pack",
+    "PackError",
+    "PackFile",
+    "PackLimits",
+    "PackProgress",
+    "export_pack",
+    "import_pack",
+    "read_pack",
+]

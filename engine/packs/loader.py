@@ -1,0 +1,327 @@
+"""``coursedex pack import``: a course made searchable from a pack, with no transcription.
+
+The pack is read and checked whole first (:mod:`engine.packs.reader`); then each file is
+looked for by its content (:mod:`engine.packs.media`); a pack made with another embedding
+model is embedded again from its text; and everything is written in one transaction by the
+indexer, so a failure leaves the library as it was. A file that is not on this computer is
+imported all the same, at the place it is expected: searchable, its hits say it is not
+here, and importing or locating the file later links it (the pipeline moves a source whose
+file is gone to a new path with the same content).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import Cancelled, CoursedexError
+from engine.importing.embedding import Embedding
+from engine.index.indexer import SourceContent
+from engine.library import Library
+from engine.models import Embedder
+from engine.packs.format import Pack, PackError, PackLimits, PackSource
+from engine.packs.media import MediaFinder, Place, folder_name
+from engine.packs.reader import read_pack
+from engine.private_files import open_private, private_dir
+from engine.types import SourceStatus
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class PackProgress:
+    stage: str  # "checking", "finding files", "embedding", "writing"
+    done: int
+    total: int
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PackFile:
+    title: str
+    path: str  # where the library has it
+    here: bool  # False: not on this computer (a hit on it says so)
+    kept_in: str | None = None  # the same file, already in this course of the library
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    course: str
+    files: tuple[PackFile, ...]
+    segments: int
+    notes: int
+    reembedded: bool  # the pack's model was not the library's: embedded again from its text
+    seconds: float
+
+    @property
+    def missing(self) -> list[PackFile]:
+        return [f for f in self.files if not f.here and f.kept_in is None]
+
+
+Progress = Callable[[PackProgress], None]
+
+
+def import_pack(
+    library: Library,
+    path: Path,
+    *,
+    media: Path | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    limits: PackLimits | None = None,
+) -> ImportSummary:
+    """Import the pack at ``path``; ``media`` is a folder holding the course's files.
+
+    Raises:
+        PackError: the pack is damaged, tampered, unsafe, too large or too new (nothing
+            was written).
+        LibraryError: the library is read-only or another process is importing.
+        Cancelled: ``cancel`` was set (nothing was written).
+    """
+    started = time.monotonic()
+    report = progress or (lambda _p: None)
+    report(PackProgress("checking", 0, 1))
+    library.access.refuse_if_read_only("import a course pack")
+    if media is not None and not media.is_dir():
+        raise CoursedexError(f"the media folder {media} is not a folder")
+    pack = read_pack(path, limits)
+    course = pack.manifest.course
+    fallback = path.resolve().parent / folder_name(course)
+    finder = MediaFinder(media.resolve() if media is not None else None, fallback)
+    with library.access.writing("import a course pack"):
+        places = _places(library, pack, finder, report, cancel)
+        embedder = library.embedder()
+        contents, reembedded = _contents(library, pack, places, embedder, report, cancel)
+        report(PackProgress("writing", 0, 1))
+        written = _write_thumbnails(library, pack, places)
+        try:
+            segments = _write(library, pack, places, contents, embedder, media)
+        except BaseException:
+            for thumbnail in written:
+                thumbnail.unlink(missing_ok=True)
+            raise
+        library.save()
+    report(PackProgress("writing", 1, 1))
+    files = tuple(
+        PackFile(
+            s.title,
+            str(p.path),
+            p.here,
+            p.twin.course if p.twin is not None and _kept(p, course) else None,
+        )
+        for s, p in zip(pack.sources, places, strict=True)
+    )
+    return ImportSummary(course, files, segments, 0, reembedded, time.monotonic() - started)
+
+
+def _kept(place: Place, course: str) -> bool:
+    """The user's own copy is indexed in another course: it stays as it is there."""
+    twin = place.twin
+    return (
+        twin is not None
+        and place.here
+        and twin.status == SourceStatus.INDEXED
+        and twin.course.casefold() != course.casefold()
+    )
+
+
+def _places(
+    library: Library,
+    pack: Pack,
+    finder: MediaFinder,
+    report: Progress,
+    cancel: threading.Event | None,
+) -> list[Place]:
+    """Where each source goes. Refuses a place the library gives another course's file of
+    other content (two packs that expect files at one path)."""
+    course = pack.manifest.course
+    catalog = library.store.catalog
+    places: list[Place] = []
+    for i, source in enumerate(pack.sources):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("pack import cancelled; the library is unchanged")
+        report(PackProgress("finding files", i, len(pack.sources)))
+        twins = [t for t in catalog.sources_by_sha256(source.sha256) if t.kind == source.kind]
+        place = finder.place(source, twins, course)
+        taken = catalog.source_by_path(str(place.path))
+        if (
+            taken is not None
+            and taken.sha256 != source.sha256
+            and taken.course.casefold() != course.casefold()
+        ):
+            raise PackError(
+                f"{place.path} is already a file of the course {taken.course!r}: give the "
+                "folder that holds this course's files with --media"
+            )
+        places.append(place)
+    return places
+
+
+def _contents(
+    library: Library,
+    pack: Pack,
+    places: Sequence[Place],
+    embedder: Embedder,
+    report: Progress,
+    cancel: threading.Event | None,
+) -> tuple[list[SourceContent | None], bool]:
+    """What each source writes (None: kept as the library has it), with the pack's vectors,
+    or embedded again when the pack's model is not the library's."""
+    same = (
+        embedder.model_id == pack.manifest.model_id
+        and embedder.dimension == pack.manifest.dimension
+    )
+    if not same:
+        log.info(
+            "the pack was embedded by %s; this library uses %s: embedding its text again",
+            pack.manifest.model_id,
+            embedder.model_id,
+        )
+    embedding = Embedding(library.config.embed_batch_size, library.config.embed_context)
+    out: list[SourceContent | None] = []
+    row = cue = 0
+    total = len(pack.sources)
+    for i, (source, place) in enumerate(zip(pack.sources, places, strict=True)):
+        rows = sum(1 for s in source.segments if s.text.strip())
+        cues = sum(source.cues)
+        if same:
+            vectors = np.asarray(pack.vectors[row : row + rows], dtype=np.float32)
+            sentences = _cue_matrices(source, pack.sentences[cue : cue + cues])
+        else:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("pack import cancelled; the library is unchanged")
+            report(PackProgress("embedding", i, total))
+            vectors = embedding.drafts(embedder, source.title, list(source.segments), cancel)
+            sentences = embedding.sentences(embedder, [s.timings for s in source.segments], cancel)
+        row, cue = row + rows, cue + cues
+        out.append(
+            None
+            if _kept(place, pack.manifest.course)
+            else _content(source, place, vectors, sentences)
+        )
+    if not same:
+        report(PackProgress("embedding", total, total))
+    return out, not same
+
+
+def _cue_matrices(source: PackSource, matrix: np.ndarray) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
+    at = 0
+    for n in source.cues:
+        out.append(np.asarray(matrix[at : at + n], dtype=np.float32))
+        at += n
+    return out
+
+
+def _content(
+    source: PackSource, place: Place, vectors: np.ndarray, sentences: Sequence[np.ndarray]
+) -> SourceContent:
+    size, mtime_ns = source.size, 0
+    if place.here:
+        try:
+            st = place.path.stat()
+            size, mtime_ns = st.st_size, st.st_mtime_ns
+        except OSError:
+            pass
+    return SourceContent(
+        title=source.title,
+        sha256=source.sha256,
+        size=size,
+        mtime_ns=mtime_ns,  # 0 for a file not here: never taken for the file unchanged
+        duration_ms=source.duration_ms,
+        segments=source.segments,
+        vectors=vectors,
+        sentences=sentences,
+        speech_model=source.speech_model,
+    )
+
+
+def _thumbnail_name(source: PackSource, scene_index: int) -> str:
+    return f"{source.sha256[:16]}-{scene_index:04d}.jpg"
+
+
+def _write_thumbnails(library: Library, pack: Pack, places: Sequence[Place]) -> list[Path]:
+    """The scenes' thumbnails, named by the video's content as an import names them; the
+    ones written here, so that a failed commit removes them."""
+    written: list[Path] = []
+    private_dir(library.thumbs)
+    for source, place in zip(pack.sources, places, strict=True):
+        if _kept(place, pack.manifest.course):
+            continue
+        for i, scene in enumerate(source.scenes):
+            if not scene.thumbnail:
+                continue
+            target = library.thumbs / _thumbnail_name(source, i)
+            if target.exists():
+                continue
+            fd = open_private(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            with os.fdopen(fd, "wb") as f:
+                f.write(pack.thumbnails[scene.thumbnail])
+            written.append(target)
+    return written
+
+
+def _write(
+    library: Library,
+    pack: Pack,
+    places: Sequence[Place],
+    contents: Sequence[SourceContent | None],
+    embedder: Embedder,
+    media: Path | None,
+) -> int:
+    store = library.store
+    catalog = store.catalog
+    course = pack.manifest.course
+    ids: dict[int, int] = {}  # the pack's source -> the library's
+    written = [i for i, content in enumerate(contents) if content is not None]
+
+    def register() -> list[int]:
+        course_id = catalog.ensure_course(course, str(media.resolve()) if media else None)
+        for i in written:
+            source, place = pack.sources[i], places[i]
+            twin = place.twin
+            if twin is not None and twin.path != str(place.path):
+                catalog.move_source(twin.id, str(place.path), course_id)
+            ids[i] = catalog.upsert_source(
+                course_id=course_id,
+                path=str(place.path),
+                kind=source.kind,
+                title=source.title,
+                status=SourceStatus.INDEXING,
+            )
+        return [ids[i] for i in written]
+
+    def after(_written: Sequence[int]) -> None:
+        for i, source in enumerate(pack.sources):
+            if i in ids:
+                scenes = [
+                    (
+                        s.start_ms,
+                        s.end_ms,
+                        s.keyframe_ms,
+                        _thumbnail_name(source, n) if s.thumbnail else "",
+                    )
+                    for n, s in enumerate(source.scenes)
+                ]
+                store.recordings.put_scenes(ids[i], scenes)
+        links: dict[int, list[tuple[int, int, int, int, float]]] = {}
+        for link in pack.links:
+            if link.video in ids and link.slides in ids:
+                links.setdefault(ids[link.video], []).append(
+                    (link.start_ms, link.end_ms, ids[link.slides], link.page, link.score)
+                )
+        for video, found in links.items():
+            store.recordings.replace_slide_links(video, found)
+
+    todo = [content for content in contents if content is not None]
+    return library.indexer.write_sources(todo, register, embedder, after)

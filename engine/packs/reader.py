@@ -1,0 +1,183 @@
+"""A course pack read and checked whole before anything of it is written.
+
+The checks, in the order a damaged or hostile pack meets them: its size on disk; a zip at
+all (a truncated one has lost its directory); every member's name (no ``..``, absolute
+path, drive letter or symbolic link), their count, sizes and compression ratios
+(:mod:`engine.ingest.safezip`, as for code archives); the manifest's format and version
+(a newer pack is refused by its version); every part listed and no other, each of the size
+and sha256 the manifest gives (tampered); then every field of every part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from engine.config import IngestLimits
+from engine.errors import UnreadableFileError
+from engine.ingest.safezip import check_archive, is_symlink, open_zip, read_member, shown
+from engine.packs.format import (
+    COURSE,
+    MANIFEST,
+    NOTES,
+    SENTENCES,
+    THUMBNAIL_NAME,
+    THUMBS,
+    VECTORS,
+    Manifest,
+    Pack,
+    PackError,
+    PackLimits,
+    PackSource,
+)
+from engine.packs.parts import course_from, manifest_from, notes_from
+from engine.plain_text import human_size
+
+_MANIFEST_CAP = 16 * 1024**2
+
+
+def read_pack(path: Path, limits: PackLimits | None = None) -> Pack:
+    """Read and check a pack.
+
+    Raises:
+        PackError: one line saying what is wrong; nothing was written anywhere.
+    """
+    limits = limits or PackLimits()
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise PackError(f"cannot read {path}: {e.strerror or e}") from e
+    if size > limits.max_pack_bytes:
+        raise PackError(
+            f"the pack is {human_size(size)}, more than the limit of "
+            f"{human_size(limits.max_pack_bytes)}"
+        )
+    try:
+        zf = open_zip(path)
+    except UnreadableFileError as e:
+        raise PackError(f"not a course pack: {e}") from e
+    with zf:
+        infos = _members(zf, size, limits)
+        manifest = manifest_from(read_member(zf, _manifest(infos), _MANIFEST_CAP))
+        data = _parts(zf, infos, manifest, limits)
+    return _pack(manifest, data, limits)
+
+
+def _members(zf: zipfile.ZipFile, size: int, limits: PackLimits) -> dict[str, zipfile.ZipInfo]:
+    """The members by name, after the archive's own checks."""
+    archive = IngestLimits(
+        max_archive_members=limits.max_parts,
+        max_archive_total_bytes=limits.max_total_bytes,
+        max_compression_ratio=limits.max_compression_ratio,
+    )
+    try:
+        check_archive(zf, size, archive)
+    except UnreadableFileError as e:
+        raise PackError(str(e)) from e
+    infos: dict[str, zipfile.ZipInfo] = {}
+    for info in zf.infolist():
+        if is_symlink(info):
+            raise PackError(f"a part is a symbolic link: {shown(info.filename)}")
+        if info.filename in infos:
+            raise PackError(f"two parts are named {shown(info.filename)}")
+        if info.is_dir():
+            continue
+        infos[info.filename] = info
+    return infos
+
+
+def _manifest(infos: dict[str, zipfile.ZipInfo]) -> zipfile.ZipInfo:
+    if MANIFEST not in infos:
+        raise PackError("not a Coursedex course pack (it has no manifest.json)")
+    return infos[MANIFEST]
+
+
+def _parts(
+    zf: zipfile.ZipFile,
+    infos: dict[str, zipfile.ZipInfo],
+    manifest: Manifest,
+    limits: PackLimits,
+) -> dict[str, bytes]:
+    """Every part the manifest lists, read within its declared size and checked by sha256."""
+    present = set(infos) - {MANIFEST}
+    missing = sorted(set(manifest.parts) - present)
+    if missing:
+        raise PackError(f"the pack is incomplete: {shown(missing[0])} is missing")
+    unlisted = sorted(present - set(manifest.parts))
+    if unlisted:
+        raise PackError(f"the manifest does not list the part {shown(unlisted[0])}")
+    for name in (COURSE, VECTORS, SENTENCES):
+        if name not in manifest.parts:
+            raise PackError(f"the pack has no {name}")
+    data: dict[str, bytes] = {}
+    for name in sorted(manifest.parts):
+        sha, declared = manifest.parts[name]
+        info = infos[name]
+        if declared > limits.max_part_bytes:
+            raise PackError(
+                f"part {shown(name)} is {human_size(declared)}, more than the limit of "
+                f"{human_size(limits.max_part_bytes)}"
+            )
+        if info.file_size != declared:
+            raise PackError(
+                f"part {shown(name)} is {human_size(info.file_size)} in the zip but "
+                f"{human_size(declared)} in the manifest: tampered or damaged"
+            )
+        try:
+            body = read_member(zf, info, declared)
+        except UnreadableFileError as e:
+            raise PackError(str(e)) from e
+        if hashlib.sha256(body).hexdigest() != sha:
+            raise PackError(
+                f"part {shown(name)} is not what the manifest says (its sha256 differs): "
+                "tampered or damaged"
+            )
+        data[name] = body
+    return data
+
+
+def _matrix(data: bytes, name: str, dtype: type, dimension: int, rows: int) -> np.ndarray:
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e:
+        raise PackError(f"{name} is not a plain NPY array ({e})") from None
+    if not isinstance(array, np.ndarray) or array.dtype != np.dtype(dtype) or array.ndim != 2:
+        raise PackError(f"{name} is not a 2-D {np.dtype(dtype).name} array")
+    if array.shape != (rows, dimension):
+        raise PackError(
+            f"{name} holds {array.shape[0]} x {array.shape[1]} numbers; the course needs "
+            f"{rows} x {dimension}"
+        )
+    if not np.isfinite(array).all():
+        raise PackError(f"{name} holds numbers that are not finite")
+    return array
+
+
+def _with_text(source: PackSource) -> int:
+    return sum(1 for s in source.segments if s.text.strip())
+
+
+def _pack(manifest: Manifest, data: dict[str, bytes], limits: PackLimits) -> Pack:
+    sources, links = course_from(data[COURSE], limits)
+    rows = sum(_with_text(s) for s in sources)
+    cues = sum(sum(s.cues) for s in sources)
+    vectors = _matrix(data[VECTORS], VECTORS, np.float32, manifest.dimension, rows)
+    sentences = _matrix(data[SENTENCES], SENTENCES, np.float16, manifest.dimension, cues)
+    thumbnails: dict[str, bytes] = {}
+    for name, body in data.items():
+        if name.startswith(THUMBS):
+            if not THUMBNAIL_NAME.fullmatch(name.removeprefix(THUMBS)):
+                raise PackError(f"part {shown(name)} is not a thumbnail's name")
+            thumbnails[name.removeprefix(THUMBS)] = body
+        elif name not in (COURSE, VECTORS, SENTENCES, NOTES):
+            raise PackError(f"the pack holds a part Coursedex does not know: {shown(name)}")
+    for source in sources:
+        for scene in source.scenes:
+            if scene.thumbnail and scene.thumbnail not in thumbnails:
+                raise PackError(f"the pack is incomplete: thumbnail {scene.thumbnail} is missing")
+    notes = notes_from(data[NOTES], len(sources)) if NOTES in data else ()
+    return Pack(manifest, sources, links, vectors, sentences, thumbnails, notes)

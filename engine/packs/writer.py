@@ -1,0 +1,231 @@
+"""``coursedex pack export``: a course as the library knows it, everything but its files.
+
+What is written is what the library stored, row for row (segments with their word times and
+full-text extras, vectors and cue vectors as stored, scenes, slide links, thumbnails), so a
+library that imports the pack with the same embedder finds exactly what this one finds.
+The pack is written to a temporary file beside the target and renamed when complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import os
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+import numpy as np
+
+from engine import __version__
+from engine.errors import CoursedexError
+from engine.index.atomic_files import atomic_write
+from engine.library import Library
+from engine.packs.format import (
+    COURSE,
+    MANIFEST,
+    NOTES,
+    SENTENCES,
+    THUMBNAIL_NAME,
+    THUMBS,
+    VECTORS,
+    Manifest,
+    PackLink,
+    PackNote,
+    PackScene,
+    PackSource,
+)
+from engine.packs.parts import course_json, manifest_json, notes_json
+from engine.store import Source, now_iso
+from engine.types import SourceKind, SourceStatus
+
+log = logging.getLogger(__name__)
+
+# A place's note as the notes engine gives it: (sha256, text, at_ms, page, line, member).
+NoteRow = tuple[str, str, int | None, int | None, int | None, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class ExportSummary:
+    path: Path
+    course: str
+    files: int
+    segments: int
+    notes: int
+    size: int  # bytes on disk
+
+
+def export_pack(
+    library: Library,
+    course: str,
+    out: Path,
+    *,
+    notes: Callable[[str], Sequence[NoteRow]] | None = None,
+) -> ExportSummary:
+    """Write ``course`` to ``out`` as a pack; ``notes`` gives the course's notes to carry.
+
+    Raises:
+        NotFoundError: no such course.
+        CoursedexError: the course has no indexed file, or its vectors are incomplete.
+        OSError: ``out`` cannot be written (nothing is left half-written).
+    """
+    found = library.course(course)
+    store = library.store
+    model_id, dimension = library.embedder_id, store.meta.get("dimension")
+    sources = [
+        s for s in store.catalog.sources(found.id) if s.status == SourceStatus.INDEXED and s.sha256
+    ]
+    if not sources or model_id is None or dimension is None:
+        raise CoursedexError(f"the course {found.name!r} has no indexed file to put in a pack")
+    # In the order the library indexed them: an empty library importing the pack gives
+    # their segments ids in the same order, so results that tie rank the same there.
+    first = {s.id: min(store.segments.ids_of_source(s.id), default=0) for s in sources}
+    sources.sort(key=lambda s: first[s.id])
+    base = _base(found.root, sources)
+    packed, vectors, sentences, thumbnails = [], [], [], {}
+    for source in sources:
+        one, v, s, t = _source(library, source, base, int(dimension))
+        packed.append(one)
+        vectors.append(v)
+        sentences.append(s)
+        thumbnails.update(t)
+    parts: dict[str, bytes] = {
+        COURSE: course_json(packed, _links(library, sources)),
+        VECTORS: _npy(np.vstack(vectors).astype(np.float32)),
+        SENTENCES: _npy(np.vstack(sentences).astype(np.float16)),
+    }
+    carried = _notes(notes(found.name), sources) if notes is not None else []
+    if notes is not None:
+        parts[NOTES] = notes_json(carried)
+    for name, body in thumbnails.items():
+        parts[THUMBS + name] = body
+    manifest = Manifest(
+        course=found.name,
+        model_id=model_id,
+        dimension=int(dimension),
+        made_by=f"coursedex {__version__}",
+        created=now_iso(),
+        parts={n: (hashlib.sha256(b).hexdigest(), len(b)) for n, b in parts.items()},
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, lambda tmp: _zip(tmp, manifest, parts))
+    return ExportSummary(
+        out,
+        found.name,
+        len(packed),
+        sum(len(p.segments) for p in packed),
+        len(carried),
+        out.stat().st_size,
+    )
+
+
+def _base(root: str | None, sources: Sequence[Source]) -> str:
+    """The folder a source's place in the course is relative to: the course's folder when
+    every file is in it, else the nearest folder holding them all."""
+    parents = [os.path.dirname(s.path) for s in sources]
+    if root and all(os.path.commonpath([root, p]) == root for p in parents):
+        return root
+    return (
+        os.path.commonpath(parents) if len({os.path.splitdrive(p)[0] for p in parents}) == 1 else ""
+    )
+
+
+def _relative(path: str, base: str) -> str:
+    relative = os.path.relpath(path, base) if base else os.path.basename(path)
+    return PurePath(relative).as_posix()
+
+
+def _source(
+    library: Library, source: Source, base: str, dimension: int
+) -> tuple[PackSource, np.ndarray, np.ndarray, dict[str, bytes]]:
+    store = library.store
+    rows = store.segments.drafts_of_source(source.id)
+    with_text = [sid for sid, d in rows if d.text.strip()]
+    found, matrix = store.embeddings.vectors(with_text, dimension)
+    by_id = {int(sid): i for i, sid in enumerate(found)}
+    if len(by_id) != len(with_text):
+        raise CoursedexError(
+            f"{source.path} lacks some of its vectors: open the library once to repair them "
+            "(coursedex search), then export again"
+        )
+    vectors = matrix[[by_id[sid] for sid in with_text]] if with_text else matrix
+    cue_vectors = store.embeddings.sentence_vectors([sid for sid, _ in rows], dimension)
+    cues = [cue_vectors.get(sid) for sid, _ in rows]
+    sentences = [m for m in cues if m is not None and len(m)]
+    scenes, thumbnails = [], {}
+    for i, scene in enumerate(store.recordings.scenes(source.id)):
+        name = f"{source.sha256[:16]}-{i:04d}.jpg" if source.sha256 else ""
+        body = _thumbnail(library.thumbs, scene.thumbnail)
+        if body is None or not THUMBNAIL_NAME.fullmatch(name):
+            name = ""
+        else:
+            thumbnails[name] = body
+        scenes.append(PackScene(scene.start_ms, scene.end_ms, scene.keyframe_ms, name))
+    packed = PackSource(
+        path=_relative(source.path, base),
+        kind=source.kind,
+        title=source.title,
+        sha256=source.sha256 or "",
+        size=source.size or 0,
+        duration_ms=source.duration_ms,
+        speech_model=source.speech_model,
+        segments=tuple(d for _, d in rows),
+        cues=tuple(0 if m is None else len(m) for m in cues),
+        scenes=tuple(scenes),
+    )
+    stacked = np.vstack(sentences) if sentences else np.zeros((0, dimension), np.float32)
+    return packed, vectors.reshape(-1, dimension), stacked, thumbnails
+
+
+def _thumbnail(folder: Path, name: str) -> bytes | None:
+    if not name or "/" in name or "\\" in name:
+        return None
+    try:
+        return (folder / name).read_bytes()
+    except OSError as e:  # a thumbnail lost: the scene goes without
+        log.info("thumbnail %s is not in the pack: %s", name, e)
+        return None
+
+
+def _links(library: Library, sources: Sequence[Source]) -> list[PackLink]:
+    """Slide links between the course's own files (a deck of another course stays out)."""
+    place = {s.id: i for i, s in enumerate(sources)}
+    out: list[PackLink] = []
+    for i, source in enumerate(sources):
+        if source.kind not in (SourceKind.VIDEO, SourceKind.AUDIO):
+            continue
+        for link in library.store.recordings.slide_links(source.id):
+            if link.slides_id in place:
+                out.append(
+                    PackLink(
+                        i, link.start_ms, link.end_ms, place[link.slides_id], link.page, link.score
+                    )
+                )
+    return out
+
+
+def _notes(rows: Sequence[NoteRow], sources: Sequence[Source]) -> list[PackNote]:
+    place = {s.sha256: i for i, s in enumerate(sources)}
+    return [
+        PackNote(place[sha], text, at_ms, page, line, member)
+        for sha, text, at_ms, page, line, member in rows
+        if sha in place
+    ]
+
+
+def _npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _zip(path: Path, manifest: Manifest, parts: dict[str, bytes]) -> None:
+    """The manifest first (a reader checks it before the rest); text deflated, numbers and
+    pictures stored (they do not shrink)."""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(MANIFEST, manifest_json(manifest), zipfile.ZIP_DEFLATED)
+        for name in sorted(parts):
+            method = zipfile.ZIP_DEFLATED if name.endswith(".json") else zipfile.ZIP_STORED
+            zf.writestr(name, parts[name], method)

@@ -1,0 +1,210 @@
+"""Course packs (issue 27, item 4): the demo course exported from library A (its lecture
+transcribed once, by tiny.en) and imported into empty libraries, with and without the folder
+holding its files. The same top results for the demo's queries, no recognition child
+started, files found by content, and a file not here searchable all the same."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import zipfile
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
+from engine.errors import CoursedexError
+from engine.library import Library
+from engine.packs import export_pack, import_pack
+from engine.packs.locate import locate_file
+from engine.search import SearchFilters
+from engine.types import SegmentKind, SourceKind
+
+LECTURE = DEMO_DIR / "lecture-01-sorting.mp4"
+Hit = tuple[str, str, int | None, int | None, str | None, int | None]
+
+
+@pytest.fixture(scope="module")
+def demo_pack(demo_library: Library, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("pack") / "demo.cdxpack"
+    export_pack(demo_library, DEMO_COURSE, out)
+    return out
+
+
+@pytest.fixture
+def starts(monkeypatch: pytest.MonkeyPatch) -> list[BaseProcess]:
+    """Every multiprocessing child started while the test runs: speech recognition runs in
+    one (engine/media/transcribe.py starts it with ``Process.start``)."""
+    started: list[BaseProcess] = []
+    original = BaseProcess.start
+
+    def start(self: BaseProcess) -> None:
+        started.append(self)
+        original(self)
+
+    monkeypatch.setattr(BaseProcess, "start", start)
+    return started
+
+
+def _top(library: Library, query: str, limit: int = 5) -> list[Hit]:
+    """What a student sees of the top hits: which file (by title), kind and place."""
+    return [
+        (r.title, r.kind.value, r.start_ms, r.page, r.path_in_archive, r.line)
+        for r in library.search(query, limit=limit).results
+    ]
+
+
+def _media(folder: Path) -> Path:
+    """The demo's files as a student keeps them: the lecture renamed, in a folder of its own."""
+    folder.mkdir()
+    for path in demo_files():
+        name = "Lecture 1 - my download.mp4" if path == LECTURE else path.name
+        shutil.copyfile(path, folder / name)
+    return folder
+
+
+def test_the_pack_is_a_zip_of_checked_json_and_npy_parts(demo_pack: Path) -> None:
+    with zipfile.ZipFile(demo_pack) as zf:
+        names = zf.namelist()
+        manifest = json.loads(zf.read("manifest.json"))
+        assert names[0] == "manifest.json"
+        assert manifest["format"] == "coursedex-pack" and manifest["version"] == 1
+        assert manifest["course"] == DEMO_COURSE and manifest["model_id"].startswith("all-minilm")
+        assert sorted(manifest["parts"]) == sorted(n for n in names if n != "manifest.json")
+        for name, part in manifest["parts"].items():
+            body = zf.read(name)
+            assert len(body) == part["size"]
+        assert any(n.startswith("thumbs/") and n.endswith(".jpg") for n in names)
+        for name in ("vectors.npy", "sentences.npy"):  # plain arrays: no pickle needed
+            array = np.load(io.BytesIO(zf.read(name)), allow_pickle=False)
+            assert array.ndim == 2 and array.shape[1] == manifest["dimension"]
+        course = json.loads(zf.read("course.json"))
+    kinds = {s["kind"] for s in course["sources"]}
+    assert kinds == {"video", "slides", "code", "notes"}
+    lecture = next(s for s in course["sources"] if s["kind"] == "video")
+    assert lecture["path"] == LECTURE.name and lecture["duration_ms"] > 300_000
+    assert any(seg.get("words") for seg in lecture["segments"])  # word times travel
+    assert course["slide_links"]  # the lecture's moments that show slides
+
+
+def test_with_the_media_folder_the_class_finds_what_the_teacher_found(
+    demo_library: Library,
+    demo_pack: Path,
+    library: Library,
+    starts: list[BaseProcess],
+    tmp_path: Path,
+) -> None:
+    media = _media(tmp_path / "my files")
+    summary = import_pack(library, demo_pack, media=media)
+    assert starts == [], "no recognition child may start"
+    assert all(f.here for f in summary.files) and not summary.reembedded
+    assert {Path(f.path).name for f in summary.files} >= {"Lecture 1 - my download.mp4"}
+    for query in demo_queries():
+        assert _top(library, query) == _top(demo_library, query), query
+    hit = library.search(
+        "why is merge sort stable", filters=SearchFilters(kinds=(SegmentKind.TRANSCRIPT,))
+    ).results[0]
+    assert hit.source == str(media.resolve() / "Lecture 1 - my download.mp4")
+    assert hit.thumbnail is not None and Path(hit.thumbnail).is_file()
+    assert hit.slide is not None and Path(hit.slide[0]).parent == media.resolve()
+    assert library.transcript(hit.source) == demo_library.transcript(str(LECTURE))
+    assert library.chapters(hit.source) == demo_library.chapters(str(LECTURE))
+    assert starts == []
+
+
+def test_without_media_the_course_is_searchable_and_its_files_are_missing(
+    demo_library: Library, demo_pack: Path, library: Library, starts: list[BaseProcess]
+) -> None:
+    summary = import_pack(library, demo_pack)
+    assert starts == []
+    assert len(summary.missing) == 4
+    expected = demo_pack.parent / DEMO_COURSE
+    assert {Path(f.path) for f in summary.files} == {expected / p.name for p in demo_files()}
+    for query in demo_queries():
+        assert _top(library, query) == _top(demo_library, query), query
+        assert all(not Path(r.source).exists() for r in library.search(query).results)
+    assert library.stats()["segments_by_kind"] == demo_library.stats()["segments_by_kind"]
+
+
+def test_a_missing_file_is_linked_by_its_content_only(
+    demo_pack: Path, library: Library, tmp_path: Path
+) -> None:
+    summary = import_pack(library, demo_pack)
+    lecture = next(f for f in summary.files if f.title.startswith("lecture"))
+    media = _media(tmp_path / "found later")
+    with pytest.raises(CoursedexError, match="its content differs"):
+        locate_file(library, lecture.path, media / "slides.pdf")
+    assert library.source(lecture.path) is not None  # unchanged
+    linked = locate_file(library, lecture.path, media / "Lecture 1 - my download.mp4")
+    assert linked.path == str(media.resolve() / "Lecture 1 - my download.mp4")
+    assert library.source(lecture.path) is None and linked.segments > 20
+    hits = library.search("why is merge sort stable").results
+    assert any(h.source == linked.path for h in hits)
+
+
+def test_importing_a_missing_file_later_links_it_without_transcribing(
+    demo_pack: Path, library: Library, starts: list[BaseProcess], tmp_path: Path
+) -> None:
+    import_pack(library, demo_pack)
+    media = _media(tmp_path / "downloaded")
+    report = library.ingest([media / "Lecture 1 - my download.mp4"])
+    assert [f.outcome.value for f in report.files] == ["moved"]
+    assert starts == []
+
+
+def test_the_users_own_copy_in_the_library_is_used_and_kept(
+    demo_pack: Path, library: Library, tmp_path: Path
+) -> None:
+    """Notes the student imported into a course of their own stay there, not twice."""
+    mine = _media(tmp_path / "mine")
+    library.ingest([mine / "notes.md"], course="My notes")
+    summary = import_pack(library, demo_pack)
+    notes = next(f for f in summary.files if f.title.endswith("course notes"))
+    assert notes.here and notes.kept_in == "My notes" and notes.path == str(mine / "notes.md")
+    assert [s.course for s in library.sources() if s.kind == SourceKind.NOTES] == ["My notes"]
+    assert len(library.sources(DEMO_COURSE)) == 3
+
+
+def test_importing_a_pack_again_replaces_it(demo_pack: Path, library: Library) -> None:
+    import_pack(library, demo_pack)
+    first = library.stats()
+    import_pack(library, demo_pack)
+    assert library.stats() == first
+
+
+def test_a_pack_of_another_model_is_embedded_again_from_its_text(
+    demo_library: Library,
+    demo_pack: Path,
+    library: Library,
+    starts: list[BaseProcess],
+    tmp_path: Path,
+) -> None:
+    """The pack's vectors are noise under another model's id: the import must not use them."""
+    with zipfile.ZipFile(demo_pack) as zf:
+        parts = {n: zf.read(n) for n in zf.namelist()}
+    manifest = json.loads(parts["manifest.json"])
+    vectors = np.load(io.BytesIO(parts["vectors.npy"]))
+    noise = np.random.default_rng(7).standard_normal(vectors.shape).astype(np.float32)
+    buffer = io.BytesIO()
+    np.save(buffer, noise)
+    parts["vectors.npy"] = buffer.getvalue()
+    manifest["model_id"] = "some-other-embedder@0123456789ab"
+    manifest["parts"]["vectors.npy"] = {
+        "sha256": hashlib.sha256(parts["vectors.npy"]).hexdigest(),
+        "size": len(parts["vectors.npy"]),
+    }
+    parts["manifest.json"] = json.dumps(manifest).encode()
+    other = tmp_path / "other.cdxpack"
+    with zipfile.ZipFile(other, "w") as zf:
+        for name, body in parts.items():
+            zf.writestr(name, body)
+    stages: list[str] = []
+    summary = import_pack(library, other, progress=lambda p: stages.append(p.stage))
+    assert summary.reembedded and "embedding" in stages
+    assert starts == []
+    for query in demo_queries():
+        assert _top(library, query) == _top(demo_library, query), query

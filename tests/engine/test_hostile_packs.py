@@ -1,0 +1,135 @@
+"""Hostile course packs (tools/hostile/packs.py): each is refused with one line, by the
+engine and by `coursedex pack import` (exit 1), and the library is exactly as it was: its
+whole database dumped, its thumbnails and its vector count compared before and after."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.config import EngineConfig
+from engine.demo import DEMO_COURSE
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.packs import PackError, export_pack, import_pack, read_pack
+from tools.hostile.packs import HostilePack, generate
+
+
+@pytest.fixture(scope="module")
+def hostile(
+    demo_text_library: Library, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, HostilePack]:
+    folder = tmp_path_factory.mktemp("packs")
+    good = folder / "good.cdxpack"
+    export_pack(demo_text_library, DEMO_COURSE, good)
+    return {case.path.name: case for case in generate(good, folder / "hostile")}
+
+
+@pytest.fixture(scope="module")
+def good_pack(hostile: dict[str, HostilePack]) -> Path:
+    return next(iter(hostile.values())).path.parent.parent / "good.cdxpack"
+
+
+@pytest.fixture
+def target(built_library: Library) -> Iterator[Library]:
+    """A library with two courses in it, for each pack to be refused by."""
+    yield built_library
+
+
+def _state(library: Library) -> tuple[str, list[str], int, dict[str, object]]:
+    """Everything a refused pack must not change."""
+    dump = "\n".join(library.store.conn.iterdump())
+    thumbs = sorted(p.name for p in library.thumbs.glob("*")) if library.thumbs.exists() else []
+    return dump, thumbs, library.indexer.vector_count(), library.stats()
+
+
+CASES = (
+    "half.cdxpack",
+    "tail-cut.cdxpack",
+    "empty.cdxpack",
+    "tampered.cdxpack",
+    "size-lie.cdxpack",
+    "dotdot.cdxpack",
+    "absolute.cdxpack",
+    "drive.cdxpack",
+    "backslash.cdxpack",
+    "symlink.cdxpack",
+    "declares-10GB.cdxpack",
+    "bomb.cdxpack",
+    "lying-size.cdxpack",
+    "3GB.cdxpack",
+    "newer.cdxpack",
+    "other-format.cdxpack",
+    "no-manifest.cdxpack",
+    "unlisted.cdxpack",
+    "lost-part.cdxpack",
+    "pickle.cdxpack",
+    "short-vectors.cdxpack",
+    "nan.cdxpack",
+    "source-path.cdxpack",
+    "source-absolute.cdxpack",
+    "thumbnail-name.cdxpack",
+    "kind.cdxpack",
+    "not-json.cdxpack",
+    "deep-json.cdxpack",
+)
+
+
+def test_every_hostile_pack_has_a_test(hostile: dict[str, HostilePack]) -> None:
+    assert sorted(hostile) == sorted(CASES)
+
+
+def test_the_good_pack_they_are_made_from_is_read(good_pack: Path) -> None:
+    """Not a vacuous corpus: the pack each was made from passes every check."""
+    pack = read_pack(good_pack)
+    assert pack.manifest.course == DEMO_COURSE and len(pack.sources) == 3
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_hostile_pack_is_refused_and_the_library_is_unchanged(
+    hostile: dict[str, HostilePack], target: Library, name: str
+) -> None:
+    case = hostile[name]
+    before = _state(target)
+    with pytest.raises(PackError) as refused:
+        import_pack(target, case.path)
+    message = str(refused.value)
+    assert "\n" not in message and re.search(case.reason, message), (case.what, message)
+    assert _state(target) == before
+
+
+@pytest.mark.parametrize(
+    "name", ["tampered.cdxpack", "dotdot.cdxpack", "newer.cdxpack", "bomb.cdxpack"]
+)
+def test_the_command_refuses_a_hostile_pack_with_one_line(
+    hostile: dict[str, HostilePack],
+    built_library_dir: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    case = hostile[name]
+    with Library.open(built_library_dir, EngineConfig(), lambda: embedder) as lib:
+        before = _state(lib)
+    capsys.readouterr()
+    code = main(
+        [
+            "--library",
+            str(built_library_dir),
+            "--models",
+            str(models_dir),
+            "pack",
+            "import",
+            str(case.path),
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("coursedex: ") and re.search(case.reason, err)
+    with Library.open(built_library_dir, EngineConfig(), lambda: embedder) as lib:
+        assert _state(lib)[0] == before[0]
