@@ -12,15 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QContextMenuEvent, QFont, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QFont, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMenu,
     QMessageBox,
     QPushButton,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -29,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.accessible import describe
 from app.notes.editor import ask_note
 from app.notes.places import note_place
+from app.notes.tree import NOTE_ID, NotesTree
 from app.tasks import Failure, Tasks
 from engine.api import Library, Note, plural
 
@@ -37,26 +36,6 @@ EMPTY = (
     "menu, a slide and a file have “Add note” too."
 )
 EDIT_KEY, REMOVE_KEY = "F2", "Delete"
-_NOTE_ID = Qt.ItemDataRole.UserRole
-
-
-class NotesTree(QTreeWidget):
-    """Course rows, and under each its notes (place, text); the menu key offers a note's
-    actions."""
-
-    menu_wanted = Signal(QPoint)  # where, in the viewport
-
-    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        if event.reason() == QContextMenuEvent.Reason.Keyboard:
-            item = self.currentItem()
-            at = self.visualItemRect(item).center() if item is not None else QPoint(0, 0)
-        else:
-            at = event.pos()
-            item = self.itemAt(at)
-            if item is not None:
-                self.setCurrentItem(item)
-        if item is not None and item.data(0, _NOTE_ID) is not None:
-            self.menu_wanted.emit(at)
 
 
 class NotesPanel(QWidget):
@@ -73,12 +52,8 @@ class NotesPanel(QWidget):
         self._wanted: int | None = None  # the note to make current at the next fill
         self._stale = True  # notes changed while the panel was hidden: read when shown
         self.tree = NotesTree()
-        self.tree.setHeaderLabels(["Place", "Note"])
-        self.tree.setColumnCount(2)
-        self.tree.setWordWrap(True)
-        header = self.tree.header()
-        header.setStretchLastSection(True)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        # One column, a note as its place over its text (app/notes/tree.py): beside a
+        # column of places the text had the panel's last few letters.
         describe(
             self.tree,
             "Notes",
@@ -163,21 +138,19 @@ class NotesPanel(QWidget):
         for note in notes:
             if course_item is None or course_item.text(0) != note.course:
                 course_item = QTreeWidgetItem(self.tree, [note.course])
-                course_item.setFirstColumnSpanned(True)
                 course_item.setFont(0, bold)
                 course_item.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 course_item.setExpanded(True)
             place = note_place(note)
-            item = QTreeWidgetItem(course_item, [place, note.text])
-            item.setData(0, _NOTE_ID, note.id)
+            item = QTreeWidgetItem(course_item, [f"{place}\n{note.text}"])
+            item.setData(0, NOTE_ID, note.id)
             item.setData(0, Qt.ItemDataRole.AccessibleTextRole, f"{place}: {note.text}")
-            item.setToolTip(1, note.text)
+            item.setToolTip(0, note.text)
             if note.id == current:
                 self.tree.setCurrentItem(item)
         for course in self._courses():
             said = f"{course.text(0)}, {plural(course.childCount(), 'note')}"
-            for column in (0, 1):  # the row spans both: each part is read as the course
-                course.setData(column, Qt.ItemDataRole.AccessibleTextRole, said)
+            course.setData(0, Qt.ItemDataRole.AccessibleTextRole, said)
         self.tree.expandAll()
         self.empty.setText(EMPTY)
         self.tree.setVisible(bool(notes))
@@ -192,7 +165,7 @@ class NotesPanel(QWidget):
 
     def current_note_id(self) -> int | None:
         item = self.tree.currentItem()
-        return None if item is None else item.data(0, _NOTE_ID)
+        return None if item is None else item.data(0, NOTE_ID)
 
     def current_note(self) -> Note | None:
         note_id = self.current_note_id()
@@ -201,7 +174,7 @@ class NotesPanel(QWidget):
     def select(self, note_id: int) -> bool:
         """Make the note ``note_id`` current (False: it is not shown)."""
         for item in self.note_rows():
-            if item.data(0, _NOTE_ID) == note_id:
+            if item.data(0, NOTE_ID) == note_id:
                 self.tree.setCurrentItem(item)
                 return True
         return False
@@ -224,7 +197,7 @@ class NotesPanel(QWidget):
         self.remove_button.setEnabled(note is not None)
 
     def _activated(self, item: QTreeWidgetItem) -> None:
-        note = self._notes.get(item.data(0, _NOTE_ID))
+        note = self._notes.get(item.data(0, NOTE_ID))
         if note is not None and note.source_path is not None:
             self.open_requested.emit(note)
 
@@ -301,8 +274,8 @@ class NotesPanel(QWidget):
         finally:
             box.deleteLater()
         items = self.note_rows()
-        at = next(n for n, item in enumerate(items) if item.data(0, _NOTE_ID) == note.id)
-        after = [item.data(0, _NOTE_ID) for item in (items[at + 1 :] + items[:at][::-1])]
+        at = next(n for n, item in enumerate(items) if item.data(0, NOTE_ID) == note.id)
+        after = [item.data(0, NOTE_ID) for item in (items[at + 1 :] + items[:at][::-1])]
         library = self.library
         self.tasks.run(
             lambda: library.remove_note(note.id),

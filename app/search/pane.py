@@ -147,7 +147,12 @@ class SearchPane(QWidget):
             f"Search your courses ({SEARCH_KEYS})",
         )
         describe(self.course_box, "Course", "Search one course or all of them.")
-        describe(self.kind_box, "Kind", "Search speech, on-screen text, slides, code or notes.")
+        describe(
+            self.kind_box,
+            "Kind",
+            "Search speech, on-screen text, slides, code, notes files, or My notes: the notes "
+            "you added at a moment, a page or a line.",
+        )
         self._name_clear_button()
         for kind in SegmentKind:
             self.kind_box.addItem(KIND_NAMES[kind], kind.value)  # Qt keeps enums as plain str

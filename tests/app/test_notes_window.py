@@ -70,12 +70,13 @@ def type_note(qtbot: QtBot, text: str, seen: list[str] | None = None) -> None:
 
 def panel_rows(window: SearchWindow) -> list[tuple[str, str]]:
     """The Notes panel's notes as shown: (place, text)."""
-    return [(item.text(0), item.text(1)) for item in window.notes_panel.note_rows()]
+    rows = [item.text(0).split("\n", 1) for item in window.notes_panel.note_rows()]
+    return [(place, text) for place, text in rows]
 
 
 def row_item(window: SearchWindow, text: str) -> QTreeWidgetItem:
-    tree = window.notes_panel.tree
-    found = tree.findItems(text, Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive, 1)
+    """The panel's row of the note that says ``text``."""
+    found = [i for i in window.notes_panel.note_rows() if i.text(0).endswith(f"\n{text}")]
     assert found, (text, panel_rows(window))
     return found[0]
 
