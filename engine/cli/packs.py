@@ -65,21 +65,13 @@ def cmd_pack(ctx: Context) -> int:
 def _export(ctx: Context) -> int:
     args = ctx.args
     library = ctx.library()
-    notes = None
-    if args.with_notes:
-        notes = _notes_of(library)
-    done = export_pack(library, args.course, Path(args.output), notes=notes)
+    done = export_pack(library, args.course, Path(args.output), with_notes=args.with_notes)
     print(
         f"{printable(done.course)}: {plural(done.files, 'file')}, "
         f"{plural(done.segments, 'segment')}, {plural(done.notes, 'note')} -> "
         f"{printable(str(done.path))} ({human_size(done.size)})"
     )
     return 0
-
-
-def _notes_of(library: object) -> None:
-    """Notes land with the notes engine; until then a pack carries none."""
-    return None
 
 
 class _Bar:
@@ -117,6 +109,7 @@ def _import(ctx: Context) -> int:
                 {
                     "course": done.course,
                     "segments": done.segments,
+                    "notes": done.notes,
                     "reembedded": done.reembedded,
                     "seconds": round(done.seconds, 3),
                     "files": [
@@ -130,7 +123,8 @@ def _import(ctx: Context) -> int:
     model = "embedded again for this library's model, " if done.reembedded else ""
     print(
         f"{printable(done.course)}: {plural(len(done.files), 'file')}, "
-        f"{plural(done.segments, 'segment')} in {done.seconds:.1f} s ({model}nothing transcribed)"
+        f"{plural(done.segments, 'segment')}, {plural(done.notes, 'note')} in "
+        f"{done.seconds:.1f} s ({model}nothing transcribed)"
     )
     for f in done.files:
         if f.kept_in is not None:

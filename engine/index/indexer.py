@@ -210,16 +210,22 @@ class Indexer:
         register: Callable[[], Sequence[int]],
         embedder: Embedder,
         after: Callable[[Sequence[int]], None] | None = None,
+        new_notes: Sequence[Sequence[NoteRow]] = (),
     ) -> int:
         """Swap several sources' segments and vectors in one transaction: ``register`` makes
         their rows inside it and returns their ids, one per content; ``after`` writes what
         refers to them (scenes, slide links) in it too. All of it commits, or none (a course
-        pack is imported whole). The user's notes on each content come back with it.
+        pack is imported whole). The user's notes on each content come back with it, and
+        ``new_notes[i]`` (ids ignored) are added to those of ``contents[i]``.
         Returns the segments written (notes aside)."""
         with self._lock:
             index = self._ensure(embedder)
             before = self.store.embeddings.generation()
-            notes = [self.store.notes.of_content(c.sha256) for c in contents]
+            adding = list(new_notes) or [() for _ in contents]
+            notes = [
+                [*self.store.notes.of_content(c.sha256), *more]
+                for c, more in zip(contents, adding, strict=True)
+            ]
             note_vectors = [
                 _note_vectors(embedder, c.title, found)
                 for c, found in zip(contents, notes, strict=True)
@@ -233,6 +239,7 @@ class Indexer:
                     source_ids, contents, notes, note_vectors, strict=True
                 ):
                     ids.append(self._replace(sid, content, embedder))
+                    found = [n if n.id else self._insert_note(n) for n in found]
                     note_ids.append([self.store.notes.attach(sid, n) for n in found])
                     self._put_vectors(note_ids[-1], vectors)
                     self.store.notes.seen_in(sid)
@@ -246,6 +253,22 @@ class Indexer:
                 index.add(np.asarray(attached, dtype=np.int64), vectors)
             self._caught_up(index, before)
         return sum(len(new) for new in ids)
+
+    def _insert_note(self, note: NoteRow) -> NoteRow:
+        """A new note stored (inside the caller's transaction), with its id."""
+        note_id = self.store.notes.insert(
+            course=note.course,
+            sha256=note.sha256,
+            path_in_archive=note.path_in_archive,
+            at_ms=note.at_ms,
+            page=note.page,
+            line=note.line,
+            text=note.text,
+            created=note.created,
+            last_path=note.last_path,
+            last_title=note.last_title,
+        )
+        return replace(note, id=note_id)
 
     def _replace(self, source_id: int, content: SourceContent, embedder: Embedder) -> list[int]:
         return self.store.replace_source_content(
@@ -273,19 +296,8 @@ class Indexer:
             vectors = _note_vectors(embedder, title, [note])
             sources = self.store.notes.files_of(note.sha256)
             with self.store.transaction():
-                note_id = self.store.notes.insert(
-                    course=note.course,
-                    sha256=note.sha256,
-                    path_in_archive=note.path_in_archive,
-                    at_ms=note.at_ms,
-                    page=note.page,
-                    line=note.line,
-                    text=note.text,
-                    created=note.created,
-                    last_path=note.last_path,
-                    last_title=note.last_title,
-                )
-                stored = replace(note, id=note_id)
+                stored = self._insert_note(note)
+                note_id = stored.id
                 ids = [self.store.notes.attach(source_id, stored) for source_id in sources]
                 vectors = np.repeat(vectors, len(ids), axis=0)
                 self._put_vectors(ids, vectors)

@@ -30,6 +30,7 @@ from engine.packs.format import Pack, PackError, PackLimits, PackSource
 from engine.packs.media import MediaFinder, Place, folder_name
 from engine.packs.reader import read_pack
 from engine.private_files import open_private, private_dir
+from engine.store import NoteRow
 from engine.types import SourceStatus
 
 log = logging.getLogger(__name__)
@@ -105,7 +106,7 @@ def import_pack(
         report(PackProgress("writing", 0, 1))
         written = _write_thumbnails(library, pack, places)
         try:
-            segments = _write(library, pack, places, contents, embedder, media)
+            segments, notes = _write(library, pack, places, contents, embedder, media)
         except BaseException:
             for thumbnail in written:
                 thumbnail.unlink(missing_ok=True)
@@ -121,7 +122,7 @@ def import_pack(
         )
         for s, p in zip(pack.sources, places, strict=True)
     )
-    return ImportSummary(course, files, segments, 0, reembedded, time.monotonic() - started)
+    return ImportSummary(course, files, segments, notes, reembedded, time.monotonic() - started)
 
 
 def _kept(place: Place, course: str) -> bool:
@@ -278,7 +279,8 @@ def _write(
     contents: Sequence[SourceContent | None],
     embedder: Embedder,
     media: Path | None,
-) -> int:
+) -> tuple[int, int]:
+    """Returns the segments and notes written."""
     store = library.store
     catalog = store.catalog
     course = pack.manifest.course
@@ -324,4 +326,34 @@ def _write(
             store.recordings.replace_slide_links(video, found)
 
     todo = [content for content in contents if content is not None]
-    return library.indexer.write_sources(todo, register, embedder, after)
+    notes = [_new_notes(library, pack, i, places[i]) for i in written]
+    segments = library.indexer.write_sources(todo, register, embedder, after, notes)
+    return segments, sum(len(n) for n in notes)
+
+
+def _new_notes(library: Library, pack: Pack, index: int, place: Place) -> list[NoteRow]:
+    """The pack's notes on one of its files, but for those the library has already (the
+    same text at the same place: a pack imported twice does not double them)."""
+    source = pack.sources[index]
+    known = {
+        (n.path_in_archive, n.at_ms, n.page, n.line, n.text)
+        for n in library.store.notes.of_content(source.sha256)
+    }
+    now = time.time()
+    return [
+        NoteRow(
+            id=0,
+            course=pack.manifest.course,
+            sha256=source.sha256,
+            path_in_archive=n.path_in_archive,
+            at_ms=n.at_ms,
+            page=n.page,
+            line=n.line,
+            text=n.text,
+            created=now,
+            last_path=str(place.path),
+            last_title=source.title,
+        )
+        for n in pack.notes
+        if n.source == index and (n.path_in_archive, n.at_ms, n.page, n.line, n.text) not in known
+    ]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.ingest.safezip import member_escapes
+from engine.notes.places import MAX_NOTE_CHARS
 from engine.packs.format import (
     FORMAT,
     SHA256,
@@ -313,16 +314,21 @@ def notes_from(data: bytes, count: int) -> tuple[PackNote, ...]:
         source = f.int("source")
         if source >= count:
             raise f.bad("source", "not a file of the pack")
-        out.append(
-            PackNote(
-                source=source,
-                text=f.text("text"),
-                at_ms=f.int("at_ms", optional=True),
-                page=f.int("page", optional=True, low=1),
-                line=f.int("line", optional=True, low=1),
-                path_in_archive=f.text("path_in_archive", optional=True),
-            )
+        note = PackNote(
+            source=source,
+            text=f.text("text").strip(),
+            at_ms=f.int("at_ms", optional=True),
+            page=f.int("page", optional=True, low=1),
+            line=f.int("line", optional=True, low=1),
+            path_in_archive=f.text("path_in_archive", optional=True),
         )
+        if not note.text or len(note.text) > MAX_NOTE_CHARS:
+            raise f.bad("text", f"blank or longer than {MAX_NOTE_CHARS:,} characters")
+        if sum(x is not None for x in (note.at_ms, note.page, note.line)) > 1:
+            raise PackError(f"{f.where}: more than one place (a time, a page or a line)")
+        if note.path_in_archive is not None and member_escapes(note.path_in_archive):
+            raise f.bad("path_in_archive", "a path out of its archive")
+        out.append(note)
     return tuple(out)
 
 

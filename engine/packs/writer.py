@@ -13,7 +13,7 @@ import io
 import logging
 import os
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -23,6 +23,7 @@ from engine import __version__
 from engine.errors import CoursedexError
 from engine.index.atomic_files import atomic_write
 from engine.library import Library
+from engine.notes import Note
 from engine.packs.format import (
     COURSE,
     MANIFEST,
@@ -43,9 +44,6 @@ from engine.types import SourceKind, SourceStatus
 
 log = logging.getLogger(__name__)
 
-# A place's note as the notes engine gives it: (sha256, text, at_ms, page, line, member).
-NoteRow = tuple[str, str, int | None, int | None, int | None, str | None]
-
 
 @dataclass(frozen=True, slots=True)
 class ExportSummary:
@@ -62,9 +60,9 @@ def export_pack(
     course: str,
     out: Path,
     *,
-    notes: Callable[[str], Sequence[NoteRow]] | None = None,
+    with_notes: bool = False,
 ) -> ExportSummary:
-    """Write ``course`` to ``out`` as a pack; ``notes`` gives the course's notes to carry.
+    """Write ``course`` to ``out`` as a pack, with the notes on its files (``with_notes``).
 
     Raises:
         NotFoundError: no such course.
@@ -96,8 +94,8 @@ def export_pack(
         VECTORS: _npy(np.vstack(vectors).astype(np.float32)),
         SENTENCES: _npy(np.vstack(sentences).astype(np.float16)),
     }
-    carried = _notes(notes(found.name), sources) if notes is not None else []
-    if notes is not None:
+    carried = _notes(library.notes(found.name), sources) if with_notes else []
+    if with_notes:
         parts[NOTES] = notes_json(carried)
     for name, body in thumbnails.items():
         parts[THUMBS + name] = body
@@ -206,12 +204,20 @@ def _links(library: Library, sources: Sequence[Source]) -> list[PackLink]:
     return out
 
 
-def _notes(rows: Sequence[NoteRow], sources: Sequence[Source]) -> list[PackNote]:
+def _notes(notes: Sequence[Note], sources: Sequence[Source]) -> list[PackNote]:
+    """The notes on the pack's files (one whose file left the library stays out)."""
     place = {s.sha256: i for i, s in enumerate(sources)}
     return [
-        PackNote(place[sha], text, at_ms, page, line, member)
-        for sha, text, at_ms, page, line, member in rows
-        if sha in place
+        PackNote(
+            place[n.place.sha256],
+            n.text,
+            n.place.at_ms,
+            n.place.page,
+            n.place.line,
+            n.place.path_in_archive,
+        )
+        for n in notes
+        if n.place.sha256 in place
     ]
 
 

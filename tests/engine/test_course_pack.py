@@ -16,9 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
 from engine.errors import CoursedexError
 from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
 from engine.packs import export_pack, import_pack
 from engine.packs.locate import locate_file
 from engine.search import SearchFilters
@@ -208,3 +210,29 @@ def test_a_pack_of_another_model_is_embedded_again_from_its_text(
     assert starts == []
     for query in demo_queries():
         assert _top(library, query) == _top(demo_library, query), query
+
+
+def test_notes_travel_with_the_pack_when_asked(
+    demo_pack: Path, library: Library, tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    """A teacher's notes on the lecture and a slide reach the class once, at their places."""
+    import_pack(library, demo_pack)
+    files = {Path(s.path).suffix: s.path for s in library.sources(DEMO_COURSE)}
+    library.add_note(files[".mp4"], "Stability matters for radix sort", at_ms=180_000)
+    library.add_note(files[".pdf"], "Exam question last year", page=3)
+    bare, noted = tmp_path / "bare.cdxpack", tmp_path / "noted.cdxpack"
+    assert export_pack(library, DEMO_COURSE, bare).notes == 0
+    assert export_pack(library, DEMO_COURSE, noted, with_notes=True).notes == 2
+    with Library.open(tmp_path / "class", EngineConfig(), lambda: embedder) as student:
+        assert import_pack(student, bare).notes == 0 and student.notes() == []
+        assert import_pack(student, noted).notes == 2
+        assert import_pack(student, noted).notes == 0  # not twice
+        got = [(n.text, n.place.at_ms, n.place.page) for n in student.notes(DEMO_COURSE)]
+        assert sorted(got) == [
+            ("Exam question last year", None, 3),
+            ("Stability matters for radix sort", 180_000, None),
+        ]
+        hits = student.search(
+            "radix sort", filters=SearchFilters(kinds=(SegmentKind.BOOKMARK,))
+        ).results
+        assert hits and hits[0].start_ms == 180_000 and hits[0].title.startswith("lecture")

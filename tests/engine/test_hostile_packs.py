@@ -76,6 +76,8 @@ CASES = (
     "kind.cdxpack",
     "not-json.cdxpack",
     "deep-json.cdxpack",
+    "note-two-places.cdxpack",
+    "note-source.cdxpack",
 )
 
 

@@ -320,6 +320,20 @@ def generate(good: Path, out: Path) -> list[HostilePack]:
         r"course\.json is not JSON \(RecursionError\)",
         lambda p: _write(p, {**parts, "course.json": deep}, rehash=True),
     )
+    two_places = json.dumps([{"source": 0, "text": "here", "at_ms": 1000, "page": 2}]).encode()
+    case(
+        "note-two-places.cdxpack",
+        "a note at a time and on a page at once",
+        r"notes\.json: note 1: more than one place",
+        lambda p: _write(p, {**parts, "notes.json": two_places}, rehash=True),
+    )
+    elsewhere = json.dumps([{"source": 99, "text": "on no file of the pack"}]).encode()
+    case(
+        "note-source.cdxpack",
+        "a note on file 99 of a pack of three",
+        r"notes\.json: note 1: source is not a file of the pack",
+        lambda p: _write(p, {**parts, "notes.json": elsewhere}, rehash=True),
+    )
     return cases
 
 
