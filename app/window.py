@@ -186,6 +186,7 @@ class SearchWindow(QMainWindow):
         self.outside_changes = OutsideChanges(
             library, self.tasks, self.library_changed.emit, lambda: self.importing, self
         )
+        self.outside_changes.committed.connect(self.notes_panel.refresh)  # notes added there
         self.outside_changes.start()
         self.refresh_library()
         self.search_pane.status.setText("")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
 from app.tasks import Failure, Tasks
@@ -51,7 +51,10 @@ def what_changed(before: LibraryMarks, after: LibraryMarks) -> list[LibraryChang
 
 class OutsideChanges(QObject):
     """Follows another process's commits for a window: ``changed`` gets each change (the
-    window's ``library_changed.emit``)."""
+    window's ``library_changed.emit``); ``committed`` says another process committed at all
+    (``coursedex notes add`` changes no file: the Notes panel reads its notes again)."""
+
+    committed = Signal()
 
     def __init__(
         self,
@@ -123,6 +126,7 @@ class OutsideChanges(QObject):
         if got is None:
             return
         self._seen, self._marks, changes = got
+        self.committed.emit()
         if changes:
             log.info("another process changed the library: %s", _summary(changes))
         for change in changes:

@@ -6,6 +6,8 @@ note as its own kind (bookmark)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +24,18 @@ from engine.library import Library
 from tests.app.ui import on_next_modal
 
 PLAYING_TIMEOUT_MS = 10_000
+ROOT = Path(__file__).resolve().parents[2]
+# Another process (as `coursedex notes add` in a terminal) adds a note to the window's library.
+ADD_NOTE = """
+import sys
+from pathlib import Path
+from engine.api import EngineConfig, Library, ModelRegistry
+folder, models, source = sys.argv[1:]
+registry = ModelRegistry(Path(models))
+embedder = registry.load_embedder(threads=1)
+with Library.open(Path(folder), EngineConfig(), lambda: embedder, models=registry) as library:
+    library.add_note(source, "added in a terminal", at_ms=4_000)
+"""
 
 
 def shown(qtbot: QtBot, library: Library) -> SearchWindow:
@@ -165,6 +179,22 @@ def test_a_click_on_a_note_in_the_panel_plays_the_lecture_from_its_time(
     )
     assert pane.player.transcript.path == lecture
     qtbot.waitUntil(lambda: 15_000 <= pane.player.position_ms() <= 18_000)
+
+
+def test_a_note_another_process_adds_shows_in_the_open_panel(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library, models_dir: Path
+) -> None:
+    go_to_notes(qtbot, window)
+    qtbot.waitUntil(window.notes_panel.empty.isVisible)  # "No notes yet…"
+    lecture = path_of(lecture_library, SourceKind.VIDEO)
+    child = subprocess.run(
+        [sys.executable, "-c", ADD_NOTE, str(lecture_library.folder), str(models_dir), lecture],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert child.returncode == 0, child.stderr
+    qtbot.waitUntil(lambda: len(panel_rows(window)) == 1, timeout=10_000)
+    assert panel_rows(window)[0][1] == "added in a terminal"
+    assert not window.notes_panel.empty.isVisible()
 
 
 def test_notes_on_a_slides_page_and_a_files_line(
