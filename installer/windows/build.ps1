@@ -12,8 +12,9 @@ installer/prepare_models.py):
   2. installer/prepare_models.py --profile <dev|release> --out build/models
   3. resources/icons/render_icons.py build/icons   (coursedex.ico for the exe and installer)
   4. pyinstaller installer/coursedex.spec --noconfirm
-  5. dist\coursedex\coursedex.exe --self-test, with every proxy pointed at a closed port so
-     that a download attempt fails instead of passing silently
+  5. dist\coursedex\coursedex-cli.exe --self-test (the console twin of the windowed
+     coursedex.exe), offscreen, with every proxy pointed at a closed port so that a download
+     attempt fails instead of passing silently
   6. iscc /DAppVersion=<version> installer\windows\coursedex.iss
 
 No libVLC goes in: the player is Qt Multimedia, whose FFmpeg backend comes with the PySide6
@@ -102,40 +103,29 @@ Invoke-Native uv @('run', '--no-sync', 'python', 'resources/icons/render_icons.p
 Write-Step 'pyinstaller installer/coursedex.spec'
 Invoke-Native uv @('run', '--no-sync', 'pyinstaller', 'installer/coursedex.spec', '--noconfirm')
 $Exe = Join-Path $Root 'dist\coursedex\coursedex.exe'
-if (-not (Test-Path $Exe)) { throw "the spec did not produce $Exe" }
-
-Write-Step 'self-test of the frozen app (downloads blocked)'
-# A windowed exe is not waited for by `&`, and its output does not reach this console:
-# start it explicitly, wait with a time limit, and show what it wrote.
-$selfTestOut = Join-Path $Root 'build\self-test.out.txt'
-$selfTestErr = Join-Path $Root 'build\self-test.err.txt'
-$savedProxy = @{}
-foreach ($name in 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY') {
-    $savedProxy[$name] = [Environment]::GetEnvironmentVariable($name)
+$Cli = Join-Path $Root 'dist\coursedex\coursedex-cli.exe'
+foreach ($program in $Exe, $Cli) {
+    if (-not (Test-Path $program)) { throw "the spec did not produce $program" }
 }
-$env:HTTP_PROXY = 'http://127.0.0.1:9'
-$env:HTTPS_PROXY = 'http://127.0.0.1:9'
-$env:ALL_PROXY = 'http://127.0.0.1:9'
-$env:NO_PROXY = ''
+
+Write-Step 'self-test of the frozen app (coursedex-cli.exe, offscreen, downloads blocked)'
+# coursedex.exe is windowed: no stdout, and `&` does not wait for it. Its console twin
+# coursedex-cli.exe (same bundle) prints and returns the exit status.
+$savedEnv = @{}
+$testEnv = @{ HTTP_PROXY = 'http://127.0.0.1:9'; HTTPS_PROXY = 'http://127.0.0.1:9';
+    ALL_PROXY = 'http://127.0.0.1:9'; NO_PROXY = ''; QT_QPA_PLATFORM = 'offscreen' }
+foreach ($name in $testEnv.Keys) {
+    $savedEnv[$name] = [Environment]::GetEnvironmentVariable($name)
+    [Environment]::SetEnvironmentVariable($name, $testEnv[$name])
+}
 try {
-    $process = Start-Process -FilePath $Exe -ArgumentList '--self-test' -PassThru -NoNewWindow `
-        -RedirectStandardOutput $selfTestOut -RedirectStandardError $selfTestErr
-    $null = $process.Handle  # keeps ExitCode readable after the process ends
-    if (-not $process.WaitForExit(20 * 60 * 1000)) {
-        $process.Kill()
-        throw 'self-test did not finish within 20 minutes'
-    }
-    $code = $process.ExitCode
+    Invoke-Native $Cli @('--self-test')
 }
 finally {
-    foreach ($name in $savedProxy.Keys) {
-        [Environment]::SetEnvironmentVariable($name, $savedProxy[$name])
-    }
-    foreach ($file in $selfTestOut, $selfTestErr) {
-        if (Test-Path $file) { Get-Content -LiteralPath $file | Write-Host }
+    foreach ($name in $savedEnv.Keys) {
+        [Environment]::SetEnvironmentVariable($name, $savedEnv[$name])
     }
 }
-if ($code -ne 0) { throw "coursedex.exe --self-test failed with exit code $code" }
 
 Write-Step 'Inno Setup'
 $Iscc = Find-Iscc

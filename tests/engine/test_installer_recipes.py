@@ -95,7 +95,7 @@ def test_release_workflow_has_no_actionlint_findings() -> None:
 
 def test_actionlint_fails_on_a_broken_copy_of_the_workflow(tmp_path: Path) -> None:
     text = WORKFLOW.read_text(encoding="utf-8")
-    broken = text.replace("needs: build", "needs: biuld").replace(
+    broken = text.replace("needs: [build,", "needs: [biuld,").replace(
         "name: ${{ matrix.artifact }}", "name: ${{ matrix.artefact }}"
     )
     assert broken.count("biuld") == 1 and broken.count("matrix.artefact") == 1
@@ -123,6 +123,80 @@ def test_workflow_runs_every_recipe_with_the_release_models() -> None:
     macos_start = text.splitlines().index("      # --- macOS " + "-" * 72)
     every_os_start = text.splitlines().index("      # --- every OS " + "-" * 69)
     assert secret_lines and all(macos_start < n < every_os_start for n in secret_lines)
+
+
+def workflow_steps(job: str) -> list[str]:
+    """The text of each step of ``job`` in the release workflow (its lines from one
+    ``      - `` to the next), in order."""
+    lines = WORKFLOW.read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"  {job}:")
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"  \S", lines[i])), None)
+    steps: list[list[str]] = []
+    inside = False
+    for line in lines[start:end]:
+        if line == "    steps:":
+            inside = True
+        elif inside and line.startswith("      - "):
+            steps.append([line])
+        elif inside and steps:
+            steps[-1].append(line)
+    return ["\n".join(step) for step in steps]
+
+
+OS_STEP = {os_name: f"if: runner.os == '{os_name}'" for os_name in ("Linux", "Windows", "macOS")}
+
+
+@pytest.mark.parametrize("os_name", sorted(OS_STEP))
+def test_each_os_job_self_tests_what_it_built_headless_and_prints_its_sizes(
+    os_name: str,
+) -> None:
+    steps = workflow_steps("build")
+    recipe = next(
+        i for i, step in enumerate(steps) if OS_STEP[os_name] in step and "installer/" in step
+    )
+    after = [step for step in steps[recipe + 1 :] if OS_STEP[os_name] in step]
+    tests = [step for step in after if re.search(r"\s--self-test\b", step)]
+    assert tests, f"no {os_name} step runs the built app's --self-test"
+    headless = {
+        "Linux": "xvfb-run",
+        "Windows": "QT_QPA_PLATFORM: offscreen",
+        "macOS": "QT_QPA_PLATFORM: offscreen",
+    }
+    assert all(headless[os_name] in step for step in tests)
+    if os_name == "Windows":  # the windowed coursedex.exe has no stdout and is not waited for
+        assert all("coursedex-cli.exe') --self-test" in step for step in tests)
+    sizes = [step for step in after if "installed:" in step and "download:" in step]
+    assert sizes and all("GITHUB_STEP_SUMMARY" in step for step in sizes)
+    upload = [step for step in steps if "actions/upload-artifact" in step]
+    assert len(upload) == 1 and "if:" not in upload[0]  # every OS uploads
+    assert "if-no-files-found: error" in upload[0]
+
+
+def test_engine_tests_run_on_windows_and_macos_and_gate_the_release() -> None:
+    text = WORKFLOW.read_text(encoding="utf-8")
+    job = text[text.index("  engine-tests:") : text.index("  release:")]
+    for runner in ("windows-2022", "macos-14"):
+        assert f"- os: {runner}" in job
+    listed = re.findall(r"tests/engine/test_\w+\.py", job)
+    assert len(set(listed)) >= 7
+    for name in listed:
+        assert (ROOT / name).is_file(), name
+    assert "uv run --no-sync pytest" in job and "uv sync --locked" in job
+    assert "needs: [build, engine-tests]" in text
+
+
+def test_windows_ships_a_console_program_beside_the_window() -> None:
+    """coursedex.exe is windowed (no console pops up); `coursedex-cli.exe mcp`, the CLI and
+    the self-test need stdin/stdout: a second EXE of the same analysis in the same folder."""
+    spec = (ROOT / SPEC).read_text(encoding="utf-8")
+    twin = spec[spec.index('if sys.platform == "win32":\n    # A windowed') :]
+    assert 'name="coursedex-cli"' in twin and "console=True" in twin
+    assert "pyz,\n            a.scripts," in twin and "exclude_binaries=True" in twin
+    assert "coll = COLLECT(  # noqa: F821\n    *programs," in spec
+    code = "\n".join(code_lines(FREEZE_RECIPES["windows"]))
+    assert "Invoke-Native $Cli @('--self-test')" in code
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "coursedex-cli.exe" in readme[readme.index("### MCP server") :]
 
 
 def test_no_release_step_waits_for_a_hash_to_be_pinned_by_hand() -> None:

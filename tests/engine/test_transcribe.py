@@ -22,6 +22,9 @@ from engine.media.transcribe import (
 from engine.models.registry import ModelRegistry
 from tools.lecture_media import Clip, make_audio, make_lecture_video, slide_image
 
+# Linux's /proc lists a process's children and mappings; macOS has none (the release
+# workflow runs this file there).
+READS_PROC = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 SPEECH = (
     "Today we study the quicksort algorithm. It picks a pivot and partitions the array. "
     "Then it sorts both parts with recursion. The average cost is n log n comparisons."
@@ -149,6 +152,7 @@ def test_the_child_recognises_at_background_priority(
     assert seen and max(seen) == min(19, ours + BACKGROUND_NICENESS)
 
 
+@READS_PROC
 def test_a_kept_child_recognises_the_next_file_with_the_model_it_loaded(
     whisper_dir: Path, speech: tuple[Path, int], tmp_path: Path
 ) -> None:
@@ -170,6 +174,7 @@ def test_a_kept_child_recognises_the_next_file_with_the_model_it_loaded(
     assert first.worker_pid not in _children(), "close ends the child"
 
 
+@READS_PROC
 def test_the_child_holds_no_semaphore(whisper_dir: Path, speech: tuple[Path, int]) -> None:
     """A child stopped at once (Ctrl+C in a terminal) cannot give a multiprocessing
     semaphore back, and the resource tracker warned of a "leaked semaphore" as the CLI
