@@ -36,7 +36,11 @@ from engine.formatting import (
 )
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
 from engine.ingest.kinds import IMPORT_GROUPS
+from engine.integrations.anki import DeckWritten, write_deck
 from engine.integrations.documents import Chapter, SlidePage
+from engine.integrations.flashcards import Card, course_cards
+from engine.integrations.handout import Handout, build_handout, find_lecture
+from engine.integrations.handout_render import HANDOUT_FORMATS, write_handout
 from engine.integrations.links import (
     Link,
     LinkError,
@@ -105,6 +109,7 @@ from engine.words import query_terms
 __all__ = [
     "DEMO_COURSE",
     "DEMO_DIR",
+    "HANDOUT_FORMATS",
     "IMPORT_GROUPS",
     "KIND_NAMES",
     "KNOWN_MODELS",
@@ -113,9 +118,11 @@ __all__ = [
     "TRANSCRIPT_FORMATS",
     "WEB_COURSE",
     "Cancelled",
+    "Card",
     "Chapter",
     "Course",
     "CoursedexError",
+    "DeckWritten",
     "DownloadError",
     "Embedder",
     "EngineConfig",
@@ -125,6 +132,7 @@ __all__ = [
     "FileMark",
     "FileResult",
     "FolderWatcher",
+    "Handout",
     "ImportSummary",
     "IngestLimits",
     "IngestProgress",
@@ -170,8 +178,10 @@ __all__ = [
     "WatchReport",
     "WorkerCrashed",
     "__version__",
+    "build_handout",
     "capital",
     "clock",
+    "course_cards",
     "default_library",
     "default_models",
     "default_models_dir",
@@ -181,6 +191,7 @@ __all__ = [
     "end_children",
     "export_pack",
     "fetch_url",
+    "find_lecture",
     "followed",
     "human_size",
     "import_pack",
@@ -212,5 +223,7 @@ __all__ = [
     "transcript_text",
     "valid_text",
     "whole",
+    "write_deck",
+    "write_handout",
     "write_transcript",
 ]

@@ -257,17 +257,39 @@ def demo_text_library(
 
 
 @pytest.fixture(scope="session")
-def demo_library(
+def demo_library_template(
     tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
+) -> Path:
+    """A closed library of the whole demo course, its video transcribed by tiny.en (about
+    40 s, once a session); copy it (:func:`copy_library`), never open it: tests that add
+    to the demo course (notes, handouts, flashcards) work on their own copy."""
+    folder = tmp_path_factory.mktemp("demo-template") / "lib"
+    with Library.open(
+        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    ) as lib:
+        report = lib.ingest(demo_files(), course=DEMO_COURSE)
+        assert not report.errors, report.errors
+    return folder
+
+
+def copy_library(template: Path, dest: Path) -> Path:
+    """A private copy of a closed library's folder."""
+    return Path(shutil.copytree(template, dest))
+
+
+@pytest.fixture(scope="session")
+def demo_library(
+    tmp_path_factory: pytest.TempPathFactory,
+    demo_library_template: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
 ) -> Iterator[Library]:
-    """The whole demo course, its video transcribed by tiny.en (about a minute, once per
-    session: the demo lecture's tests and the course pack's round trip share it; neither
+    """The whole demo course, its video transcribed by tiny.en (a copy of the template, once
+    per session: the demo lecture's tests and the course pack's round trip share it; neither
     changes it)."""
-    folder = tmp_path_factory.mktemp("demo-lecture")
+    folder = copy_library(demo_library_template, tmp_path_factory.mktemp("demo-lecture") / "lib")
     library = Library.open(
-        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
     )
-    report = library.ingest(demo_files(), course=DEMO_COURSE)
-    assert not report.errors
     yield library
     library.close()

@@ -19,6 +19,7 @@ from engine.api import (
     whole,
 )
 from engine.cli import commands
+from engine.cli.exports import cmd_export_anki, cmd_export_handout
 from engine.cli.links import cmd_open
 from engine.cli.models import cmd_eval, cmd_models
 from engine.cli.packs import add_pack_parser
@@ -107,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=commands.cmd_demo)
     add_pack_parser(sub)
     _for_other_tools(sub)
+    _export(sub)
     return p
 
 
@@ -252,6 +254,37 @@ def _for_other_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     s.add_argument("link", metavar="LINK")
     s.add_argument("--json", action="store_true", help="print the file and moment as JSON")
     s.set_defaults(func=cmd_open)
+
+
+def _export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("export", help="a lecture's handout or a course's flashcards, to study")
+    es = s.add_subparsers(dest="export_command", metavar="WHAT", required=True)
+    e = es.add_parser(
+        "handout",
+        help="a lecture's slides beside what was said, with its chapters, notes and links",
+        description="Write a lecture's handout: its chapters, then each slide (or screen) "
+        "shown beside what was said while it was up, every paragraph's time a coursedex:// "
+        "link, your notes at their times. .html is one file (pictures inside, a print "
+        "stylesheet: print it to PDF from a browser); .md puts its pictures in NAME_files/.",
+    )
+    e.add_argument("lecture", metavar="LECTURE", help="the lecture's path, file name or title")
+    e.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.html or FILE.md")
+    e.set_defaults(func=cmd_export_handout)
+    e = es.add_parser(
+        "anki",
+        help="a course's flashcards as an Anki deck (.apkg)",
+        description="Write a course's flashcards for Anki: one card per note (front: the "
+        "note; back: what was said there or the slide's text, the slide, the link), or one "
+        "per slide when the course has no notes. Exporting again updates the same cards.",
+    )
+    e.add_argument("course", metavar="COURSE", help="the course's name")
+    e.add_argument("-o", "--output", required=True, metavar="FILE.apkg")
+    e.add_argument(
+        "--slides",
+        action="store_true",
+        help="with notes, also a card for each slide page no note is on",
+    )
+    e.set_defaults(func=cmd_export_anki)
 
 
 def command_names() -> frozenset[str]:

@@ -95,7 +95,7 @@ def chapters(store: Store, source: Source) -> list[Chapter]:
         found = [
             Chapter(row.start_ms or 0, title)
             for row in sorted(screens, key=lambda r: r.start_ms or 0)
-            if (title := _first_line(row.heading) or _first_line(row.text))
+            if (title := first_line(row.heading) or first_line(row.text))
         ]
     merged: list[Chapter] = []
     for chapter in found:
@@ -122,12 +122,12 @@ def _page_titles(store: Store, deck_id: int) -> dict[int, str]:
     titles: dict[int, str] = {}
     for row in store.segments.of_source(deck_id):
         if row.page is not None and row.page not in titles:
-            title = _first_line(row.heading) or _first_line(row.text)
+            title = first_line(row.heading) or first_line(row.text)
             if title:
                 titles[row.page] = title
     return titles
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
     line = next((s.strip() for s in text.splitlines() if s.strip()), "")
     return line if len(line) <= MAX_TITLE_CHARS else line[: MAX_TITLE_CHARS - 1] + "…"

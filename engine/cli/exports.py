@@ -1,0 +1,44 @@
+"""``coursedex export``: what a student takes away from a lecture or a course, a handout
+(.html or .md) or flashcards (an Anki .apkg)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.api import (
+    build_handout,
+    course_cards,
+    find_lecture,
+    human_size,
+    plural,
+    printable,
+    write_deck,
+    write_handout,
+)
+from engine.cli.context import Context
+
+
+def cmd_export_handout(ctx: Context) -> int:
+    library = ctx.library()
+    lecture = find_lecture(library, ctx.args.lecture)
+    dest = write_handout(build_handout(library, lecture.path), Path(ctx.args.output))
+    print(
+        f"handout of {printable(lecture.title)} written to {printable(str(dest))} "
+        f"({human_size(dest.stat().st_size)})"
+    )
+    return 0
+
+
+def cmd_export_anki(ctx: Context) -> int:
+    library = ctx.library()
+    course = library.course(ctx.args.course).name
+    cards = course_cards(library, course, slides=ctx.args.slides)
+    written = write_deck(course, cards, Path(ctx.args.output))
+    notes = sum(c.kind == "note" for c in cards)
+    what = plural(notes, "note") + ", " if notes else ""
+    print(
+        f"{plural(written.cards, 'card')} ({what}{plural(written.cards - notes, 'slide')}) "
+        f"of {printable(course)} written to {printable(str(written.path))} "
+        f"({human_size(written.path.stat().st_size)})"
+    )
+    return 0

@@ -1,0 +1,151 @@
+"""`coursedex export anki`: the demo course's deck, opened as Anki would (a zip holding the
+collection's SQLite file), has one card per slide (it has no notes) with its picture, and a
+second export gives the same deck, card type and guids, so Anki updates the cards instead of
+adding copies. Real library (the demo course), real genanki, the real command in-process."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.config import EngineConfig
+from engine.demo import DEMO_COURSE
+from engine.integrations.anki import MODEL_ID, deck_name, stable_id
+from engine.integrations.links import parse_link
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from engine.types import SourceKind
+from tests.conftest import copy_library
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True)
+class Package:
+    """What an .apkg holds, read with sqlite3 as Anki reads it."""
+
+    cards: int
+    notes: list[tuple[str, list[str], str]]  # (guid, fields, tags)
+    models: set[int]
+    decks: dict[int, str]
+    card_decks: set[int]
+    media: dict[str, bytes]  # file name -> bytes
+
+
+def read_package(path: Path, work: Path) -> Package:
+    with zipfile.ZipFile(path) as zf:
+        zf.extract("collection.anki2", work)
+        names = json.loads(zf.read("media"))
+        media = {name: zf.read(number) for number, name in names.items()}
+    db = sqlite3.connect(work / "collection.anki2")
+    try:
+        cards = db.execute("SELECT count(*) FROM cards").fetchone()[0]
+        rows = db.execute("SELECT guid, flds, tags, mid FROM notes ORDER BY guid").fetchall()
+        decks = json.loads(db.execute("SELECT decks FROM col").fetchone()[0])
+        card_decks = {r[0] for r in db.execute("SELECT DISTINCT did FROM cards")}
+    finally:
+        db.close()
+    return Package(
+        cards,
+        [(guid, fields.split("\x1f"), tags.strip()) for guid, fields, tags, _ in rows],
+        {mid for *_, mid in rows},
+        {int(k): v["name"] for k, v in decks.items()},
+        card_decks,
+        media,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo(
+    tmp_path_factory: pytest.TempPathFactory,
+    demo_library_template: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+) -> Iterator[Library]:
+    folder = copy_library(demo_library_template, tmp_path_factory.mktemp("anki") / "lib")
+    library = Library.open(
+        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    yield library
+    library.close()
+
+
+def _cli(library: Library, models: Path, *args: str) -> int:
+    return main(["--library", str(library.folder), "--models", str(models), *args])
+
+
+def test_a_course_without_notes_gets_a_card_per_slide_and_the_same_guids_again(
+    demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "demo.apkg", tmp_path / "again.apkg"
+    assert _cli(demo, models_dir, "export", "anki", DEMO_COURSE.upper(), "-o", str(first)) == 0
+    assert "8 cards (8 slides)" in capsys.readouterr().out
+    (tmp_path / "a").mkdir()
+    package = read_package(first, tmp_path / "a")
+
+    deck = next(s for s in demo.sources(DEMO_COURSE) if s.kind == SourceKind.SLIDES)
+    pages = demo.slide_pages(deck.path)
+    assert package.cards == len(package.notes) == len(pages) == 8
+    assert package.models == {MODEL_ID}
+    deck_id = stable_id("coursedex deck " + DEMO_COURSE.casefold())
+    assert package.decks[deck_id] == deck_name(DEMO_COURSE) == f"Coursedex::{DEMO_COURSE}"
+    assert package.card_decks == {deck_id}
+    # Each card: the slide's title in front; what was said, its picture and its moment behind.
+    fronts = {fields[0].split("<div", 1)[0] for _, fields, _ in package.notes}
+    assert {"Big-O notation", "Binary search", "Hash tables"} <= fronts
+    lecture = next(s for s in demo.sources(DEMO_COURSE) if s.kind == SourceKind.VIDEO)
+    for _, (_front, back, picture, where), tags in package.notes:
+        assert back.startswith("<p>") and len(back.split()) > 20  # sentences spoken
+        name = picture.removeprefix('<img src="').removesuffix('">')
+        assert package.media[name].startswith(PNG)
+        href = where.split('"')[1].replace("&amp;", "&")
+        link = parse_link(href)
+        assert link.source == lecture.path and link.start_ms is not None
+        assert tags == "coursedex slide"
+    assert len(package.media) == 8
+
+    assert _cli(demo, models_dir, "export", "anki", DEMO_COURSE, "-o", str(second)) == 0
+    (tmp_path / "b").mkdir()
+    again = read_package(second, tmp_path / "b")
+    assert [guid for guid, _, _ in again.notes] == [guid for guid, _, _ in package.notes]
+    assert (again.decks, again.models) == (package.decks, package.models)
+    assert set(again.media) == set(package.media)
+
+
+def test_cli_errors_are_one_line_and_fail(
+    demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    cases = {
+        ("No such course", str(tmp_path / "a.apkg")): "no course named 'No such course'",
+        (DEMO_COURSE, str(tmp_path / "missing" / "a.apkg")): "cannot write",
+        (DEMO_COURSE, str(tmp_path / "a.zip")): "choose .apkg",
+    }
+    for (course, out), message in cases.items():
+        assert _cli(demo, models_dir, "export", "anki", course, "-o", out) == 1, course
+        err = capsys.readouterr().err
+        assert err.startswith("coursedex: ") and message in err, err
+        assert err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_a_course_with_nothing_to_learn_says_so(
+    library: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    course = tmp_path / "Reading"
+    course.mkdir()
+    (course / "notes.md").write_text("# Week one\n\nRead chapter one.\n", encoding="utf-8")
+    library.ingest([course])
+    capsys.readouterr()
+    out = tmp_path / "reading.apkg"
+    assert _cli(library, models_dir, "export", "anki", "Reading", "-o", str(out)) == 1
+    assert "has no notes and no slides" in capsys.readouterr().err
+    assert not out.exists()

@@ -1,0 +1,219 @@
+"""`coursedex export handout`: the demo lecture's handout (HTML and Markdown) has its
+chapters, a picture of each slide shown, every time as a coursedex:// link and the text
+escaped; errors are one line. Real library (the demo course, its video transcribed by
+tiny.en), real PDFs and subtitles, the real command in-process."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.config import EngineConfig
+from engine.integrations.handout import build_handout
+from engine.integrations.handout_render import handout_html, write_handout
+from engine.integrations.links import parse_link
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.models.registry import ModelRegistry
+from engine.types import SourceKind
+from tests.conftest import copy_library
+from tools.factories import make_pdf, make_srt
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+class Page(HTMLParser):
+    """What a reader of the HTML sees: headings, links, pictures, notes, and any script."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.times: list[tuple[str, str]] = []  # (href, text) of a.time
+        self.images: list[str] = []
+        self.chapters: list[str] = []  # the nav's titles
+        self.notes: list[str] = []
+        self.text: list[str] = []
+        self._open: list[tuple[str, dict[str, str]]] = []
+        self._buffer: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = {k: v or "" for k, v in attrs}
+        self.tags.append(tag)
+        if tag == "img":
+            self.images.append(attributes["src"])
+            return
+        self._open.append((tag, attributes))
+        self._buffer.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self._open or self._open[-1][0] != tag:
+            return
+        _, attributes = self._open.pop()
+        text = self._buffer.pop()
+        if self._buffer:
+            self._buffer[-1] += text
+        inside = [t for t, _ in self._open]
+        if tag == "a" and attributes.get("class") == "time":
+            self.times.append((attributes["href"], text))
+        elif tag == "a" and "nav" in inside and attributes.get("href", "").startswith("#"):
+            self.chapters.append(text)
+        elif tag == "div" and attributes.get("class") == "note":
+            self.notes.append(text)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+        if self._buffer:
+            self._buffer[-1] += data
+
+
+@pytest.fixture(scope="module")
+def demo(
+    tmp_path_factory: pytest.TempPathFactory,
+    demo_library_template: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+) -> Iterator[Library]:
+    folder = copy_library(demo_library_template, tmp_path_factory.mktemp("handout") / "lib")
+    library = Library.open(
+        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    yield library
+    library.close()
+
+
+def _lecture(library: Library) -> str:
+    return next(s.path for s in library.sources() if s.kind == SourceKind.VIDEO)
+
+
+def _cli(library: Library, models: Path, *args: str) -> int:
+    return main(["--library", str(library.folder), "--models", str(models), *args])
+
+
+def test_the_demo_lecture_handout_has_chapters_slides_and_times_as_links(
+    demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lecture = _lecture(demo)
+    out = tmp_path / "handout.html"
+    assert _cli(demo, models_dir, "export", "handout", "lecture-01-sorting", "-o", str(out)) == 0
+    assert str(out) in capsys.readouterr().out
+    text = out.read_text(encoding="utf-8")
+    page = Page(text)
+
+    chapters = demo.chapters(lecture)
+    assert len(chapters) >= 6  # the demo shows 8 slides
+    assert page.chapters == [c.title for c in chapters]
+    # One picture per slide page shown, each a PNG inside the file.
+    links = demo.store.recordings.slide_links(demo.source(lecture).id)  # type: ignore[union-attr]
+    assert len(page.images) == len({link.page for link in links}) >= 6
+    for src in page.images:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1]).startswith(PNG)
+    # Every time is a link to that moment of this lecture, and reads as that time.
+    assert len(page.times) > 2 * len(chapters)
+    duration = demo.source(lecture).duration_ms  # type: ignore[union-attr]
+    for href, label in page.times:
+        link = parse_link(href)
+        assert link.source == lecture and link.start_ms is not None
+        assert 0 <= link.start_ms <= (duration or 0)
+        minutes, seconds = divmod(link.start_ms // 1000, 60)
+        assert label == f"{minutes:02d}:{seconds:02d}"
+    # What was said is there, beside its slide: "binary search" under the binary search slide.
+    words = " ".join(page.text).lower()
+    assert "phone book" in words and "merge sort" in words
+    assert "script" not in page.tags and "@media print" in text
+    assert "<script" not in text.lower()
+
+
+def test_the_markdown_handout_links_its_pictures_in_a_folder_beside_it(
+    demo: Library, tmp_path: Path
+) -> None:
+    lecture = _lecture(demo)
+    out = write_handout(build_handout(demo, lecture), tmp_path / "week 1.md")
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# lecture\\-01\\-sorting\n") or text.startswith("# lecture-01-sorting")
+    pictures = re.findall(r"!\[[^\]]*\]\(<([^>]+)>\)", text)
+    assert len(pictures) >= 6
+    for name in pictures:
+        assert name.startswith("week 1_files/")
+        assert (tmp_path / name).read_bytes().startswith(PNG)
+    times = re.findall(r"\[(\d\d:\d\d)\]\(<(coursedex://[^>]+)>\)", text)
+    assert len(times) > 12
+    assert all(parse_link(link).source == lecture for _, link in times)
+    assert "## Chapters" in text
+
+
+def test_every_text_is_escaped(library: Library, tmp_path: Path) -> None:
+    course = tmp_path / "Escapes"
+    course.mkdir()
+    make_pdf(
+        course / "slides.pdf",
+        ["<script>alert(1)</script> & <T>\nvector<int> holds ints", "Second slide\nplain"],
+        slides=True,
+    )
+    # A subtitle's <tags> are markup its import drops: what stays is < & > " as text.
+    cues = (
+        (0, 9_000, "Script tags: alert one, and T in angle brackets, vector of int."),
+        (9_000, 18_000, 'When a < b && b > c, "a" comes first & c last.'),
+        (18_000, 27_000, "The second slide: plain, nothing to escape here."),
+        (27_000, 36_000, "The second slide is plain and has nothing to escape."),
+    )
+    lecture = make_srt(course / "lecture.srt", cues)
+    library.ingest([course])
+    handout = build_handout(library, str(lecture))
+    text = handout_html(handout)
+    assert "<script>" not in text and "<T>" not in text and "a < b" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;T&gt;" in text
+    assert "When a &lt; b &amp;&amp; b &gt; c, &quot;a&quot; comes first &amp; c last." in text
+    page = Page(text)
+    assert "script" not in page.tags and "t" not in page.tags
+    seen = "".join(page.text)
+    assert "<script>alert(1)</script> & <T>" in seen
+    assert 'When a < b && b > c, "a" comes first & c last.' in seen
+
+    md = write_handout(handout, tmp_path / "escapes.md").read_text(encoding="utf-8")
+    assert "\\<script\\>alert\\(1\\)\\</script\\> \\& \\<T\\>" in md
+    assert "When a \\< b \\&\\& b \\> c" in md
+    assert "<script>" not in md and "<T>" not in md
+
+
+def test_a_lecture_without_slides_is_its_transcript(library: Library, tmp_path: Path) -> None:
+    course = tmp_path / "Talks"
+    course.mkdir()
+    lecture = make_srt(
+        course / "talk.srt",
+        [(i * 3000, i * 3000 + 2500, f"Sentence {i} of the talk.") for i in range(40)],
+    )
+    library.ingest([course])
+    handout = build_handout(library, "talk")
+    assert [s.title for s in handout.shown] == ["Transcript"]
+    assert handout.chapters == () and handout.shown[0].picture is None
+    said = handout.shown[0].items
+    assert len(said) >= 2  # paragraphs of about 70 words, not one wall of text
+    page = Page(handout_html(handout))
+    assert page.images == [] and len(page.times) == 1 + len(said)
+    assert all(parse_link(href).source == str(lecture) for href, _ in page.times)
+
+
+def test_cli_errors_are_one_line_and_fail(
+    demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    cases = {
+        ("no-such-lecture", str(tmp_path / "a.html")): "no lecture named 'no-such-lecture'",
+        ("lecture-01-sorting", str(tmp_path / "missing" / "a.html")): "cannot write",
+        ("lecture-01-sorting", str(tmp_path)): "cannot write a handout as",
+        ("lecture-01-sorting", str(tmp_path / "a.pdf")): "choose .html or .md",
+    }
+    for (name, out), message in cases.items():
+        assert _cli(demo, models_dir, "export", "handout", name, "-o", out) == 1, name
+        err = capsys.readouterr().err
+        assert err.startswith("coursedex: ") and message in err, err
+        assert err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing half-written
