@@ -12,29 +12,18 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
-from engine.config import EngineConfig
-from engine.demo import DEMO_COURSE, DEMO_DIR
+from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files
 from engine.integrations.links import parse_link
-from engine.library import Library
-from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from engine.plain_text import clock
+from tests.conftest import copy_library
 
 LECTURE = DEMO_DIR / "lecture-01-sorting.mp4"
 
 
 @pytest.fixture(scope="module")
-def demo_library(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
-) -> Path:
-    """The demo lecture (transcribed) and notes in a library, closed."""
-    folder = tmp_path_factory.mktemp("mcp") / "lib"
-    with Library.open(
-        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    ) as lib:
-        report = lib.ingest([LECTURE, DEMO_DIR / "notes.md"], course=DEMO_COURSE)
-        assert not report.errors, report.errors
-    return folder
+def demo_library(tmp_path_factory: pytest.TempPathFactory, demo_library_template: Path) -> Path:
+    """The demo course, its lecture transcribed, in a closed library (a copy of the run's)."""
+    return copy_library(demo_library_template, tmp_path_factory.mktemp("mcp") / "lib")
 
 
 def _data(result: CallToolResult) -> dict[str, Any]:
@@ -109,7 +98,7 @@ def test_an_mcp_client_finds_the_merge_sort_moment(demo_library: Path, models_di
 
     (course,) = seen["courses"]["courses"]
     assert course["name"] == DEMO_COURSE
-    assert {f["source"] for f in course["files"]} == {str(LECTURE), str(DEMO_DIR / "notes.md")}
+    assert {f["source"] for f in course["files"]} == {str(p) for p in demo_files()}
 
     lines = seen["transcript"]["lines"]
     assert lines and all(
