@@ -90,7 +90,9 @@ def ask_note(
 
 
 def note_button(description: str) -> QPushButton:
-    """The "Add note…" button of a viewer (a slide, a file): B does the same."""
+    """The "Add note…" button of a viewer (a slide, a file): B does the same. Off until the
+    viewer shows a page or a file (an empty viewer has no place for a note)."""
     button = QPushButton("Add note…")
     describe(button, "Add note", description, f"{description} ({NOTE_KEY})")
+    button.setEnabled(False)
     return button

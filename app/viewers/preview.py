@@ -115,7 +115,7 @@ class PreviewPane(QWidget):
             except PlayerUnavailable as e:
                 log.warning("%s; using Qt Multimedia", e)
                 self._player = PlayerView(backend="qt", memory=self.memory)
-            self._player.controls.note_clicked.connect(self.note_here)
+            self._player.controls.note_clicked.connect(self.note_at_moment)
             self.stack.addWidget(self._player)
         return self._player
 
@@ -239,21 +239,31 @@ class PreviewPane(QWidget):
     # --- notes -----------------------------------------------------------------------------
 
     def note_here(self) -> None:
-        """Ask for a note where the user is: the moment playing (paused while the note is
-        typed, playing on after), the slide's page, or the line of the file's cursor."""
-        page, player = self.stack.currentWidget(), self._player
-        if player is not None and page is player and self._lecture:
-            playing, at = player.is_playing(), player.position_ms()
-            player.pause()
-            spot = Spot(self._lecture, player.transcript.title, at_ms=at)
-            self.notes.ask(spot, player, then=player.play if playing else None)
+        """Ask for a note where the user is: the moment playing, the slide's page, or the
+        line of the file's cursor."""
+        page = self.stack.currentWidget()
+        if page is not None and page is self._player:
+            self.note_at_moment()
         elif page is self.slide_view and self.slide_view.current_path:
             view = self.slide_view
             self.notes.ask(Spot(view.current_path, view.title, page=view.current_page), self)
-        elif page is self.code_view and self.code_view.note_button.isEnabled():
+        elif (
+            page is self.code_view and self.code_view.note_button.isEnabled() and self._text_file[0]
+        ):
             (source, member), cursor = self._text_file, self.code_view.editor.textCursor()
             line = cursor.blockNumber() + 1
             self.notes.ask(Spot(source, Path(source).stem, line=line, member=member), self)
+
+    def note_at_moment(self) -> None:
+        """A note at the moment playing (in full screen too, where the player is out of the
+        stack): paused while the note is typed, playing on after if it was playing."""
+        player = self._player
+        if player is None or not self._lecture:
+            return
+        playing, at = player.is_playing(), player.position_ms()
+        player.pause()
+        spot = Spot(self._lecture, player.transcript.title, at_ms=at)
+        self.notes.ask(spot, player, then=player.play if playing else None)
 
     def note_at_result(self, result: SearchResult) -> None:
         """Ask for a note at a result's place: its time, else its page, else its line."""
@@ -267,7 +277,7 @@ class PreviewPane(QWidget):
         self.notes.ask(spot, self)
 
     def _note_added(self, note: Note) -> None:
-        if self._player is not None and self.stack.currentWidget() is self._player:
+        if self._player is not None and self._player.isVisible():  # in full screen too
             at = note.place.at_ms
             self._player.controls.show_notice(
                 f"Note added at {clock(at)}" if at is not None else "Note added"

@@ -155,6 +155,19 @@ def test_the_note_button_pauses_adds_a_note_at_the_moment_pressed_and_the_panel_
     assert len(editors) == 2 and len(lecture_library.notes()) == 1
     assert not player.is_playing()
 
+    # In full screen the player is out of the preview's stack: its button still notes the
+    # moment, over the full-screen window, and says so there.
+    player.play()
+    player.full_screen.set(True)
+    qtbot.waitUntil(lambda: player.window() is not window and player.isVisible())
+    type_note(qtbot, "seen in full screen", editors)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(lecture_library.notes()) == 2)
+    assert editors[-1].startswith("Note at lecture · ")
+    qtbot.waitUntil(lambda: player.controls.notice.text().startswith("Note added at"))
+    assert player.full_screen.is_on() and player.is_playing()
+    player.full_screen.set(False)
+
 
 def test_a_click_on_a_note_in_the_panel_plays_the_lecture_from_its_time(
     qtbot: QtBot, window: SearchWindow, lecture_library: Library
@@ -201,6 +214,9 @@ def test_notes_on_a_slides_page_and_a_files_line(
     qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
 ) -> None:
     window, library, pane = demo_window, demo_text_library, demo_window.preview_pane
+    # Nothing shown yet: no place for a note (the empty code view once offered one, at "":1).
+    assert not pane.slide_view.note_button.isEnabled()
+    assert not pane.code_view.note_button.isEnabled()
     slides = path_of(library, SourceKind.SLIDES)
     pane.show_page(slides, 3)
     qtbot.waitUntil(lambda: pane.slide_view.isVisible() and pane.slide_view.current_page == 3)
