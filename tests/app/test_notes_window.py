@@ -330,3 +330,39 @@ def test_search_finds_a_note_as_a_bookmark_and_a_results_menu_adds_one(
         )
     )
     assert DEMO_COURSE in {n.course for n in library.notes()}
+
+
+def test_f2_edits_a_note_in_place_and_a_note_whose_file_left_says_so(
+    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+) -> None:
+    library, window = demo_text_library, demo_window
+    slides = path_of(library, SourceKind.SLIDES)
+    old = library.add_note(slides, "pivto", page=4)
+    go_to_notes(qtbot, window)
+    qtbot.waitUntil(lambda: len(panel_rows(window)) == 1)
+    assert window.notes_panel.select(old.id)
+    typed: list[str] = []
+
+    def fix_typo(editor: NoteEditor) -> None:
+        typed.append(editor.box.text())  # the editor starts from the note's text
+        editor.box.selectAll()
+        qtbot.keyClicks(editor.box, "pivot")
+        qtbot.keyClick(editor.box, Qt.Key.Key_Return)
+
+    on_next_modal(NoteEditor, fix_typo)
+    qtbot.keyClick(window.notes_panel.tree, Qt.Key.Key_F2)
+    assert typed == ["pivto"]
+    qtbot.waitUntil(lambda: [text for _w, text in panel_rows(window)] == ["pivot"])
+    (new,) = library.notes()
+    assert (new.text, new.place.page, new.source_path) == ("pivot", 4, slides)
+    assert window.notes_panel.current_note_id() == new.id
+
+    # The deck leaves the library: its note stays, says so, and offers no Open or Edit.
+    window.library_actions.remove(slides, False, confirm=False)
+    qtbot.waitUntil(lambda: panel_rows(window)[0][0].endswith("(no longer in the library)"))
+    assert panel_rows(window)[0][0].startswith(f"{Path(slides).stem} · p. 4")  # where it was
+    window.notes_panel.select(new.id)
+    panel = window.notes_panel
+    assert not panel.open_button.isEnabled() and not panel.edit_button.isEnabled()
+    assert panel.remove_button.isEnabled()
+    library.ingest([Path(slides)], course=DEMO_COURSE)  # back for the module's other tests
