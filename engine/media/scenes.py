@@ -227,26 +227,52 @@ def keyframe_time(start_ms: int, end_ms: int) -> int:
 def keyframes(
     video: Path, times_ms: Sequence[int], *, max_width: int = OCR_WIDTH
 ) -> Iterator[np.ndarray | None]:
-    """RGB frames at the given times (None where a frame cannot be read), one at a time."""
-    import cv2
+    """RGB frames at the given times (None where a frame cannot be read), one at a time.
 
-    capture: Any = cv2.VideoCapture(str(video))
+    Read with PyAV, as the scan's one pass is (engine/media/frames.py), so the app ships one
+    FFmpeg: each time is sought to the keyframe before it and decoded up to the frame shown
+    then, the same picture the pass would have kept.
+
+    Raises:
+        UnreadableFileError: the file cannot be opened or has no video stream.
+    """
+    import av
+    import av.error
+
     try:
-        if not capture.isOpened():
-            raise UnreadableFileError("cannot read video frames")
+        container = av.open(str(video))
+    except (av.error.FFmpegError, OSError) as e:
+        raise UnreadableFileError(f"cannot read video frames: {e}") from e
+    try:
+        if not container.streams.video or container.streams.video[0].time_base is None:
+            raise UnreadableFileError("no video stream")
+        stream = container.streams.video[0]
         for ms in times_ms:
-            capture.set(cv2.CAP_PROP_POS_MSEC, float(ms))
-            ok, frame = capture.read()
-            if not ok or frame is None:
-                yield None
-                continue
-            height, width = frame.shape[:2]
-            if width > max_width:
-                size = (max_width, round(height * max_width / width))
-                frame = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
-            yield np.ascontiguousarray(frame[:, :, ::-1])
+            try:
+                frame = _frame_at(container, stream, ms)
+            except av.error.FFmpegError as e:
+                log.info("%s: no frame at %d ms: %s", video.name, ms, e)
+                frame = None
+            yield None if frame is None else rgb(frame, max_width)
     finally:
-        capture.release()
+        container.close()
+
+
+def _frame_at(container: Any, stream: Any, ms: int) -> Any:
+    """The frame on screen at ``ms``: the last one starting by then (within half a frame,
+    as a time rounds to the nearest frame), else the first after it."""
+    first = stream.start_time or 0
+    rate = stream.average_rate or stream.guessed_rate
+    half_ms = 500 / float(rate) if rate else 0.0
+    container.seek(first + int(ms / 1000 / stream.time_base), stream=stream, backward=True)
+    shown = None
+    for frame in container.decode(stream):
+        if frame.pts is None:
+            continue
+        if float((frame.pts - first) * stream.time_base) * 1000 > ms + half_ms:
+            return shown if shown is not None else frame
+        shown = frame
+    return shown
 
 
 def write_thumbnail(image: np.ndarray, path: Path, width: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 
 from engine.config import MediaConfig
 from engine.errors import Cancelled, UnreadableFileError
+from engine.media.frames import VideoInfo, rgb, sample_frames
 from engine.media.scenes import Scene, ScreenScene, detect_cuts, keyframes, scan_video
 from engine.media.screen import screen_segments
 from engine.models.ocr import RapidTextRecognizer
@@ -25,6 +28,7 @@ SLIDES = (
     ["Hash tables", "Buckets are picked by hashing", "Chaining handles collisions"],
     ["Dynamic programming", "Memoization stores answers"],
 )
+ROOT = Path(__file__).resolve().parents[2]
 UNIQUE = ("Bubble", "Insertion", "Breadth", "Buckets", "Chaining", "Memoization")
 
 
@@ -84,6 +88,35 @@ def test_keyframes_come_from_inside_their_scene(video: tuple[Path, list[int]]) -
     # Slides 1 and 2 differ (one more line): their keyframes must differ too.
     assert frames[0] is not None and frames[1] is not None
     assert np.abs(frames[0].astype(int) - frames[1].astype(int)).sum() > 0
+
+
+def test_keyframes_are_the_pictures_the_scan_keeps(video: tuple[Path, list[int]]) -> None:
+    """A keyframe read on its own (a scene too short for the pass to keep one) is the very
+    picture the one decoding pass shows at that time, whichever frame type it is."""
+    path, _ = video
+    info = VideoInfo(0.0, 0)
+    kept = [(s.ms, rgb(s.frame, 640)) for s in sample_frames(path, info, per_second=5, width=320)]
+    chosen = kept[1::4]
+    assert len(chosen) >= 5
+    read = list(keyframes(path, [ms for ms, _ in chosen], max_width=640))
+    for (ms, picture), frame in zip(chosen, read, strict=True):
+        assert frame is not None and np.array_equal(frame, picture), ms
+
+
+def test_keyframes_are_read_without_opencv(video: tuple[Path, list[int]]) -> None:
+    """Frames come from PyAV's FFmpeg, the one the bundle ships (OpenCV's is left out)."""
+    path, cuts = video
+    code = (
+        "import sys; sys.modules['cv2'] = None\n"
+        "from engine.media.scenes import keyframes\n"
+        f"frames = list(keyframes({str(path)!r}, {[c + 1000 for c in cuts]!r}, max_width=640))\n"
+        "print([None if f is None else f.shape for f in frames])\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == str([(360, 640, 3)] * len(cuts))
 
 
 def test_cancel_and_unreadable_video(
