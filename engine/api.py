@@ -47,6 +47,7 @@ from engine.integrations.links import (
     describe_link,
     link_of,
     make_link,
+    note_link,
     parse_link,
     quote_with_time,
     resolve_link,
@@ -54,6 +55,7 @@ from engine.integrations.links import (
 )
 from engine.integrations.transcript_export import (
     TRANSCRIPT_FORMATS,
+    note_times,
     transcript_srt,
     transcript_text,
     write_transcript,
@@ -78,8 +80,8 @@ from engine.models import Embedder
 from engine.models.catalog import KNOWN_MODELS, ModelSpec
 from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
-from engine.notes import Note, NoteError, Place
-from engine.numbers import MAX_THREADS, NumberError, whole
+from engine.notes import Note, NoteError, Place, note_json, place_text
+from engine.numbers import MAX_THREADS, NumberError, seconds_ms, whole
 from engine.packs import (
     ExportSummary,
     ImportSummary,
@@ -204,9 +206,13 @@ __all__ = [
     "make_link",
     "masked",
     "media_folder",
+    "note_json",
+    "note_link",
+    "note_times",
     "origin_at",
     "outcome_counts",
     "parse_link",
+    "place_text",
     "plural",
     "printable",
     "progress_line",
@@ -216,6 +222,7 @@ __all__ = [
     "resolve_link",
     "result_link",
     "result_origin",
+    "seconds_ms",
     "stage_text",
     "start_over",
     "time_left",

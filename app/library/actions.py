@@ -31,6 +31,7 @@ from engine.api import (
     NotFoundError,
     Timing,
     capital,
+    note_times,
     plural,
     write_transcript,
 )
@@ -118,7 +119,8 @@ class LibraryActions(QObject):
             lines: list[Timing] = library.transcript(path)
             if not lines:
                 raise NotFoundError(f"{Path(path).name} has no transcript to export")
-            return write_transcript(lines, where, title)
+            notes = note_times(library.notes(source=path))
+            return write_transcript(lines, where, title, notes)
 
         def failed(failure: Failure) -> None:
             self._warn("Cannot export the transcript", failure.message)

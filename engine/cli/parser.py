@@ -22,6 +22,7 @@ from engine.cli import commands
 from engine.cli.exports import cmd_export_anki, cmd_export_handout
 from engine.cli.links import cmd_open
 from engine.cli.models import cmd_eval, cmd_models
+from engine.cli.notes import at_time, cmd_notes
 from engine.cli.packs import add_pack_parser
 from engine.cli.recover import cmd_start_over
 from engine.cli.serve import cmd_mcp
@@ -101,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     _ingest(sub)
     _search(sub)
     _manage(sub)
+    _notes(sub)
     _models(sub)
     _eval(sub)
     s = sub.add_parser("demo", help="index the built-in demo course and run example searches")
@@ -211,6 +213,31 @@ def _manage(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="a damaged library: keep its files aside and import again the files it held",
     )
     s.set_defaults(func=cmd_start_over)
+
+
+def _notes(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("notes", help="your notes on moments: add, list or remove")
+    ns = s.add_subparsers(dest="notes_command", metavar="ACTION", required=True)
+    n = ns.add_parser(
+        "add",
+        help="add a note at a time of a lecture, a page of slides or a line of a file",
+        description="Add a note at a place in a file of the library. It is kept when the "
+        "file is imported again or moved, and found by `coursedex search --kind bookmark`.",
+    )
+    n.add_argument("source", metavar="SOURCE", help="the file, by its path")
+    place = n.add_mutually_exclusive_group(required=True)
+    place.add_argument("--at", type=at_time, metavar="MM:SS", help="a time in a lecture")
+    place.add_argument("--page", type=positive, metavar="N", help="a page of slides")
+    place.add_argument("--line", type=positive, metavar="N", help="a line of code or notes")
+    n.add_argument("--member", metavar="PATH", help="the file inside an archive the line is in")
+    n.add_argument("--json", action="store_true", help="print the note as JSON")
+    n.add_argument("text", nargs="+", metavar="TEXT", help="the note (its words may be unquoted)")
+    n = ns.add_parser("list", help="the notes in lecture order (course, file, place)")
+    n.add_argument("--course", help="only this course")
+    n.add_argument("--json", action="store_true")
+    n = ns.add_parser("remove", help="remove a note by its number (see `notes list`)")
+    n.add_argument("id", type=positive, metavar="ID")
+    s.set_defaults(func=cmd_notes)
 
 
 def _models(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -23,6 +23,7 @@ from engine.plain_text import clock
 
 if TYPE_CHECKING:
     from engine.library import Library
+    from engine.notes import Note
     from engine.search import SearchResult
     from engine.store import Source
 
@@ -175,6 +176,21 @@ def link_of(result: SearchResult, sha256: str | None = None) -> str:
         line=None if result.start_ms is not None or result.page is not None else line,
         member=result.path_in_archive,
         sha256=sha256,
+    )
+
+
+def note_link(note: Note) -> str | None:
+    """The link to a note's place (None while no file in the library has its content)."""
+    if note.source_path is None:
+        return None
+    place = note.place
+    return make_link(
+        note.source_path,
+        start_ms=place.at_ms,
+        page=place.page,
+        line=place.line,
+        member=place.path_in_archive,
+        sha256=place.sha256,
     )
 
 

@@ -1,9 +1,10 @@
 """``coursedex mcp``: the library as a Model Context Protocol server over stdio.
 
 A local assistant (Claude Desktop, an editor with MCP) starts this as a child process and asks
-it to search the user's own courses. It is read-only: four tools that look things up and
-nothing that imports, changes or deletes. Every hit carries a ``coursedex://`` link that opens
-the window at that moment. Times are seconds here, as in the CLI's JSON.
+it to search the user's own courses. It is read-only: five tools that look things up and
+nothing that imports, changes or deletes (the user's own notes are listed, never written).
+Every hit carries a ``coursedex://`` link that opens the window at that moment. Times are
+seconds here, as in the CLI's JSON.
 
 stdout belongs to the protocol: nothing here prints; logging goes to stderr.
 """
@@ -25,6 +26,7 @@ from engine.integrations.links import (
     Link,
     link_of,
     make_link,
+    note_link,
     parse_link,
     resolve_link,
     within_recording,
@@ -32,6 +34,7 @@ from engine.integrations.links import (
 from engine.integrations.mcp_stdio import AnsweringServer
 from engine.integrations.url_import import result_origin
 from engine.library import Library
+from engine.notes import note_json
 from engine.numbers import MAX_ID, seconds_ms, whole
 from engine.search import SearchFilters, SearchResult
 from engine.store import SegmentRow, Source
@@ -42,7 +45,8 @@ log = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "Coursedex searches the user's own lecture videos, slides, code and notes on this machine. "
     "Use `search` first; each result has a `link` (coursedex://...) the user can open at that "
-    "moment, and `segment_id` for `get_context`. `get_transcript` reads a lecture around a time."
+    "moment, and `segment_id` for `get_context`. `get_transcript` reads a lecture around a time. "
+    "`list_notes` gives the notes the user wrote at moments; search finds them as kind bookmark."
 )
 MAX_LIMIT = 50
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -120,6 +124,10 @@ class CoursedexTools:
                 for c in self.library.courses()
             ]
         }
+
+    def list_notes(self, course: str | None = None) -> dict[str, Any]:
+        notes = self.library.notes(course or None)
+        return {"notes": [{**note_json(n), "link": note_link(n)} for n in notes]}
 
     def get_transcript(
         self, source: str, t: float | None = None, before: float = 60, after: float = 60
@@ -239,7 +247,8 @@ def build_server(library: Library) -> MCPServer:
             query: any text: a question, words, an identifier.
             limit: how many results (1-50).
             course: only this course (its name, see list_courses).
-            kind: only these kinds: transcript, screen, slide, code, note.
+            kind: only these kinds: transcript, screen, slide, code, note, or bookmark
+                (the user's own notes).
         """
         return _guarded(tools.search)(query, limit, course, kind)
 
@@ -247,6 +256,16 @@ def build_server(library: Library) -> MCPServer:
     def list_courses() -> dict[str, Any]:
         """The courses in the library and their files, with each file's status."""
         return _guarded(tools.list_courses)()
+
+    @server.tool(annotations=_READ_ONLY)
+    def list_notes(course: str | None = None) -> dict[str, Any]:
+        """The user's own notes at moments of their files (a time of a lecture, a page, a
+        line), in lecture order, each with its link; a note whose file is gone has none.
+
+        Args:
+            course: only this course's notes (its name, see list_courses).
+        """
+        return _guarded(tools.list_notes)(course)
 
     @server.tool(annotations=_READ_ONLY)
     def get_transcript(

@@ -17,8 +17,10 @@ from engine.notes.places import (
     Place,
     check_place,
     note_from,
+    note_json,
     note_order,
     note_text,
+    place_text,
 )
 
 __all__ = [
@@ -28,6 +30,8 @@ __all__ = [
     "Place",
     "check_place",
     "note_from",
+    "note_json",
     "note_order",
     "note_text",
+    "place_text",
 ]

@@ -42,6 +42,39 @@ class Note:
     last_path: str = ""  # where its file was when last seen (for a note whose file is gone)
 
 
+def place_text(place: Place) -> str:
+    """Where a note is, in words: ``12:34``, ``page 6``, ``line 12``, ``src/sort.py line
+    12``, ``src/sort.py`` (a whole member) or ``the whole file``."""
+    member = place.path_in_archive or ""
+    if place.at_ms is not None:
+        return clock(place.at_ms)
+    if place.page is not None:
+        return f"page {place.page}"
+    if place.line is not None:
+        return f"{member} line {place.line}".strip()
+    return member or "the whole file"
+
+
+def note_json(note: Note) -> dict[str, object]:
+    """A note as the CLI's ``--json`` and the MCP server give it: seconds for times."""
+    place = note.place
+    return {
+        "id": note.id,
+        "course": note.course,
+        "source": note.source_path,
+        "title": note.source_title,
+        "last_path": note.last_path,
+        "sha256": place.sha256,
+        "path_in_archive": place.path_in_archive,
+        "at": None if place.at_ms is None else round(place.at_ms / 1000, 3),
+        "page": place.page,
+        "line": place.line,
+        "place": place_text(place),
+        "text": note.text,
+        "created": round(note.created, 3),
+    }
+
+
 def note_from(row: NoteRow) -> Note:
     place = Place(row.sha256, row.path_in_archive, row.at_ms, row.page, row.line)
     return Note(

@@ -257,6 +257,9 @@ def test_filters(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Path) -> 
 
 
 def test_json_contract(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Path) -> None:
+    # A note of the user's own (kind bookmark), so that every kind but on-screen text is here.
+    note = cli("notes", "add", str(mixed_course.lecture), "--at", "0:31", "energy for the exam")
+    assert note.code == 0, note.err
     results = _search(cli, "energy", "--limit", "50")
     assert {r["kind"] for r in results} == {k.value for k in SegmentKind} - {"screen"}
     for r in results:
@@ -280,6 +283,9 @@ def test_json_contract(cli: Cli, mixed_course: MixedCourse, chemistry_notes: Pat
             assert isinstance(r["start"], float) and isinstance(r["end"], float)
             assert 0 <= r["start"] < r["end"] <= LECTURE_CUES[-1][1] / 1000
             assert r["page"] is None
+        elif kind == "bookmark":
+            assert (r["source"], r["start"], r["end"]) == (str(mixed_course.lecture), 31.0, 31.0)
+            assert (r["page"], r["line_start"]) == (None, None)
     slide_titles = {r["page"]: r["title"] for r in results if r["kind"] == "slide"}
     assert slide_titles == {1: "Photosynthesis", 2: "Photosynthesis"}
 

@@ -138,13 +138,18 @@ def test_numbers_from_outside_are_in_range_or_a_number_error(value: object) -> N
 
 
 @pytest.fixture(scope="module")
-def mcp_server(
+def fuzz_library(
     tmp_path_factory: pytest.TempPathFactory, built_library_template: Path, embedder: OnnxEmbedder
-) -> Iterator[MCPServer]:
+) -> Iterator[Library]:
     folder = Path(shutil.copytree(built_library_template, tmp_path_factory.mktemp("fuzz") / "l"))
     library = Library.open(folder, EngineConfig(), lambda: embedder)
-    yield build_server(library)
+    yield library
     library.close()
+
+
+@pytest.fixture(scope="module")
+def mcp_server(fuzz_library: Library) -> MCPServer:
+    return build_server(fuzz_library)
 
 
 anything = st.one_of(
@@ -159,9 +164,11 @@ anything = st.one_of(
 
 @fuzz(250)
 @given(
-    tool=st.sampled_from(["get_transcript", "get_context", "search", "list_courses"]),
+    tool=st.sampled_from(["get_transcript", "get_context", "search", "list_courses", "list_notes"]),
     arguments=st.dictionaries(
-        st.sampled_from(["source", "t", "before", "after", "segment_id", "around", "query"]),
+        st.sampled_from(
+            ["source", "t", "before", "after", "segment_id", "around", "query", "course", "kind"]
+        ),
         anything,
         max_size=5,
     ),
@@ -185,6 +192,52 @@ def test_any_mcp_arguments_give_a_result_or_a_reason(
     except ToolError as e:
         assert not isinstance(e, UnexpectedToolError), repr(e.__cause__)
         assert "the tool failed" not in str(e), str(e)
+
+
+# --- a user's notes: any text at any place --------------------------------------------------
+
+# Small numbers often (places the files have), huge ones sometimes.
+place_number = st.one_of(
+    st.none(),
+    st.integers(min_value=-3, max_value=70),
+    st.integers(min_value=-(2**70), max_value=2**70),
+)
+
+
+@fuzz(120)
+@given(
+    text=text_like,
+    file=st.sampled_from(["lecture", "slides", "notes", "code", "nothing"]),
+    at_ms=place_number,
+    page=place_number,
+    line=place_number,
+    member=st.one_of(st.none(), st.just("src/sorting.py"), text_like),
+)
+def test_any_note_is_kept_at_a_place_its_file_has_or_refused_with_a_reason(
+    fuzz_library: Library,
+    mixed_course: MixedCourse,
+    text: str,
+    file: str,
+    at_ms: int | None,
+    page: int | None,
+    line: int | None,
+    member: str | None,
+) -> None:
+    path = getattr(mixed_course, file, mixed_course.folder / "nothing.srt")
+    try:
+        note = fuzz_library.add_note(
+            str(path), text, at_ms=at_ms, page=page, line=line, path_in_archive=member
+        )
+    except CoursedexError as e:
+        assert str(e) and "\n" not in str(e)
+        return
+    place = note.place
+    assert note.text.strip() and note.source_path == str(path)
+    assert sum(v is not None for v in (place.at_ms, place.page, place.line)) <= 1
+    assert place.at_ms is None or 0 <= place.at_ms <= 61_000
+    assert place.page is None or 1 <= place.page <= 2
+    assert place.line is None or 1 <= place.line <= MAX_COUNT
+    assert note.id in {n.id for n in fuzz_library.notes(source=str(path))}
 
 
 # --- files' text: subtitles, notes, notebooks -----------------------------------------------

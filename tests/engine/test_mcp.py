@@ -12,18 +12,28 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
+from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files
 from engine.integrations.links import parse_link
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
 from engine.plain_text import clock
 from tests.conftest import copy_library
 
 LECTURE = DEMO_DIR / "lecture-01-sorting.mp4"
+NOTE_MS = 95_000
 
 
 @pytest.fixture(scope="module")
-def demo_library(tmp_path_factory: pytest.TempPathFactory, demo_library_template: Path) -> Path:
-    """The demo course, its lecture transcribed, in a closed library (a copy of the run's)."""
-    return copy_library(demo_library_template, tmp_path_factory.mktemp("mcp") / "lib")
+def demo_library(
+    tmp_path_factory: pytest.TempPathFactory, demo_library_template: Path, embedder: OnnxEmbedder
+) -> Path:
+    """The demo course, its lecture transcribed, in a closed library (a copy of the run's),
+    with a note of the user's at NOTE_MS."""
+    folder = copy_library(demo_library_template, tmp_path_factory.mktemp("mcp") / "lib")
+    with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
+        lib.add_note(str(LECTURE), "ask whether the aardvark sort is stable", at_ms=NOTE_MS)
+    return folder
 
 
 def _data(result: CallToolResult) -> dict[str, Any]:
@@ -69,6 +79,13 @@ def _session_run(library: Path, models: Path) -> dict[str, Any]:
             seen["context"] = _data(
                 await session.call_tool("get_context", {"segment_id": hit, "around": 1})
             )
+            seen["notes"] = _data(await session.call_tool("list_notes", {}))
+            seen["no notes"] = _data(
+                await session.call_tool("list_notes", {"course": DEMO_COURSE.upper()})
+            )
+            seen["bookmark"] = _data(
+                await session.call_tool("search", {"query": "aardvark", "kind": ["bookmark"]})
+            )
             seen["no course"] = _error(
                 await session.call_tool("search", {"query": "merge", "course": "Nope"})
             )
@@ -84,7 +101,7 @@ def test_an_mcp_client_finds_the_merge_sort_moment(demo_library: Path, models_di
     seen = _session_run(demo_library, models_dir)
     assert seen["server"] == "coursedex"
     tools = seen["tools"]
-    assert set(tools) == {"search", "list_courses", "get_transcript", "get_context"}
+    assert set(tools) == {"search", "list_courses", "get_transcript", "get_context", "list_notes"}
     assert all(t.annotations.read_only_hint for t in tools.values())
 
     hit = seen["search"]["results"][0]
@@ -110,6 +127,15 @@ def test_an_mcp_client_finds_the_merge_sort_moment(demo_library: Path, models_di
     assert [s["hit"] for s in context].count(True) == 1
     assert 2 <= len(context) <= 3
     assert all(s["kind"] == "transcript" for s in context)
+
+    (note,) = seen["notes"]["notes"]
+    assert (note["source"], note["at"], note["course"]) == (str(LECTURE), 95.0, DEMO_COURSE)
+    assert note["text"] == "ask whether the aardvark sort is stable"
+    assert parse_link(note["link"]).start_ms == NOTE_MS
+    assert seen["no notes"]["notes"] == seen["notes"]["notes"]  # a course's name in any case
+    (found,) = seen["bookmark"]["results"]
+    assert (found["kind"], found["start"], found["where"]) == ("bookmark", 95.0, "01:35")
+    assert parse_link(found["link"]).start_ms == NOTE_MS
 
     assert "no course named 'Nope'" in seen["no course"]
     assert "not in" in seen["no file"]

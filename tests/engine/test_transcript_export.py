@@ -8,7 +8,7 @@ import pytest
 
 from engine.errors import CoursedexError
 from engine.ingest.subtitles import cues_from_text
-from engine.integrations.transcript_export import transcript_srt, write_transcript
+from engine.integrations.transcript_export import note_times, transcript_srt, write_transcript
 from engine.library import Library
 from engine.types import Timing
 from tests.conftest import HIPPO_MS, LECTURE_CUES
@@ -58,3 +58,32 @@ def test_only_srt_and_txt_are_written_and_failures_name_the_file(tmp_path: Path)
     with pytest.raises(CoursedexError, match=r"cannot write t\.srt: No such file"):
         write_transcript([Timing(0, 1000, "hello")], tmp_path / "gone" / "t.srt")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_lectures_notes_are_exported_at_their_times_in_both_formats(
+    library: Library, tmp_path: Path
+) -> None:
+    lecture = make_srt(tmp_path / "lecture.srt", LECTURE_CUES)
+    other = make_srt(tmp_path / "other.srt", [(0, 9000, "Another lecture about the moon.")])
+    library.ingest([lecture, other], course="Zoology 1")
+    library.add_note(str(lecture), "ask about\nhippos", at_ms=HIPPO_MS + 500)
+    library.add_note(str(other), "not this lecture", at_ms=1000)
+    lines = library.transcript(str(lecture))
+    notes = note_times(library.notes(source=str(lecture)))
+    assert [n.text for n in notes] == ["ask about\nhippos"]
+
+    txt = write_transcript(lines, tmp_path / "t.txt", "Zoology 1", notes).read_text("utf-8")
+    rows = txt.splitlines()
+    hippo = rows.index("[00:31] The hippopotamus enters the library.")
+    assert rows[hippo + 1] == "[00:32] Note: ask about hippos"
+    assert len(rows) == 2 + len(LECTURE_CUES) + 1 and "not this lecture" not in txt
+
+    srt = write_transcript(lines, tmp_path / "t.srt", notes=notes).read_text("utf-8")
+    cues, warnings = cues_from_text(srt)
+    assert warnings == [] and len(cues) == len(LECTURE_CUES) + 1
+    [note] = [c for c in cues if c.text.startswith("Note: ")]
+    assert (note.start_ms, note.text) == (HIPPO_MS + 500, "Note: ask about hippos")
+    assert note.end_ms > note.start_ms
+    # Without notes, the export is the transcript alone, as before.
+    assert transcript_srt(lines) == transcript_srt(lines, ())
+    assert "Note:" not in transcript_srt(lines)
