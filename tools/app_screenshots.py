@@ -6,8 +6,8 @@ Runs the real window on a real X server: the one in DISPLAY, or an Xvfb it start
 fresh library from the demo course in a temporary folder (about a minute: the lecture is
 transcribed), then saves one PNG per state: empty, importing, results, playing (VLC's own
 video output, grabbed from the screen, because QWidget.grab() cannot see it), slide, code,
-results + code in dark mode, the course filter, and light and dark at 1024x700 and
-1600x1000. Prints each file it wrote.
+the Notes tab, results + code in dark mode, the course filter, and light and dark at
+1024x700 and 1600x1000. Prints each file it wrote.
 """
 
 from __future__ import annotations
@@ -211,6 +211,7 @@ def _shoot(out: Path, work: Path) -> int:
     window.open_current()
     settle(800)
     save("6-code")
+    _notes(window, library, save, settle)
 
     apply_theme(app, "dark")  # type: ignore[arg-type]
     search("merge sort stable")
@@ -238,6 +239,31 @@ def _shoot(out: Path, work: Path) -> int:
     window.close()
     library.close()
     return 0
+
+
+def _notes(
+    window: Any, library: Any, save: Callable[..., None], settle: Callable[[int], None]
+) -> None:
+    """The Notes tab with a note at a lecture's moment, on a slide's page and at a code
+    line (added as the player's B, a slide's and a file's Add note… add them)."""
+    from engine.api import CoursedexError, SourceKind
+
+    files = {source.kind: source.path for source in library.sources()}
+    for kind, text, place in (
+        (SourceKind.VIDEO, "Stable: equal keys keep their order (exam!)", {"at_ms": 95_000}),
+        (SourceKind.SLIDES, "Median of three avoids the sorted-input trap", {"page": 5}),
+        (SourceKind.CODE, "The merge step: <= keeps it stable", {"line": 21,
+         "path_in_archive": "sorting/merge_sort.py"}),
+    ):  # fmt: skip
+        if kind in files:
+            try:
+                library.add_note(files[kind], text, **place)
+            except CoursedexError as e:  # a demo that changed: the shot shows the others
+                print(f"no note on {files[kind]}: {e}")
+    window.side.setCurrentWidget(window.notes_panel)
+    settle(800)
+    save("6b-notes")
+    window.side.setCurrentWidget(window.panel)
 
 
 def _chapters(window: Any, save: Callable[..., None], settle: Callable[[int], None]) -> None:
