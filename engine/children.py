@@ -17,16 +17,21 @@ from multiprocessing import resource_tracker
 
 log = logging.getLogger(__name__)
 
-JOIN_S = 10.0  # a child told to finish (a recognition child given its last job) exits in this
+JOIN_S = 10.0  # a child that is not a daemon gets this long to finish its work
 
 
 def end_children(join_s: float = JOIN_S) -> None:
-    """Wait for every child process to exit (stopping one that does not within ``join_s``),
-    then stop the resource tracker and wait for it. Safe to call when there are none."""
+    """Stop the children still running and wait until each has exited, then stop the
+    resource tracker and wait for it. Safe to call when there are none.
+
+    As multiprocessing does at exit: a daemon child (the recognition child is one; a finished
+    import has already told it to exit and waited) is stopped at once, since nothing will
+    read its work (the window quit during an import); another gets ``join_s`` to finish."""
     for child in multiprocessing.active_children():
-        child.join(join_s)
+        if not child.daemon:
+            child.join(join_s)
         if child.is_alive():
-            log.warning("child process %s did not exit: stopping it", child.pid)
+            log.info("stopping child process %s", child.pid)
             child.terminate()
             child.join(3)
         if child.is_alive():
