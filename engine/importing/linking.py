@@ -71,7 +71,8 @@ def _page_texts(rows: Sequence[SegmentRow]) -> Pages:
     """(page numbers, page texts) of a deck, in page order."""
     pages: dict[int, list[str]] = {}
     for row in rows:
-        if row.page is not None:
+        # The slides' own text: a note on a page (a segment of the deck too) is not shown.
+        if row.kind == SegmentKind.SLIDE and row.page is not None:
             pages.setdefault(row.page, []).append(f"{row.heading}\n{row.text}".strip())
     numbers = sorted(pages)
     return numbers, ["\n".join(pages[n]) for n in numbers]

@@ -121,7 +121,8 @@ def slide_pages(store: Store, source: Source) -> list[SlidePage]:
 def _page_titles(store: Store, deck_id: int) -> dict[int, str]:
     titles: dict[int, str] = {}
     for row in store.segments.of_source(deck_id):
-        if row.page is not None and row.page not in titles:
+        # A note on a page is a segment of the deck too: it titles nothing.
+        if row.kind == SegmentKind.SLIDE and row.page is not None and row.page not in titles:
             title = first_line(row.heading) or first_line(row.text)
             if title:
                 titles[row.page] = title

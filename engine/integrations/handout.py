@@ -127,7 +127,8 @@ def build_handout(library: Library, path: str) -> Handout:
     spoken = documents.transcript(store, lecture)
     decks = {s.id: s for s in library.sources(lecture.course) if s.kind == SourceKind.SLIDES}
     stretches = _stretches(library, lecture, decks)
-    notes = lecture_notes(library, lecture, decks.values())
+    shown_decks = {link.slides_id for link in store.recordings.slide_links(lecture.id)}
+    notes = lecture_notes(library, lecture, [d for i, d in decks.items() if i in shown_decks])
     at_time = [n for n in notes if n.at_ms is not None]
     on_page = [n for n in notes if n.at_ms is None and n.page is not None]
     shown: list[Shown] = []
@@ -163,13 +164,12 @@ def build_handout(library: Library, path: str) -> Handout:
             )
         )
     chapters = documents.chapters(store, lecture)
-    deck_ids = {link.slides_id for link in store.recordings.slide_links(lecture.id)}
-    deck = next((decks[i].title for i in deck_ids if i in decks), None)
+    deck = next((decks[i].title for i in shown_decks if i in decks), None)
     return Handout(
         title=lecture.title,
         course=lecture.course,
         path=lecture.path,
-        link=make_link(lecture.path, sha256=lecture.sha256),
+        link=_file_link(lecture),
         duration_ms=lecture.duration_ms or _last_end(spoken) or None,
         deck=deck,
         chapters=tuple(
@@ -296,9 +296,20 @@ class _Note:
 
 def lecture_notes(library: Library, lecture: Source, decks: Iterable[Source]) -> list[_Note]:
     """The student's notes on the lecture (at a time, or on the whole file) and on the
-    pages of its course's decks."""
-    del library, lecture, decks  # notes arrive with engine.notes
-    return []
+    pages of the decks shown in it."""
+    out: list[_Note] = []
+    for note in library.notes(source=lecture.path):
+        at = note.place.at_ms
+        link = _link(lecture, at) if at is not None else _file_link(lecture)
+        out.append(_Note(at, None, note.place.sha256, Remark(at, None, note.text, link)))
+    for deck in decks:
+        for note in library.notes(source=deck.path):
+            page = note.place.page
+            if page is None:
+                continue  # a note on the whole deck is not about this lecture's moments
+            link = make_link(deck.path, page=page, sha256=deck.sha256)
+            out.append(_Note(None, page, note.place.sha256, Remark(None, page, note.text, link)))
+    return out
 
 
 def _drawn(picture: Picture | None) -> bool:
@@ -312,6 +323,10 @@ def _within(at_ms: int | None, start: int, end: int | None) -> bool:
 
 def _last_end(lines: Sequence[Timing]) -> int:
     return max((t.end_ms for t in lines), default=0)
+
+
+def _file_link(lecture: Source) -> str:
+    return make_link(lecture.path, sha256=lecture.sha256)
 
 
 def _link(lecture: Source, at_ms: int) -> str:

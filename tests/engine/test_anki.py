@@ -149,3 +149,46 @@ def test_a_course_with_nothing_to_learn_says_so(
     assert _cli(library, models_dir, "export", "anki", "Reading", "-o", str(out)) == 1
     assert "has no notes and no slides" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_card_per_note_and_with_slides_the_slides_without_one(
+    demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lecture = next(s for s in demo.sources(DEMO_COURSE) if s.kind == SourceKind.VIDEO)
+    deck = next(s for s in demo.sources(DEMO_COURSE) if s.kind == SourceKind.SLIDES)
+    demo.add_note(lecture.path, 'Stable: equal keys keep their order <b>"why"</b>', at_ms=170_000)
+    demo.add_note(deck.path, "Pivot: median of three", page=5)
+    demo.add_note(deck.path, "Pivot: the sorted-input trap", page=5)  # two at one place
+    out = tmp_path / "notes.apkg"
+    assert _cli(demo, models_dir, "export", "anki", DEMO_COURSE, "-o", str(out)) == 0
+    assert "3 cards (3 notes, 0 slides)" in capsys.readouterr().out
+    (tmp_path / "a").mkdir()
+    package = read_package(out, tmp_path / "a")
+    assert package.cards == len(package.notes) == 3
+    cards = {fields[0].split("<div", 1)[0]: fields for _, fields, _ in package.notes}
+    stable = cards["Stable: equal keys keep their order &lt;b&gt;&quot;why&quot;&lt;/b&gt;"]
+    said = demo.transcript(lecture.path)
+    at = max(i for i, t in enumerate(said) if t.start_ms <= 170_000)
+    assert " ".join(said[at].text.split()) in stable[1]  # the sentence spoken there
+    slide_at = demo.store.recordings.slide_at(lecture.id, 170_000)
+    assert slide_at is not None and deck.sha256 is not None
+    assert stable[2] == f'<img src="slide-{deck.sha256[:16]}-p{slide_at.page}.png">'
+    assert parse_link(stable[3].split('"')[1].replace("&amp;", "&")).start_ms == 170_000
+    pivot = cards["Pivot: median of three"]
+    assert "Median-of-three pivot" in pivot[1] and "Quicksort partitioning" not in pivot[1]
+    assert parse_link(pivot[3].split('"')[1].replace("&amp;", "&")).page == 5
+    assert {tags for *_, tags in package.notes} == {"coursedex note"}
+
+    # --slides: a card for each slide page no note is on (4 and 5 have notes).
+    both = tmp_path / "both.apkg"
+    assert _cli(demo, models_dir, "export", "anki", DEMO_COURSE, "--slides", "-o", str(both)) == 0
+    (tmp_path / "b").mkdir()
+    with_slides = read_package(both, tmp_path / "b")
+    assert with_slides.cards == 3 + 8 - 2
+    # The same notes keep their guids; the slide cards are the ones a notes-less export had.
+    notes_guids = {g for g, _, _ in package.notes}
+    assert notes_guids <= {g for g, _, _ in with_slides.notes}
+    fronts = {
+        f[0].split("<div", 1)[0] for _, f, tags in with_slides.notes if tags.endswith("slide")
+    }
+    assert "Quicksort partitioning" not in fronts and "Binary search" in fronts

@@ -111,3 +111,19 @@ def test_a_decks_pages_are_the_titles_and_text_its_import_read(
         "Merge sort",
         "Hash tables",
     ]
+
+
+def test_a_note_on_a_slide_neither_titles_a_chapter_nor_moves_the_slide_links(
+    library: Library, tmp_path: Path
+) -> None:
+    course = tmp_path / "Algorithms"
+    course.mkdir()
+    deck = make_pdf(course / "slides.pdf", list(DECK), slides=True)
+    lecture = make_srt(course / "lecture.srt", CUES)
+    library.ingest([course])
+    before = library.chapters(str(lecture))
+    # A note on page 1 that says what the lecture says over page 3 (the student's summary).
+    library.add_note(str(deck), "Hash tables " + " ".join(text for *_, text in CUES[4:]), page=1)
+    library.link_slides()
+    assert library.chapters(str(lecture)) == before
+    assert [c.title for c in before] == ["Bubble sort", "Merge sort", "Hash tables"]

@@ -96,19 +96,27 @@ def _cli(library: Library, models: Path, *args: str) -> int:
     return main(["--library", str(library.folder), "--models", str(models), *args])
 
 
-def test_the_demo_lecture_handout_has_chapters_slides_and_times_as_links(
+def test_the_demo_lecture_handout_has_chapters_slides_times_and_notes(
     demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lecture = _lecture(demo)
+    deck = next(s for s in demo.sources() if s.kind == SourceKind.SLIDES)
+    pages = {p.page: p.title for p in demo.slide_pages(deck.path)}
+    demo.add_note(lecture, 'Stable: equal keys keep their order <b>"why"</b> & how', at_ms=170_000)
+    demo.add_note(lecture, "Binary search needs sorted input", at_ms=90_000)
+    demo.add_note(deck.path, "Pivot: median of three", page=5)
+    demo.add_note(lecture, "Review the whole lecture before the quiz")
     out = tmp_path / "handout.html"
     assert _cli(demo, models_dir, "export", "handout", "lecture-01-sorting", "-o", str(out)) == 0
     assert str(out) in capsys.readouterr().out
     text = out.read_text(encoding="utf-8")
     page = Page(text)
 
+    # The chapters are the slides shown, titled by the slides (not by a note on a page).
     chapters = demo.chapters(lecture)
     assert len(chapters) >= 6  # the demo shows 8 slides
     assert page.chapters == [c.title for c in chapters]
+    assert [c.title for c in chapters] == [pages[c.page] for c in chapters if c.page]
     # One picture per slide page shown, each a PNG inside the file.
     links = demo.store.recordings.slide_links(demo.source(lecture).id)  # type: ignore[union-attr]
     assert len(page.images) == len({link.page for link in links}) >= 6
@@ -120,13 +128,27 @@ def test_the_demo_lecture_handout_has_chapters_slides_and_times_as_links(
     duration = demo.source(lecture).duration_ms  # type: ignore[union-attr]
     for href, label in page.times:
         link = parse_link(href)
+        if link.page is not None:  # the note on a slide's page
+            assert (link.source, link.page, label) == (deck.path, 5, "slide 5")
+            continue
         assert link.source == lecture and link.start_ms is not None
         assert 0 <= link.start_ms <= (duration or 0)
         minutes, seconds = divmod(link.start_ms // 1000, 60)
         assert label == f"{minutes:02d}:{seconds:02d}"
-    # What was said is there, beside its slide: "binary search" under the binary search slide.
     words = " ".join(page.text).lower()
     assert "phone book" in words and "merge sort" in words
+    # The notes in place: the whole lecture's first, the others where they were taken.
+    assert page.notes == [
+        "NoteReview the whole lecture before the quiz",
+        "01:30NoteBinary search needs sorted input",
+        '02:50NoteStable: equal keys keep their order <b>"why"</b> & how',
+        "slide 5NotePivot: median of three",
+    ]
+    assert "&lt;b&gt;&quot;why&quot;&lt;/b&gt; &amp; how" in text
+    times = [label for _, label in page.times]
+    assert times.index("01:30") < times.index("02:50") < times.index("slide 5")
+    between = [t for t in times if t != "slide 5" and "01:30" < t < "02:50"]
+    assert between  # paragraphs said between the two notes stand between them
     assert "script" not in page.tags and "@media print" in text
     assert "<script" not in text.lower()
 
