@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -21,6 +22,7 @@ from app.player.view import PlayerView
 from app.search.results import OPEN_HINT
 from app.tasks import Failure, Tasks
 from app.viewers.code_view import CodeView
+from app.viewers.missing import MissingFile
 from app.viewers.slide_view import SlideView
 from engine.api import (
     Chapter,
@@ -70,6 +72,8 @@ class PreviewPane(QWidget):
         self.stack.addWidget(self.slide_view)
         self.code_view = CodeView()
         self.stack.addWidget(self.code_view)
+        self.missing = MissingFile(library, tasks)  # a hit on a file not on this computer
+        self.stack.addWidget(self.missing)
         self._player: PlayerView | None = None
         self.memory: PlaybackMemory | None = None  # the player's speed and positions
         self.keys_from: QLineEdit | None = None  # a text box the player's keys work from
@@ -158,7 +162,11 @@ class PreviewPane(QWidget):
         self.stack.setCurrentWidget(self.placeholder)
 
     def show_result(self, result: SearchResult, terms: Sequence[str]) -> None:
-        """Play a video hit from its time, show a slide page, or a file at the line."""
+        """Play a video hit from its time, show a slide page, or a file at the line; a file
+        not on this computer (a course pack's) is said so, with Locate…"""
+        if result.source not in self._removed and not Path(result.source).exists():
+            self._not_here(result, terms)
+            return
         playable = result.source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
         if result.kind == SegmentKind.SLIDE and result.page is not None:
             self.show_page(result.source, result.page, result.shown_in, terms)
@@ -167,6 +175,19 @@ class PreviewPane(QWidget):
         else:
             line = result.line or result.line_start
             self.show_file(result.source, result.path_in_archive, line, terms)
+
+    def _not_here(self, result: SearchResult, terms: Sequence[str]) -> None:
+        """The hit's file is not on this computer: say where it was expected; once located,
+        show the hit from the file chosen."""
+        if self._player is not None:
+            self._player.stop()
+        self._shown = result.source
+
+        def again(path: str) -> None:
+            self.show_result(replace(result, source=path), terms)
+
+        self.missing.show_for(result.source, again)
+        self.stack.setCurrentWidget(self.missing)
 
     def show_page(
         self,

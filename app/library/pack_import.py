@@ -1,0 +1,159 @@
+"""File > Import course pack…: a course a teacher exported (``coursedex pack export``) made
+searchable here without transcribing anything.
+
+Two dialogs: the pack, then the folder holding the course's files (Cancel: none; the files
+are then looked for in the library only, and those not found are imported as not here).
+The import runs on the import bar's worker, with its progress bar and Cancel; what it did,
+or why the pack was refused (one line: damaged, tampered, too new…), is said on the bar's
+status line. A file found later is linked from a hit on it (the preview's "Locate…").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QStandardPaths, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.library.changes import FilesChanged, LibraryChange, Reread
+from app.library.file_dialogs import ALL_FILES, FileDialogs
+from app.library.import_bar import ImportBar
+from app.tasks import Failure, Task
+from engine.api import ImportSummary, Library, PackProgress, import_pack, plural, printable
+
+Location = QStandardPaths.StandardLocation
+PACK_FILTER = "Course packs (*.cdxpack)"
+STAGES = {
+    "checking": "checking the pack",
+    "finding files": "looking for the course's files",
+    "embedding": "embedding its text for this library's search model",
+    "writing": "writing",
+}
+
+
+class PackImport(QObject):
+    """Asks for a pack and its files' folder, imports it in the background, says the outcome."""
+
+    finished = Signal(object)  # ImportSummary, or the one line that says why not
+
+    def __init__(
+        self,
+        library: Library,
+        bar: ImportBar,
+        dialogs: FileDialogs,
+        changed: Callable[[LibraryChange], None],
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.bar = bar
+        self.dialogs = dialogs
+        self.changed = changed
+        self.window = parent
+        self._job: Task[PackProgress] | None = None
+        self._name = ""
+
+    @property
+    def running(self) -> bool:
+        return self._job is not None
+
+    def choose(self) -> None:
+        """The two dialogs, then the import (nothing happens when the first is cancelled)."""
+        pack = self._ask(
+            "Import course pack", QFileDialog.FileMode.ExistingFile, [PACK_FILTER, ALL_FILES]
+        )
+        if pack is None:
+            return
+        media = self._ask(
+            "Folder holding the course's files (Cancel: import without them)",
+            QFileDialog.FileMode.Directory,
+            [],
+            start=str(pack.parent),
+        )
+        self.start(pack, media)
+
+    def _ask(
+        self,
+        title: str,
+        mode: QFileDialog.FileMode,
+        filters: list[str],
+        start: str | None = None,
+    ) -> Path | None:
+        folder = start or self.dialogs.start_folder(Location.DownloadLocation)
+        dialog = QFileDialog(self.window, title, folder)
+        dialog.setFileMode(mode)
+        if filters:
+            dialog.setNameFilters(filters)
+        try:
+            if not dialog.exec() or not dialog.selectedFiles():
+                return None
+            chosen = Path(dialog.selectedFiles()[0])
+        finally:
+            dialog.deleteLater()
+        self.dialogs.last_folder = str(chosen.parent if chosen.is_file() else chosen)
+        return chosen
+
+    def start(self, pack: Path, media: Path | None) -> None:
+        """Import ``pack`` on the import bar's worker (one import at a time)."""
+        if self._job is not None or self.bar.running:
+            self.bar.say("An import is running: import the course pack when it has finished.")
+            return
+        library, self._name = self.library, printable(pack.name)
+
+        def work(job: Task[PackProgress]) -> ImportSummary:
+            return import_pack(
+                library, pack, media=media, progress=job.report, cancel=job.cancelled
+            )
+
+        bar = self.bar
+        bar.progress.setValue(0)
+        bar.progress.show()
+        bar.status.setText(f"Importing the course pack {self._name}…")
+        self._job = bar.tasks.start(work, self._done, self._failed, self._progress)
+
+    def _progress(self, p: PackProgress) -> None:
+        if self._job is None:
+            return
+        self.bar.progress.setValue(round(p.fraction * 1000))
+        stage = STAGES.get(p.stage, p.stage)
+        self.bar.status.setText(f"Importing the course pack {self._name}: {stage}…")
+
+    def _ended(self) -> None:
+        self._job = None
+        self.bar.progress.hide()
+
+    def _done(self, summary: ImportSummary) -> None:
+        self._ended()
+        self.bar.status.setText(summary_text(summary, self._name))
+        self.changed(FilesChanged(tuple(f.path for f in summary.files), indexed=True))
+        self.changed(Reread())  # a new course: the panel reads the library again
+        self.finished.emit(summary)
+
+    def located(self, old: str, new: str) -> None:
+        """A file not here was located (the preview's Locate…): the panel and results follow."""
+        self.changed(FilesChanged((old, new), indexed=True))
+
+    def _failed(self, failed: Failure) -> None:
+        self._ended()
+        line = f"Could not import the course pack {self._name}: {failed.message}"
+        self.bar.status.setText(line)
+        self.finished.emit(line)
+
+
+def summary_text(summary: ImportSummary, name: str) -> str:
+    """What the status line says after an import: the course, its files, nothing
+    transcribed, and how many files are not on this computer."""
+    files = plural(len(summary.files), "file")
+    again = " (embedded for this library's search model)" if summary.reembedded else ""
+    text = (
+        f"Imported “{printable(summary.course)}” from {name}: {files}, "
+        f"{plural(summary.segments, 'passage')}{again}, nothing transcribed."
+    )
+    missing = len(summary.missing)
+    if missing:
+        text += (
+            f" {plural(missing, 'file')} {'is' if missing == 1 else 'are'} not on this "
+            "computer: searchable all the same; open a hit on one to locate it."
+        )
+    return text

@@ -1,0 +1,141 @@
+"""Course packs in the window (issue 27, item 4): File > Import course pack… (the pack's
+dialog, then the media folder's, cancelled), the import on the bar's worker, the outcome or
+the refusal on its status line; a hit on the lecture that is not here says so in the
+preview, and Locate… links the copy chosen (only one of the same content)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QLineEdit
+from pytestqt.qtbot import QtBot
+
+from app.window import SearchWindow
+from engine.api import EngineConfig, ImportSummary, Library, ModelRegistry, export_pack
+from engine.models.embedder import OnnxEmbedder
+from tests.app.ui import on_next_modal
+
+WAIT_MS = 60_000
+
+
+@pytest.fixture
+def pack(lecture_library: Library, tmp_path: Path) -> Path:
+    """The Algorithms course (a lecture read through its subtitles) as a teacher shares it."""
+    out = tmp_path / "share" / "algorithms.cdxpack"
+    export_pack(lecture_library, "Algorithms", out)
+    return out
+
+
+@pytest.fixture
+def student(tmp_path: Path, embedder: OnnxEmbedder, models_dir: Path) -> Iterator[Library]:
+    lib = Library.open(
+        tmp_path / "student", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    yield lib
+    lib.close()
+
+
+def _type_into(dialog: QFileDialog, path: Path | None) -> None:
+    """Type ``path`` into a file dialog and accept it, as a user does; None: Cancel."""
+    if path is None:
+        dialog.reject()
+        return
+    name = dialog.findChild(QLineEdit, "fileNameEdit")
+    assert name is not None
+    name.setText(str(path))
+    dialog.accept()
+    if dialog.isVisible():  # never leave a modal dialog open: the test would hang
+        dialog.reject()
+
+
+def _file_action(window: SearchWindow, text: str) -> QAction:
+    menu = window.menuBar().actions()[0].menu()
+    assert menu is not None
+    return next(a for a in menu.actions() if a.text() == text)  # type: ignore[union-attr]
+
+
+def _window(qtbot: QtBot, library: Library) -> SearchWindow:
+    window = SearchWindow(library, player_backend="qt")
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def test_a_pack_imported_from_the_file_menu_is_searchable_and_its_lecture_located(
+    qtbot: QtBot, pack: Path, student: Library, tmp_path: Path
+) -> None:
+    window = _window(qtbot, student)
+    titles: list[str] = []
+
+    def answer_pack(dialog: QFileDialog) -> None:
+        titles.append(dialog.windowTitle())
+        on_next_modal(QFileDialog, answer_folder)
+        _type_into(dialog, pack)
+
+    def answer_folder(dialog: QFileDialog) -> None:
+        titles.append(dialog.windowTitle())
+        _type_into(dialog, None)  # no folder: the lecture is not on this computer
+
+    on_next_modal(QFileDialog, answer_pack)
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        _file_action(window, "Import course &pack…").trigger()
+    summary = done.args[0] if done.args else None
+    assert isinstance(summary, ImportSummary), summary
+    assert titles[0] == "Import course pack" and titles[1].startswith("Folder holding")
+    expected = pack.parent / "Algorithms" / "lecture.mp4"
+    assert [f.path for f in summary.missing] == [str(expected)]
+    status = window.import_bar.status.text()
+    assert "Imported “Algorithms” from algorithms.cdxpack" in status
+    assert "1 file is not on this computer" in status
+    qtbot.waitUntil(lambda: window.panel.item_of(str(expected)) is not None)
+
+    qtbot.keyClicks(window.search_pane.search, "merge sort halves")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == str(expected))
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
+    preview = window.preview_pane
+    qtbot.waitUntil(lambda: preview.stack.currentWidget() is preview.missing)
+    assert "“lecture.mp4” is not on this computer" in preview.missing.message.text()
+    assert str(expected.parent) in preview.missing.message.text()
+    assert preview.missing.locate_button.isVisible()
+
+    found = tmp_path / "Downloads"  # the student's copy, renamed, with its subtitles
+    found.mkdir()
+    teacher = pack.parent.parent / "Algorithms"  # lecture_library's course folder
+    shutil.copy(teacher / "lecture.mp4", found / "Week 1.mp4")
+    shutil.copy(teacher / "lecture.srt", found / "Week 1.srt")
+    shutil.copy(teacher / "lecture.srt", found / "not the lecture.mp4")
+
+    on_next_modal(QFileDialog, lambda d: _type_into(d, found / "not the lecture.mp4"))
+    qtbot.mouseClick(preview.missing.locate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "its content differs" in preview.missing.status.text())
+    assert preview.stack.currentWidget() is preview.missing
+
+    on_next_modal(QFileDialog, lambda d: _type_into(d, found / "Week 1.mp4"))
+    qtbot.mouseClick(preview.missing.locate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: preview.has_player and preview.stack.currentWidget() is preview.player)
+    assert student.source(str(found / "Week 1.mp4")) is not None
+    assert student.source(str(expected)) is None
+    qtbot.waitUntil(lambda: window.panel.item_of(str(found / "Week 1.mp4")) is not None)
+    window.close()
+
+
+def test_a_damaged_pack_is_refused_on_the_status_line(
+    qtbot: QtBot, pack: Path, student: Library
+) -> None:
+    half = pack.with_name("half.cdxpack")
+    half.write_bytes(pack.read_bytes()[: pack.stat().st_size // 2])
+    window = _window(qtbot, student)
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        window.pack_import.start(half, None)
+    assert done.args == [window.import_bar.status.text()]
+    assert window.import_bar.status.text() == (
+        "Could not import the course pack half.cdxpack: not a course pack: not a zip file "
+        "(corrupt or truncated)"
+    )
+    assert not window.import_bar.progress.isVisible() and student.courses() == []
+    window.close()
