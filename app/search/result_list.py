@@ -140,7 +140,7 @@ class ResultList(QListWidget):
         if batch and self.currentRow() < 0:
             self.setCurrentRow(0)
         if self._pending:
-            QTimer.singleShot(0, lambda: self._add_rows(shown))
+            QTimer.singleShot(0, self, lambda: self._add_rows(shown))  # none once it is gone
 
     def _add_divider(self, width: int) -> None:
         item = QListWidgetItem(WEAKER, self)
