@@ -25,17 +25,6 @@ from tests.app.ui import on_next_modal
 
 PLAYING_TIMEOUT_MS = 10_000
 ROOT = Path(__file__).resolve().parents[2]
-# Another process (as `coursedex notes add` in a terminal) adds a note to the window's library.
-ADD_NOTE = """
-import sys
-from pathlib import Path
-from engine.api import EngineConfig, Library, ModelRegistry
-folder, models, source = sys.argv[1:]
-registry = ModelRegistry(Path(models))
-embedder = registry.load_embedder(threads=1)
-with Library.open(Path(folder), EngineConfig(), lambda: embedder, models=registry) as library:
-    library.add_note(source, "added in a terminal", at_ms=4_000)
-"""
 
 
 def shown(qtbot: QtBot, library: Library) -> SearchWindow:
@@ -200,8 +189,12 @@ def test_a_note_another_process_adds_shows_in_the_open_panel(
     go_to_notes(qtbot, window)
     qtbot.waitUntil(window.notes_panel.empty.isVisible)  # "No notes yet…"
     lecture = path_of(lecture_library, SourceKind.VIDEO)
-    child = subprocess.run(
-        [sys.executable, "-c", ADD_NOTE, str(lecture_library.folder), str(models_dir), lecture],
+    child = subprocess.run(  # `coursedex notes add` in a terminal
+        [
+            sys.executable, "-m", "engine.cli", "--library", str(lecture_library.folder),
+            "--models", str(models_dir), "notes", "add", lecture, "--at", "0:04",
+            "added in a terminal",
+        ],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert child.returncode == 0, child.stderr
