@@ -419,8 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--player",
         choices=tuple(PLAYERS),
         default="both",
-        help="player backends to play with (default: both, libVLC where it loads and Qt "
-        "Multimedia, the app's fallback; auto: the one the app picks)",
+        help="player backends to play with (default: both, Qt Multimedia, which every build "
+        "carries, and libVLC where the user's VLC loads; auto: the one the app picks)",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="log details (Qt, libVLC)")
     return p

@@ -199,6 +199,35 @@ def test_windows_ships_a_console_program_beside_the_window() -> None:
     assert "coursedex-cli.exe" in readme[readme.index("### MCP server") :]
 
 
+def test_readme_install_names_the_files_the_jobs_build() -> None:
+    """The Install table names each file as the recipe writes it, on the workflow's runners
+    (x86-64 Linux and Windows, Apple silicon macos-14)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme[readme.index("## Install") : readme.index("## From source")]
+    made = {
+        "installer/windows/coursedex.iss": (
+            "OutputBaseFilename=Coursedex-{#AppVersion}-windows-x64-setup",
+            "Coursedex-<version>-windows-x64-setup.exe",
+        ),
+        "installer/macos/build_dmg.sh": (
+            'dmg="$root/dist/Coursedex-$version-macos-$arch.dmg"',
+            "Coursedex-<version>-macos-arm64.dmg",
+        ),
+        "installer/linux/make_deb.sh": (
+            'deb="$out/coursedex_${version}_${arch}.deb"',
+            "coursedex_<version>_amd64.deb",
+        ),
+        "installer/linux/appimage.sh": (
+            'out="$root/dist/Coursedex-$version-$arch.AppImage"',
+            "Coursedex-<version>-x86_64.AppImage",
+        ),
+    }
+    for recipe, (writes, name) in made.items():
+        assert writes in (ROOT / recipe).read_text(encoding="utf-8"), recipe
+        assert f"`{name}`" in install, name
+    assert "macos-14" in WORKFLOW.read_text(encoding="utf-8")  # arm64 runner
+
+
 def test_no_release_step_waits_for_a_hash_to_be_pinned_by_hand() -> None:
     """A tag build must run to the end on every OS: no placeholder hash (PIN-ME) stops it,
     and no recipe downloads or bundles libVLC (the player is Qt Multimedia; python-vlc plays
