@@ -310,6 +310,15 @@ class PreviewPane(QWidget):
         path, place = note.source_path, note.place
         if path is None:
             return
+        if path not in self._removed and not Path(path).exists():  # as a hit's: Locate…
+            if self._player is not None:
+                self._player.stop()
+            self._shown = path
+            self.missing.show_for(
+                path, lambda found: self.open_note(replace(note, source_path=found))
+            )
+            self.stack.setCurrentWidget(self.missing)
+            return
         if place.at_ms is not None:
             self.play(path, place.at_ms)
         elif place.page is not None:

@@ -203,6 +203,22 @@ def test_a_note_another_process_adds_shows_in_the_open_panel(
     assert not window.notes_panel.empty.isVisible()
 
 
+def test_a_note_on_a_lecture_not_on_this_computer_opens_the_locate_page(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+) -> None:
+    lecture = path_of(lecture_library, SourceKind.VIDEO)
+    lecture_library.add_note(lecture, "the start", at_ms=1_000)
+    Path(lecture).rename(Path(lecture).with_name("moved.mp4"))  # moved away behind its back
+    go_to_notes(qtbot, window)
+    qtbot.waitUntil(lambda: len(panel_rows(window)) == 1)
+    window.notes_panel.select(lecture_library.notes()[0].id)
+    qtbot.keyClick(window.notes_panel.tree, Qt.Key.Key_Return)
+    pane = window.preview_pane
+    qtbot.waitUntil(pane.missing.isVisible)
+    assert "“lecture.mp4” is not on this computer" in pane.missing.message.text()
+    assert pane.missing.locate_button.isVisible()
+
+
 def test_notes_on_a_slides_page_and_a_files_line(
     qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
 ) -> None:
