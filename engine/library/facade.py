@@ -439,8 +439,9 @@ class Library(NoteTaking):
         empty or only spaces: a course must have a name to be found and removed by)."""
         if not new.strip():
             raise CoursedexError(f"a course needs a name: {old!r} cannot be renamed to {new!r}")
-        with self.access.writing(f"rename {old}"):
+        with self.access.writing(f"rename {old}"), self.store.transaction():
             self.store.catalog.rename_course(old, new)
+            self.store.notes.rename_course(old, new)  # those whose file is gone follow too
 
     def reindex(
         self,

@@ -159,6 +159,14 @@ class Notes:
             (source_id,),
         )
 
+    def rename_course(self, old: str, new: str) -> None:
+        """The course a note whose file is gone was last in, renamed (the others' course is
+        their file's)."""
+        if self.present:
+            self._db.execute(
+                "UPDATE notes SET course = ? WHERE course = ? COLLATE NOCASE", (new, old)
+            )
+
     # --- reading -------------------------------------------------------------------------
 
     def files_of(self, sha256: str) -> list[int]:

@@ -29,7 +29,7 @@ from app.window import SearchWindow
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.library import Library
 from tests.app.ui import make_test_video, on_next_modal
-from tests.conftest import LECTURE_CUES
+from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tools.factories import make_srt
 
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
@@ -480,6 +480,7 @@ def test_a_transcript_is_exported_from_the_panel(
     (tmp_path / "Zoology").mkdir()
     lecture = make_srt(tmp_path / "Zoology" / "week 1.srt", LECTURE_CUES)
     library.ingest([lecture.parent])
+    library.add_note(str(lecture), "ask about hippos", at_ms=HIPPO_MS)  # exported with it
     window = shown_window(qtbot, library)
     qtbot.waitUntil(lambda: window.panel.state_of(str(lecture)) == "indexed")
     item = window.panel.item_of(str(lecture))
@@ -502,5 +503,6 @@ def test_a_transcript_is_exported_from_the_panel(
     saved = out / "week one.txt"
     qtbot.waitUntil(saved.exists)
     lines = saved.read_text(encoding="utf-8").splitlines()
-    assert "[00:31] The hippopotamus enters the library." in lines
+    hippo = lines.index("[00:31] The hippopotamus enters the library.")
+    assert lines[hippo + 1] == "[00:31] Note: ask about hippos"
     qtbot.waitUntil(lambda: window.import_bar.status.text() == f"Transcript saved as {saved}")

@@ -196,3 +196,20 @@ def test_a_note_needs_text_and_a_place_its_file_has(
     # A note on the whole file needs no place.
     whole = built_library.add_note(slides, "the whole deck")
     assert whole.place == Place(whole.place.sha256)
+
+
+def test_a_note_whose_file_is_gone_follows_its_course_when_renamed(
+    library: Library, tmp_path: Path
+) -> None:
+    course = make_mixed_course(tmp_path / "Biology 101")
+    library.ingest([course.folder])
+    gone = library.add_note(str(course.lecture), "the okapi is shy", at_ms=HIPPO_MS)
+    here = library.add_note(str(course.slides), "the tapir", page=1)
+    library.remove(str(course.lecture))
+    library.rename_course("biology 101", "Biology I")
+    assert [(n.id, n.course) for n in library.notes("Biology I")] == [
+        (here.id, "Biology I"),
+        (gone.id, "Biology I"),
+    ]
+    with pytest.raises(NotFoundError):
+        library.notes("Biology 101")
