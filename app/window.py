@@ -158,7 +158,7 @@ class SearchWindow(QMainWindow):
             importing=lambda: self.importing,
             say=self.import_bar.say,
             changed=self.library_changed.emit,
-            transcript_to_save=self.file_dialogs.transcript_to_save,
+            dialogs=self.file_dialogs,
             parent=self,
         )
 

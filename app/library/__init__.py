@@ -6,6 +6,7 @@ bar that shows a run's progress.
     changes.py         what changed in the library (one notification), and the panel kept
                        in step with it row by row, the search run again when it matters
     actions.py         what a row does: open, show the folder, export, remove
+    study_exports.py   a lecture's handout and a course's flashcards, from the row menus
     import_bar.py      imports one at a time on their own worker, with progress and Cancel
     url_import.py      File > Add from URL (its dialog and the fetch)
     watch_folders.py   courses that follow their folder (File > Follow course folders…)

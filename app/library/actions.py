@@ -1,5 +1,6 @@
 """What the library panel's rows do: open a file in its own application or show its folder,
-export a transcript, remove a course or file (the window plays lectures itself).
+export a transcript (a handout and flashcards: study_exports.py), remove a course or file
+(the window plays lectures itself).
 
 A removal asked for during an import stops the import's work on what is removed (the file
 being transcribed stops, queued ones are skipped; the rest of the import goes on) and the
@@ -22,7 +23,9 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
+from app.library.file_dialogs import FileDialogs
 from app.library.panel import LibraryPanel
+from app.library.study_exports import StudyExports
 from app.tasks import Failure, Tasks
 from engine.api import (
     CoursedexError,
@@ -51,12 +54,12 @@ class LibraryActions(QObject):
         importing: Callable[[], bool],
         say: Callable[[str], None],
         changed: Callable[[LibraryChange], None],
-        transcript_to_save: Callable[[str], Path | None],
+        dialogs: FileDialogs,
         parent: QWidget,
     ) -> None:
         """``say`` shows a line to the user; ``changed`` tells what changed in the library;
-        ``transcript_to_save`` asks where a lecture's transcript goes (file_dialogs.py);
-        ``parent`` holds the message boxes."""
+        ``dialogs`` ask where a transcript, a handout or flashcards go; ``parent`` holds the
+        message boxes."""
         super().__init__(parent)
         self.panel = panel
         self.library = library
@@ -64,7 +67,7 @@ class LibraryActions(QObject):
         self.importing = importing
         self._say = say
         self.changed = changed
-        self.transcript_to_save = transcript_to_save
+        self.transcript_to_save = dialogs.transcript_to_save
         self.parent_ = parent
         self.message: QMessageBox | None = None  # the last message box shown (not modal)
         self._pending: list[tuple[str, bool]] = []  # removals waiting for the import's end
@@ -74,6 +77,7 @@ class LibraryActions(QObject):
         panel.reveal_requested.connect(self.show_in_folder)
         panel.export_requested.connect(self.export_transcript)
         panel.remove_requested.connect(self.remove)
+        self.study = StudyExports(panel, library, tasks, dialogs, say=say, warn=self._warn)
 
     # --- the desktop ------------------------------------------------------------------------
 

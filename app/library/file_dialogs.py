@@ -1,4 +1,5 @@
-"""The file dialogs the window opens: files or a folder to import, where to save a transcript.
+"""The file dialogs the window opens: files or a folder to import, where to save a transcript,
+a handout or flashcards.
 
 They open where the student keeps such things: the last folder used (remembered between
 starts by the window), else their Videos folder for lectures, Documents for a course folder
@@ -75,6 +76,36 @@ class FileDialogs:
         if path.suffix.lower() not in (".srt", ".txt"):
             txt = "Plain text" in dialog.selectedNameFilter()
             path = path.with_name(f"{path.name}.{'txt' if txt else 'srt'}")
+        return path
+
+    def handout_to_save(self, lecture: str) -> Path | None:
+        """Where to save a lecture's handout, as .html or .md (the filter picked decides a
+        name typed without either)."""
+        return self._save_as(
+            "Export handout",
+            Path(lecture).stem,
+            [("Web page, one file (*.html)", ".html"), ("Markdown (*.md)", ".md")],
+        )
+
+    def flashcards_to_save(self, course: str) -> Path | None:
+        """Where to save a course's flashcards (an Anki package)."""
+        name = "".join("_" if c in '/\\:*?"<>|' else c for c in course).strip() or "flashcards"
+        return self._save_as("Export flashcards", name, [("Anki deck (*.apkg)", ".apkg")])
+
+    def _save_as(self, title: str, name: str, kinds: list[tuple[str, str]]) -> Path | None:
+        """A save dialog offering ``kinds`` ((filter, suffix), the first the default)."""
+        dialog = self._dialog(title, Location.DocumentsLocation)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilters([label for label, _ in kinds])
+        dialog.selectFile(f"{name}{kinds[0][1]}")
+        chosen = self._run(dialog)
+        if not chosen:
+            return None
+        path = chosen[0]
+        suffixes = [suffix for _, suffix in kinds]
+        if path.suffix.lower() not in suffixes:
+            picked = dict(kinds).get(dialog.selectedNameFilter(), suffixes[0])
+            path = path.with_name(path.name + picked)
         return path
 
     def _dialog(self, title: str, usual: Location) -> QFileDialog:

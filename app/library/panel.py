@@ -70,6 +70,7 @@ class LibraryPanel(QTreeWidget):
     open_requested = Signal(str)  # a file's path: open it in its own application
     reveal_requested = Signal(str)  # a file's or a course folder's path: show its folder
     export_requested = Signal(str)  # a lecture's path: save its transcript
+    study_requested = Signal(str, str)  # ("handout", a lecture's path) or ("flashcards", course)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -456,6 +457,7 @@ class LibraryPanel(QTreeWidget):
             self.reveal_requested.emit,
             self.export_requested.emit,
             self.remove_requested.emit,
+            self.study_requested.emit,
         )
         return row_menu(self, item, asks, self.position_of)
 

@@ -1,5 +1,6 @@
 """The context menu of a library panel row: play or resume a lecture, open the file, show
-its folder, export a transcript, remove it; a course's: show its folder, remove it."""
+its folder, export a transcript or a handout, remove it; a course's: show its folder, export
+its flashcards, remove it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class RowAsks:
     reveal: Callable[[str], None]  # show in its folder
     export: Callable[[str], None]  # the transcript
     remove: Callable[[str, bool], None]  # (target, is_course), after asking
+    study: Callable[[str, str], None]  # ("handout", lecture) or ("flashcards", course)
 
 
 def row_menu(
@@ -40,6 +42,9 @@ def row_menu(
         reveal = menu.addAction("Show in folder")
         reveal.triggered.connect(lambda: asks.reveal(root))
         reveal.setEnabled(bool(root))
+        menu.addAction("Export flashcards…").triggered.connect(
+            lambda: asks.study("flashcards", target)
+        )
         menu.addSeparator()
         remove = menu.addAction(f"Remove course “{target}” from the library…")
         remove.triggered.connect(lambda: asks.remove(target, True))
@@ -63,6 +68,9 @@ def row_menu(
         export = menu.addAction("Export transcript…")
         export.triggered.connect(lambda: asks.export(target))
         export.setEnabled(item.text(1) in ("indexed", MISSING))
+        handout = menu.addAction("Export handout…")
+        handout.triggered.connect(lambda: asks.study("handout", target))
+        handout.setEnabled(export.isEnabled())
     menu.addSeparator()
     menu.addAction(f"Remove “{Path(target).name}” from the library…").triggered.connect(
         lambda: asks.remove(target, False)
