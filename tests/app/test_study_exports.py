@@ -62,9 +62,7 @@ def _save_as(typed: Path, offered: list[str]) -> None:
     on_next_modal(QFileDialog, act)
 
 
-def test_a_lecture_row_exports_its_handout(
-    qtbot: QtBot, library: Library, tmp_path: Path
-) -> None:
+def test_a_lecture_row_exports_its_handout(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
     _deck, lecture = _course(library, tmp_path)
     library.add_note(str(lecture), "Stable <means> equal keys keep their order", at_ms=28_000)
     window = _window(qtbot, library)
