@@ -20,6 +20,7 @@ from engine.media.transcribe import (
     TranscriptionProgress,
 )
 from engine.models.registry import ModelRegistry
+from tests.heard import heard_share
 from tools.lecture_media import Clip, make_audio, make_lecture_video, slide_image
 
 # Linux's /proc lists a process's children and mappings; macOS has none (the release
@@ -29,6 +30,7 @@ SPEECH = (
     "Today we study the quicksort algorithm. It picks a pivot and partitions the array. "
     "Then it sorts both parts with recursion. The average cost is n log n comparisons."
 )
+OTHER = "A heap keeps the smallest key at the root of the tree."
 
 
 @pytest.fixture(scope="module")
@@ -56,16 +58,17 @@ def test_speech_comes_back_with_word_times_in_order(
 ) -> None:
     path, duration = speech
     segments, reports = _run(Transcriber(whisper_dir), path)
-    text = " ".join(s.text for s in segments).lower()
-    for word in ("quicksort", "pivot", "partitions", "recursion"):
-        assert word in text, text
+    text = " ".join(s.text for s in segments)
+    assert heard_share(text, SPEECH) >= 0.6, text  # here 15 of 17 words
     words = [w for s in segments for w in s.words]
     assert len(words) >= 20
     assert all(a.start_ms <= b.start_ms for a, b in itertools.pairwise(words))
     assert all(0 <= w.start_ms <= w.end_ms <= duration + 500 for w in words)
-    pivot = next(w for w in words if "pivot" in w.text.lower())
-    recursion = next(w for w in words if "recursion" in w.text.lower())
-    assert pivot.start_ms < recursion.start_ms
+    # Each word's time is its own: the key words heard come in the order they were said.
+    keys = ("pivot", "partitions", "recursion", "comparisons")
+    firsts = [next((w.start_ms for w in words if k in w.text.lower()), None) for k in keys]
+    heard = [ms for ms in firsts if ms is not None]
+    assert len(heard) >= 3 and heard == sorted(heard), (firsts, text)
     assert reports[-1].fraction == 1.0
     assert any(r.rtf is not None and r.rtf > 0 for r in reports)
 
@@ -76,7 +79,9 @@ def test_start_ms_resumes_with_absolute_times(whisper_dir: Path, speech: tuple[P
     resume_at = full[0].end_ms
     later, reports = _run(Transcriber(whisper_dir), path, start_ms=resume_at)
     assert later and all(s.start_ms >= resume_at - 100 for s in later)
-    assert "recursion" in " ".join(s.text for s in later).lower()
+    # Heard from the resume point: mostly what the whole run heard after its first segment.
+    after, later_text = (" ".join(s.text for s in part) for part in (full[1:], later))
+    assert heard_share(later_text, after) >= 0.5, (later_text, after)
     assert reports[0].done_ms > resume_at
 
 
@@ -157,7 +162,7 @@ def test_a_kept_child_recognises_the_next_file_with_the_model_it_loaded(
     whisper_dir: Path, speech: tuple[Path, int], tmp_path: Path
 ) -> None:
     other = tmp_path / "other.wav"
-    make_audio(other, "A heap keeps the smallest key at the root of the tree.")
+    make_audio(other, OTHER)
     before = _children()
     transcriber = Transcriber(whisper_dir, keep_alive=True)
     heard: list[SpeechSegment] = []
@@ -170,7 +175,7 @@ def test_a_kept_child_recognises_the_next_file_with_the_model_it_loaded(
     assert first.worker_pid in kept, "the child waits for the next file"
     assert second.worker_pid == first.worker_pid
     assert (first.model_loads, second.model_loads) == (1, 1)
-    assert "smallest key" in " ".join(s.text for s in heard).lower()
+    assert heard_share(" ".join(s.text for s in heard), OTHER) >= 0.6, heard  # here 4 of 5
     assert first.worker_pid not in _children(), "close ends the child"
 
 

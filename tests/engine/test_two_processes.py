@@ -24,10 +24,12 @@ from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
+from tests.heard import heard_share
 from tools.factories import make_narrated_slides, make_note
 from tools.lecture_media import make_audio
 
 ROOT = Path(__file__).resolve().parents[2]
+SAID = "Today we study the quicksort algorithm. It picks a pivot and partitions the array."
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +40,7 @@ def whisper_dir(models_dir: Path) -> Path:
 @pytest.fixture(scope="module")
 def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("speech") / "pivot.wav"
-    make_audio(
-        path, "Today we study the quicksort algorithm. It picks a pivot and partitions the array."
-    )
+    make_audio(path, SAID)
     return path
 
 
@@ -58,7 +58,9 @@ def test_recognition_starts_while_opencv_is_being_imported(whisper_dir: Path, sp
         Transcriber(whisper_dir).transcribe(speech, on_segment=heard.append)
     finally:
         sys.path.remove(package)
-    assert "partitions the array" in " ".join(s.text.lower() for s in heard)
+    # Here 4 of its 8 words ("wicks or tail rhythm" for "quicksort algorithm"); none when
+    # the child died at start.
+    assert heard_share(" ".join(s.text for s in heard), SAID) >= 0.4, heard
 
 
 # --- a window open while `coursedex ingest` runs in a terminal -------------------------------
