@@ -20,7 +20,15 @@ from app.library.changes import FilesChanged, LibraryChange, Reread
 from app.library.file_dialogs import ALL_FILES, FileDialogs
 from app.library.import_bar import ImportBar
 from app.tasks import Failure, Task
-from engine.api import ImportSummary, Library, PackProgress, import_pack, plural, printable
+from engine.api import (
+    Cancelled,
+    ImportSummary,
+    Library,
+    PackProgress,
+    import_pack,
+    plural,
+    printable,
+)
 
 Location = QStandardPaths.StandardLocation
 PACK_FILTER = "Course packs (*.cdxpack)"
@@ -53,6 +61,7 @@ class PackImport(QObject):
         self.window = parent
         self._job: Task[PackProgress] | None = None
         self._name = ""
+        bar.cancel_button.clicked.connect(self.cancel)  # the bar's own runs ignore it
 
     @property
     def running(self) -> bool:
@@ -109,6 +118,7 @@ class PackImport(QObject):
         bar = self.bar
         bar.progress.setValue(0)
         bar.progress.show()
+        bar.cancel_button.show()
         bar.status.setText(f"Importing the course pack {self._name}…")
         self._job = bar.tasks.start(work, self._done, self._failed, self._progress)
 
@@ -119,9 +129,16 @@ class PackImport(QObject):
         stage = STAGES.get(p.stage, p.stage)
         self.bar.status.setText(f"Importing the course pack {self._name}: {stage}…")
 
+    def cancel(self) -> None:
+        """Stop before anything is written (the pack is written whole or not at all)."""
+        if self._job is not None:
+            self._job.cancel()
+            self.bar.status.setText(f"Cancelling the import of {self._name}…")
+
     def _ended(self) -> None:
         self._job = None
         self.bar.progress.hide()
+        self.bar.cancel_button.hide()
 
     def _done(self, summary: ImportSummary) -> None:
         self._ended()
@@ -136,7 +153,10 @@ class PackImport(QObject):
 
     def _failed(self, failed: Failure) -> None:
         self._ended()
-        line = f"Could not import the course pack {self._name}: {failed.message}"
+        if isinstance(failed.error, Cancelled):
+            line = f"The import of {self._name} was cancelled: the library is as it was."
+        else:
+            line = f"Could not import the course pack {self._name}: {failed.message}"
         self.bar.status.setText(line)
         self.finished.emit(line)
 

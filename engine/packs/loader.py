@@ -103,6 +103,8 @@ def import_pack(
         places = _places(library, pack, finder, report, cancel)
         embedder = library.embedder()
         contents, reembedded = _contents(library, pack, places, embedder, report, cancel)
+        if cancel is not None and cancel.is_set():  # the last moment nothing is written yet
+            raise Cancelled("pack import cancelled; the library is unchanged")
         report(PackProgress("writing", 0, 1))
         written = _write_thumbnails(library, pack, places)
         try:
@@ -189,30 +191,67 @@ def _contents(
             embedder.model_id,
         )
     embedding = Embedding(library.config.embed_batch_size, library.config.embed_context)
+    again = _Again(embedding, embedder, pack, report, cancel)
     out: list[SourceContent | None] = []
     row = cue = 0
-    total = len(pack.sources)
-    for i, (source, place) in enumerate(zip(pack.sources, places, strict=True)):
+    for source, place in zip(pack.sources, places, strict=True):
         rows = sum(1 for s in source.segments if s.text.strip())
         cues = sum(source.cues)
         if same:
             vectors = np.asarray(pack.vectors[row : row + rows], dtype=np.float32)
             sentences = _cue_matrices(source, pack.sentences[cue : cue + cues])
         else:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("pack import cancelled; the library is unchanged")
-            report(PackProgress("embedding", i, total))
-            vectors = embedding.drafts(embedder, source.title, list(source.segments), cancel)
-            sentences = embedding.sentences(embedder, [s.timings for s in source.segments], cancel)
+            vectors, sentences = again.source(source)
         row, cue = row + rows, cue + cues
         out.append(
             None
             if _kept(place, pack.manifest.course)
             else _content(source, place, vectors, sentences)
         )
-    if not same:
-        report(PackProgress("embedding", total, total))
     return out, not same
+
+
+class _Again:
+    """A pack's text embedded again with this library's model, a slice of segments at a
+    time, saying how many texts (segments and their sentences) are done of all."""
+
+    SLICE = 64  # segments between two reports (and two looks at the cancel)
+
+    def __init__(
+        self,
+        embedding: Embedding,
+        embedder: Embedder,
+        pack: Pack,
+        report: Progress,
+        cancel: threading.Event | None,
+    ) -> None:
+        self.embedding, self.embedder, self.report, self.cancel = (
+            embedding,
+            embedder,
+            report,
+            cancel,
+        )
+        self.total = sum(
+            len(s.segments) + sum(len(g.timings) for g in s.segments) for s in pack.sources
+        )
+        self.done = 0
+
+    def source(self, source: PackSource) -> tuple[np.ndarray, list[np.ndarray]]:
+        parts: list[np.ndarray] = []
+        sentences: list[np.ndarray] = []
+        for at in range(0, len(source.segments), self.SLICE):
+            if self.cancel is not None and self.cancel.is_set():
+                raise Cancelled("pack import cancelled; the library is unchanged")
+            self.report(PackProgress("embedding", self.done, self.total))
+            part = source.segments[at : at + self.SLICE]
+            parts.append(self.embedding.drafts(self.embedder, source.title, part, self.cancel))
+            timings = [s.timings for s in part]
+            sentences.extend(self.embedding.sentences(self.embedder, timings, self.cancel))
+            self.done += len(part) + sum(len(t) for t in timings)
+        self.report(PackProgress("embedding", self.done, self.total))
+        dimension = self.embedder.dimension
+        vectors = np.vstack(parts) if parts else np.zeros((0, dimension), np.float32)
+        return vectors.astype(np.float32, copy=False), sentences
 
 
 def _cue_matrices(source: PackSource, matrix: np.ndarray) -> list[np.ndarray]:

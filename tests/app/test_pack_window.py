@@ -5,7 +5,9 @@ preview, and Locate… links the copy chosen (only one of the same content)."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,4 +140,32 @@ def test_a_damaged_pack_is_refused_on_the_status_line(
         "(corrupt or truncated)"
     )
     assert not window.import_bar.progress.isVisible() and student.courses() == []
+    window.close()
+
+
+def test_cancel_stops_a_pack_import_before_anything_is_written(
+    qtbot: QtBot, pack: Path, student: Library
+) -> None:
+    """The bar's Cancel button during a pack import (one whose text is embedded again, for
+    another model: seconds of work): the library stays empty and the status line says so."""
+    with zipfile.ZipFile(pack) as zf:
+        parts = {n: zf.read(n) for n in zf.namelist()}
+    manifest = json.loads(parts["manifest.json"])
+    manifest["model_id"] = "another-embedder@000000000000"
+    parts["manifest.json"] = json.dumps(manifest).encode()
+    other = pack.with_name("other-model.cdxpack")
+    with zipfile.ZipFile(other, "w") as zf:
+        for name, body in parts.items():
+            zf.writestr(name, body)
+    window = _window(qtbot, student)
+    bar = window.import_bar
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        window.pack_import.start(other, None)
+        assert bar.cancel_button.isVisible()
+        qtbot.mouseClick(bar.cancel_button, Qt.MouseButton.LeftButton)
+    assert done.args == [
+        "The import of other-model.cdxpack was cancelled: the library is as it was."
+    ]
+    assert [bar.status.text()] == done.args and not bar.cancel_button.isVisible()
+    assert student.courses() == [] and student.stats()["segments"] == 0
     window.close()

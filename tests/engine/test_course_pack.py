@@ -21,7 +21,7 @@ from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
 from engine.errors import CoursedexError
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
-from engine.packs import export_pack, import_pack
+from engine.packs import PackProgress, export_pack, import_pack
 from engine.packs.locate import locate_file
 from engine.search import SearchFilters
 from engine.types import SegmentKind, SourceKind
@@ -204,9 +204,19 @@ def test_a_pack_of_another_model_is_embedded_again_from_its_text(
     with zipfile.ZipFile(other, "w") as zf:
         for name, body in parts.items():
             zf.writestr(name, body)
-    stages: list[str] = []
-    summary = import_pack(library, other, progress=lambda p: stages.append(p.stage))
-    assert summary.reembedded and "embedding" in stages
+    reports: list[PackProgress] = []
+    summary = import_pack(library, other, progress=reports.append)
+    assert summary.reembedded
+    # Progress in texts (segments and their sentences), not files: a one-hour lecture is one
+    # file of 65 s of embedding.
+    course = json.loads(parts["course.json"])
+    texts = sum(
+        1 + len(seg.get("timings", [])) for src in course["sources"] for seg in src["segments"]
+    )
+    embedding = [p for p in reports if p.stage == "embedding"]
+    done = [p.done for p in embedding]
+    assert done == sorted(done) and len(set(done)) > len(course["sources"])
+    assert embedding[-1].done == embedding[-1].total == texts
     assert starts == []
     for query in demo_queries():
         assert _top(library, query) == _top(demo_library, query), query
