@@ -190,6 +190,9 @@ class ControlBar(QWidget):
     def _lay_out(self) -> None:
         seek_row = QHBoxLayout()
         seek_row.addWidget(self.seek_slider, 1)
+        # The notice takes its room from the seek bar for a few seconds: in the row of
+        # buttons it had what they left, 38 of its 124 px at 1280 px ("Note adde").
+        seek_row.addWidget(self.notice)
         seek_row.addWidget(self.time_label)
         buttons = QHBoxLayout()
         for widget in (self.back_button, self.play_button, self.forward_button,
@@ -198,7 +201,6 @@ class ControlBar(QWidget):
                        self.copy_link_button, self.note_button):  # fmt: skip
             buttons.addWidget(widget)
         buttons.addStretch(1)
-        buttons.addWidget(self.notice)
         buttons.addWidget(self.mute_button)
         buttons.addWidget(self.volume_slider)
         layout = QVBoxLayout(self)
@@ -291,7 +293,7 @@ class ControlBar(QWidget):
             self.speed_box.blockSignals(False)
 
     def show_notice(self, text: str) -> None:
-        """``text`` beside the volume for a few seconds, and said by a screen reader."""
+        """``text`` beside the time for a few seconds, and said by a screen reader."""
         self.notice.setText(text)
         self.notice.setAccessibleName(text)
         self.notice.show()

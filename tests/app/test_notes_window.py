@@ -127,7 +127,9 @@ def test_the_note_button_pauses_adds_a_note_at_the_moment_pressed_and_the_panel_
     assert note.place.at_ms is not None and abs(note.place.at_ms - pressed) <= 500
     assert editors[0] == f"Note at {note.source_title} · {clock(note.place.at_ms)}"
     assert player.is_playing()  # it was playing: it plays on once the note is saved
-    qtbot.waitUntil(lambda: player.controls.notice.text().startswith("Note added at"))
+    notice = player.controls.notice
+    qtbot.waitUntil(lambda: notice.isVisible() and notice.text().startswith("Note added at"))
+    assert notice.width() >= notice.sizeHint().width(), (notice.width(), notice.text())  # whole
 
     go_to_notes(qtbot, window)
     where = f"{note.source_title} · {clock(note.place.at_ms)}"
