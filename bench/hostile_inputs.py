@@ -1,5 +1,7 @@
 """The hostile-input corpus imported once: outcomes per kind, time, peak memory, the
-slowest files. Prints the table the closing note of issue 15 quotes. Never pass/fail.
+slowest files. Prints the table the closing note of issue 15 quotes; then the hostile course
+packs (tools/hostile/packs.py), each imported into a library: refused or not, in how long,
+and whether the library's database stayed as it was. Never pass/fail.
 
     uv run python bench/hostile_inputs.py [--models DIR] [--keep DIR]
 
@@ -64,7 +66,45 @@ def main() -> int:
         seconds = sum(s for _, s in f["stages"])
         detail = f" ({f['detail']})" if f["detail"] else ""
         print(f"  {seconds:6.1f} s  {f['outcome']:7s} {Path(f['path']).name}{detail}")
+    _packs(models)
     return 0
+
+
+def _packs(models: Path) -> None:
+    """The hostile course packs (tools/hostile/packs.py), each imported into a library
+    holding a course: refused with one line, and the library's database unchanged."""
+    from engine.config import EngineConfig
+    from engine.library import Library
+    from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+    from engine.packs import PackError, export_pack, import_pack
+    from tools.factories import make_note
+    from tools.hostile.packs import generate as hostile_packs
+
+    registry = ModelRegistry(models)
+    embedder = registry.load_embedder(DEFAULT_EMBEDDER, 2)
+    with tempfile.TemporaryDirectory(prefix="hostile-packs-") as scratch:
+        root = Path(scratch)
+        course = root / "Botany"
+        make_note(course, "leaves", "Chlorophyll captures the sun's energy.")
+        with Library.open(root / "library", EngineConfig(), lambda: embedder) as library:
+            library.ingest([course])
+            export_pack(library, "Botany", root / "good.cdxpack")
+            before = "\n".join(library.store.conn.iterdump())
+            rows = []
+            for case in hostile_packs(root / "good.cdxpack", root / "packs"):
+                started = time.monotonic()
+                try:
+                    import_pack(library, case.path)
+                    outcome = "IMPORTED"
+                except PackError as e:
+                    outcome = str(e)
+                seconds = time.monotonic() - started
+                rows.append((case.path.name, seconds, outcome))
+            unchanged = "\n".join(library.store.conn.iterdump()) == before
+    refused = sum(1 for _, _, outcome in rows if outcome != "IMPORTED")
+    print(f"course packs: {refused} of {len(rows)} refused; library unchanged: {unchanged}")
+    for name, seconds, outcome in rows:
+        print(f"  {seconds * 1000:6.1f} ms  {name:26s} {outcome[:90]}")
 
 
 if __name__ == "__main__":
