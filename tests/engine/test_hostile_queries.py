@@ -13,10 +13,17 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.config import EngineConfig
 from engine.library import Library
+from engine.models import Embedder
+from engine.notes import NoteError
+from engine.plain_text import valid_text
+from engine.search import SearchFilters
+from engine.types import SegmentKind
 from tools.hostile.queries import BAD_BATCH_LINES, ODD_BATCH_LINES, QUERIES
 
 REPO = Path(__file__).resolve().parents[2]
+BOOKMARKS = SearchFilters(kinds=(SegmentKind.BOOKMARK,))
 
 
 def test_there_are_at_least_forty_hostile_queries() -> None:
@@ -154,3 +161,36 @@ def test_a_hostile_link_is_one_clear_line(
     assert main([*argv, "open", link]) == 1
     err = capsys.readouterr().err
     assert err.startswith("coursedex: ") and err.count("\n") == 1 and "\x1b" not in err
+
+
+def test_any_text_is_a_note_or_one_clear_refusal(
+    built_library_dir: Path,
+    models_dir: Path,
+    embedder: Embedder,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every hostile query as the text of a note (issue 27, item 1): kept, or refused with one
+    line (blank, or longer than a note may be); then each kept note is found by search as a
+    bookmark, and `coursedex notes list` prints them all without a raw control character."""
+    with Library.open(built_library_dir, EngineConfig(), lambda: embedder) as library:
+        lecture = next(s.path for s in library.sources() if s.path.endswith("lecture.srt"))
+        kept = 0
+        for text in QUERIES:
+            stripped = valid_text(text).strip()
+            try:
+                note = library.add_note(lecture, text, at_ms=1000)
+            except NoteError as e:
+                assert "\n" not in str(e) and (not stripped or len(stripped) > 10_000), text
+                continue
+            kept += 1
+            assert note.text == stripped
+            found = library.search(text, limit=50, filters=BOOKMARKS)
+            assert all(r.kind == SegmentKind.BOOKMARK for r in found.results), text
+        assert kept >= len(QUERIES) // 2 and len(library.notes()) == kept
+    argv = ["--library", str(built_library_dir), "--models", str(models_dir), "--threads", "2"]
+    for listing in (["notes", "list"], ["notes", "list", "--json"]):
+        code = main([*argv, *listing])
+        out, err = capsys.readouterr()
+        assert (code, err) == (0, "")
+        assert "\x00" not in out and "\x1b" not in out and "\u202e" not in out
+    assert len(json.loads(out)) == kept
