@@ -52,13 +52,15 @@ figcaption, .again { color: #59636e; font-size: .85rem; margin-top: .25rem; }
 .note { background: #fff8c5; border-left: 4px solid #d4a72c; padding: .5rem .75rem;
         margin: 0 0 .75rem; border-radius: 0 4px 4px 0; }
 .note b { margin-right: .5rem; }
-@media (max-width: 50rem) { section.shown { grid-template-columns: minmax(0, 1fr); } }
+@media screen and (max-width: 50rem) { section.shown { grid-template-columns: minmax(0, 1fr); } }
 @media print {
-  body { margin: 0; max-width: none; font-size: 11pt; }
+  @page { margin: 15mm; }
+  body { margin: 0; max-width: none; font-size: 10pt; padding: 0; }
   a, a.time { color: inherit; text-decoration: none; }
-  nav { break-after: page; }
-  figure, .note, .said p { break-inside: avoid; }
-  section.shown { break-inside: auto; }
+  section.shown { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem;
+                  padding: .75rem 0; }
+  figure, .note, .said p, h2 { break-inside: avoid; }
+  h2 { break-after: avoid; }
   .note { border: 1px solid #999; border-left: 4px solid #666; background: none; }
 }
 """
