@@ -40,7 +40,7 @@ from engine.packs.format import (
 )
 from engine.packs.parts import course_json, manifest_json, notes_json
 from engine.store import Source, now_iso
-from engine.types import SourceKind, SourceStatus
+from engine.types import SegmentKind, SourceKind, SourceStatus
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,12 @@ def _source(
     library: Library, source: Source, base: str, dimension: int
 ) -> tuple[PackSource, np.ndarray, np.ndarray, dict[str, bytes]]:
     store = library.store
-    rows = store.segments.drafts_of_source(source.id)
+    # A note's segment is the note's, not the file's: notes travel only with_notes, as notes.
+    rows = [
+        (sid, d)
+        for sid, d in store.segments.drafts_of_source(source.id)
+        if d.kind != SegmentKind.BOOKMARK
+    ]
     with_text = [sid for sid, d in rows if d.text.strip()]
     found, matrix = store.embeddings.vectors(with_text, dimension)
     by_id = {int(sid): i for i, sid in enumerate(found)}
