@@ -51,6 +51,7 @@ class NotesPanel(QWidget):
         self._notes: dict[int, Note] = {}
         self._wanted: int | None = None  # the note to make current at the next fill
         self._stale = True  # notes changed while the panel was hidden: read when shown
+        self._filled = False  # the tree shows what the library said at least once
         self.tree = NotesTree()
         # One column, a note as its place over its text (app/notes/tree.py): beside a
         # column of places the text had the panel's last few letters.
@@ -127,7 +128,11 @@ class NotesPanel(QWidget):
         self.say(f"Cannot read the notes: {failure.message}")
 
     def show_notes(self, notes: Sequence[Note]) -> None:
-        """Fill the tree with ``notes`` (in lecture order already), keeping the current note."""
+        """Fill the tree with ``notes`` (in lecture order already), keeping the current note;
+        the same notes again leave the rows as they are (and where they are scrolled)."""
+        if self._filled and list(notes) == self.notes() and self._wanted is None:
+            return
+        self._filled = True
         current = self._wanted if self._wanted is not None else self.current_note_id()
         self._wanted = None
         self._notes = {note.id: note for note in notes}

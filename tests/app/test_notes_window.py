@@ -25,6 +25,7 @@ from tests.app.ui import on_next_modal
 
 PLAYING_TIMEOUT_MS = 10_000
 ROOT = Path(__file__).resolve().parents[2]
+MERGE = "sorting/merge_sort.py"  # in the demo's code.zip
 
 
 def shown(qtbot: QtBot, library: Library) -> SearchWindow:
@@ -377,3 +378,26 @@ def test_f2_edits_a_note_in_place_and_a_note_whose_file_left_says_so(
     assert not panel.open_button.isEnabled() and not panel.edit_button.isEnabled()
     assert panel.remove_button.isEnabled()
     library.ingest([Path(slides)], course=DEMO_COURSE)  # back for the module's other tests
+
+
+def test_reading_the_same_notes_again_leaves_the_rows_and_their_scroll_alone(
+    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+) -> None:
+    """The panel reads the notes again after every file an import finishes: a user scrolled
+    down the list must not be sent back to its top each time."""
+    library, window = demo_text_library, demo_window
+    code = path_of(library, SourceKind.CODE)
+    for line in range(1, 31):
+        library.add_note(code, f"line {line} of the merge", line=line, path_in_archive=MERGE)
+    go_to_notes(qtbot, window)
+    qtbot.waitUntil(lambda: len(panel_rows(window)) == 30)
+    tree = window.notes_panel.tree
+    bar = tree.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    bottom = bar.value()
+    rows = window.notes_panel.note_rows()
+    window.notes_panel.refresh()  # as a file's import ends
+    qtbot.wait(300)  # the read is done on the pool and back in a moment
+    assert bar.value() == bottom
+    assert window.notes_panel.note_rows() == rows  # the same rows, not made again
