@@ -120,6 +120,11 @@ def parse_file(path: Path, config: EngineConfig) -> ParsedSource:
 
 def _parse_by_kind(path: Path, config: EngineConfig) -> ParsedSource:
     kind = classify(path)
+    if kind is None and path.suffix.lower() == ".cdxpack":  # engine.packs.SUFFIX (above us)
+        raise UnreadableFileError(
+            "a course pack: import it with File > Import course pack… "
+            "(`coursedex pack import FILE`), not as a file of a course"
+        )
     if kind is None:
         raise UnreadableFileError(f"unsupported file type: {path.suffix or path.name}")
     suffix = path.suffix.lower()

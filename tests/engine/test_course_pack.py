@@ -247,3 +247,11 @@ def test_notes_travel_with_the_pack_when_asked(
             "radix sort", filters=SearchFilters(kinds=(SegmentKind.BOOKMARK,))
         ).results
         assert hits and hits[0].start_ms == 180_000 and hits[0].title.startswith("lecture")
+
+
+def test_a_pack_given_to_ingest_says_how_to_import_it(demo_pack: Path, library: Library) -> None:
+    """A pack dropped on the window or given to `coursedex ingest` is not a course's file."""
+    report = library.ingest([demo_pack])
+    (error,) = report.errors
+    assert "a course pack: import it with File > Import course pack" in error.detail
+    assert "coursedex pack import" in error.detail and library.stats()["segments"] == 0
