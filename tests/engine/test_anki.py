@@ -17,13 +17,15 @@ import pytest
 from engine.cli import main
 from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE
-from engine.integrations.anki import MODEL_ID, deck_name, stable_id
+from engine.integrations.anki import MODEL_ID, deck_name, stable_id, write_deck
+from engine.integrations.flashcards import course_cards
 from engine.integrations.links import parse_link
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.types import SourceKind
-from tests.conftest import copy_library
+from tests.conftest import HIPPO_MS, LECTURE_CUES, copy_library
+from tools.factories import make_srt
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -192,3 +194,19 @@ def test_a_card_per_note_and_with_slides_the_slides_without_one(
         f[0].split("<div", 1)[0] for _, f, tags in with_slides.notes if tags.endswith("slide")
     }
     assert "Quicksort partitioning" not in fronts and "Binary search" in fronts
+
+
+def test_a_note_whose_file_is_gone_still_gets_its_card(library: Library, tmp_path: Path) -> None:
+    course = tmp_path / "Zoology"
+    course.mkdir()
+    lecture = make_srt(course / "week 1.srt", LECTURE_CUES)
+    library.ingest([course])
+    library.add_note(str(lecture), "Hippos: the river horse", at_ms=HIPPO_MS)
+    library.remove(str(lecture))
+    cards = course_cards(library, "Zoology")
+    assert [(c.kind, c.back) for c in cards] == [("note", "")]
+    assert cards[0].front.startswith("Hippos: the river horse")
+    assert "week 1.srt (no longer in the library)" in cards[0].where
+    written = write_deck("Zoology", cards, tmp_path / "zoology.apkg")
+    (tmp_path / "x").mkdir()
+    assert read_package(written.path, tmp_path / "x").cards == 1

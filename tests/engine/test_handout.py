@@ -23,7 +23,8 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.types import SourceKind
 from tests.conftest import copy_library
-from tools.factories import make_pdf, make_srt
+from tools.factories import make_pdf, make_pptx, make_srt
+from tools.lecture_media import Clip, make_lecture_video, pdf_page_images
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -239,3 +240,62 @@ def test_cli_errors_are_one_line_and_fail(
         assert err.startswith("coursedex: ") and message in err, err
         assert err.count("\n") == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_a_video_without_a_deck_shows_the_keyframe_of_each_screen(
+    library: Library, tmp_path: Path
+) -> None:
+    slides = make_pdf(
+        tmp_path / "pictures.pdf",
+        [
+            "Binary search trees\nsmaller keys to the left",
+            "Heaps and priority queues\na parent is never larger",
+            "Graph traversal\nqueues and stacks",
+        ],
+        slides=True,
+    )
+    frames = pdf_page_images(slides, tmp_path / "frames")
+    said = ("Search trees first.", "Then heaps.", "And then graphs.")
+    course = tmp_path / "Screens"
+    course.mkdir()
+    video = course / "talk.mp4"
+    make_lecture_video(video, [Clip(f, s, seconds=3) for f, s in zip(frames, said, strict=True)])
+    library.ingest([course])  # the deck is not in the course: no slides, its screens
+
+    handout = build_handout(library, str(video))
+    titles = [s.title.casefold() for s in handout.shown]
+    assert len(titles) == 3 and "binary search trees" in titles[0] and "graph" in titles[2]
+    for shown in handout.shown:
+        assert shown.page is None and shown.picture is not None
+        assert shown.picture.mime == "image/jpeg" and shown.picture.data[:2] == b"\xff\xd8"
+    page = Page(handout_html(handout))
+    assert len(page.images) == 3 and all(
+        s.startswith("data:image/jpeg;base64,") for s in page.images
+    )
+
+
+def test_a_pptx_deck_is_shown_by_its_slides_text(library: Library, tmp_path: Path) -> None:
+    course = tmp_path / "Algorithms"
+    course.mkdir()
+    make_pptx(
+        course / "slides.pptx",
+        [
+            ("Bubble sort", "swap neighbours until nothing moves", ""),
+            ("Merge sort", "split in halves and merge the sorted halves", ""),
+        ],
+    )
+    cues = (
+        (0, 9_000, "Bubble sort swaps neighbours until nothing moves in the list."),
+        (9_000, 18_000, "Bubble sort is slow: it swaps neighbours again and again."),
+        (18_000, 27_000, "Merge sort splits the list in halves and merges the sorted halves."),
+        (27_000, 36_000, "Merging the sorted halves keeps merge sort stable."),
+    )
+    lecture = make_srt(course / "lecture.srt", cues)
+    library.ingest([course])
+    handout = build_handout(library, str(lecture))
+    assert [(s.title, s.page, s.picture) for s in handout.shown] == [
+        ("Bubble sort", 1, None),
+        ("Merge sort", 2, None),
+    ]
+    assert "split in halves and merge the sorted halves" in handout.shown[1].slide_text
+    assert handout_html(handout).count('<pre class="slide-text">') == 2
