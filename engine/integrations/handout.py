@@ -129,6 +129,32 @@ def build_handout(library: Library, path: str) -> Handout:
     stretches = _stretches(library, lecture, decks)
     shown_decks = {link.slides_id for link in store.recordings.slide_links(lecture.id)}
     notes = lecture_notes(library, lecture, [d for i, d in decks.items() if i in shown_decks])
+    shown = _parts(lecture, stretches, spoken, notes)
+    chapters = documents.chapters(store, lecture)
+    deck = next((decks[i].title for i in shown_decks if i in decks), None)
+    return Handout(
+        title=lecture.title,
+        course=lecture.course,
+        path=lecture.path,
+        link=_file_link(lecture),
+        duration_ms=lecture.duration_ms or _last_end(spoken) or None,
+        deck=deck,
+        chapters=tuple(
+            ChapterLine(c.start_ms, c.title, _link(lecture, c.start_ms)) for c in chapters
+        ),
+        shown=tuple(shown),
+        remarks=tuple(n.remark for n in notes if n.at_ms is None and n.page is None),
+    )
+
+
+# --- what was on screen when -----------------------------------------------------------------
+
+
+def _parts(
+    lecture: Source, stretches: Sequence[_Stretch], spoken: Sequence[Timing], notes: list[_Note]
+) -> list[Shown]:
+    """Each stretch with what was said in it and the notes taken then (or on its page: the
+    first time the page is shown, which alone carries its picture)."""
     at_time = [n for n in notes if n.at_ms is not None]
     on_page = [n for n in notes if n.at_ms is None and n.page is not None]
     shown: list[Shown] = []
@@ -163,24 +189,7 @@ def build_handout(library: Library, path: str) -> Handout:
                 items=tuple(item for _, item in items),
             )
         )
-    chapters = documents.chapters(store, lecture)
-    deck = next((decks[i].title for i in shown_decks if i in decks), None)
-    return Handout(
-        title=lecture.title,
-        course=lecture.course,
-        path=lecture.path,
-        link=_file_link(lecture),
-        duration_ms=lecture.duration_ms or _last_end(spoken) or None,
-        deck=deck,
-        chapters=tuple(
-            ChapterLine(c.start_ms, c.title, _link(lecture, c.start_ms)) for c in chapters
-        ),
-        shown=tuple(shown),
-        remarks=tuple(n.remark for n in notes if n.at_ms is None and n.page is None),
-    )
-
-
-# --- what was on screen when -----------------------------------------------------------------
+    return shown
 
 
 @dataclass(frozen=True, slots=True)
