@@ -53,6 +53,7 @@ from app.library.pack_import import PackImport
 from app.library.panel import LibraryPanel
 from app.notes.panel import NotesPanel
 from app.notes.side import SideTabs
+from app.panes import pane_widths, preview_least
 from app.player.memory import PlaybackMemory
 from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
 from app.search.results import OPEN_HINT, ResultRow
@@ -75,15 +76,6 @@ if TYPE_CHECKING:
 __all__ = ["EMPTY_LIBRARY", "SearchWindow"]
 
 log = logging.getLogger(__name__)
-
-
-def pane_widths(width: int, panel_wanted: int) -> list[int]:
-    """Library panel, results and preview for a window ``width`` wide, the panel as wide as
-    it wants (a typical file name and its state, LibraryPanel.wanted_width) up to about a
-    quarter of the window: at 1024 px about 266 / 348 / 410, at 1280 px 333 / 435 / 512."""
-    panel = max(160, min(panel_wanted, round(width * 0.26)))
-    results = max(300, min(520, round(width * 0.34)))
-    return [panel, results, max(340, width - panel - results)]
 
 
 class SearchWindow(QMainWindow):
@@ -328,21 +320,25 @@ class SearchWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.panel.setMinimumWidth(120)
         self.search_pane.setMinimumWidth(280)
-        self.preview_pane.setMinimumWidth(340)
+        self._preview_least = preview_least()
+        self.preview_pane.setMinimumWidth(self._preview_least)
         for pane, stretch in enumerate((1, 2, 4)):  # a resized window resizes every pane
             self.splitter.setStretchFactor(pane, stretch)
-        self.splitter.setSizes(pane_widths(self.width(), self.panel.wanted_width()))
+        self._fit_panes(self.width())
+
+    def _fit_panes(self, width: int) -> None:
+        self.splitter.setSizes(pane_widths(width, self.panel.wanted_width(), self._preview_least))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if not self._panes_placed:  # until shown (or restored), fit the panes to the size
             width = self.splitter.width() or self.width()
-            self.splitter.setSizes(pane_widths(width, self.panel.wanted_width()))
+            self._fit_panes(width)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._panes_placed:
-            self.splitter.setSizes(pane_widths(self.splitter.width(), self.panel.wanted_width()))
+            self._fit_panes(self.splitter.width())
             self._panes_placed = True
 
     def _load_state(self) -> WindowState | None:

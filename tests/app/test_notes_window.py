@@ -401,3 +401,18 @@ def test_reading_the_same_notes_again_leaves_the_rows_and_their_scroll_alone(
     qtbot.wait(300)  # the read is done on the pool and back in a moment
     assert bar.value() == bottom
     assert window.notes_panel.note_rows() == rows  # the same rows, not made again
+
+
+def test_at_1280_px_the_players_controls_get_the_room_they_ask_for(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+) -> None:
+    """A laptop's 1280 px: with the library panel, the results and a lecture playing, the
+    control bar gets its minimum width, so the speed box shows its whole text (the Note
+    button had pushed the window's minimum past 1280: "1x sp")."""
+    window.resize(1280, 760)
+    open_first_hit(qtbot, window, "merge sort halves")
+    bar = window.preview_pane.player.controls
+    qtbot.waitUntil(lambda: bar.width() > 0)
+    assert window.minimumSizeHint().width() <= 1280, window.minimumSizeHint()
+    assert bar.width() >= bar.minimumSizeHint().width(), (bar.width(), bar.minimumSizeHint())
+    assert bar.speed_box.width() >= bar.speed_box.sizeHint().width()
