@@ -7,7 +7,9 @@ has no backup to restore, so the window and ``coursedex start-over`` offer this 
 ``-shm``, ``vectors/``, ``thumbs/``) into a ``damaged-<date>`` folder inside the library,
 and reads which files the database listed, course by course, as far as SQLite can still
 read it. The caller opens the library again, which makes a new database, and imports those
-files. Files fetched from the web (``media/``) stay where they are.
+files. Files fetched from the web (``media/``) stay where they are. The user's notes are not
+an index of anything: those SQLite can still read are written into the new database, and
+show again under their files as these are imported (a note is kept by its file's content).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from engine.library import Library
 from engine.library.folder import LibraryLock
 from engine.library.records import FOLLOW_KEY
 from engine.private_files import PRIVATE_DIR
+from engine.store import NoteRow
 
 DATABASE = "library.db"
 # The library's own files, from the database to what is made from it.
@@ -56,15 +59,31 @@ class SetAside:
     held: tuple[HeldFile, ...]
     courses: tuple[HeldCourse, ...]
     complete: bool  # False: the database could not be read to its end (or at all)
+    notes: tuple[NoteRow, ...] = ()  # the user's notes it held, as far as they could be read
 
     def prepare(self, library: Library) -> None:
         """Make the courses again in the new library, with their folders (those still there)
-        and whether they follow them, before their files are imported."""
+        and whether they follow them, and keep the user's notes, before their files are
+        imported (each note shows again as its file is)."""
         for course in self.courses:
             root = course.root if course.root and Path(course.root).is_dir() else None
             library.store.catalog.ensure_course(course.name, root)
             if root is not None and course.follows:
                 library.follow(course.name)
+        with library.store.transaction():
+            for note in self.notes:
+                library.store.notes.insert(
+                    course=note.course,
+                    sha256=note.sha256,
+                    path_in_archive=note.path_in_archive,
+                    at_ms=note.at_ms,
+                    page=note.page,
+                    line=note.line,
+                    text=note.text,
+                    created=note.created,
+                    last_path=note.last_path,
+                    last_title=note.last_title,
+                )
 
     def by_course(self) -> dict[str | None, list[Path]]:
         """The files to import again (those still on disk), by course, in the order the
@@ -115,11 +134,12 @@ def start_over(folder: Path, *, now: float | None = None) -> SetAside:
         if not needs_start_over(folder):
             raise LibraryError(f"the library {folder} is not damaged: nothing to start over")
         held, courses, complete = _read_held(folder / DATABASE)
+        notes = _read_notes(folder / DATABASE)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         aside = folder / f"damaged-{stamp}"
         aside.mkdir(mode=PRIVATE_DIR)
         _move_all(folder, aside)
-        return SetAside(aside, tuple(held), tuple(courses), complete)
+        return SetAside(aside, tuple(held), tuple(courses), complete, tuple(notes))
     finally:
         lock.release()
 
@@ -173,6 +193,37 @@ def _read_held(db: Path) -> tuple[list[HeldFile], list[HeldCourse], bool]:
     except sqlite3.DatabaseError:
         return held, list(courses.values()), False
     return held, list(courses.values()), True
+
+
+def _read_notes(db: Path) -> list[NoteRow]:
+    """The user's notes the database holds, row by row until SQLite cannot read on (none
+    from a library made before notes, or whose notes table is unreadable)."""
+    notes: list[NoteRow] = []
+    if not db.exists() or db.stat().st_size == 0:
+        return notes
+    with contextlib.suppress(sqlite3.DatabaseError), _read_only(db) as conn:
+        rows = conn.execute(
+            "SELECT course, sha256, path_in_archive, at_ms, page, line, text, created, "
+            "last_path, last_title FROM notes ORDER BY id"
+        )
+        for course, sha, member, at_ms, page, line, text, created, path, title in rows:
+            if isinstance(sha, str) and isinstance(text, str) and text.strip():
+                notes.append(
+                    NoteRow(
+                        0,
+                        str(course or ""),
+                        sha,
+                        member,
+                        at_ms,
+                        page,
+                        line,
+                        text,
+                        float(created or 0),
+                        str(path or ""),
+                        str(title or ""),
+                    )
+                )
+    return notes
 
 
 __all__ = ["HeldCourse", "HeldFile", "SetAside", "needs_start_over", "start_over"]

@@ -18,6 +18,8 @@ from engine.library import Library
 from engine.library.recovery import HeldCourse, needs_start_over, start_over
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
+from engine.search import SearchFilters
+from engine.types import SegmentKind
 from tests.engine.test_cli import Cli
 from tests.engine.test_damage_at_rest import _garble_segments_page
 
@@ -50,6 +52,8 @@ def test_a_damaged_library_starts_over_with_its_courses_and_files(
     folder = built_library_dir
     with _open(folder, embedder, models_dir) as library:
         library.follow("Chemistry")
+        lecture = next(s.path for s in library.sources() if s.path.endswith("lecture.srt"))
+        note = library.add_note(lecture, "the narwhal question", at_ms=31_000)
     files, roots = _held(folder)
     old_db = (folder / "library.db").read_bytes()
     _garble_segments_page(folder / "library.db")
@@ -79,6 +83,12 @@ def test_a_damaged_library_starts_over_with_its_courses_and_files(
         assert library.follows("Chemistry") and not library.follows("Biology 101")
         hit = library.search("burette").results[0]
         assert Path(hit.source).name == "titration.md"
+        # The user's note is not an index: it is kept, and shows again under its file.
+        [kept] = library.notes()
+        assert (kept.text, kept.place, kept.source_path) == (note.text, note.place, lecture)
+        assert kept.course == "Biology 101"
+        bookmark = SearchFilters(kinds=(SegmentKind.BOOKMARK,))
+        assert library.search("narwhal", filters=bookmark).results[0].start_ms == 31_000
     assert not needs_start_over(folder)
 
 
