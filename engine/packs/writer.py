@@ -66,8 +66,8 @@ def export_pack(
 
     Raises:
         NotFoundError: no such course.
-        CoursedexError: the course has no indexed file, or its vectors are incomplete.
-        OSError: ``out`` cannot be written (nothing is left half-written).
+        CoursedexError: the course has no indexed file, its vectors are incomplete, or
+            ``out`` cannot be written (nothing is left half-written).
     """
     found = library.course(course)
     store = library.store
@@ -107,8 +107,15 @@ def export_pack(
         created=now_iso(),
         parts={n: (hashlib.sha256(b).hexdigest(), len(b)) for n, b in parts.items()},
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, lambda tmp: _zip(tmp, manifest, parts))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, lambda tmp: _zip(tmp, manifest, parts))
+    except OSError as e:
+        why = e.strerror or str(e)
+        blocking = next((p for p in out.parents if p.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            why = f"{blocking} is a file, not a folder"
+        raise CoursedexError(f"cannot write {out}: {why}") from e
     return ExportSummary(
         out,
         found.name,

@@ -255,3 +255,16 @@ def test_a_pack_given_to_ingest_says_how_to_import_it(demo_pack: Path, library: 
     (error,) = report.errors
     assert "a course pack: import it with File > Import course pack" in error.detail
     assert "coursedex pack import" in error.detail and library.stats()["segments"] == 0
+
+
+def test_a_pack_that_cannot_be_written_says_so_in_one_line(
+    demo_library: Library, tmp_path: Path
+) -> None:
+    beside = tmp_path / "a file"
+    beside.write_text("not a folder")
+    with pytest.raises(
+        CoursedexError,
+        match=r"^cannot write .*a file/demo\.cdxpack: .*a file is a file, not a folder$",
+    ):
+        export_pack(demo_library, DEMO_COURSE, beside / "demo.cdxpack")
+    assert beside.read_text() == "not a folder"
