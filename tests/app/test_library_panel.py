@@ -202,11 +202,11 @@ def test_a_moved_file_reads_missing_and_opening_it_names_it(
     qtbot.keyClicks(window.search_pane.search, "comet tail")
     qtbot.waitUntil(lambda: window.result_at(0) is not None, timeout=10_000)
     window.open_current()
-    qtbot.waitUntil(
-        lambda: window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
-    )
-    qtbot.waitUntil(lambda: "comets.md" in window.preview_pane.code_view.header.text())
-    assert "moved or deleted" in window.preview_pane.code_view.header.text()
+    # The preview says so where the hit would show, and offers Locate… (as for a pack's file).
+    missing = window.preview_pane.missing
+    qtbot.waitUntil(lambda: window.preview_pane.stack.currentWidget() is missing)
+    assert "“comets.md” is not on this computer" in missing.message.text()
+    assert str(note.parent) in missing.message.text() and missing.locate_button.isEnabled()
     # Open original file says the same, naming the file.
     assert not window.library_actions.open_file(str(note))
     box = window.library_actions.message
