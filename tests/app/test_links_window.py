@@ -22,7 +22,7 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchResult
-from tests.app.media import SENTENCES, SLOT_MS, make_test_media
+from tests.app.media import SENTENCES, SLOT_MS, PlayerMedia
 from tools.factories import make_srt
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,11 +31,10 @@ HEAPS = SENTENCES.index("Heaps keep the largest item on top.")
 
 @pytest.fixture
 def moved_course(
-    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder, media: PlayerMedia
 ) -> tuple[Path, Path, str]:
     """A lecture with its subtitles, imported, a link copied from a hit on it, then the
     course folder moved and imported at its new place. (library, new video path, link)"""
-    media = make_test_media(tmp_path / "media")
     old = tmp_path / "Data structures"
     old.mkdir()
     shutil.copy(media.video, old / "lecture.mp4")
