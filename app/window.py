@@ -53,7 +53,7 @@ from app.library.pack_import import PackImport
 from app.library.panel import LibraryPanel
 from app.notes.panel import NotesPanel
 from app.notes.side import SideTabs
-from app.panes import pane_widths, preview_least
+from app.panes import PREVIEW_LEAST, pane_widths, preview_wanted
 from app.player.memory import PlaybackMemory
 from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
 from app.search.results import OPEN_HINT, ResultRow
@@ -320,14 +320,15 @@ class SearchWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.panel.setMinimumWidth(120)
         self.search_pane.setMinimumWidth(280)
-        self._preview_least = preview_least()
-        self.preview_pane.setMinimumWidth(self._preview_least)
+        self.preview_pane.setMinimumWidth(PREVIEW_LEAST)
+        self._preview_wanted = preview_wanted()
         for pane, stretch in enumerate((1, 2, 4)):  # a resized window resizes every pane
             self.splitter.setStretchFactor(pane, stretch)
         self._fit_panes(self.width())
 
     def _fit_panes(self, width: int) -> None:
-        self.splitter.setSizes(pane_widths(width, self.panel.wanted_width(), self._preview_least))
+        panes = width - 2 * self.splitter.handleWidth()  # what the two handles leave
+        self.splitter.setSizes(pane_widths(panes, self.panel.wanted_width(), self._preview_wanted))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
