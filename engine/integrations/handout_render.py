@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import base64
 import html
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from engine.errors import CoursedexError
+from engine.index.atomic_files import atomic_write
 from engine.integrations.handout import Handout, Remark, Said, Shown
 from engine.integrations.pictures import Picture
 from engine.plain_text import clock
@@ -235,15 +234,8 @@ def _write_pictures(folder: Path, pictures: list[Picture]) -> None:
 
 def _write_text(dest: Path, text: str) -> None:
     try:
-        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+        atomic_write(dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
     except OSError as e:
-        raise CoursedexError(f"cannot write {dest}: {e.strerror or e}") from e
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, dest)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
         raise CoursedexError(f"cannot write {dest}: {e.strerror or e}") from e
 
 

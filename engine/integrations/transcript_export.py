@@ -4,13 +4,12 @@ in at their times, marked ``Note:``, in both."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError
+from engine.index.atomic_files import atomic_write
 from engine.plain_text import clock
 from engine.types import Timing
 
@@ -84,14 +83,7 @@ def write_transcript(
         raise CoursedexError(f"cannot export a transcript as .{suffix}: choose .srt or .txt")
     text = transcript_srt(lines, notes) if suffix == "srt" else transcript_text(lines, title, notes)
     try:
-        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+        atomic_write(dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
     except OSError as e:
-        raise CoursedexError(f"cannot write {dest.name}: {e.strerror or e}") from e
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, dest)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
         raise CoursedexError(f"cannot write {dest.name}: {e.strerror or e}") from e
     return dest
