@@ -95,7 +95,9 @@ def test_add_files_starts_in_videos_with_filters_and_remembers_the_folder(
     note.write_text("# Sorting\n\nMerge sort is stable.\n", encoding="utf-8")
     with qtbot.waitSignal(window.imported, timeout=60_000):
         dialog_from(qtbot, window, "Add &files…", choose=note)
-    assert window.panel.item_of(str(note)) is not None
+    # The panel reads a new file's row on the pool: it may land just after the import ends
+    # (a one-line note imports in milliseconds, and the Notes tab reads on the pool too).
+    qtbot.waitUntil(lambda: window.panel.item_of(str(note)) is not None)
     assert dialog_from(qtbot, window, "Add &files…")[0] == str(course)
     window.close()
 
