@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from app.main_thread_gc import collect_on_the_ui_thread
 from engine.api import CoursedexError
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ class Tasks(QObject):
         self, parent: QObject | None = None, threads: int = 1, *, inline: bool = False
     ) -> None:
         super().__init__(parent)
+        collect_on_the_ui_thread()  # work on the pool must never collect Qt objects
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(threads)
         self.inline = inline

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -115,3 +116,33 @@ def test_the_window_searches_deterministically_on_the_inline_pool(
     window.open_current()
     assert window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
     assert window.preview_pane.code_view.current_line == (first.line or first.line_start)
+
+
+class _Cycle:
+    """Garbage only the cyclic collector frees; says in which thread it was freed."""
+
+    freed_in: ClassVar[list[str]] = []
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        _Cycle.freed_in.append(threading.current_thread().name)
+
+
+def test_garbage_made_on_the_pool_is_collected_on_the_ui_thread(qtbot: QtBot) -> None:
+    """A search on the pool once ran the collector there, which destroyed Qt objects off the
+    UI thread and crashed the process: collection happens on the UI thread only."""
+    tasks = Tasks()
+    _Cycle.freed_in.clear()
+
+    def make_garbage() -> None:
+        for _ in range(5_000):  # far past the youngest generation's threshold (700)
+            _Cycle()
+
+    done: list[object] = []
+    tasks.run(make_garbage, done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=10_000)
+    qtbot.waitUntil(lambda: len(_Cycle.freed_in) >= 4_000, timeout=10_000)
+    assert set(_Cycle.freed_in) == {threading.main_thread().name}
+    tasks.close(5_000)
