@@ -12,6 +12,7 @@ shared: loading it is the slowest part of an engine test.
 from __future__ import annotations
 
 import faulthandler
+import gc
 import logging
 import os
 import shutil
@@ -81,6 +82,21 @@ def no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     errors = [r for r in caplog.get_records("call") if r.levelno >= logging.ERROR]
     if errors:
         pytest.fail("logged at ERROR: " + "; ".join(r.getMessage() for r in errors))
+
+
+@pytest.fixture(autouse=True)
+def collector_as_the_process_has_it(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Outside tests/app the collector runs as in `coursedex` on the command line: automatic.
+    The window's Tasks turn it off for good in favour of a UI-thread timer
+    (app/main_thread_gc.py), and an engine test has no event loop to run that timer."""
+    if "tests/app/" in request.node.nodeid or gc.isenabled():
+        yield
+        return
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.disable()
 
 
 @pytest.fixture(scope="session")
