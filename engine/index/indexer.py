@@ -256,18 +256,7 @@ class Indexer:
 
     def _insert_note(self, note: NoteRow) -> NoteRow:
         """A new note stored (inside the caller's transaction), with its id."""
-        note_id = self.store.notes.insert(
-            course=note.course,
-            sha256=note.sha256,
-            path_in_archive=note.path_in_archive,
-            at_ms=note.at_ms,
-            page=note.page,
-            line=note.line,
-            text=note.text,
-            created=note.created,
-            last_path=note.last_path,
-            last_title=note.last_title,
-        )
+        note_id = self.store.notes.insert(note)
         return replace(note, id=note_id)
 
     def _replace(self, source_id: int, content: SourceContent, embedder: Embedder) -> list[int]:

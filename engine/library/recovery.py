@@ -72,18 +72,7 @@ class SetAside:
                 library.follow(course.name)
         with library.store.transaction():
             for note in self.notes:
-                library.store.notes.insert(
-                    course=note.course,
-                    sha256=note.sha256,
-                    path_in_archive=note.path_in_archive,
-                    at_ms=note.at_ms,
-                    page=note.page,
-                    line=note.line,
-                    text=note.text,
-                    created=note.created,
-                    last_path=note.last_path,
-                    last_title=note.last_title,
-                )
+                library.store.notes.insert(note)
 
     def by_course(self) -> dict[str | None, list[Path]]:
         """The files to import again (those still on disk), by course, in the order the

@@ -81,34 +81,22 @@ class Notes:
 
     # --- writing (inside a transaction) --------------------------------------------------
 
-    def insert(
-        self,
-        *,
-        course: str,
-        sha256: str,
-        path_in_archive: str | None,
-        at_ms: int | None,
-        page: int | None,
-        line: int | None,
-        text: str,
-        created: float,
-        last_path: str,
-        last_title: str,
-    ) -> int:
+    def insert(self, note: NoteRow) -> int:
+        """Store ``note`` as a new row (its ``id`` and file are not read); its new id."""
         cursor = self._db.execute(
             "INSERT INTO notes(course, sha256, path_in_archive, at_ms, page, line, text, "
             "created, last_path, last_title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                course,
-                sha256,
-                path_in_archive,
-                at_ms,
-                page,
-                line,
-                text,
-                created,
-                last_path,
-                last_title,
+                note.course,
+                note.sha256,
+                note.path_in_archive,
+                note.at_ms,
+                note.page,
+                note.line,
+                note.text,
+                note.created,
+                note.last_path,
+                note.last_title,
             ),
         )
         return int(cursor.lastrowid or 0)
