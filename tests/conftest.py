@@ -17,6 +17,7 @@ import logging
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -293,6 +294,21 @@ def copy_library(template: Path, dest: Path) -> Path:
     return Path(shutil.copytree(template, dest))
 
 
+@contextmanager
+def opened_copy(
+    template: Path, dest: Path, models_dir: Path, embedder: OnnxEmbedder
+) -> Iterator[Library]:
+    """A private copy of a closed library, open with the run's embedder; closed after."""
+    folder = copy_library(template, dest)
+    library = Library.open(
+        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    try:
+        yield library
+    finally:
+        library.close()
+
+
 @pytest.fixture(scope="session")
 def demo_library(
     tmp_path_factory: pytest.TempPathFactory,
@@ -303,9 +319,6 @@ def demo_library(
     """The whole demo course, its video transcribed by tiny.en (a copy of the template, once
     per session: the demo lecture's tests and the course pack's round trip share it; neither
     changes it)."""
-    folder = copy_library(demo_library_template, tmp_path_factory.mktemp("demo-lecture") / "lib")
-    library = Library.open(
-        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    )
-    yield library
-    library.close()
+    dest = tmp_path_factory.mktemp("demo-lecture") / "lib"
+    with opened_copy(demo_library_template, dest, models_dir, embedder) as library:
+        yield library

@@ -15,16 +15,14 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE
 from engine.integrations.anki import MODEL_ID, deck_name, stable_id, write_deck
 from engine.integrations.flashcards import course_cards
 from engine.integrations.links import parse_link
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from engine.types import SourceKind
-from tests.conftest import HIPPO_MS, LECTURE_CUES, copy_library
+from tests.conftest import HIPPO_MS, LECTURE_CUES, opened_copy
 from tools.factories import make_srt
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -72,12 +70,9 @@ def demo(
     models_dir: Path,
     embedder: OnnxEmbedder,
 ) -> Iterator[Library]:
-    folder = copy_library(demo_library_template, tmp_path_factory.mktemp("anki") / "lib")
-    library = Library.open(
-        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    )
-    yield library
-    library.close()
+    dest = tmp_path_factory.mktemp("anki") / "lib"
+    with opened_copy(demo_library_template, dest, models_dir, embedder) as library:
+        yield library
 
 
 def _cli(library: Library, models: Path, *args: str) -> int:

@@ -14,15 +14,13 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.config import EngineConfig
 from engine.integrations.handout import build_handout
 from engine.integrations.handout_render import handout_html, write_handout
 from engine.integrations.links import parse_link
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
-from engine.models.registry import ModelRegistry
 from engine.types import SourceKind
-from tests.conftest import copy_library
+from tests.conftest import opened_copy
 from tools.factories import make_pdf, make_pptx, make_srt
 from tools.lecture_media import Clip, make_lecture_video, pdf_page_images
 
@@ -81,12 +79,9 @@ def demo(
     models_dir: Path,
     embedder: OnnxEmbedder,
 ) -> Iterator[Library]:
-    folder = copy_library(demo_library_template, tmp_path_factory.mktemp("handout") / "lib")
-    library = Library.open(
-        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    )
-    yield library
-    library.close()
+    dest = tmp_path_factory.mktemp("handout") / "lib"
+    with opened_copy(demo_library_template, dest, models_dir, embedder) as library:
+        yield library
 
 
 def _lecture(library: Library) -> str:
