@@ -166,9 +166,23 @@ def test_keys_buttons_speed_box_and_seek_bar_drive_playback(
     qtbot.mouseClick(picture, Qt.MouseButton.LeftButton, pos=picture.rect().center())
     qtbot.waitUntil(lambda: not player.is_playing())
     assert player.hasFocus()
-    qtbot.wait(300)
+    wait_settled(qtbot, player)
     with qtbot.assertNotEmitted(player.position_changed, wait=600):
         pass
+
+
+def wait_settled(qtbot: QtBot, player: PlayerView) -> None:
+    """Until a paused player reads the same position twice, 300 ms apart. libVLC seeks
+    asynchronously: a seek asked just before the pause may land (and move the position once,
+    to the frame it found) after it; what must not follow is the ticking of playback."""
+    last = player.position_ms()
+    for _ in range(15):
+        qtbot.wait(300)
+        now = player.position_ms()
+        if now == last:
+            return
+        last = now
+    raise AssertionError(f"the paused player's position keeps moving: {last} ms")
 
 
 def test_the_spoken_row_stays_in_view_unless_the_user_just_scrolled(
