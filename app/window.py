@@ -429,7 +429,8 @@ class SearchWindow(QMainWindow):
         paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
-            self.import_paths(paths)
+            if files := self.pack_import.take_packs(paths):  # a course pack: its own import
+                self.import_paths(files)
 
     def _add_files(self) -> None:
         if paths := self.file_dialogs.files_to_import():

@@ -1,5 +1,5 @@
-"""File > Import course pack…: a course a teacher exported (``coursedex pack export``) made
-searchable here without transcribing anything.
+"""File > Import course pack… (or a pack dropped on the window): a course a teacher exported
+(``coursedex pack export``) made searchable here without transcribing anything.
 
 Two dialogs: the pack, then the folder holding the course's files (Cancel: none; the files
 are then looked for in the library only, and those not found are imported as not here).
@@ -10,7 +10,7 @@ status line. A file found later is linked from a hit on it (the preview's "Locat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, Signal
@@ -32,6 +32,8 @@ from engine.api import (
 
 Location = QStandardPaths.StandardLocation
 PACK_FILTER = "Course packs (*.cdxpack)"
+PACK_SUFFIX = ".cdxpack"
+MEDIA_TITLE = "Folder holding the course's files (Cancel: import without them)"
 STAGES = {
     "checking": "checking the pack",
     "finding files": "looking for the course's files",
@@ -61,6 +63,7 @@ class PackImport(QObject):
         self.window = parent
         self._job: Task[PackProgress] | None = None
         self._name = ""
+        self._left_out = ""  # said after the outcome: the packs of a drop not imported
         bar.cancel_button.clicked.connect(self.cancel)  # the bar's own runs ignore it
 
     @property
@@ -74,12 +77,22 @@ class PackImport(QObject):
         )
         if pack is None:
             return
-        media = self._ask(
-            "Folder holding the course's files (Cancel: import without them)",
-            QFileDialog.FileMode.Directory,
-            [],
-            start=str(pack.parent),
-        )
+        self._with_media(pack)
+
+    def take_packs(self, paths: Sequence[Path]) -> list[Path]:
+        """A drop on the window: a course pack in it is imported as the menu does (the
+        folder of its files asked for); the other paths are returned, to import as files.
+        One pack at a time: the status line names the ones left out."""
+        packs = [p for p in paths if p.suffix.lower() == PACK_SUFFIX and p.is_file()]
+        if packs:
+            self._with_media(packs[0])
+            later = ", ".join(printable(p.name) for p in packs[1:])
+            if later and self._job is not None:
+                self._left_out = f" One course pack at a time: drop {later} again."
+        return [p for p in paths if p not in packs]
+
+    def _with_media(self, pack: Path) -> None:
+        media = self._ask(MEDIA_TITLE, QFileDialog.FileMode.Directory, [], start=str(pack.parent))
         self.start(pack, media)
 
     def _ask(
@@ -135,14 +148,15 @@ class PackImport(QObject):
             self._job.cancel()
             self.bar.status.setText(f"Cancelling the import of {self._name}…")
 
-    def _ended(self) -> None:
+    def _ended(self, line: str) -> None:
         self._job = None
         self.bar.progress.hide()
         self.bar.cancel_button.hide()
+        self.bar.status.setText(line + self._left_out)
+        self._left_out = ""
 
     def _done(self, summary: ImportSummary) -> None:
-        self._ended()
-        self.bar.status.setText(summary_text(summary, self._name))
+        self._ended(summary_text(summary, self._name))
         self.changed(FilesChanged(tuple(f.path for f in summary.files), indexed=True))
         self.changed(Reread())  # a new course: the panel reads the library again
         self.finished.emit(summary)
@@ -152,12 +166,11 @@ class PackImport(QObject):
         self.changed(FilesChanged((old, new), indexed=True))
 
     def _failed(self, failed: Failure) -> None:
-        self._ended()
         if isinstance(failed.error, Cancelled):
             line = f"The import of {self._name} was cancelled: the library is as it was."
         else:
             line = f"Could not import the course pack {self._name}: {failed.message}"
-        self.bar.status.setText(line)
+        self._ended(line)
         self.finished.emit(line)
 
 

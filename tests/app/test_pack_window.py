@@ -17,10 +17,11 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
+from app.library.pack_import import MEDIA_TITLE
 from app.window import SearchWindow
 from engine.api import EngineConfig, ImportSummary, Library, ModelRegistry, export_pack
 from engine.models.embedder import OnnxEmbedder
-from tests.app.ui import on_next_modal
+from tests.app.ui import drop, on_next_modal
 
 WAIT_MS = 60_000
 
@@ -168,4 +169,37 @@ def test_cancel_stops_a_pack_import_before_anything_is_written(
     ]
     assert [bar.status.text()] == done.args and not bar.cancel_button.isVisible()
     assert student.courses() == [] and student.stats()["segments"] == 0
+    window.close()
+
+
+def test_a_pack_dropped_on_the_window_is_imported_with_the_folder_chosen(
+    qtbot: QtBot, pack: Path, student: Library
+) -> None:
+    """A pack dropped (with a second one) is imported as the menu does: the folder of its
+    files is asked for (the teacher's course folder: the lecture is found there, nothing is
+    missing), and the status line says to drop the other pack again."""
+    second = pack.with_name("second.cdxpack")
+    shutil.copy(pack, second)
+    teacher = pack.parent.parent / "Algorithms"
+    window = _window(qtbot, student)
+    titles: list[str] = []
+
+    def answer_folder(dialog: QFileDialog) -> None:
+        titles.append(dialog.windowTitle())
+        _type_into(dialog, teacher)
+
+    on_next_modal(QFileDialog, answer_folder)
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        drop(window, [pack, second])
+    summary = done.args[0] if done.args else None
+    assert isinstance(summary, ImportSummary), summary
+    assert titles == [MEDIA_TITLE]
+    assert summary.missing == [] and [f.path for f in summary.files] == [
+        str(teacher / "lecture.mp4")
+    ]
+    status = window.import_bar.status.text()
+    assert status.startswith("Imported “Algorithms” from algorithms.cdxpack"), status
+    assert status.endswith("One course pack at a time: drop second.cdxpack again."), status
+    assert [c.name for c in student.courses()] == ["Algorithms"]
+    assert [s.status for s in student.sources()] == ["indexed"]
     window.close()
