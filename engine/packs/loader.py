@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +113,7 @@ def import_pack(
             for thumbnail in written:
                 thumbnail.unlink(missing_ok=True)
             raise
+        notes += _notes_on_kept(library, pack, places, embedder)
         library.save()
     report(PackProgress("writing", 1, 1))
     files = tuple(
@@ -368,6 +369,23 @@ def _write(
     notes = [_new_notes(library, pack, i, places[i]) for i in written]
     segments = library.indexer.write_sources(todo, register, embedder, after, notes)
     return segments, sum(len(n) for n in notes)
+
+
+def _notes_on_kept(
+    library: Library, pack: Pack, places: Sequence[Place], embedder: Embedder
+) -> int:
+    """The pack's notes on files the user keeps in another course: added there, after the
+    pack is in (a note a pack imported again finds is not added twice)."""
+    added = 0
+    for i, place in enumerate(places):
+        twin = place.twin
+        if twin is None or not _kept(place, pack.manifest.course):
+            continue
+        for row in _new_notes(library, pack, i, place):
+            kept = replace(row, course=twin.course, last_path=twin.path, last_title=twin.title)
+            library.indexer.add_note(kept, twin.title, embedder)
+            added += 1
+    return added
 
 
 def _new_notes(library: Library, pack: Pack, index: int, place: Place) -> list[NoteRow]:

@@ -250,6 +250,29 @@ def test_notes_travel_with_the_pack_when_asked(
         assert hits and hits[0].start_ms == 180_000 and hits[0].title.startswith("lecture")
 
 
+def test_a_note_on_a_file_the_student_keeps_in_another_course_is_added_there(
+    demo_pack: Path, library: Library, tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    """The student's own copy of the course notes stays in their course (kept); the
+    teacher's note on it is not lost: it shows there, once, and search finds it."""
+    import_pack(library, demo_pack)
+    notes_file = next(s.path for s in library.sources(DEMO_COURSE) if s.kind == SourceKind.NOTES)
+    library.add_note(notes_file, "Learn the recurrence by heart", line=1)
+    noted = tmp_path / "noted.cdxpack"
+    export_pack(library, DEMO_COURSE, noted, with_notes=True)
+    mine = _media(tmp_path / "mine")
+    with Library.open(tmp_path / "class", EngineConfig(), lambda: embedder) as student:
+        student.ingest([mine / "notes.md"], course="My notes")
+        assert import_pack(student, noted).notes == 1
+        assert import_pack(student, noted).notes == 0  # not twice
+        got = [(n.course, n.text, n.place.line, n.source_path) for n in student.notes()]
+        assert got == [("My notes", "Learn the recurrence by heart", 1, str(mine / "notes.md"))]
+        hits = student.search(
+            "recurrence by heart", filters=SearchFilters(kinds=(SegmentKind.BOOKMARK,))
+        ).results
+        assert [(h.source, h.line) for h in hits] == [(str(mine / "notes.md"), 1)]
+
+
 def test_a_pack_given_to_ingest_says_how_to_import_it(demo_pack: Path, library: Library) -> None:
     """A pack dropped on the window or given to `coursedex ingest` is not a course's file."""
     report = library.ingest([demo_pack])
