@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.errors import CoursedexError  # noqa: E402
 from engine.models.manifest import ModelManifest, sha256_file  # noqa: E402
-from engine.models.registry import ModelRegistry, default_models_dir  # noqa: E402
+from engine.models.registry import INT8_NOTE, ModelRegistry, default_models_dir  # noqa: E402
 
 log = logging.getLogger("prepare_models")
 MODELS_TOML = ROOT / "installer" / "models.toml"
@@ -106,7 +106,10 @@ def prepare(profile: str, out: Path, user_models: Path) -> list[str]:
             if problems:
                 raise BuildError(f"{name}: {'; '.join(problems)}")
             _check_pins(name, directory, recipe.get("files", []))
-            source = _packages(recipe) or ModelManifest.load(directory).source
+            stored = ModelManifest.load(directory).source
+            source = _packages(recipe) or stored
+            if stored.endswith(INT8_NOTE) and not source.endswith(INT8_NOTE):
+                source += INT8_NOTE  # Help > About says the weights are not the package's
         size = (
             sum(p.stat().st_size for p in (out / name).rglob("*") if p.is_file())
             if (out / name).is_dir()

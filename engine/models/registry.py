@@ -46,9 +46,11 @@ from engine.models.manifest import (
     fsync_dir,
     sha256_file,
 )
+from engine.models.whisper_int8 import store_int8
 from engine.paths import default_models_dir  # its old home: the installer imports it here
 
 logger = logging.getLogger(__name__)
+INT8_NOTE = ", weights stored as int8"  # the manifest's source of a model store_int8 rewrote
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,6 +369,10 @@ class ModelRegistry:
     def _commit(
         self, spec: ModelSpec, staging: Path, entries: dict[str, FileEntry], source: str
     ) -> Path:
+        # After the download or the package files were checked: they pin the float16 file.
+        if spec.store_int8 and store_int8(staging):
+            entries[spec.model_file] = file_entry(staging / spec.model_file)
+            source += INT8_NOTE
         manifest = ModelManifest(
             name=spec.name,
             role=spec.role,

