@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.accessible import describe
+from app.accessible import describe, label_box
 from app.player.controls import FocusRing, SeekBar, media_icon
 from app.player.keys import (
     COPY_LINK_KEY,
@@ -208,6 +208,7 @@ class ControlBar(QWidget):
         layout.setContentsMargins(margin, margin, margin, margin)
         layout.addLayout(seek_row)
         layout.addLayout(buttons)
+        label_box(self.speed_box, self)
         # Tab reaches every control, in the order they are seen; a click does not take the
         # focus, so the player's keys go on working after one.
         for control in self.focus_order():

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.accessible import describe
+from app.accessible import describe, label_box
 from app.search.filter_chip import FilterChip
 from app.search.history import SearchHistory
 from app.search.result_list import ResultList
@@ -181,6 +181,8 @@ class SearchPane(QWidget):
         filters.addWidget(self.course_box, 1)
         filters.addWidget(self.kind_box, 1)
         column.addLayout(filters)
+        label_box(self.course_box, self)
+        label_box(self.kind_box, self)
         column.addWidget(self.filter_chip)
         column.addWidget(self.results, 1)
         column.addWidget(self.status)

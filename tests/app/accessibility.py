@@ -1,9 +1,10 @@
 """A walk of a window's accessibility tree as a screen reader sees it (QAccessible), and
 the interactive parts in it that have no name.
 
-A part is named when QAccessible gives it a name, or, for a combo box, when it has an
-accessible name or a label: on Linux Qt reports a combo box's current item as its name and
-names it through its label, so its text is always there and proves nothing.
+A part is named when QAccessible gives it a name, or, for a combo box, when it has a label:
+on Linux and macOS Qt reports a combo box's current item as its name (its accessible name is
+not read there) and names it through its label, so its text is always there and proves
+nothing.
 """
 
 from __future__ import annotations
@@ -58,12 +59,9 @@ def _label(obj: QObject | None, role: QAccessible.Role, index: int) -> str:
 
 
 def _name(iface: QAccessibleInterface) -> str:
-    obj = iface.object()
     if iface.role() == Role.ComboBox:
-        own = obj.accessibleName() if isinstance(obj, QWidget) else ""
         labelled = iface.relations(QAccessible.RelationFlag.Label)
-        label = next((i.text(QAccessible.Text.Name) for i, _ in labelled), "")
-        return own or label
+        return next((i.text(QAccessible.Text.Name) for i, _ in labelled), "")
     return iface.text(QAccessible.Text.Name).strip()
 
 
