@@ -7,8 +7,12 @@ app loaded it before (compute_type int8: CTranslate2 quantizes it at load).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
+import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
 
@@ -20,6 +24,7 @@ from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.registry import ModelRegistry
 from engine.models.whisper_int8 import read_model_bin, store_int8
 from tests.heard import heard_share
+from tests.web_site import clear_proxies
 from tools.lecture_media import make_audio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +134,35 @@ def test_the_registry_assembles_the_int8_model(models_dir: Path) -> None:
     """The tests and the app run from source load the bytes the installer bundles."""
     directory = ModelRegistry(models_dir).path(TINY)
     assert read_model_bin(directory / "model.bin").is_int8()
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_downloaded_tiny_en_is_stored_as_the_same_int8_bytes(
+    staged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The release profile downloads Systran's float16 files (here the same files, served
+    from 127.0.0.1 where Hugging Face keeps them): the app bundles the same int8 model.bin."""
+    clear_proxies(monkeypatch)
+    served = tmp_path / "served" / "Systran" / f"{TINY}" / "resolve" / "main"
+    served.mkdir(parents=True)
+    for item in _package_model().iterdir():
+        shutil.copyfile(item, served / item.name)
+    handler = functools.partial(_Quiet, directory=str(tmp_path / "served"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        registry = ModelRegistry(tmp_path / "models", use_packages=False, bundled=False)
+        directory = registry.install(TINY, mirror=f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert read_model_bin(directory / "model.bin").is_int8()
+    assert (directory / "model.bin").read_bytes() == (staged / "model.bin").read_bytes()
+    assert registry.verify(TINY) == []
 
 
 def test_storing_twice_changes_nothing(staged: Path, tmp_path: Path) -> None:
