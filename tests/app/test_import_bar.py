@@ -171,8 +171,8 @@ def test_one_error_names_its_file_cut_in_the_middle(
 TALK = " ".join(
     f"Lecture part {i}: a sorting algorithm puts the items of a list in order, and merge sort "
     "does it by splitting the list in halves and merging the sorted halves."
-    for i in range(8)
-)  # about a minute of speech: the import is still busy with it when the video stops
+    for i in range(4)
+)  # about half a minute of speech: the import is still busy with it when the video stops
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +183,7 @@ def talk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def lecture_course(folder: Path, media: PlayerMedia, talk: Path) -> Path:
-    """A course of a note, a spoken video (27 s) and a talk (~1 min), read in that order."""
+    """A course of a note, a spoken video (27 s) and a talk (~30 s), read in that order."""
     notes(folder, 1)
     video = folder / "a-lecture.mp4"
     video.write_bytes(media.video.read_bytes())
