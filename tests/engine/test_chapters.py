@@ -77,6 +77,11 @@ def test_without_a_deck_chapters_come_from_the_text_on_screen(
     cuts = make_lecture_video(
         video, [Clip(f, s, seconds=3) for f, s in zip(frames, said, strict=True)]
     )
+    # What is said comes from subtitles beside the video (as a student's download has them):
+    # a transcript is there, but read, not recognised.
+    make_srt(
+        course / "talk.srt", [(cut, cut + 2_500, s) for cut, s in zip(cuts, said, strict=True)]
+    )
     library.ingest([course])  # the deck is not in the course: nothing to link
 
     chapters = library.chapters(str(video))
