@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from app.player.view import PlayerView
 from engine.library import Library
-from tests.app.media import PlayerMedia, make_test_media
+from tests.app.media import MEDIA_VARIABLE, PlayerMedia, make_test_media, media_in
 from tests.app.x_server import x_server  # noqa: F401  (Xvfb + openbox, for any app test)
 from tools.factories import make_srt
 
@@ -31,7 +31,11 @@ def _runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(scope="session")
 def media(tmp_path_factory: pytest.TempPathFactory) -> PlayerMedia:
-    """A short lecture video, its speech and transcript (made once per run)."""
+    """A short lecture video, its speech and transcript (made once per run: a child pytest
+    on an X server takes its parent's, tests/app/x_server.py)."""
+    made = os.environ.get(MEDIA_VARIABLE)
+    if made:
+        return media_in(Path(made))
     return make_test_media(tmp_path_factory.mktemp("player-media"))
 
 

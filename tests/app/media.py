@@ -23,6 +23,7 @@ SENTENCES = (
 )
 VIDEO_MS = SLOT_MS * len(SENTENCES)  # 27 s
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+MEDIA_VARIABLE = "COURSEDEX_TEST_MEDIA"  # a folder where make_test_media made them
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,13 @@ def make_test_media(folder: Path) -> PlayerMedia:
           str(audio)])  # fmt: skip
     for wav in folder.glob("*.wav"):
         wav.unlink()
+    return media_in(folder)
+
+
+def media_in(folder: Path) -> PlayerMedia:
+    """The media :func:`make_test_media` made in ``folder`` (a child pytest takes its
+    parent's through MEDIA_VARIABLE instead of speaking and encoding them again)."""
     transcript = tuple(
         Timing(i * SLOT_MS, (i + 1) * SLOT_MS - 200, text) for i, text in enumerate(SENTENCES)
     )
-    return PlayerMedia(video, audio, transcript)
+    return PlayerMedia(folder / "lecture.mp4", folder / "talk.m4a", transcript)

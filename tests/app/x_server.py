@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,15 +52,16 @@ class XServer:
         env.pop("WAYLAND_DISPLAY", None)
         return env
 
-    def run_tests(self, *targets: str) -> None:
-        """Run ``targets`` (pytest paths or node ids) in a child pytest on this server; fail
-        with its output unless every test in them passed."""
+    def run_tests(self, *targets: str, variables: Mapping[str, str] | None = None) -> None:
+        """Run ``targets`` (pytest paths or node ids) in a child pytest on this server, with
+        ``variables`` added to its environment; fail with its output unless every test in
+        them passed."""
         command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
                    "-o", "addopts=--no-qt-log -ra", *targets]  # fmt: skip
         done = subprocess.run(
             command,
             cwd=ROOT,
-            env=self.environment(),
+            env={**self.environment(), **(variables or {})},
             capture_output=True,
             text=True,
             timeout=CHILD_TIMEOUT_S,
