@@ -41,6 +41,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "PySide6/QtQuick*",
         ),
     ),
+    ("Qt's ICU (libicu*)", ("PySide6/Qt/lib/libicu*",)),
     ("Qt other libraries", ("PySide6/Qt/lib/*",)),
     ("Qt plugins", ("PySide6/Qt/plugins/*",)),
     ("PySide6 bindings + shiboken6", ("PySide6/*", "shiboken6/*")),

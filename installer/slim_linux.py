@@ -18,7 +18,13 @@ environment's own copies stay as they are.
   message if ever reached, rather than give a wrong result.
 - what only a dropped file loads: the GTK platform theme (Qt's own dialogs and style serve
   instead) pulls in the build machine's GTK, Cairo and Pango (18 MB) which would also
-  shadow the user's own.
+  shadow the user's own; so do the Qt plugins of PLUGINS_UNUSED, and the system libraries
+  that only Qt libraries cut earlier (in the spec) loaded.
+- system libraries every Debian and Ubuntu has (libstdc++, zlib, ...: FROM_THE_SYSTEM) come
+  from the user's system, as the .deb declares.
+- Qt's ICU data: libicudata (31 MB, every ICU item for every locale) rebuilt with the items
+  Qt Core reads (collation, the common converters, time zones), 4 MB
+  (installer/icu_subset.py says what goes and why).
 """
 
 from __future__ import annotations
@@ -49,7 +55,25 @@ STUBS = {
 }
 # The first call libavcodec makes into SVT-AV1; a non-zero result is an error.
 _FAILING = {"svt_av1_enc_init_handle": "1"}
-PLUGINS_UNUSED = ("platformthemes/libqgtk3.so",)
+# Qt plugins (a folder of plugins/, or one file) nothing in the app asks for on a desktop.
+PLUGINS_UNUSED = (
+    "platformthemes/libqgtk3.so",  # see above
+    # Platforms of devices without a desktop (framebuffer, EGL full screen, VNC, a Vulkan
+    # display) and the input and EGL plugins only they load: xcb, Wayland, offscreen stay.
+    "platforms/libqlinuxfb.so",
+    "platforms/libqeglfs.so",
+    "platforms/libqminimalegl.so",
+    "platforms/libqvnc.so",
+    "platforms/libqvkkhrdisplay.so",
+    "egldeviceintegrations/",
+    "generic/",
+    # Qt's on-screen keyboard for kiosks (it alone would pull Qt Quick and QML back, 17 MB).
+    "platforminputcontexts/libqtvirtualkeyboardplugin.so",
+    # QNetworkInformation and TLS for Qt's sockets: the app's one Qt socket is a local one
+    # (app/single_instance.py); downloads go through Python. The GLib plugin pulls GIO.
+    "networkinformation/",
+    "tls/",
+)
 
 
 def _folder(dest: str) -> str:
@@ -171,8 +195,13 @@ def _stub(real: str, soname: str, wanted: set[str], soft: str, work: Path) -> Pa
 
 def drop_plugins(binaries: list[Entry], unused: Iterable[str] = PLUGINS_UNUSED) -> list[Entry]:
     """Qt plugins the app does not use (the libraries only they load go in drop_unreached)."""
-    suffixes = tuple("/plugins/" + u for u in unused)
-    return [e for e in binaries if not e[0].replace("\\", "/").endswith(suffixes)]
+    unused = tuple(unused)
+
+    def is_unused(dest: str) -> bool:
+        plugin = dest.replace("\\", "/").partition("/plugins/")[2]
+        return any(plugin == u or (u.endswith("/") and plugin.startswith(u)) for u in unused)
+
+    return [e for e in binaries if not is_unused(e[0])]
 
 
 def _needed(path: str) -> list[str]:
@@ -211,11 +240,69 @@ def drop_unreached(before: list[Entry], after: list[Entry]) -> list[Entry]:
     return [e for e in after if e[2] == "SYMLINK" or e[1] not in gone]
 
 
+# System libraries taken from the user's system, not the build machine's copy: every Debian
+# and Ubuntu has them (dpkg and apt need all but expat, which fontconfig needs), and the .deb
+# depends on their packages (installer/linux/make_deb.sh). The build machine's libstdc++ and
+# expat (Debian 12) need glibc 2.36, so bundled they stopped the app on Ubuntu 22.04 (2.35);
+# and a bundled libstdc++ older than the user's would break the system's GL drivers and VLC
+# plugins that the app loads.
+FROM_THE_SYSTEM = (
+    "libstdc++.so.6",
+    "libgcc_s.so.1",
+    "libexpat.so.1",
+    "libz.so.1",
+    "liblzma.so.5",
+    "libzstd.so.1",
+    "libbz2.so.1.0",
+)
+
+
+def from_the_system(binaries: list[Entry], names: Iterable[str] = FROM_THE_SYSTEM) -> list[Entry]:
+    """Drops the FROM_THE_SYSTEM libraries at the top of the bundle (the wheels' own copies,
+    under hashed names in their .libs folders, stay)."""
+    names = set(names)
+    return [e for e in binaries if not ("/" not in e[0] and e[0] in names and e[2] == "BINARY")]
+
+
+def drop_orphans(binaries: list[Entry]) -> list[Entry]:
+    """Drops the system libraries at the top of the bundle that no bundled file loads: they
+    were collected for the Qt libraries and plugins cut since (WebEngine's NSS, ALSA, udev,
+    ...). libVLC's plugins, which load some of them too, take the system's own then, as the
+    VLC packages provide them. libpython is loaded by the program itself and stays."""
+    files = [e for e in binaries if e[2] != "SYMLINK"]
+    top = [  # not the Python modules there (hnswlib's, cffi's): the program imports them
+        e for e in files
+        if "/" not in e[0].replace("\\", "/") and e[2] == "BINARY" and e[0].startswith("lib")
+    ]  # fmt: skip
+    roots = [e for e in files if e not in top or Path(e[0]).name.startswith("libpython")]
+    loaded = _loaded(roots, binaries) | {e[1] for e in roots}
+    gone = {e[1] for e in top if e[1] not in loaded}
+    names = sorted(Path(e[0]).name for e in top if e[1] in gone)
+    saved = sum(Path(e).stat().st_size for e in gone)
+    print(f"slim_linux: dropped {len(gone)} system libraries nothing loads ({saved / 1e6:.0f} MB)")
+    print(f"slim_linux: {' '.join(names)}")
+    return [e for e in binaries if e[2] == "SYMLINK" or e[1] not in gone]
+
+
+def small_icu(binaries: list[Entry], work: Path) -> list[Entry]:
+    """Qt's libicudata replaced by the subset Qt Core uses (installer/icu_subset.py, which
+    the spec finds beside this file)."""
+    out: list[Entry] = []
+    for entry in binaries:
+        if re.fullmatch(r"libicudata\.so\.\d+", Path(entry[0]).name) and entry[2] != "SYMLINK":
+            import icu_subset
+
+            entry = (entry[0], str(icu_subset.subset(Path(entry[1]), work / "icu")), entry[2])
+        out.append(entry)
+    return out
+
+
 def slim(binaries: list[Entry], work: Path) -> list[Entry]:
     """All the cuts above, in order, with their sizes printed."""
     before = _size(binaries)
     out = drop_plugins(stub_libraries(one_ffmpeg(binaries, work), work))
-    out = drop_unreached(binaries, out)
+    out = small_icu(out, work)
+    out = drop_orphans(from_the_system(drop_unreached(binaries, out)))
     print(f"slim_linux: the libraries went from {before / 1e6:.0f} MB to {_size(out) / 1e6:.0f} MB")
     return out
 
