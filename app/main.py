@@ -52,9 +52,12 @@ def _report(event: str) -> None:
 def run(argv: Sequence[str] = ()) -> int:
     from PySide6.QtWidgets import QApplication
 
+    from app.player.playback import x11_for_libvlc
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if _handed_over(argv):  # a window of this library is open: it shows the link
         return 0
+    x11_for_libvlc(os.environ)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Coursedex")
     app.setOrganizationName("Coursedex")

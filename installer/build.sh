@@ -58,7 +58,8 @@ uv run --no-sync pyinstaller installer/coursedex.spec --noconfirm --log-level WA
 step "nothing that must stay out is in the bundle"
 unwanted="$(find dist/coursedex -maxdepth 3 \( -iname 'torch' -o -iname 'sentence_transformers' \
     -o -iname 'transformers' -o -iname '*WebEngine*' -o -iname 'libQt6Quick3D*' \
-    -o -iname 'libQt63D*' -o -iname 'libQt6Charts*' -o -iname 'libQt6Pdf*' \) -print)"
+    -o -iname 'libQt63D*' -o -iname 'libQt6Charts*' -o -iname 'libQt6Pdf*' \
+    -o -iname 'libQt6Quick.so*' -o -iname 'libQt6Multimedia.so*' -o -path '*/Qt/lib/libavcodec*' \) -print)"
 if [ -n "$unwanted" ]; then
     echo "build.sh: these must not be bundled:" >&2
     echo "$unwanted" >&2

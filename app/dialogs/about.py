@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from app.accessible import describe
 from app.player import libvlc
 from app.player.libvlc import PlayerUnavailable
+from app.player.playback import has_qt_multimedia
 from engine.api import KNOWN_MODELS, ModelError, ModelManifest, ModelRegistry, __version__
 
 MODELS_LIST = "MODELS.txt"  # name<TAB>role<TAB>licence<TAB>source, one model a line
@@ -69,6 +70,8 @@ def _libvlc() -> str:
     try:
         vlc = libvlc.load()
     except PlayerUnavailable:
+        if not has_qt_multimedia():  # the Linux build
+            return "not found: install VLC to play videos"
         return "not found (videos play with Qt Multimedia)"
     return vlc.libvlc_get_version().decode(errors="replace")
 

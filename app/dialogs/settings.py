@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe
 from app.dialogs.models_page import ModelsPage
+from app.player.playback import has_qt_multimedia
 from engine.api import (
     EngineConfig,
     MediaConfig,
@@ -336,8 +337,9 @@ class SettingsDialog(QDialog):
         self.theme_box.currentIndexChanged.connect(self._theme_picked)
         self.player_box = QComboBox()
         for key, name in _PLAYER_NAMES.items():
-            self.player_box.addItem(name, key)
-        self.player_box.setCurrentIndex(self.player_box.findData(settings.player))
+            if key != "qt" or has_qt_multimedia():  # the Linux build plays with VLC only
+                self.player_box.addItem(name, key)
+        self.player_box.setCurrentIndex(max(0, self.player_box.findData(settings.player)))
 
         self._describe_fields()
         general = QWidget()

@@ -2,13 +2,17 @@
 user has VLC (app/player/libvlc.py finds it), else Qt Multimedia. Both answer the same small
 interface, which the player polls from a QTimer on the UI thread; nothing from libVLC's
 threads touches Qt.
+
+The Linux build carries no Qt Multimedia (installer/coursedex.spec: its FFmpeg and the QML it
+needs weigh 45 MB, and the .deb depends on VLC): there, without a libVLC that loads, the
+player says that videos need VLC and how to install it.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -216,7 +220,7 @@ class _QtBackend:
             from PySide6.QtMultimediaWidgets import QVideoWidget
             from PySide6.QtQml import QQmlComponent, QQmlEngine
         except ImportError as e:
-            raise PlayerUnavailable(f"Qt Multimedia is not installed: {e}") from e
+            raise PlayerUnavailable(f"Qt Multimedia is not in this build ({e})") from e
         self._states = QMediaPlayer
         self._player = QMediaPlayer()
         # Both stay referenced: the output dies with them otherwise.
@@ -337,16 +341,53 @@ class _QtBackend:
 
 
 def make_backend(kind: str, vlc_args: Sequence[str]) -> Backend:
-    if kind == "vlc":
-        return _VlcBackend(vlc_args)
+    """The engine asked for; ``auto`` is libVLC, else Qt Multimedia.
+
+    Raises:
+        PlayerUnavailable: that engine cannot play here (without Qt Multimedia, libVLC's
+            failure says what to install).
+    """
     if kind == "qt":
         return _QtBackend()
-    if kind != "auto":
+    if kind not in ("vlc", "auto"):
         raise ValueError(f"unknown player backend {kind!r} (auto, vlc or qt)")
     try:
         backend = _VlcBackend(vlc_args)
     except PlayerUnavailable as e:
+        if not has_qt_multimedia():
+            raise PlayerUnavailable(needs_vlc(str(e))) from e
+        if kind == "vlc":
+            raise
         log.info("player: Qt Multimedia, because %s", e)
         return _QtBackend()
     log.info("player: libVLC %s", backend.version)
     return backend
+
+
+def has_qt_multimedia() -> bool:
+    """Whether this build carries Qt Multimedia (the Linux build does not)."""
+    try:
+        import PySide6.QtMultimedia  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def x11_for_libvlc(environ: MutableMapping[str, str]) -> None:
+    """libVLC 3 draws into X11 windows only. Where it is the only player (a build without Qt
+    Multimedia: Linux), a window in a Wayland session runs on XWayland, as VLC's own does,
+    unless the user chose Qt's platform. Call before the QApplication is made."""
+    wayland = environ.get("WAYLAND_DISPLAY") and environ.get("DISPLAY")
+    if wayland and "QT_QPA_PLATFORM" not in environ and not has_qt_multimedia():
+        environ["QT_QPA_PLATFORM"] = "xcb"
+
+
+def needs_vlc(why: str) -> str:
+    """What the user reads where the video would play when no player can: what is missing
+    and the one thing to do."""
+    how = (
+        "install VLC (on Debian and Ubuntu: sudo apt install vlc)"
+        if sys.platform.startswith("linux")
+        else "install VLC from videolan.org"
+    )
+    return f"Videos play with VLC, which cannot be loaded here ({why}): {how}, then play again."

@@ -17,7 +17,7 @@ from app.notes.places import Spot
 from app.notes.taking import NoteTaker
 from app.player.keys import NOTE_KEY
 from app.player.memory import PlaybackMemory
-from app.player.playback import PlayerUnavailable
+from app.player.playback import PlayerUnavailable, has_qt_multimedia
 from app.player.view import PlayerView
 from app.search.results import OPEN_HINT
 from app.tasks import Failure, Tasks
@@ -117,8 +117,15 @@ class PreviewPane(QWidget):
                     backend=self.backend, vlc_args=self.vlc_args, memory=self.memory
                 )
             except PlayerUnavailable as e:
-                log.warning("%s; using Qt Multimedia", e)
-                self._player = PlayerView(backend="qt", memory=self.memory)
+                # Without Qt Multimedia (the Linux build), VLC is the player, whatever the
+                # setting says; its failure says what to install.
+                fallback = "qt" if has_qt_multimedia() else "vlc"
+                if fallback == self.backend or (fallback == "vlc" and self.backend == "auto"):
+                    raise
+                log.warning("%s; using %s", e, "Qt Multimedia" if fallback == "qt" else "VLC")
+                self._player = PlayerView(
+                    backend=fallback, vlc_args=self.vlc_args, memory=self.memory
+                )
             self._player.controls.note_clicked.connect(self.note_at_moment)
             self.stack.addWidget(self._player)
         return self._player
@@ -238,7 +245,13 @@ class PreviewPane(QWidget):
             self._say_removed(path)
             return
         self._shown = path
-        player = self.player
+        try:
+            player = self.player
+        except PlayerUnavailable as e:  # no VLC, and a build without Qt Multimedia
+            self._lecture = ""
+            self.placeholder.setText(str(e))
+            self.stack.setCurrentWidget(self.placeholder)
+            return
         if self.keys_from is not None:
             player.watch_text_box(self.keys_from)
         self.stack.setCurrentWidget(player)

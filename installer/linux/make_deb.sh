@@ -10,9 +10,10 @@
 # /usr/share/icons/hicolor/  the icon, scalable and 16-256 px
 # /usr/share/mime/packages/  the types older shared-mime-info lacks (.ipynb, .srt, .vtt)
 # Depends is worked out like dpkg-shlibdeps: the system libraries the bundle's binaries load
-# that the bundle does not carry, mapped to their packages with dpkg -S. libVLC is a
-# Recommends: without it the player falls back to Qt Multimedia. Menus, icons and MIME
-# caches are refreshed by the dpkg triggers of desktop-file-utils and shared-mime-info.
+# that the bundle does not carry, mapped to their packages with dpkg -S, and libVLC with the
+# VLC plugins that play and show video: the Linux build's player is libVLC (no Qt Multimedia
+# in it, installer/coursedex.spec says why). Menus, icons and MIME caches are refreshed by the
+# dpkg triggers of desktop-file-utils and shared-mime-info.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dist="${1:-$root/dist/coursedex}"
@@ -66,8 +67,10 @@ done < <(
             LD_LIBRARY_PATH="$dist/_internal" ldd "$elf" 2>/dev/null | awk '/=> \// {print $3}'
         done | grep -v "^$dist/" | sort -u
 )
-# libVLC is optional (the player falls back to Qt Multimedia); fonts make text readable.
-depends="$(printf '%s\n' "${!packages[@]}" | grep -v -e '^libvlc' -e '^vlc' | sort | paste -sd, | sed 's/,/, /g')"
+# The player: libVLC and its plugins (whatever the build machine has of them); fonts make
+# text readable.
+vlc="libvlc5, vlc-plugin-base, vlc-plugin-video-output"
+depends="$(printf '%s\n' "${!packages[@]}" | grep -v -e '^libvlc' -e '^vlc' | sort | paste -sd, | sed 's/,/, /g'), $vlc"
 
 installed_kb="$(du -sk --apparent-size "$pkg" | cut -f1)"
 cat >"$pkg/DEBIAN/control" <<EOF
@@ -79,7 +82,7 @@ Architecture: $arch
 Maintainer: Coursedex developers <coursedex@localhost>
 Installed-Size: $installed_kb
 Depends: $depends
-Recommends: libvlc5, vlc-plugin-base, vlc-plugin-video-output, fonts-dejavu-core
+Recommends: fonts-dejavu-core
 Homepage: https://coursedex.invalid
 Description: search your own course material offline
  Coursedex transcribes lecture videos, reads slide decks, code archives and notes,

@@ -4,6 +4,7 @@ exact time, seek, skip, change speed, pause, follow the transcript and report fa
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,8 +14,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 from pytestqt.qtbot import QtBot
 
-from app.player.playback import PlayerUnavailable
+from app.player.playback import PlayerUnavailable, has_qt_multimedia, x11_for_libvlc
 from app.player.view import PlayerView
+from app.window import SearchWindow
+from engine.library import Library
 from engine.types import Timing
 from tests.app.media import SLOT_MS, VIDEO_MS, PlayerMedia
 
@@ -271,3 +274,63 @@ def test_auto_chooses_vlc_here_and_qt_when_libvlc_does_not_start(qtbot: QtBot) -
     qtbot.addWidget(fallback)
     assert fallback.backend_name == "qt"
     fallback.shutdown()
+
+
+def without_qt_multimedia_or_vlc(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """As the Linux build runs where VLC is not installed: no Qt Multimedia module to import
+    (installer/coursedex.spec leaves it out there), and a libVLC that does not load."""
+    for module in ("PySide6.QtMultimedia", "PySide6.QtMultimediaWidgets"):
+        monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
+    (tmp_path / "libvlc.so.5").write_bytes(b"not a library")
+    monkeypatch.setenv("PYTHON_VLC_LIB_PATH", str(tmp_path / "libvlc.so.5"))
+
+
+def test_without_qt_multimedia_no_libvlc_says_to_install_vlc(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    without_qt_multimedia_or_vlc(monkeypatch, tmp_path)
+    assert not has_qt_multimedia()
+    for backend in ("auto", "vlc"):
+        with pytest.raises(PlayerUnavailable, match=r"^Videos play with VLC") as caught:
+            PlayerView(backend=backend, vlc_args=VLC_DUMMY)
+        assert "libvlc.so.5" in str(caught.value)  # why: the library that did not load
+        assert "sudo apt install vlc" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_window_without_a_player_says_so_where_the_video_would_play(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, quick_library: Library,
+    media: PlayerMedia,
+) -> None:  # fmt: skip
+    without_qt_multimedia_or_vlc(monkeypatch, tmp_path)
+    for setting in ("auto", "qt"):  # "qt" from settings made where Qt Multimedia was
+        window = SearchWindow(quick_library, player_backend=setting)
+        qtbot.addWidget(window)
+        window.resize(1000, 600)
+        window.show()
+        window.play(str(media.video), 2_000)
+        pane = window.preview_pane
+        assert not pane.has_player
+        assert pane.stack.currentWidget() is pane.placeholder
+        assert pane.placeholder.isVisible()
+        assert pane.placeholder.text().startswith("Videos play with VLC, which cannot be loaded")
+        assert "sudo apt install vlc" in pane.placeholder.text()
+        window.close()
+
+
+def test_where_libvlc_is_the_only_player_a_wayland_session_runs_the_window_on_xwayland(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session = {"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"}
+    with_qt = dict(session)
+    x11_for_libvlc(with_qt)
+    assert "QT_QPA_PLATFORM" not in with_qt  # Qt Multimedia plays inside Wayland windows
+    monkeypatch.setitem(sys.modules, "PySide6.QtMultimedia", None)  # the Linux build
+    only_vlc = dict(session)
+    x11_for_libvlc(only_vlc)
+    assert only_vlc["QT_QPA_PLATFORM"] == "xcb"
+    chosen = {**session, "QT_QPA_PLATFORM": "wayland"}  # the user's choice stands
+    x11_for_libvlc(chosen)
+    assert chosen["QT_QPA_PLATFORM"] == "wayland"
+    no_xwayland = {"WAYLAND_DISPLAY": "wayland-0"}  # the player then says why it cannot
+    x11_for_libvlc(no_xwayland)
+    assert "QT_QPA_PLATFORM" not in no_xwayland

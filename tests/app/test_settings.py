@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -448,3 +449,16 @@ def test_verifying_a_one_file_model_says_so_in_the_singular(
         page.verify_button.click()
     assert clean.args == ["one-file-model", []]
     assert page.status.text() == "one-file-model: its file verified"
+
+
+def test_without_qt_multimedia_the_player_choice_offers_vlc_only(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, models_dir: Path
+) -> None:
+    """The Linux build carries no Qt Multimedia: the dialog does not offer it, and a setting
+    made where it was shows as Automatic (which plays with VLC there)."""
+    monkeypatch.setitem(sys.modules, "PySide6.QtMultimedia", None)  # as that build has it
+    dialog = SettingsDialog(Settings(player="qt"), ModelRegistry(models_dir))
+    qtbot.addWidget(dialog)
+    box = dialog.player_box
+    assert [box.itemData(i) for i in range(box.count())] == ["auto", "vlc"]
+    assert box.currentData() == "auto" and dialog.settings().player == "auto"
