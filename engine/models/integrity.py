@@ -5,8 +5,9 @@ transcripts silently.
 Damage at rest (a bad sector, a copy or restore gone wrong) keeps a file's size and
 modification time, so a file is hashed at every use when that costs little next to loading
 it: 16 ms for the 23 MB embedder, 44 ms for tiny.en's 39.5 MB int8 file (84 ms for its
-75 MB float16 one, measured together), against 400 ms to load the embedder. A larger file found sound is remembered by its size and modification time and only
-hashed again when they change.
+75 MB float16 one, measured together), against 400 ms to load the embedder. A larger file
+found sound is remembered by its size and modification time and only hashed again when
+they change.
 """
 
 from __future__ import annotations
