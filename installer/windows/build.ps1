@@ -8,7 +8,8 @@ The same steps as installer/build.sh (Linux) and installer/macos/build_dmg.sh, f
 spec (installer/coursedex.spec) and the same model list (installer/models.toml, read by
 installer/prepare_models.py):
 
-  1. uv sync --locked --group build
+  1. uv sync --locked --group build, into build\venv; installer/opencv/build_wheel.py's
+     minimal OpenCV (built once, then cached in build\wheels) in place of the PyPI wheel
   2. installer/prepare_models.py --profile <dev|release> --out build/models
   3. resources/icons/render_icons.py build/icons   (coursedex.ico for the exe and installer)
   4. pyinstaller installer/coursedex.spec --noconfirm
@@ -86,8 +87,21 @@ if (-not (Get-Command uv -ErrorAction SilentlyContinue)) {
 # that bypasses it), and such a build crashes on older CPUs.
 $env:HNSWLIB_NO_NATIVE = '1'
 
-Write-Step 'uv sync --locked --group build'
+# The frozen app's environment is build\venv, not .venv: it takes the minimal OpenCV below,
+# while tests and development keep the PyPI wheel.
+$env:UV_PROJECT_ENVIRONMENT = Join-Path $Root 'build\venv'
+Write-Step 'uv sync --locked --group build (in build\venv)'
 Invoke-Native uv @('sync', '--locked', '--group', 'build')
+
+Write-Step 'OpenCV with only the modules the app calls (installer/opencv/build_wheel.py)'
+# Built once from the locked release's sdist (the MSVC build tools, as for hnswlib), then
+# taken from build\wheels (cached by CI).
+$CvWheel = (& uv run --no-sync python installer/opencv/build_wheel.py --cache (Join-Path $Root 'build\wheels'))
+if ($LASTEXITCODE -ne 0 -or -not $CvWheel) { throw 'installer/opencv/build_wheel.py failed' }
+$CvWheel = ($CvWheel | Select-Object -Last 1).Trim()
+Invoke-Native uv @('pip', 'install', '--python', (Join-Path $env:UV_PROJECT_ENVIRONMENT 'Scripts\python.exe'),
+    '--no-deps', '--reinstall', $CvWheel)
+Invoke-Native uv @('run', '--no-sync', 'python', 'installer/opencv/build_wheel.py', '--check')
 
 $Version = (& uv run --no-sync python -c 'import engine; print(engine.__version__)').Trim()
 if ($LASTEXITCODE -ne 0 -or -not $Version) { throw 'could not read engine.__version__' }

@@ -266,6 +266,32 @@ def test_each_os_freezes_with_the_one_spec_and_model_list(os_name: str) -> None:
     }
 
 
+@pytest.mark.parametrize("os_name", sorted(FREEZE_RECIPES))
+def test_each_os_freezes_with_the_minimal_opencv_in_its_own_environment(os_name: str) -> None:
+    """build/venv, not the developer's .venv, gets installer/opencv/build_wheel.py's wheel,
+    checked with --check, before PyInstaller runs."""
+    code = "\n".join(code_lines(FREEZE_RECIPES[os_name]))
+    sep = r"['\"]?,?\s+['\"]?"
+    environment = re.search(r"UV_PROJECT_ENVIRONMENT\W+.*build.venv", code)
+    built = re.search("build_wheel\\.py" + sep + "--cache", code)
+    installed = re.search(r"install\W+--python[\s\S]{0,200}?--no-deps\W+--reinstall", code)
+    checked = re.search("build_wheel\\.py" + sep + "--check", code)
+    frozen = re.search("pyinstaller" + sep + re.escape(SPEC), code)
+    assert environment and built and installed and checked and frozen
+    assert environment.start() < built.start() < installed.start() < checked.start()
+    assert checked.start() < frozen.start()
+
+
+def test_the_workflow_caches_the_opencv_wheel_by_the_recipes_key() -> None:
+    steps = workflow_steps("build")
+    key = next(i for i, step in enumerate(steps) if "build_wheel.py --key" in step)
+    cache = steps[key + 1]
+    assert "uses: actions/cache@" in cache and "path: build/wheels" in cache
+    assert "steps.opencv.outputs.key" in cache and "id: opencv" in steps[key]
+    recipe = next(i for i, step in enumerate(steps) if "installer/build.sh" in step)
+    assert key < recipe and not any("if:" in line for line in steps[key : key + 2])
+
+
 def test_prepare_models_reads_the_one_model_list() -> None:
     assert (ROOT / "installer" / "models.toml").is_file()
     assert "models.toml" in (ROOT / "installer" / "prepare_models.py").read_text(encoding="utf-8")
