@@ -102,25 +102,27 @@ class Pipeline:
         self.drops = Drops()  # files removed from the library during a run
 
     def queue(self, planned: Sequence[PlannedFile]) -> list[ImportJob]:
-        """Register each file once: its course, and a queued row unless it is indexed."""
-        jobs: list[ImportJob] = []
-        for item in planned:
-            if not storable(item.path):  # its import says why; nothing to record
-                jobs.append(ImportJob(item, -1, None))
-                continue
-            course_id = self.store.catalog.ensure_course(item.course, item.course_root)
-            known = self.store.catalog.source_by_path(str(item.path))
-            source_id = None
-            if known is None or known.status != SourceStatus.INDEXED:
-                source_id = self.store.catalog.upsert_source(
-                    course_id=course_id,
-                    path=str(item.path),
-                    kind=item.kind,
-                    title=item.path.name,
-                    status=SourceStatus.QUEUED,
-                )
-            jobs.append(ImportJob(item, course_id, source_id))
-        return jobs
+        """Register each file once: its course, and a queued row unless it is indexed. In one
+        transaction: a reader (the window's panel, another process) sees all of them or none,
+        never a 300-file folder as a course of 12 files."""
+        with self.store.transaction():
+            return [self._queued(item) for item in planned]
+
+    def _queued(self, item: PlannedFile) -> ImportJob:
+        if not storable(item.path):  # its import says why; nothing to record
+            return ImportJob(item, -1, None)
+        course_id = self.store.catalog.ensure_course(item.course, item.course_root)
+        known = self.store.catalog.source_by_path(str(item.path))
+        source_id = None
+        if known is None or known.status != SourceStatus.INDEXED:
+            source_id = self.store.catalog.upsert_source(
+                course_id=course_id,
+                path=str(item.path),
+                kind=item.kind,
+                title=item.path.name,
+                status=SourceStatus.QUEUED,
+            )
+        return ImportJob(item, course_id, source_id)
 
     def pending(self) -> list[ImportJob]:
         """The files a previous run queued but did not index (after a quit or crash)."""

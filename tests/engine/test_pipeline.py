@@ -5,6 +5,7 @@ committed (they were written three times per file before)."""
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,32 @@ def test_each_file_is_registered_once(library: Library, tmp_path: Path) -> None:
     written = [s for s in statements if s.lstrip().upper().startswith("INSERT INTO SOURCES")]
     assert len(written) == 2, written
     assert stages == [Stage.READING, Stage.EMBEDDING, Stage.DONE] * 2
+
+
+def test_a_folder_is_queued_whole_or_not_at_all(library: Library, tmp_path: Path) -> None:
+    """Another reader (the window's panel, another process) never sees a folder's files half
+    queued: the window opened a 25-file course as a course of few files when it read it
+    between two of them. Each time a file is registered, a second connection counts what is
+    committed: none until the last is in."""
+    folder = tmp_path / "Lecture notes"
+    folder.mkdir()
+    for i in range(25):
+        (folder / f"note-{i:02}.md").write_text(f"# Note {i}\n\nThe giraffe number {i}.\n")
+    reader = sqlite3.connect(library.folder / "library.db")
+    seen: list[int] = []
+
+    def count(statement: str) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO SOURCES"):
+            seen.append(reader.execute("SELECT count(*) FROM sources").fetchone()[0])
+
+    library.store.conn.set_trace_callback(count)
+    try:
+        report = library.ingest([folder])
+    finally:
+        library.store.conn.set_trace_callback(None)
+        reader.close()
+    assert report.count(Outcome.INDEXED) == 25
+    assert len(seen) == 25 and set(seen) == {0}, seen
 
 
 def test_each_file_reports_the_time_of_its_stages(library: Library, tmp_path: Path) -> None:
