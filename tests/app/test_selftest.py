@@ -4,7 +4,6 @@ and exits 0; a truncated model makes it exit 1, naming the check and the file.""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 
 from app.selftest import EXPECTED, build_parser
 from engine.types import SegmentKind
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = re.compile(r"^(ok  |FAIL) (.+?) \((?:(.*), )?(\d+\.\d) s\)(?:: (.*))?$")
@@ -118,14 +118,7 @@ def test_a_truncated_model_fails_the_self_test_naming_the_check_and_file(
 
 def test_the_expected_hits_are_what_the_demo_course_says() -> None:
     """The self-test's answers follow resources/make_demo.py (not bundled: copied here)."""
-    spec = importlib.util.spec_from_file_location("make_demo", ROOT / "resources/make_demo.py")
-    assert spec is not None and spec.loader is not None
-    make_demo = importlib.util.module_from_spec(spec)
-    sys.modules["make_demo"] = make_demo  # dataclasses look their module up while loading
-    try:
-        spec.loader.exec_module(make_demo)
-    finally:
-        del sys.modules["make_demo"]
+    make_demo = load_script(ROOT / "resources/make_demo.py")
     by_query = {e.query: e for e in EXPECTED}
     for query in make_demo.QUERIES:
         assert by_query[query.text].file == query.best_file, query.text

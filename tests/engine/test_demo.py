@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import bisect
-import importlib.util
 import itertools
 import random
-import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -17,6 +15,7 @@ import pytest
 from engine.config import MediaConfig
 from engine.media.probe import probe
 from engine.media.scenes import detect_cuts
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "resources" / "make_demo.py"
@@ -24,17 +23,7 @@ COMMITTED = ROOT / "resources" / "demo"
 
 
 def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look their module up in sys.modules while the class body runs.
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[name]
-    return module
+    return load_script(path, name)
 
 
 @pytest.fixture(scope="module")

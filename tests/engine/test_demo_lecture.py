@@ -8,9 +8,7 @@ tiny.en transcribing its 6-minute video in a child process (about a minute, once
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -20,6 +18,7 @@ from engine.demo import DEMO_DIR
 from engine.library import Library
 from engine.types import SegmentKind, Timing
 from tests.heard import heard_share
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 LECTURE = DEMO_DIR / "lecture-01-sorting.mp4"
@@ -44,15 +43,7 @@ MISHEARD = ("sword", "vivit")
 
 
 def _load_make_demo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("demo_script", ROOT / "resources/make_demo.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["demo_script"] = module  # dataclasses look their module up while loading
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules["demo_script"]
-    return module
+    return load_script(ROOT / "resources/make_demo.py", "demo_script")
 
 
 def _words(text: str) -> str:

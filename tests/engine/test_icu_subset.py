@@ -3,7 +3,6 @@ maps case, knows the common encodings and time zones as it does with the whole t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -14,6 +13,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
@@ -49,13 +50,7 @@ print(json.dumps(out))
 
 
 def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "icu_subset", ROOT / "installer" / "icu_subset.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "installer" / "icu_subset.py")
 
 
 def _probe(tmp_path: Path, preload: Path | None) -> dict[str, Any]:

@@ -8,7 +8,6 @@ icon files the packages use are what they claim. No Qt is imported (engine tests
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import plistlib
 import re
@@ -19,6 +18,8 @@ from pathlib import Path, PureWindowsPath
 from types import ModuleType
 
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
@@ -77,12 +78,7 @@ def iss_sections(path: Path) -> dict[str, list[str]]:
 
 def load_render_icons() -> ModuleType:
     """resources/icons/render_icons.py as a module (it imports Qt only inside functions)."""
-    path = ROOT / "resources" / "icons" / "render_icons.py"
-    spec = importlib.util.spec_from_file_location("render_icons", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "resources" / "icons" / "render_icons.py")
 
 
 # --- the workflow ------------------------------------------------------------------------

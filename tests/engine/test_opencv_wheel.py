@@ -14,17 +14,15 @@ from types import ModuleType
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "installer" / "opencv" / "build_wheel.py"
 _CV2_NAME = re.compile(r"\bcv2\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _recipe() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_wheel", RECIPE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(RECIPE)
 
 
 def _names_used(folder: Path) -> set[str]:

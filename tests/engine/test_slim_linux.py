@@ -3,7 +3,6 @@ video, and an encoder that was cut fails to open with PyAV's error instead of cr
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -11,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
@@ -20,13 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _slim_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "slim_linux", ROOT / "installer" / "slim_linux.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "installer" / "slim_linux.py")
 
 
 @pytest.fixture(scope="module")

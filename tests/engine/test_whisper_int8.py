@@ -24,6 +24,7 @@ from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.registry import ModelRegistry
 from engine.models.whisper_int8 import read_model_bin, store_int8
 from tests.heard import heard_share
+from tests.scripts import load_script
 from tests.web_site import clear_proxies
 from tools.lecture_media import make_audio
 
@@ -43,13 +44,7 @@ def _package_model() -> Path:
 
 
 def _prepare_models() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "prepare_models", ROOT / "installer" / "prepare_models.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "installer" / "prepare_models.py")
 
 
 @pytest.fixture(scope="module")
