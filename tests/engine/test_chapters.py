@@ -11,8 +11,8 @@ import pytest
 from engine.errors import NotFoundError
 from engine.integrations.documents import Chapter, SlidePage
 from engine.library import Library
+from tests.engine.screens import screens_lecture
 from tools.factories import make_pdf, make_pptx, make_srt
-from tools.lecture_media import Clip, make_lecture_video, pdf_page_images
 
 DECK = (
     "Bubble sort\nswap neighbours until nothing moves",
@@ -60,28 +60,8 @@ def test_a_lecture_without_slides_has_no_chapters_and_a_deck_none(
 def test_without_a_deck_chapters_come_from_the_text_on_screen(
     library: Library, tmp_path: Path
 ) -> None:
-    slides = make_pdf(
-        tmp_path / "pictures.pdf",
-        [
-            "Binary search trees\nsmaller keys to the left",
-            "Heaps and priority queues\na parent is never larger",
-            "Graph traversal\nqueues and stacks",
-        ],
-        slides=True,
-    )
-    frames = pdf_page_images(slides, tmp_path / "frames")
-    said = ("Search trees first.", "Then heaps.", "And then graphs.")
     course = tmp_path / "Screens"
-    course.mkdir()
-    video = course / "talk.mp4"
-    cuts = make_lecture_video(
-        video, [Clip(f, s, seconds=3) for f, s in zip(frames, said, strict=True)]
-    )
-    # What is said comes from subtitles beside the video (as a student's download has them):
-    # a transcript is there, but read, not recognised.
-    make_srt(
-        course / "talk.srt", [(cut, cut + 2_500, s) for cut, s in zip(cuts, said, strict=True)]
-    )
+    video, cuts = screens_lecture(course, tmp_path)
     library.ingest([course])  # the deck is not in the course: nothing to link
 
     chapters = library.chapters(str(video))

@@ -21,8 +21,8 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.types import SourceKind
 from tests.conftest import opened_copy
+from tests.engine.screens import screens_lecture
 from tools.factories import make_pdf, make_pptx, make_srt
-from tools.lecture_media import Clip, make_lecture_video, pdf_page_images
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -240,21 +240,8 @@ def test_cli_errors_are_one_line_and_fail(
 def test_a_video_without_a_deck_shows_the_keyframe_of_each_screen(
     library: Library, tmp_path: Path
 ) -> None:
-    slides = make_pdf(
-        tmp_path / "pictures.pdf",
-        [
-            "Binary search trees\nsmaller keys to the left",
-            "Heaps and priority queues\na parent is never larger",
-            "Graph traversal\nqueues and stacks",
-        ],
-        slides=True,
-    )
-    frames = pdf_page_images(slides, tmp_path / "frames")
-    said = ("Search trees first.", "Then heaps.", "And then graphs.")
     course = tmp_path / "Screens"
-    course.mkdir()
-    video = course / "talk.mp4"
-    make_lecture_video(video, [Clip(f, s, seconds=3) for f, s in zip(frames, said, strict=True)])
+    video, _ = screens_lecture(course, tmp_path)
     library.ingest([course])  # the deck is not in the course: no slides, its screens
 
     handout = build_handout(library, str(video))
