@@ -117,10 +117,11 @@ class PreviewPane(QWidget):
                     backend=self.backend, vlc_args=self.vlc_args, memory=self.memory
                 )
             except PlayerUnavailable as e:
-                # Without Qt Multimedia (the Linux build), VLC is the player, whatever the
-                # setting says; its failure says what to install.
+                # The other engine, once: "auto" has tried both (make_backend). Without Qt
+                # Multimedia (the Linux build) that is VLC, whatever the setting says, and
+                # its failure says what to install.
                 fallback = "qt" if has_qt_multimedia() else "vlc"
-                if fallback == self.backend or (fallback == "vlc" and self.backend == "auto"):
+                if self.backend in (fallback, "auto"):
                     raise
                 log.warning("%s; using %s", e, "Qt Multimedia" if fallback == "qt" else "VLC")
                 self._player = PlayerView(
