@@ -12,23 +12,18 @@ imgproc/imgcodecs functions, and RapidOCR and scenedetect a few more (CALLED). T
 kept in DIR (default build/wheels) under a key made of the sdist's sha256 and the build's
 arguments, so a second run, or a CI job restoring DIR, builds nothing; a changed recipe
 builds anew. Tests and development keep the PyPI wheel (the recipes install this one into
-build/venv only).
+build/venv only). The download, cache and command line are installer/sdist_build.py's.
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import os
-import re
-import shutil
-import subprocess
 import sys
-import tarfile
-import tempfile
-import urllib.request
 from pathlib import Path
-from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
+
+from installer import sdist_build
+from installer.sdist_build import Sdist
 
 PACKAGE = "opencv-python-headless"
 
@@ -106,74 +101,20 @@ BUILD_ENV = {"ENABLE_HEADLESS": "1", "CMAKE_ARGS": " ".join(CMAKE_ARGS)}
 BUILD_COMMAND = ["uv", "build", "--wheel"]
 
 
-class Sdist(NamedTuple):
-    version: str
-    url: str
-    sha256: str
+def cache_key(sdist: Sdist) -> str:
+    """The sdist and what the build does with it (the key OpenCV's recipe had before
+    installer/sdist_build.py, so a wheel already in build/wheels is still found)."""
+    return sdist_build.cache_key(sdist, [*CMAKE_ARGS, *PATCHES, *BUILD_ENV.items(), *BUILD_COMMAND])
 
 
 def locked_sdist(lock: Path) -> Sdist:
-    """The sdist of the release uv.lock pins, so the installer's cv2 is the tested one."""
-    text = lock.read_text(encoding="utf-8")
-    entry = re.search(
-        rf'\nname = "{PACKAGE}"\nversion = "([^"]+)"\n(?:(?!\[\[package\]\]).*\n)*?'
-        r'sdist = \{ url = "([^"]+)", hash = "sha256:([0-9a-f]{64})"',
-        text,
-    )
-    if entry is None:
-        raise SystemExit(f"build_wheel: uv.lock has no sdist of {PACKAGE}")
-    return Sdist(*entry.groups())
-
-
-def cache_key(sdist: Sdist) -> str:
-    """The sdist and what the build does with it: the same key, the same wheel (comments and
-    docstrings of this file may change freely)."""
-    recipe = [sdist.sha256, *CMAKE_ARGS, *PATCHES, *BUILD_ENV.items(), *BUILD_COMMAND]
-    return hashlib.sha256("\n".join(map(str, recipe)).encode()).hexdigest()[:16]
-
-
-def fetch(sdist: Sdist, folder: Path) -> Path:
-    path = folder / sdist.url.rsplit("/", 1)[1]
-    if not path.exists():
-        print(f"build_wheel: downloading {sdist.url}", file=sys.stderr)
-        partial = path.with_suffix(".part")
-        folder.mkdir(parents=True, exist_ok=True)
-        with urllib.request.urlopen(sdist.url) as response, partial.open("wb") as out:
-            shutil.copyfileobj(response, out)
-        partial.replace(path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != sdist.sha256:
-        path.unlink()
-        raise SystemExit(f"build_wheel: {path.name} has sha256 {digest}, not {sdist.sha256}")
-    return path
-
-
-def unpack(sdist: Path, into: Path) -> Path:
-    """The sdist's tree with PATCHES applied; each must match exactly once."""
-    with tarfile.open(sdist) as archive:
-        archive.extractall(into, filter="data")
-    (tree,) = into.iterdir()
-    for name, old, new in PATCHES:
-        path = tree / name
-        text = path.read_text(encoding="utf-8")
-        if text.count(old) != 1:
-            raise SystemExit(f"build_wheel: {name} no longer has {old!r}: check PATCHES")
-        path.write_text(text.replace(old, new), encoding="utf-8")
-    return tree
+    return sdist_build.locked_sdist(lock, PACKAGE)
 
 
 def build(sdist: Path, out: Path, jobs: int) -> Path:
     """opencv-python's documented manual build (ENABLE_HEADLESS, CMAKE_ARGS), through uv."""
-    env = {**os.environ, **BUILD_ENV, "CMAKE_BUILD_PARALLEL_LEVEL": str(jobs)}
-    env["MAKEFLAGS"] = f"-j{jobs}"
-    with tempfile.TemporaryDirectory(prefix="opencv-wheel-") as tmp:
-        tree = unpack(sdist, Path(tmp) / "src")
-        # The build's log goes to stderr: stdout is the wheel's path alone.
-        command = [*BUILD_COMMAND, "--out-dir", tmp, str(tree)]
-        subprocess.run(command, env=env, check=True, stdout=sys.stderr)
-        (wheel,) = Path(tmp).glob("*.whl")
-        out.mkdir(parents=True, exist_ok=True)
-        return Path(shutil.move(str(wheel), out / wheel.name))
+    env = {**BUILD_ENV, "CMAKE_BUILD_PARALLEL_LEVEL": str(jobs), "MAKEFLAGS": f"-j{jobs}"}
+    return sdist_build.build(sdist, out, BUILD_COMMAND, env=env, patches=PATCHES)
 
 
 def check() -> None:
@@ -191,28 +132,15 @@ def check() -> None:
     print(f"build_wheel: {cv2.__file__} is the minimal OpenCV {cv2.__version__}")
 
 
-def main() -> None:
-    root = Path(__file__).resolve().parents[2]
-    parser = argparse.ArgumentParser(description="Builds the installer's minimal OpenCV.")
-    parser.add_argument("--cache", type=Path, default=root / "build" / "wheels")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--key", action="store_true", help="print the cache key and exit")
-    parser.add_argument("--check", action="store_true", help="check the installed cv2")
-    args = parser.parse_args()
-    sdist = locked_sdist(root / "uv.lock")
-    if args.key:
-        print(f"opencv-{cache_key(sdist)}")
-        return
-    if args.check:
-        check()
-        return
-    folder = args.cache / f"opencv-{cache_key(sdist)}"
-    built = sorted(folder.glob("*.whl"))
-    if not built:
-        print(f"build_wheel: building OpenCV {sdist.version} ({MODULES})", file=sys.stderr)
-        built = [build(fetch(sdist, args.cache), folder, args.jobs)]
-    print(built[0])
+RECIPE = sdist_build.Recipe(
+    name="opencv",
+    package=PACKAGE,
+    title=f"OpenCV with only {MODULES}",
+    key=cache_key,
+    build=build,
+    check=check,
+)
 
 
 if __name__ == "__main__":
-    main()
+    sdist_build.main(RECIPE)
