@@ -12,8 +12,9 @@ environment's own copies stay as they are.
   instead) pulls in the build machine's GTK, Cairo and Pango (18 MB) which would also
   shadow the user's own; so do the Qt plugins of PLUGINS_UNUSED, and the system libraries
   that only Qt libraries cut earlier (in the spec) loaded.
-- system libraries every Debian and Ubuntu has (libstdc++, zlib, ...: FROM_THE_SYSTEM) come
-  from the user's system, as the .deb declares.
+- system libraries every Debian and Ubuntu has (libstdc++, zlib, ...) and the desktop's own
+  (GLib, X11, FreeType, D-Bus, OpenSSL, ...: FROM_THE_SYSTEM) come from the user's system,
+  as the .deb declares.
 - Qt's ICU data: libicudata (31 MB, every ICU item for every locale) rebuilt with the items
   Qt Core reads (collation, the common converters, time zones), 4 MB
   (installer/icu_subset.py says what goes and why).
@@ -173,6 +174,24 @@ def drop_unreached(before: list[Entry], after: list[Entry]) -> list[Entry]:
 # expat (Debian 12) need glibc 2.36, so bundled they stopped the app on Ubuntu 22.04 (2.35);
 # and a bundled libstdc++ older than the user's would break the system's GL drivers and VLC
 # plugins that the app loads.
+# The desktop's own libraries, which Qt's libraries and plugins load (a PySide6 installed from
+# PyPI takes every one of them from the system too): GLib, X11 and XCB with xkbcommon,
+# FreeType and Fontconfig (with libpng, Brotli, PCRE2), D-Bus (with systemd's client, gcrypt,
+# lz4, libcap), Kerberos' GSSAPI (Qt Network), and OpenSSL (Python's ssl and hashlib, built
+# against OpenSSL 3, whose ABI is kept across 3.x), libffi (ctypes). Each has kept its
+# soname for a decade; a bundled copy from the build machine would shadow a newer one the
+# user's GL drivers, input methods and themes load. 16 MB.
+DESKTOP = (
+    "libglib-2.0.so.0", "libgthread-2.0.so.0", "libpcre2-8.so.0",
+    "libX11.so.6", "libX11-xcb.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0",
+    "libfreetype.so.6", "libfontconfig.so.1", "libpng16.so.16",
+    "libbrotlicommon.so.1", "libbrotlidec.so.1",
+    "libdbus-1.so.3", "libsystemd.so.0", "libgcrypt.so.20", "libgpg-error.so.0",
+    "liblz4.so.1", "libcap.so.2",
+    "libgssapi_krb5.so.2", "libkrb5.so.3", "libk5crypto.so.3", "libkrb5support.so.0",
+    "libcom_err.so.2", "libkeyutils.so.1",
+    "libssl.so.3", "libcrypto.so.3", "libffi.so.8", "libuuid.so.1",
+)  # fmt: skip
 FROM_THE_SYSTEM = (
     "libstdc++.so.6",
     "libgcc_s.so.1",
@@ -181,6 +200,7 @@ FROM_THE_SYSTEM = (
     "liblzma.so.5",
     "libzstd.so.1",
     "libbz2.so.1.0",
+    *DESKTOP,
 )
 
 
