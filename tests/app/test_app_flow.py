@@ -133,16 +133,20 @@ def test_filters_narrow_results_to_a_course_and_a_kind(
     assert window.search_pane.course_box.currentData() == "Zoology"
 
 
-# Four of the long lecture's ten minutes: long enough for 20 searches and 1000 timer ticks
-# during the import on a machine several times faster than a 2-core CI one (here ~100 and
-# ~10,000), at 40% of the ten minutes' transcription (127 s of CPU of a ~17-min suite).
+# Two of the long lecture's ten minutes. What the test proves is a rate: searches are answered
+# and the UI timer ticks all through the import, so its two counts are per minute of lecture:
+# 20 searches and 1000 ticks for the four minutes it had (c5d37d3), 10 and 500 for these two.
+# They hold on a machine several times faster than a 2-core CI one (here, at load ~15, 229
+# and 13,666; 556 and 32,509 for the four minutes).
 # The full ten minutes are bench/ui_stalls.py's.
-LONG_TOPICS = LONG_LECTURE_TOPICS[5:9]  # heaps ... greedy choices: "dynamic programming"
+LONG_TOPICS = LONG_LECTURE_TOPICS[6:8]  # recursion, dynamic programming
+MIN_ANSWERED = 5 * len(LONG_TOPICS)  # searches answered while the import runs
+MIN_TICKS = 250 * len(LONG_TOPICS)  # 5-ms timer ticks while it runs
 
 
 @pytest.fixture(scope="module")
 def long_lecture(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 4.4-minute narrated lecture of four slides (espeak-ng speech, real words)."""
+    """A 2.2-minute narrated lecture of two slides (espeak-ng speech, real words)."""
     folder = tmp_path_factory.mktemp("long") / "Long lecture"
     folder.mkdir()
     make_long_lecture(folder / "lecture.mp4", folder.parent / "pictures", LONG_TOPICS)
@@ -183,6 +187,6 @@ def test_ui_never_stalls_while_a_long_video_imports(
     report = blocker.args[0] if blocker.args else None
     assert isinstance(report, IngestReport) and report.count(Outcome.INDEXED) == 1, report
     # Searches were answered all through the import, and the UI timer kept ticking.
-    assert answered >= 20 and meter.ticks > 1000, (answered, meter.ticks)
+    assert answered >= MIN_ANSWERED and meter.ticks > MIN_TICKS, (answered, meter.ticks)
     # What was said in the lecture is searchable once the import ends.
     assert library.search("dynamic programming").results[0].source.endswith("lecture.mp4")
