@@ -16,6 +16,8 @@ import gc
 import logging
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.traced import has_strace, offline_env, strace
 from tools.factories import (
     make_code_zip,
     make_latin1_srt,
@@ -41,6 +44,7 @@ from tools.factories import (
 # pytest-timeout fails a test at 600 s when Python code can run; tests of this use a few s.
 STUCK_AFTER_S = float(os.environ.get("COURSEDEX_TEST_STUCK_S", "720"))
 STUCK_FILE = ".pytest-stuck.txt"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -273,20 +277,49 @@ def demo_text_library(
     library.close()
 
 
+@dataclass(frozen=True)
+class DemoImport:
+    """The whole demo course imported by ``coursedex ingest`` in a child process, as a user
+    with an empty HOME runs it, under strace when it is installed."""
+
+    library: Path  # closed: copy it, never open it
+    home: Path  # the user's HOME, empty before the import
+    trace: Path | None  # every socket, connect and send of the import (None without strace)
+    stdout: str
+
+
 @pytest.fixture(scope="session")
-def demo_library_template(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
-) -> Path:
-    """A closed library of the whole demo course, its video transcribed by tiny.en (about
-    40 s, once a session); copy it (:func:`copy_library`), never open it: tests that add
-    to the demo course (notes, handouts, flashcards) work on their own copy."""
-    folder = tmp_path_factory.mktemp("demo-template") / "lib"
-    with Library.open(
-        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    ) as lib:
-        report = lib.ingest(demo_files(), course=DEMO_COURSE)
-        assert not report.errors, report.errors
-    return folder
+def demo_import(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> DemoImport:
+    """The demo course imported once a run, its video transcribed by tiny.en (~20 s): the
+    demo library the tests below copy, and the import test_privacy.py checks for network use
+    (it imported the lecture again under strace, ~27 s of a CI run)."""
+    root = tmp_path_factory.mktemp("demo-import")
+    home, folder = root / "home", root / "lib"
+    home.mkdir()
+    trace = root / "ingest.strace" if has_strace() else None
+    command = [
+        sys.executable, "-m", "engine.cli", "--library", str(folder), "--models", str(models_dir),
+        "ingest", "--strict", "--course", DEMO_COURSE, *map(str, demo_files()),
+    ]  # fmt: skip
+    done = subprocess.run(
+        strace(trace, command) if trace is not None else command,
+        cwd=ROOT,
+        env=offline_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,  # a hang guard, not a timing
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return DemoImport(folder, home, trace, done.stdout)
+
+
+@pytest.fixture(scope="session")
+def demo_library_template(demo_import: DemoImport) -> Path:
+    """A closed library of the whole demo course (:func:`demo_import`); copy it
+    (:func:`copy_library`), never open it: tests that add to the demo course (notes,
+    handouts, flashcards) work on their own copy."""
+    return demo_import.library
 
 
 def copy_library(template: Path, dest: Path) -> Path:

@@ -10,8 +10,6 @@ records every socket the process and its children (speech recognition) open.
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -23,71 +21,44 @@ import pytest
 
 from app.main import DEMO_FLAG, STARTUP_REPORT_ENV  # Qt-free: it imports Qt when it runs
 from engine.config import EngineConfig
-from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files
+from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
+from tests.conftest import DemoImport, copy_library
+from tests.traced import has_strace, network_use, offline_env, strace
 
 ROOT = Path(__file__).resolve().parents[2]
-# A socket of an internet family, or a connect/send to an internet address (DNS included).
-_INTERNET = re.compile(r"AF_INET6?\b|sin6?_port")
-
-
-def _env(home: Path) -> dict[str, str]:
-    """A user with nothing but an empty HOME: no cache, no settings, no models of their own."""
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "LANG": "C.UTF-8",
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-    }
-
-
-def _strace(trace: Path, command: list[str]) -> list[str]:
-    """``command`` under strace: every socket, connect and send of it and of any process it
-    starts (-f), written to ``trace``."""
-    return [
-        "strace", "-f", "--seccomp-bpf", "-qq",
-        "-e", "trace=socket,connect,sendto,sendmsg",
-        "-o", str(trace),
-        *command,
-    ]  # fmt: skip
-
-
-def network_use(trace: Path) -> list[str]:
-    """The lines of a trace that use an internet family (a socket, a connect, a DNS query)."""
-    lines = trace.read_text(encoding="utf-8", errors="replace").splitlines()
-    return [line for line in lines if _INTERNET.search(line)]
 
 
 def _traced(home: Path, trace: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = _strace(trace, [sys.executable, "-m", "engine.cli", *args])
+    command = strace(trace, [sys.executable, "-m", "engine.cli", *args])
     return subprocess.run(
-        command, cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600, check=False
+        command,
+        cwd=ROOT,
+        env=offline_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
 
-needs_strace = pytest.mark.skipif(
-    shutil.which("strace") is None, reason="strace is installed by scripts/setup"
-)
+needs_strace = pytest.mark.skipif(not has_strace(), reason="strace is installed by scripts/setup")
 
 
 @needs_strace
 def test_import_and_search_make_no_connection_and_leave_no_telemetry(
-    tmp_path: Path, models_dir: Path
+    tmp_path: Path, models_dir: Path, demo_import: DemoImport
 ) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    library = tmp_path / "library"
+    """The import is the run's demo import (tests/conftest.py), traced: the demo lecture's
+    speech recognition (the child loads onnxruntime for voice activity), scenes and on-screen
+    text (OCR on onnxruntime), embeddings: 20-50 s of work. The search runs on a copy of its
+    library, as the same user."""
+    home, ingest_trace = demo_import.home, demo_import.trace
+    assert ingest_trace is not None
+    assert f"{len(demo_files())} indexed" in demo_import.stdout, demo_import.stdout[-2000:]
+    library = copy_library(demo_import.library, tmp_path / "library")
     common = ["--library", str(library), "--models", str(models_dir)]
-    # The demo lecture: speech recognition (the child loads onnxruntime for voice activity),
-    # scenes and on-screen text (OCR on onnxruntime), embeddings: 20-50 s of work.
-    files = [str(DEMO_DIR / "lecture-01-sorting.mp4"), str(DEMO_DIR / "notes.md")]
-    ingest_trace = tmp_path / "ingest.strace"
-    ingest = _traced(home, ingest_trace, *common, "ingest", *files)
-    assert ingest.returncode == 0, ingest.stderr[-2000:]
-    assert "2 indexed" in ingest.stdout, ingest.stdout[-2000:]
     search_trace = tmp_path / "search.strace"
     search = _traced(home, search_trace, *common, "search", "why is merge sort stable")
     assert search.returncode == 0, search.stderr[-2000:]
@@ -121,7 +92,7 @@ def test_the_trace_sees_a_connection(tmp_path: Path, by: str) -> None:
         )
         trace = tmp_path / "connect.strace"
         done = subprocess.run(
-            _strace(trace, [sys.executable, "-c", code]),
+            strace(trace, [sys.executable, "-c", code]),
             capture_output=True,
             text=True,
             timeout=60,
@@ -165,7 +136,7 @@ def test_the_windows_start_up_makes_no_connection(
     for folder in (home, runtime):
         folder.mkdir(mode=0o700)
     report = tmp_path / "started.txt"
-    env = _env(home) | {
+    env = offline_env(home) | {
         "QT_QPA_PLATFORM": "offscreen",
         "XDG_RUNTIME_DIR": str(runtime),
         "COURSEDEX_SETTINGS": str(home / "settings.json"),
@@ -177,7 +148,7 @@ def test_the_windows_start_up_makes_no_connection(
         "--library", str(demo_text_library_dir), "--models", str(models_dir), "--no-demo",
     ]  # fmt: skip
     tracer = subprocess.Popen(
-        _strace(trace, window), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        strace(trace, window), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     try:
         started = _wait_for_model(report, tracer)
