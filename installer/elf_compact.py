@@ -10,7 +10,10 @@ build-checking tools read: ``.comment`` (the compilers' version strings) and
 everything the loader or a debugger needs to find the rest: ``.dynsym``/``.dynstr`` and every
 other allocated section, ``.gnu_debuglink``/``.gnu_debugaltlink`` (where separate debug files
 are), ``.gnu_debugdata`` (MiniDebugInfo, for backtraces), ``.shstrtab``, and PyInstaller's
-``pydata`` (its archive, found through the section headers).
+``pydata`` (its archive, found through the section headers). The padding between segments
+goes too where a whole page of it can (bytes after the last section stay: data appended to a
+program is found from the end); on x86-64, a PT_LOAD aligned to 2 MB by an old linker or by
+patchelf is aligned to the 4 KB page instead (``_load_align``).
 
 Why not ``strip``: auditwheel's patchelf appends PT_LOAD segments after the symbol tables
 (the new ``.dynstr``, ``.dynsym``, ``.dynamic`` of a wheel's library). ``strip`` and
@@ -20,7 +23,8 @@ library ("ELF load command address/offset not page-aligned": numpy's OpenBLAS). 
 byte range after a removed section moves down by a multiple of the largest alignment of what
 it holds (a segment's p_align, a section's sh_addralign), so each segment keeps
 p_offset = p_vaddr (mod p_align), which is what ld.so checks; what cannot move that far is
-padded with zeros. LIEF removes sections without shrinking the file.
+padded with zeros. LIEF removes sections without shrinking the file. A file that would not
+get smaller is not written.
 
 Section indexes do not change: a removed section's header becomes an SHT_NULL entry (64
 bytes), because ``.dynsym``'s symbols name their section by index (``nm -D``, debuggers), and
@@ -35,7 +39,6 @@ renamed over the original only when complete.
 from __future__ import annotations
 
 import bisect
-import itertools
 import os
 import struct
 import sys
@@ -47,6 +50,7 @@ _PHDR = struct.Struct("<IIQQQQQQ")  # p_type p_flags p_offset p_vaddr p_paddr p_
 _SHDR = struct.Struct("<IIQQQQIIQQ")  # sh_name sh_type sh_flags sh_addr sh_offset sh_size ...
 _PT_LOAD, _SHT_SYMTAB, _SHT_STRTAB, _SHT_RELA, _SHT_NOBITS, _SHT_REL = 1, 2, 3, 4, 8, 9
 _SHT_SYMTAB_SHNDX, _SHF_ALLOC, _SHF_INFO_LINK = 18, 0x2, 0x40
+_EM_X86_64, _PAGE = 62, 0x1000
 _UNREAD = (".comment", ".gnu.build.attributes")  # read by build-checking tools only
 
 
@@ -87,6 +91,7 @@ class _Segment:
 @dataclass(frozen=True)
 class _Elf:
     data: bytes
+    machine: int
     phoff: int
     shoff: int
     segments: list[_Segment]
@@ -130,7 +135,7 @@ def _parse(data: bytes) -> _Elf:
     for s in sections:
         if s.offset + s.in_file > len(data):
             raise NotCompactable(f"section {s.name} beyond the end of the file")
-    return _Elf(data, phoff, shoff, segments, sections)
+    return _Elf(data, fields[1], phoff, shoff, segments, sections)
 
 
 def _removable(elf: _Elf) -> set[int]:
@@ -155,6 +160,16 @@ def _removable(elf: _Elf) -> set[int]:
     return gone - {0}
 
 
+def _load_align(elf: _Elf, segment: _Segment) -> int:
+    """A PT_LOAD's alignment in the result: an x86-64 page at most. Linkers before binutils
+    2.31 aligned them to 2 MB, and patchelf places its new segment at the next 2 MB of the
+    file (ctranslate2's libgomp, Pillow's libXau: 2 MB of zeros each); x86-64 pages are 4 KB
+    and ld.so checks offsets modulo p_align, so 4 KB lets that padding go."""
+    if elf.machine == _EM_X86_64 and segment.type == _PT_LOAD:
+        return min(segment.align, _PAGE)
+    return segment.align
+
+
 def _kept_items(elf: _Elf, gone: set[int]) -> list[tuple[str, int, int, int]]:
     """(what, offset, bytes in the file, alignment) of everything that stays."""
     count = len(elf.sections)
@@ -164,7 +179,7 @@ def _kept_items(elf: _Elf, gone: set[int]) -> list[tuple[str, int, int, int]]:
         ("the section headers", elf.shoff, _SHDR.size * count, 8),
     ]
     items += [
-        (f"segment {i} (type {p.type:#x})", p.offset, p.filesz, p.align)
+        (f"segment {i} (type {p.type:#x})", p.offset, p.filesz, _load_align(elf, p))
         for i, p in enumerate(elf.segments)
     ]
     items += [
@@ -175,27 +190,29 @@ def _kept_items(elf: _Elf, gone: set[int]) -> list[tuple[str, int, int, int]]:
     return items
 
 
-def _removed_ranges(elf: _Elf, gone: set[int]) -> list[tuple[int, int]]:
-    ranges = sorted((elf.sections[i].offset, elf.sections[i].offset + elf.sections[i].in_file)
-                    for i in gone)  # fmt: skip
-    ranges = [(start, end) for start, end in ranges if end > start]
-    for (_, end), (start, _) in itertools.pairwise(ranges):
-        if start < end:
-            raise NotCompactable("removed sections overlap")
+def _unused_ranges(items: list[tuple[str, int, int, int]]) -> list[tuple[int, int]]:
+    """The byte ranges no kept item covers, up to the last kept byte: the removed sections
+    and the padding between segments. Bytes after the last item stay (data appended to a
+    program is found from the end of the file)."""
+    ranges, covered = [], 0
+    for _, offset, size, _ in sorted(items, key=lambda item: item[1]):
+        if size and offset > covered:
+            ranges.append((covered, offset))
+        covered = max(covered, offset + size)
     return ranges
 
 
 def _layout(elf: _Elf, gone: set[int]) -> list[_Piece]:
     """The kept byte ranges and how far each moves down: by the bytes removed before it so
     far, rounded down to a multiple of the largest alignment of what starts in it."""
-    removed = _removed_ranges(elf, gone)
     items = _kept_items(elf, gone)
     for what, offset, size, align in items:
         if align & (align - 1):
             raise NotCompactable(f"{what} has an alignment that is not a power of two")
-        for start, end in removed:
-            if size and offset < end and start < offset + size:
+        for s in (elf.sections[i] for i in gone):
+            if size and s.in_file and offset < s.offset + s.in_file and s.offset < offset + size:
                 raise NotCompactable(f"a removed section lies inside {what}")
+    removed = _unused_ranges(items)
     bounds = [0] + [b for r in removed for b in r] + [len(elf.data)]
     spans = list(zip(bounds[::2], bounds[1::2], strict=True))
     ends = [end for _, end in removed]
@@ -226,6 +243,7 @@ def _rewrite(elf: _Elf, gone: set[int], pieces: list[_Piece]) -> bytes:
     struct.pack_into("<QQ", out, 32, phoff, shoff)  # e_phoff, e_shoff
     for i, p in enumerate(elf.segments):
         struct.pack_into("<Q", out, phoff + 56 * i + 8, _moved(pieces, p.offset))
+        struct.pack_into("<Q", out, phoff + 56 * i + 48, _load_align(elf, p))
     for i, s in enumerate(elf.sections):
         at = shoff + 64 * i
         if i in gone:
@@ -256,9 +274,9 @@ def compact(path: Path) -> int:
     data = path.read_bytes()
     elf = _parse(data)
     gone = _removable(elf)
-    if not gone:
-        return 0
     new = _rewrite(elf, gone, _layout(elf, gone))
+    if len(new) >= len(data):
+        return 0  # nothing whole to take out: the file stays as it is
     _check(elf, gone, new)
     temporary = path.with_name(f".{path.name}.compact")
     try:

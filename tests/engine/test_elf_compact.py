@@ -1,6 +1,7 @@
 """installer/elf_compact.py on real libraries: one built here with gcc, as it comes and as
 auditwheel edits a wheel's library (patchelf appends segments after the symbol tables, where
-strip breaks it), and numpy's OpenBLAS with its Fortran runtime. The compacted copies load
+strip breaks it) and as old linkers aligned it (2 MB), and numpy's OpenBLAS with its Fortran
+runtime. The compacted copies load
 and compute what the originals do, are smaller, and every segment's offset stays congruent
 with its address; a file the tool does not understand is left byte for byte as it was."""
 
@@ -75,7 +76,8 @@ def _patchelf() -> str:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """libtiny.so as gcc makes it, and a copy patchelf edited as auditwheel does."""
+    """libtiny.so as gcc makes it, a copy patchelf edited as auditwheel does, and one linked
+    for 2 MB pages as binutils before 2.31 did (ctranslate2's libgomp), then edited."""
     folder = tmp_path_factory.mktemp("tiny")
     (folder / "tiny.c").write_text(_TINY_C + _LOCALS)
     plain = folder / "plain" / "libtiny.so"
@@ -89,7 +91,12 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     rpath = "$ORIGIN/" + "/".join(["a-long-folder-name"] * 20)  # too long to fit in place
     subprocess.run([_patchelf(), "--set-rpath", rpath, str(patched)], check=True)
     subprocess.run([_patchelf(), "--add-needed", "libm.so.6", str(patched)], check=True)
-    return {"plain": plain, "patched": patched}
+    old = folder / "2mb" / "libtiny.so"
+    old.parent.mkdir()
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-Wl,-z,max-page-size=0x200000",
+                    "-o", str(old), str(folder / "tiny.c")], check=True)  # fmt: skip
+    subprocess.run([_patchelf(), "--set-rpath", rpath, str(old)], check=True)
+    return {"plain": plain, "patched": patched, "2mb": old}
 
 
 def _run(code: str, *args: Path) -> str:
@@ -123,6 +130,12 @@ def _loads(path: Path) -> list[tuple[int, int, int]]:
     return [(int(o, 16), int(v, 16), int(a, 16)) for o, v, a in found]
 
 
+def _edit(path: Path, offset: int, fmt: str, *values: int) -> None:
+    data = bytearray(path.read_bytes())
+    struct.pack_into(fmt, data, offset, *values)
+    path.write_bytes(bytes(data))
+
+
 def _assert_compacted(original: Path, copy: Path) -> None:
     assert copy.stat().st_size < original.stat().st_size
     assert not {".symtab", ".strtab"} & set(_sections(copy))
@@ -133,7 +146,7 @@ def _assert_compacted(original: Path, copy: Path) -> None:
     assert _readelf("--dyn-syms", str(copy)) == _readelf("--dyn-syms", str(original))
 
 
-@pytest.mark.parametrize("kind", ["plain", "patched"])
+@pytest.mark.parametrize("kind", ["plain", "patched", "2mb"])
 def test_a_compacted_library_loads_and_gives_the_same_results(
     tool: ModuleType, tiny: dict[str, Path], kind: str, tmp_path: Path
 ) -> None:
@@ -151,6 +164,41 @@ def test_a_compacted_library_loads_and_gives_the_same_results(
     assert [p.name for p in tmp_path.iterdir()] == [copy.name]
 
 
+def test_two_megabyte_padding_goes_on_x86_64_only(
+    tool: ModuleType, tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    """Segments 2 MB apart in the file (2 MB p_align) come together at 4 KB pages on x86-64;
+    for another machine (here: the same file marked AArch64, whose pages may be 64 KB) the
+    alignment stays, and so does the padding."""
+    original = tiny["2mb"]
+    assert {align for _, _, align in _loads(original)} == {0x200000}
+    copy = tmp_path / "x86-64.so"
+    shutil.copy2(original, copy)
+    tool.compact(copy)
+    assert copy.stat().st_size < original.stat().st_size / 20  # 8 MB, mostly zeros, to 60 KB
+    assert {align for _, _, align in _loads(copy)} == {0x1000}
+    aarch64 = tmp_path / "aarch64.so"
+    shutil.copy2(original, aarch64)
+    _edit(aarch64, 18, "<H", 183)  # e_machine EM_AARCH64
+    tool.compact(aarch64)
+    assert {align for _, _, align in _loads(aarch64)} == {0x200000}
+    assert aarch64.stat().st_size > original.stat().st_size - 0x200000
+
+
+def test_bytes_after_the_last_section_stay_at_the_end(
+    tool: ModuleType, tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    """Data appended to a program is found from the end of the file (a self-extracting
+    archive, a signature): it stays, after the compacted ELF."""
+    path = tmp_path / "libtiny.so"
+    shutil.copy2(tiny["patched"], path)
+    with path.open("ab") as f:
+        f.write(b"\0" * 8192 + b"appended archive")
+    assert tool.compact(path) > 0
+    assert path.read_bytes().endswith(b"\0" * 8192 + b"appended archive")
+    assert _run(_USE_TINY, path) == "153 154 compacted\n"
+
+
 def test_numpys_openblas_compacted_computes_the_same(tool: ModuleType, tmp_path: Path) -> None:
     import numpy
 
@@ -166,12 +214,6 @@ def test_numpys_openblas_compacted_computes_the_same(tool: ModuleType, tmp_path:
     _assert_compacted(blas[0], copies / blas[0].name)
     assert saved >= tables - 2 * 4096  # all but the padding that keeps segments aligned
     assert _run(_USE_BLAS, copies) == _run(_USE_BLAS, libs) == "26.0\n[58.0, 64.0, 139.0, 154.0]\n"
-
-
-def _edit(path: Path, offset: int, fmt: str, *values: int) -> None:
-    data = bytearray(path.read_bytes())
-    struct.pack_into(fmt, data, offset, *values)
-    path.write_bytes(bytes(data))
 
 
 def _symtab_inside_a_segment(path: Path) -> None:
