@@ -142,7 +142,9 @@ def test_a_signal_stops_ingest_and_leaves_nothing_indexing(
     course = tmp_path / "Sorting"
     course.mkdir()
     first = _notes(course / "a-first.md", 3, 2)
-    big = _notes(course / "b-big.md", 1500, 3)
+    # 600 segments, 19 model batches: ~3 s of CPU on one thread here, where the signal
+    # comes within a poll (0.05 s) of the line below; 1,500 proved the same, slower.
+    big = _notes(course / "b-big.md", 600, 3)
     last = _notes(course / "c-last.md", 3, 4)
     library = tmp_path / "lib"
     argv = ["--library", str(library), "--models", str(models_dir), "--threads", "1"]
