@@ -263,18 +263,32 @@ def built_library(built_library_dir: Path, embedder: OnnxEmbedder) -> Iterator[L
     lib.close()
 
 
+@pytest.fixture(scope="session")
+def demo_text_template(
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
+) -> Path:
+    """A closed library of the demo course's notes, slides and code, imported once a run
+    (seven modules imported them each); copy it, never open it."""
+    folder = tmp_path_factory.mktemp("demo-text-template") / "lib"
+    with Library.open(
+        folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+    ) as library:
+        library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
+    return folder
+
+
 @pytest.fixture(scope="module")
 def demo_text_library(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: OnnxEmbedder
+    tmp_path_factory: pytest.TempPathFactory,
+    demo_text_template: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
 ) -> Iterator[Library]:
-    """The demo course's notes, slides and code (its video needs the speech model)."""
-    folder = tmp_path_factory.mktemp("demo-text")
-    library = Library.open(
-        folder / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
-    )
-    library.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
-    yield library
-    library.close()
+    """The demo course's notes, slides and code (its video needs the speech model): the
+    module's own copy of :func:`demo_text_template`."""
+    dest = tmp_path_factory.mktemp("demo-text") / "lib"
+    with opened_copy(demo_text_template, dest, models_dir, embedder) as library:
+        yield library
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import pytest
 
 from app.main import DEMO_FLAG, STARTUP_REPORT_ENV  # Qt-free: it imports Qt when it runs
 from engine.config import EngineConfig
-from engine.demo import DEMO_COURSE, demo_files
+from engine.demo import demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from tests.conftest import DemoImport, copy_library
@@ -111,11 +111,10 @@ def test_the_trace_sees_a_connection(tmp_path: Path, by: str) -> None:
 
 
 @pytest.fixture
-def demo_text_library_dir(tmp_path: Path, embedder: OnnxEmbedder) -> Path:
+def demo_text_library_dir(tmp_path: Path, demo_text_template: Path, embedder: OnnxEmbedder) -> Path:
     """A closed library of the demo course's slides, notes and code, its demo offered."""
-    folder = tmp_path / "library"
+    folder = copy_library(demo_text_template, tmp_path / "library")
     with Library.open(folder, EngineConfig(), lambda: embedder) as lib:
-        lib.ingest([p for p in demo_files() if p.suffix != ".mp4"], course=DEMO_COURSE)
         lib.set_flag(DEMO_FLAG)
     return folder
 
