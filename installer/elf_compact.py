@@ -190,16 +190,16 @@ def _kept_items(elf: _Elf, gone: set[int]) -> list[tuple[str, int, int, int]]:
     return items
 
 
-def _unused_ranges(items: list[tuple[str, int, int, int]]) -> list[tuple[int, int]]:
-    """The byte ranges no kept item covers, up to the last kept byte: the removed sections
-    and the padding between segments. Bytes after the last item stay (data appended to a
-    program is found from the end of the file)."""
+def _unused_ranges(items: list[tuple[str, int, int, int]], limit: int) -> list[tuple[int, int]]:
+    """The byte ranges no kept item covers, up to the last kept or removed byte (``limit``):
+    the removed sections and the padding between segments. Bytes after that stay (data
+    appended to a program is found from the end of the file)."""
     ranges, covered = [], 0
     for _, offset, size, _ in sorted(items, key=lambda item: item[1]):
         if size and offset > covered:
             ranges.append((covered, offset))
         covered = max(covered, offset + size)
-    return ranges
+    return [*ranges, (covered, limit)] if limit > covered else ranges
 
 
 def _layout(elf: _Elf, gone: set[int]) -> list[_Piece]:
@@ -212,7 +212,8 @@ def _layout(elf: _Elf, gone: set[int]) -> list[_Piece]:
         for s in (elf.sections[i] for i in gone):
             if size and s.in_file and offset < s.offset + s.in_file and s.offset < offset + size:
                 raise NotCompactable(f"a removed section lies inside {what}")
-    removed = _unused_ranges(items)
+    limit = max((s.offset + s.in_file for s in (elf.sections[i] for i in gone)), default=0)
+    removed = _unused_ranges(items, limit)
     bounds = [0] + [b for r in removed for b in r] + [len(elf.data)]
     spans = list(zip(bounds[::2], bounds[1::2], strict=True))
     ends = [end for _, end in removed]

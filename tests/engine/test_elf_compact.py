@@ -185,6 +185,31 @@ def test_two_megabyte_padding_goes_on_x86_64_only(
     assert aarch64.stat().st_size > original.stat().st_size - 0x200000
 
 
+def test_a_symbol_table_after_the_section_headers_goes_too(
+    tool: ModuleType, tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    """The symbol table and its strings moved past the section headers, at the end of the
+    file, and their old place left empty: both go, and the file ends up as small as when
+    they were in their place."""
+    path = tmp_path / "libtiny.so"
+    shutil.copy2(tiny["plain"], path)
+    sections, data = _sections(path), bytearray(path.read_bytes())
+    shoff = struct.unpack_from("<Q", data, 40)[0]
+    for name in (".symtab", ".strtab"):
+        index, offset, size = sections[name]
+        data += bytes(-len(data) % 8)
+        struct.pack_into("<Q", data, shoff + 64 * index + 24, len(data))
+        data += data[offset : offset + size]
+        data[offset : offset + size] = bytes(size)
+    path.write_bytes(bytes(data))
+    in_place = tmp_path / "in-place.so"
+    shutil.copy2(tiny["plain"], in_place)
+    tool.compact(in_place)
+    tool.compact(path)
+    assert path.stat().st_size == in_place.stat().st_size
+    assert _run(_USE_TINY, path) == "153 154 compacted\n"
+
+
 def test_bytes_after_the_last_section_stay_at_the_end(
     tool: ModuleType, tiny: dict[str, Path], tmp_path: Path
 ) -> None:
