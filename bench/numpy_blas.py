@@ -14,8 +14,9 @@ features and the engine's code run on that environment's numpy.
     time; sentences of plain words, so the reference is what is said), in several voices and
     speeds. Per set and overall, and the words in which the two environments' transcripts
     differ (edit distance between them).
-(b) Transcription of a generated lecture video (--lecture-minutes, scifact sentences over
-    slides): wall and CPU time (the child's), alternating the two environments, --runs each.
+(b) Transcription of a generated lecture video (--lecture-minutes slides of a minute or a
+    little more of scifact sentences): wall and CPU time (the child's), the two environments
+    side by side, so the machine's other load weighs on both alike; --runs times.
 (c) The engine's own numpy products at realistic sizes (log-mel features of a 5-minute piece,
     slide alignment's TF-IDF and embedding cosines, MMR, sentence scoring): median times.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import statistics
@@ -129,20 +131,34 @@ def _numpy_blas() -> str:
 
     config: Any = np.show_config(mode="dicts")
     blas = config["Build Dependencies"]["blas"]
-    return f"numpy {np.__version__}, BLAS {blas.get('name')} {blas.get('version', '')}".strip()
+    kernel = ""
+    try:
+        from threadpoolctl import threadpool_info
+
+        kernel = " ".join(
+            f"({info.get('architecture')} kernel)"
+            for info in threadpool_info()
+            if info.get("internal_api") == "openblas"
+        )
+    except ImportError:
+        pass
+    return f"numpy {np.__version__}, BLAS {blas.get('name')} {blas.get('version', '')} {kernel}"
 
 
 def work_speech(cache: Path, items: list[list[str]], threads: int) -> dict[str, Any]:
     """Each clip's transcript, one recognition child kept for all of them."""
     from engine.media.transcribe import SpeechSegment, Transcriber
 
-    transcriber = Transcriber(_model_dir(cache), threads=threads, keep_alive=True)
+    # Niceness 0, not the app's 10: other work on the machine must not starve the child.
+    transcriber = Transcriber(_model_dir(cache), threads=threads, niceness=0, keep_alive=True)
     heard = []
     try:
-        for _, path, _ in items:
+        for n, (_, path, _) in enumerate(items, start=1):
             segments: list[SpeechSegment] = []
             transcriber.transcribe(Path(path), on_segment=segments.append)
             heard.append(" ".join(s.text for s in segments))
+            if n % 10 == 0:
+                print(f"  {n} of {len(items)} clips", file=sys.stderr)
     finally:
         transcriber.close()
     return {"numpy": _numpy_blas(), "heard": heard}
@@ -156,7 +172,7 @@ def work_lecture(cache: Path, lecture: str, threads: int) -> dict[str, Any]:
     segments: list[SpeechSegment] = []
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    Transcriber(_model_dir(cache), threads=threads).transcribe(
+    Transcriber(_model_dir(cache), threads=threads, niceness=0).transcribe(
         Path(lecture), on_segment=segments.append
     )
     wall = time.perf_counter() - started
@@ -177,6 +193,8 @@ def worker(args: argparse.Namespace) -> None:
     cache = Path(job["cache"])
     if job["part"] == "speech":
         result = work_speech(cache, job["items"], job["threads"])
+    elif job["part"] == "numpy":
+        result = {"numpy": _numpy_blas()}
     elif job["part"] == "lecture":
         result = work_lecture(cache, job["lecture"], job["threads"])
     else:
@@ -187,11 +205,21 @@ def worker(args: argparse.Namespace) -> None:
 # --- the comparison -------------------------------------------------------------------------
 
 
-def run_in(python: str, job: dict[str, Any], scratch: Path) -> dict[str, Any]:
-    path = scratch / "job.json"
-    path.write_text(json.dumps(job))
-    subprocess.run([python, str(Path(__file__).resolve()), "--worker", str(path)], check=True)
-    return json.loads(path.read_text())
+def run_in(
+    pythons: dict[str, str], job: dict[str, Any], scratch: Path, other_env: dict[str, str]
+) -> dict[str, Any]:
+    """The job's result from each environment, the workers running at the same time."""
+    running = {}
+    for name, python in pythons.items():
+        path = scratch / f"job-{name}.json"
+        path.write_text(json.dumps(job))
+        command = [python, str(Path(__file__).resolve()), "--worker", str(path)]
+        env = {**os.environ, **(other_env if name == "other" else {})}
+        running[name] = (path, subprocess.Popen(command, env=env))
+    for name, (_, process) in running.items():
+        if process.wait() != 0:
+            raise SystemExit(f"numpy_blas: the worker in {pythons[name]} failed")
+    return {name: json.loads(path.read_text()) for name, (path, _) in running.items()}
 
 
 def _sets(items: list[list[str]]) -> dict[str, list[int]]:
@@ -223,9 +251,12 @@ def report_speech(items: list[list[str]], heard: dict[str, list[str]]) -> None:
         print(f"  {name:28s} {len(chosen):5d} {words:6d} {wer[0]:8.2%} {wer[1]:8.2%} {differ:7d}")
 
 
-def report_lecture(runs: dict[str, list[dict[str, Any]]], minutes: float) -> None:
+def report_lecture(runs: dict[str, list[dict[str, Any]]], lecture: Path) -> None:
+    from engine.media.probe import probe
+
+    minutes = probe(lecture).duration_ms / 60_000
     count = len(next(iter(runs.values())))
-    print(f"\n(b) transcription of the {minutes:g}-minute lecture (median of {count}, alternating)")
+    print(f"\n(b) transcription of {lecture.name}, {minutes:.1f} min (median of {count})")
     print(f"  {'numpy':12s} {'wall s':>8s} {'child CPU s':>12s} {'words':>6s}  all wall times")
     base = None
     for name, results in runs.items():
@@ -240,6 +271,11 @@ def report_lecture(runs: dict[str, list[dict[str, Any]]], minutes: float) -> Non
         )
         base = base or (wall, cpu)
         print(f"  {name:12s} {wall:8.1f} {cpu:12.1f} {words:6d}  {times}{change}")
+    # Each run's two transcriptions ran side by side: their ratio cancels the machine's load.
+    first, second = runs.values()
+    pairs = [b["wall"] / a["wall"] - 1 for a, b in zip(first, second, strict=True)]
+    listed = " ".join(f"{p:+.1%}" for p in pairs)
+    print(f"  run by run, wall: {listed}; median {statistics.median(pairs):+.1%}")
 
 
 def report_ops(ops: dict[str, dict[str, float]]) -> None:
@@ -260,6 +296,15 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--parts", nargs="+", default=["speech", "lecture", "ops"])
     p.add_argument("--cache", default=str(ROOT / ".bench-cache"))
+    p.add_argument(
+        "--other-env",
+        nargs="*",
+        default=[],
+        metavar="NAME=VALUE",
+        help="variables for the other side only: with --other this same python and "
+        "OPENBLAS_CORETYPE=SandyBridge it compares two OpenBLAS kernels, the rounding "
+        "difference between two CPUs",
+    )
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -271,34 +316,35 @@ def main() -> None:
 
     cache = Path(args.cache)
     pythons = {"this": sys.executable, "other": args.other}
+    other_env = dict(item.split("=", 1) for item in args.other_env)
     media = make_media(cache, args.words, args.lecture_minutes)
     items = [["eval", str(path), text] for path, text in eval_clips(default_data_dir() / "speech")]
     items += [list(item) for item in media["synth"]]
     base = {"cache": str(cache), "threads": args.threads}
     with tempfile.TemporaryDirectory(prefix="numpy-blas-") as tmp:
         scratch = Path(tmp)
-        for name, python in pythons.items():
-            probe = run_in(python, {**base, "part": "ops", "repeats": 1}, scratch)
-            print(f"{name}: {python}: {probe['numpy']}")
+        for name, probe in run_in(pythons, {**base, "part": "numpy"}, scratch, other_env).items():
+            print(f"{name}: {pythons[name]}: {probe['numpy']}")
         if "speech" in args.parts:
-            heard = {}
-            for name, python in pythons.items():
-                heard[name] = run_in(python, {**base, "part": "speech", "items": items}, scratch)[
-                    "heard"
-                ]
+            job = {**base, "part": "speech", "items": items}
+            heard = {
+                name: r["heard"] for name, r in run_in(pythons, job, scratch, other_env).items()
+            }
+            kept = cache / "numpy-blas" / "heard.json"  # to read where the transcripts differ
+            kept.write_text(json.dumps({"items": items, "heard": heard}, indent=1))
             report_speech(items, heard)
         if "lecture" in args.parts:
             runs: dict[str, list[dict[str, Any]]] = {name: [] for name in pythons}
+            job = {**base, "part": "lecture", "lecture": media["lecture"]}
             for _ in range(args.runs):
-                for name, python in pythons.items():
-                    job = {**base, "part": "lecture", "lecture": media["lecture"]}
-                    runs[name].append(run_in(python, job, scratch))
-            report_lecture(runs, args.lecture_minutes)
+                # Both at once: whatever else the machine is doing weighs on both alike.
+                for name, result in run_in(pythons, job, scratch, other_env).items():
+                    runs[name].append(result)
+            report_lecture(runs, Path(media["lecture"]))
         if "ops" in args.parts:
+            job = {**base, "part": "ops", "repeats": args.repeats}
             ops = {
-                name: run_in(python, {**base, "part": "ops", "repeats": args.repeats}, scratch)[
-                    "ops"
-                ]
+                name: run_in({name: python}, job, scratch, other_env)[name]["ops"]
                 for name, python in pythons.items()
             }
             report_ops(ops)
