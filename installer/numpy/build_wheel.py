@@ -16,12 +16,10 @@ bench/numpy_blas.py measures what that does to transcripts and speed. Download, 
 command line are installer/sdist_build.py's; the build needs a C/C++ compiler (uv fetches
 meson-python, meson, ninja and Cython into the build's own environment).
 
-No build uses it yet: bench/numpy_blas.py found transcripts 0.8-1.3 points of WER worse with it
-(README, Benchmarks), over the 0.5 allowed, though the same numpy run twice differed by 0.6
-(faster-whisper's random temperature fallback). Branch numpy-switch has installer/build.sh's
-step (Linux: -26 MB installed). The Windows and macOS wheels bundle OpenBLAS too
-(scipy-openblas in numpy.libs / .dylibs); the same recipe would build there with MSVC or
-Xcode's clang, untried. Tests and development keep the PyPI wheel everywhere.
+installer/build.sh (Linux) installs it into build/venv. The Windows and macOS wheels bundle
+OpenBLAS too (scipy-openblas in numpy.libs / .dylibs); the same recipe would build there with
+MSVC or Xcode's clang, untried, so build.ps1 and build_dmg.sh keep the PyPI wheel. Tests and
+development keep the PyPI wheel everywhere.
 """
 
 from __future__ import annotations

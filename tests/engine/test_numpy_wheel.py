@@ -73,3 +73,22 @@ def test_the_check_refuses_the_pypi_numpy_with_its_openblas() -> None:
     )
     assert run.returncode != 0
     assert "scipy_openblas" in run.stderr or "openblas" in run.stderr.lower()
+
+
+def test_the_linux_build_freezes_with_this_numpy() -> None:
+    """installer/build.sh installs the wheel into build/venv and checks it before PyInstaller
+    runs (Windows and macOS keep the PyPI wheel: their recipes do not name this one)."""
+    script = ROOT / "installer" / "build.sh"
+    code = "\n".join(
+        line
+        for line in script.read_text(encoding="utf-8").splitlines()
+        if not line.lstrip().startswith("#")
+    )
+    built = code.find('numpy/build_wheel.py --cache "$root/build/wheels"')
+    installed = code.find('--no-deps --reinstall "$np_wheel"')
+    checked = code.find("numpy/build_wheel.py --check")
+    frozen = code.find("pyinstaller installer/coursedex.spec")
+    assert code.find("UV_PROJECT_ENVIRONMENT=") < built
+    assert -1 < built < installed < checked < frozen
+    for other in ("windows/build.ps1", "macos/build_dmg.sh"):
+        assert "numpy/build_wheel.py" not in (ROOT / "installer" / other).read_text("utf-8")
