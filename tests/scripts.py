@@ -1,9 +1,10 @@
 """A script of the repository (installer/, resources/: not packages) loaded as a module, so
-its functions can be tested."""
+its functions can be tested; a wheel recipe run with nothing to build with."""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -22,3 +23,18 @@ def load_script(path: Path, name: str | None = None) -> ModuleType:
     finally:
         sys.modules.pop(name, None)
     return module
+
+
+def printed_wheel(recipe: Path, cache: Path) -> str:
+    """What a wheel recipe (installer/*/build_wheel.py) prints with ``--cache cache`` and no
+    uv, make or compiler on PATH: a build would fail there, so a path printed is the cached
+    wheel, taken without one being attempted."""
+    run = subprocess.run(
+        [sys.executable, str(recipe), "--cache", str(cache)],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(cache / "nothing")},
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip()
