@@ -268,11 +268,13 @@ class SearchPane(QWidget):
         self._debounce.stop()
 
     def restore(self, query: str, history: Iterable[str]) -> None:
-        """The last session's searches, and its query searched again."""
+        """The last session's searches, and its query searched again, selected: the first key
+        typed starts a new question rather than adding to the old one."""
         self.history = SearchHistory(history)
         if query.strip():
             self.search.blockSignals(True)
             self.search.setText(query)
+            self.search.selectAll()
             self.search.blockSignals(False)
             self.start_search()
 

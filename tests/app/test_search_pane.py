@@ -287,6 +287,25 @@ def test_the_last_session_comes_back(qtbot: QtBot, two_courses: Library, tmp_pat
     assert again.search_pane.history.entries[-2:] == ["giraffe neck", "acacia"]
 
 
+def test_a_question_typed_after_a_restart_replaces_the_last_one(
+    qtbot: QtBot, two_courses: Library, tmp_path: Path
+) -> None:
+    """The last session's query comes back selected: it is searched and shown, and the first
+    key typed starts a new question instead of adding to the old one."""
+    state = tmp_path / "config" / "window.ini"
+    first = shown_window(qtbot, two_courses, window_state=state)
+    qtbot.keyClicks(first.search_pane.search, "acacia")
+    qtbot.waitUntil(lambda: (r := first.result_at(0)) is not None and r.course == "Botany")
+    first.close()
+
+    again = shown_window(qtbot, two_courses, window_state=state)
+    assert again.search_pane.search.text() == "acacia"
+    assert again.focusWidget() is again.search_pane.search
+    qtbot.keyClicks(again.search_pane.search, "giraffe neck")
+    assert again.search_pane.search.text() == "giraffe neck"
+    qtbot.waitUntil(lambda: (r := again.result_at(0)) is not None and r.course == "Zoology")
+
+
 @pytest.mark.parametrize(("width", "height"), [(1024, 700), (1600, 1000)])
 def test_panes_keep_readable_widths(
     qtbot: QtBot, two_courses: Library, width: int, height: int
