@@ -289,16 +289,32 @@ def compact(path: Path) -> int:
     return len(data) - len(new)
 
 
-def compact_tree(folder: Path) -> tuple[int, list[tuple[Path, str]]]:
-    """Compacts every ELF file under ``folder`` (links are not followed); returns the bytes
-    saved and the files left as they were, with the reason."""
-    saved, refused = 0, []
+def elf_files(folder: Path) -> list[Path]:
+    """Every ELF file under ``folder``, in order (links are not followed)."""
+    found = []
     for path in sorted(folder.rglob("*")):
         if path.is_symlink() or not path.is_file():
             continue
         with path.open("rb") as f:
-            if f.read(4) != b"\x7fELF":
-                continue
+            if f.read(4) == b"\x7fELF":
+                found.append(path)
+    return found
+
+
+def section_names(path: Path) -> set[str]:
+    """The names of the sections of the ELF file at ``path``.
+
+    Raises:
+        NotCompactable: the file cannot be read as ELF64 little-endian.
+    """
+    return {s.name for s in _parse(path.read_bytes()).sections}
+
+
+def compact_tree(folder: Path) -> tuple[int, list[tuple[Path, str]]]:
+    """Compacts every ELF file under ``folder`` (links are not followed); returns the bytes
+    saved and the files left as they were, with the reason."""
+    saved, refused = 0, []
+    for path in elf_files(folder):
         try:
             saved += compact(path)
         except NotCompactable as e:

@@ -1,5 +1,5 @@
 """Builds a locked release of a PyPI package from its sdist for the installer, and keeps the
-wheel: what the recipes of installer/opencv/ and installer/numpy/ share.
+wheel: what the recipes of installer/opencv/, installer/numpy/ and installer/pyav/ share.
 
 A recipe names the package, what its build does differently from the PyPI wheel (patches,
 environment, build command) and how to check the installed result; this module takes the

@@ -46,7 +46,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
@@ -143,14 +142,6 @@ def build(sdist: Path, out: Path, jobs: int) -> Path:
         return graft(plain, _libraries(prefix / "lib"), out)
 
 
-def _unpack(tarball: Path, work: Path) -> Path:
-    into = work / tarball.name.split("_")[0]
-    with tarfile.open(tarball) as archive:
-        archive.extractall(into, filter="data")
-    (tree,) = into.iterdir()
-    return tree
-
-
 def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
     """A build step, its log on stderr (stdout is the wheel's path alone)."""
     subprocess.run(
@@ -160,14 +151,14 @@ def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> No
 
 def build_dav1d(tarball: Path, work: Path, prefix: Path) -> None:
     """libdav1d built with meson and installed, stripped, into ``prefix``."""
-    tree = _unpack(tarball, work)
+    tree = sdist_build.unpack(tarball, work / tarball.name.split("_")[0])
     _run([*MESON, "setup", str(work / "dav1d-build"), f"--prefix={prefix}", *DAV1D_OPTIONS], tree)
     _run([*MESON, "install", "--strip", "-C", str(work / "dav1d-build")], tree)
 
 
 def build_ffmpeg(tarball: Path, work: Path, prefix: Path, jobs: int) -> None:
     """FFmpeg built and installed into ``prefix``, where it finds dav1d."""
-    tree = _unpack(tarball, work)
+    tree = sdist_build.unpack(tarball, work / tarball.name.split("_")[0])
     env = {"PKG_CONFIG_PATH": str(prefix / "lib" / "pkgconfig")}
     _run(["./configure", f"--prefix={prefix}", *CONFIGURE], tree, env)
     _run(["make", f"-j{jobs}"], tree)

@@ -297,3 +297,19 @@ def test_a_folder_is_walked_without_following_links(
     assert refused == [(tmp_path / "big-endian.so", "not ELF64 little-endian")]
     assert (tmp_path / "libtiny.so.1").is_symlink()
     assert _run(_USE_TINY, tmp_path / "libtiny.so.1") == "153 154 compacted\n"
+
+
+def test_section_names_are_readelfs(
+    tool: ModuleType, tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    """What the spec's debug-information step reads instead of running readelf on each file:
+    the same names, .debug_info among them when gcc -g wrote it."""
+    debug = tmp_path / "libdebug.so"
+    source = tiny["plain"].parent.parent / "tiny.c"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-g", "-o", str(debug), str(source)], check=True)
+    for path in (tiny["plain"], tiny["patched"], debug):
+        named = set(_sections(path)) - {"NULL"}  # readelf: the unnamed NULL section 0
+        assert tool.section_names(path) == named | {""}
+    assert ".debug_info" in tool.section_names(debug)
+    assert ".debug_info" not in tool.section_names(tiny["plain"])
+    assert [p.name for p in tool.elf_files(tiny["plain"].parent.parent)] == ["libtiny.so"] * 3
