@@ -50,6 +50,7 @@ class Source:
     segments: int = 0
     mtime_ns: int | None = None
     speech_model: str | None = None  # the model that transcribed it (None: not transcribed)
+    language: str | None = None  # the language of its text (engine.languages; None: unknown)
 
     @classmethod
     def from_row(cls, row: Record) -> Source:
@@ -69,6 +70,7 @@ class Source:
             segments=row.segments,
             mtime_ns=row.mtime_ns,
             speech_model=row.speech_model,
+            language=row.language,
         )
 
 
@@ -76,9 +78,12 @@ _SOURCE_SELECT = (
     "SELECT s.id, s.course_id, c.name AS course, s.path, s.kind, s.title, s.sha256, s.size, "
     "s.duration_ms, s.status, s.error, s.embedder_id, "
     "(SELECT count(*) FROM segments g WHERE g.source_id = s.id) AS segments, s.mtime_ns, "
-    "{speech_model} AS speech_model "
+    "{speech_model} AS speech_model, {language} AS language "
     "FROM sources s JOIN courses c ON c.id = s.course_id "
 )
+
+
+_LATER_COLUMNS = ("speech_model", "language")
 
 
 class FileMark(NamedTuple):
@@ -106,10 +111,12 @@ class Catalog:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        # A read-only library a step behind (schema 5) has no speech_model column yet.
+        # A read-only library a step behind (schema 5, 7) has no speech_model or language
+        # column yet.
         columns = {row.name for row in db.rows("PRAGMA table_info(sources)")}
-        speech = "s.speech_model" if "speech_model" in columns else "NULL"
-        self._source_select = _SOURCE_SELECT.format(speech_model=speech)
+        self._source_select = _SOURCE_SELECT.format(
+            **{name: f"s.{name}" if name in columns else "NULL" for name in _LATER_COLUMNS}
+        )
 
     # --- courses ------------------------------------------------------------------------
 
@@ -230,12 +237,13 @@ class Catalog:
         embedder_id: str | None,
         status: SourceStatus,
         speech_model: str | None = None,
+        language: str | None = None,
     ) -> None:
         """Record a source's new content and status (clearing its error)."""
         self._db.execute(
             "UPDATE sources SET title = ?, sha256 = ?, size = ?, mtime_ns = ?, duration_ms = ?, "
-            "embedder_id = ?, speech_model = ?, status = ?, error = NULL, indexed_at = ? "
-            "WHERE id = ?",
+            "embedder_id = ?, speech_model = ?, language = ?, status = ?, error = NULL, "
+            "indexed_at = ? WHERE id = ?",
             (
                 title,
                 sha256,
@@ -244,6 +252,7 @@ class Catalog:
                 duration_ms,
                 embedder_id,
                 speech_model,
+                language,
                 status.value,
                 now_iso(),
                 source_id,

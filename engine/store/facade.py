@@ -81,6 +81,7 @@ class Store:
         status: SourceStatus = SourceStatus.INDEXED,
         sentences: Sequence[np.ndarray | None] = (),
         speech_model: str | None = None,
+        language: str | None = None,
     ) -> list[int]:
         """Swap a source's segments for new ones and mark it indexed, in one transaction.
 
@@ -104,6 +105,7 @@ class Store:
             embedder_id=embedder_id,
             status=status,
             speech_model=speech_model,
+            language=language,
         )
         return ids
 

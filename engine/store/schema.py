@@ -200,6 +200,12 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX IF NOT EXISTS notes_sha256 ON notes(sha256);
     """,
+    # 8: the language a file's text is in (an engine.languages code; NULL: not known, as for
+    # every file indexed before this step): heard in a lecture, read off a text, or set by the
+    # user. At the end, as speech_model: a read-only library a step behind reads it as NULL.
+    """
+    ALTER TABLE sources ADD COLUMN language TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest version a read-only library can be searched at: later steps change only rows.

@@ -17,7 +17,9 @@ from engine.types import SegmentDraft, SegmentKind, SourceKind, SourceStatus, Ti
 HOSTILE = ['"', "NOT", "a AND (", "*", "NEAR(", "-", "^x", "col:term", "'", ")", "OR OR", "\\"]
 
 
-def _add(store: Store, path: str, texts: list[str], course: str = "c") -> list[int]:
+def _add(
+    store: Store, path: str, texts: list[str], course: str = "c", language: str | None = None
+) -> list[int]:
     course_id = store.catalog.ensure_course(course)
     sid = store.catalog.upsert_source(
         course_id=course_id,
@@ -40,7 +42,18 @@ def _add(store: Store, path: str, texts: list[str], course: str = "c") -> list[i
             segments=segs,
             vectors=vectors,
             space="text",
+            language=language,
         )
+
+
+def test_a_files_language_is_kept_with_its_content() -> None:
+    store = Store(":memory:")
+    _add(store, "/es.md", ["la fotosíntesis"], language="es")
+    _add(store, "/unknown.md", ["x"])
+    languages = {s.path: s.language for s in store.catalog.sources()}
+    assert languages == {"/es.md": "es", "/unknown.md": None}
+    _add(store, "/es.md", ["la fotosíntesis otra vez"], language="pt")  # read again
+    assert store.catalog.source_by_path("/es.md").language == "pt"  # type: ignore[union-attr]
 
 
 def test_fresh_database_is_migrated_to_the_current_schema() -> None:
@@ -249,12 +262,13 @@ RELEASED_MIGRATIONS = (
     "92f383234de5eaca5ab128f446252c125503961ba811529e379036b84a5fe00b",
     "9463ebfc9977a5824f4290f51f795095960cf52130d8330b2b3eab5ab480d707",
     "63b80c185dbf23c11d709a442ea00026e8d5a6b8d52bc90c6fb785c4572e1f7d",
+    "a6c54cfb28d42bd37d308088ee17f93d843586f602b23679ef5405dead4871a2",
 )
 
 
 def test_released_migration_steps_never_change() -> None:
     # Libraries on users' disks were made by these scripts; a change needs a new step.
-    assert SCHEMA_VERSION == len(MIGRATIONS) == 7
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 8
     digests = tuple(hashlib.sha256(step.encode()).hexdigest() for step in MIGRATIONS)
     assert digests == RELEASED_MIGRATIONS
 
@@ -435,10 +449,10 @@ def _a_library_a_step_before_the_speech_model_reads_its_files(tmp_path: Path) ->
     conn.close()
     store = Store(path, read_only=True)
     [source] = store.catalog.sources()
-    assert (source.path, source.speech_model) == ("/old.mp4", None)
+    assert (source.path, source.speech_model, source.language) == ("/old.mp4", None, None)
     store.close()
     store = Store(path)
     [source] = store.catalog.sources()
-    assert (source.path, source.speech_model) == ("/old.mp4", None)
+    assert (source.path, source.speech_model, source.language) == ("/old.mp4", None, None)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     store.close()
