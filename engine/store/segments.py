@@ -36,6 +36,7 @@ class SegmentRow:
     course: str
     source_kind: SourceKind
     words: tuple[Timing, ...] = ()
+    language: str | None = None  # its file's (engine.languages code; None: not known)
 
     @classmethod
     def from_row(cls, row: Record) -> SegmentRow:
@@ -57,6 +58,7 @@ class SegmentRow:
             course=row.course,
             source_kind=SourceKind(row.source_kind),
             words=timings_from(row.words),
+            language=row.language,
         )
 
 
@@ -76,7 +78,7 @@ class SegmentText(NamedTuple):
 _SEGMENT_SELECT = (
     "SELECT g.id, g.source_id, g.kind, g.start_ms, g.end_ms, g.page, g.path_in_archive, "
     "g.line_start, g.line_end, g.heading, g.text, g.timings, g.words, s.path AS source_path, "
-    "s.title AS source_title, c.name AS course, s.kind AS source_kind "
+    "s.title AS source_title, c.name AS course, s.kind AS source_kind, {language} AS language "
     "FROM segments g JOIN sources s ON s.id = g.source_id JOIN courses c ON c.id = s.course_id "
 )
 _SEGMENT_COLUMNS = (
@@ -106,6 +108,10 @@ class Segments:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        # A read-only library a step behind (schema 3-7) has no sources.language yet.
+        columns = {row.name for row in db.rows("PRAGMA table_info(sources)")}
+        language = "s.language" if "language" in columns else "NULL"
+        self._select = _SEGMENT_SELECT.format(language=language)
 
     # --- writing (inside a transaction) --------------------------------------------------
 
@@ -168,11 +174,11 @@ class Segments:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self._db.rows(_SEGMENT_SELECT + f"WHERE g.id IN ({marks})", ids)
+        rows = self._db.rows(self._select + f"WHERE g.id IN ({marks})", ids)
         return {r.id: SegmentRow.from_row(r) for r in rows}
 
     def of_source(self, source_id: int) -> list[SegmentRow]:
-        rows = self._db.rows(_SEGMENT_SELECT + "WHERE g.source_id = ? ORDER BY g.ord", (source_id,))
+        rows = self._db.rows(self._select + "WHERE g.source_id = ? ORDER BY g.ord", (source_id,))
         return [SegmentRow.from_row(r) for r in rows]
 
     def drafts_of_source(self, source_id: int) -> list[tuple[int, SegmentDraft]]:

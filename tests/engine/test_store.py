@@ -52,6 +52,8 @@ def test_a_files_language_is_kept_with_its_content() -> None:
     _add(store, "/unknown.md", ["x"])
     languages = {s.path: s.language for s in store.catalog.sources()}
     assert languages == {"/es.md": "es", "/unknown.md": None}
+    rows = store.segments.by_ids(list(range(1, 3)))
+    assert {r.source_path: r.language for r in rows.values()} == languages
     _add(store, "/es.md", ["la fotosíntesis otra vez"], language="pt")  # read again
     assert store.catalog.source_by_path("/es.md").language == "pt"  # type: ignore[union-attr]
 
