@@ -74,6 +74,7 @@ from engine.integrations.url_import import (
     result_origin,
 )
 from engine.integrations.watch import FolderWatcher, WatchReport, followed
+from engine.languages import LANGUAGES, language_name, parse_language
 from engine.library import Library
 from engine.library.recovery import SetAside, start_over
 from engine.models import Embedder
@@ -115,6 +116,7 @@ __all__ = [
     "IMPORT_GROUPS",
     "KIND_NAMES",
     "KNOWN_MODELS",
+    "LANGUAGES",
     "MAX_THREADS",
     "PDFIUM_LOCK",
     "TRANSCRIPT_FORMATS",
@@ -200,6 +202,7 @@ __all__ = [
     "import_url",
     "is_url",
     "kind_named",
+    "language_name",
     "link_of",
     "locate_file",
     "location",
@@ -211,6 +214,7 @@ __all__ = [
     "note_times",
     "origin_at",
     "outcome_counts",
+    "parse_language",
     "parse_link",
     "place_text",
     "plural",
