@@ -149,6 +149,7 @@ class ResultMaker:
             shown_in=shown_in,
             context=context,
             strong=strong,
+            language=row.language,
         )
 
     def _slide_title(self, deck: str, page: int) -> str:
