@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -297,6 +297,21 @@ def test_the_speech_model_fits_the_lecture_s_language(
     assert (plan.model, plan.asked, bool(plan.note)) == (model, asked, noted)
 
 
+def test_an_english_only_model_chosen_never_hears_a_spanish_lecture(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder, course: Course
+) -> None:
+    config = EngineConfig()
+    config = replace(config, media=replace(config.media, speech_model=ENGLISH_SPEECH_MODEL))
+    registry = ModelRegistry(models_dir)
+    with Library.open(tmp_path / "lib", config, lambda: embedder, models=registry) as lib:
+        report = lib.ingest([course.lecture("es")], course="Solo")
+        (result,) = report.files
+        assert result.outcome is Outcome.INDEXED
+        assert ENGLISH_SPEECH_MODEL in result.detail and "English only" in result.detail
+        source = _source(lib, course.lecture("es"))
+        assert (source.language, source.speech_model) == ("es", MULTILINGUAL_SPEECH_MODEL)
+
+
 def test_the_command_line_sets_and_shows_a_file_s_language(
     tmp_path: Path, models_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -313,18 +328,21 @@ def test_the_command_line_sets_and_shows_a_file_s_language(
     assert code == 1 and err.strip().count("\n") == 0 and "klingon" in err
     assert run("ingest", str(notes))[0] == 0
 
-    def language() -> object:
+    def language(path: Path = notes) -> object:
         code, out, _ = run("list", "--json")
         assert code == 0
-        (listed,) = json.loads(out)
-        return listed["language"]
+        return next(f["language"] for f in json.loads(out) if f["path"] == str(path))
 
     assert language() == "es"
     assert "  es  repaso.md" in run("list")[1]
+    forced = tmp_path / "otro.md"
+    forced.write_text(NOTES_ES.replace("Repaso", "Otro repaso"), encoding="utf-8")
+    assert run("ingest", "--language", "French", str(forced))[0] == 0
+    assert language(forced) == "fr"  # what the import was told, not what its text says
     assert run("relanguage", str(notes), "fr")[0] == 0
     assert language() == "fr"
     code, out, _ = run("search", "--json", "clorofila")
-    assert code == 0 and json.loads(out)["results"][0]["language"] == "fr"
+    assert code == 0 and {r["language"] for r in json.loads(out)["results"]} == {"fr"}
     assert run("ingest", "--language", "de", str(notes))[0] == 0  # unchanged: kept as it is
     assert language() == "fr"
     assert run("relanguage", str(notes), "--auto")[0] == 0
