@@ -42,6 +42,8 @@ from app.accessible import describe
 from app.dialogs.models_page import ModelsPage
 from app.player.playback import has_qt_multimedia
 from engine.api import (
+    AUTO_SPEECH_MODEL,
+    ENGLISH_SPEECH_MODEL,
     EngineConfig,
     MediaConfig,
     ModelRegistry,
@@ -376,11 +378,17 @@ class SettingsDialog(QDialog):
 
     def _fill_speech(self, current: str) -> None:
         """The speech models the registry knows, each marked installed or not."""
+        known = {info.name: info.installed for info in self._registry.list()}
+        # "auto": tiny.en for English lectures, base for the others (engine.importing.hearing);
+        # without base every lecture is heard as English, so tiny.en is what it needs.
         self._speech_installed: dict[str, bool] = {
-            info.name: info.installed
+            AUTO_SPEECH_MODEL: known.get(ENGLISH_SPEECH_MODEL, False)
+        }
+        self._speech_installed.update(
+            (info.name, info.installed)
             for info in self._registry.list()
             if info.role == ModelRole.SPEECH
-        }
+        )
         if current not in self._speech_installed:  # e.g. a model folder removed by hand
             self._speech_installed[current] = False
         blocked = self.speech_box.blockSignals(True)

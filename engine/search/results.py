@@ -46,7 +46,7 @@ class SearchResult:
     # A strong match passes the early exit on its own (engine/search/strength.py); the
     # results below the first weaker one are all weaker.
     strong: bool = True
-    language: str | None = None  # its file's (an engine.languages code; None: not known)
+    language: str | None = None  # its file's (engine.languages code; None: not known)
 
     def to_json(self) -> dict[str, object]:
         """The CLI's JSON shape: seconds for times, 1-based pages and lines."""

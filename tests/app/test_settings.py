@@ -29,7 +29,7 @@ from app.dialogs.settings import (
     save_settings,
 )
 from app.window import SearchWindow
-from engine.config import EngineConfig
+from engine.config import AUTO_SPEECH_MODEL, EngineConfig
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.app.ui import make_test_video, on_next_modal
@@ -124,15 +124,18 @@ def test_dialog_shows_and_edits_settings(qtbot: QtBot, tmp_path: Path, models_di
     start = Settings(threads=1, screen_text=False, theme="light", player="vlc")
     dialog = SettingsDialog(start, ModelRegistry(models_dir))
     qtbot.addWidget(dialog)
-    assert dialog.speech_box.currentData() == SPEECH
-    assert dialog.speech_box.currentText() == f"{SPEECH} (installed)"  # from its PyPI package
+    # By default each lecture's language picks the model: tiny.en (from its PyPI package)
+    # hears English ones.
+    assert dialog.speech_box.currentData() == AUTO_SPEECH_MODEL
+    assert dialog.speech_box.currentText() == f"{AUTO_SPEECH_MODEL} (installed)"
+    assert dialog.speech_box.itemText(dialog.speech_box.findData(SPEECH)) == f"{SPEECH} (installed)"
     assert dialog.speech_note.isHidden()
     base = dialog.speech_box.findData("faster-whisper-base.en")
     assert dialog.speech_box.itemText(base) == "faster-whisper-base.en (not installed)"
     dialog.speech_box.setCurrentIndex(base)
     assert not dialog.speech_note.isHidden() and "Models tab" in dialog.speech_note.text()
     assert dialog.settings().speech_model == "faster-whisper-base.en"
-    dialog.speech_box.setCurrentIndex(dialog.speech_box.findData(SPEECH))
+    dialog.speech_box.setCurrentIndex(dialog.speech_box.findData(AUTO_SPEECH_MODEL))
     assert dialog.threads_box.value() == 1 and not dialog.screen_text_box.isChecked()
     assert dialog.player_box.currentData() == "vlc"
     dialog.threads_box.setValue(2)
