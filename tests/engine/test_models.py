@@ -344,6 +344,10 @@ def test_registry_lists_known_models(tmp_path: Path) -> None:
     assert not infos["bge-small-en-v1.5-int8"].installed
     # Available from the installed PyPI packages without any download.
     assert infos[DEFAULT_EMBEDDER].installed
+    # Whisper base from its two packages, the parts of model.bin counted in its size.
+    base = infos["faster-whisper-base"]
+    assert base.installed and base.role is ModelRole.SPEECH
+    assert base.size_bytes is not None and base.size_bytes > 145_000_000
     size = infos[DEFAULT_EMBEDDER].size_bytes
     assert size is not None
     assert size > 20_000_000
