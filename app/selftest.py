@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from app.qt_messages import qt_messages
 from engine.api import (
+    AUTO_SPEECH_MODEL,
     DEMO_COURSE,
+    ENGLISH_SPEECH_MODEL,
     CoursedexError,
     EngineConfig,
     Library,
@@ -196,7 +198,10 @@ class SelfTest:
     def find_models(self) -> str:
         # In a frozen build a model may come from the bundle's folder instead of the user's.
         folders: dict[Path, list[str]] = {}
-        for name in (self.config.embedder, self.config.media.speech_model):
+        speech = self.config.media.speech_model
+        # Automatic hears the (English) demo lecture with the English model.
+        speech = ENGLISH_SPEECH_MODEL if speech == AUTO_SPEECH_MODEL else speech
+        for name in (self.config.embedder, speech):
             # Raises when the model is missing or damaged, saying how to install or reinstall it.
             folder = self.registry.path(name).parent
             problems = self.registry.verify(name)
