@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine import __version__
 from engine.children import end_children
-from engine.config import EngineConfig, IngestLimits, MediaConfig, SearchConfig
+from engine.config import AUTO_SPEECH_MODEL, EngineConfig, IngestLimits, MediaConfig, SearchConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
 from engine.errors import (
     Cancelled,
@@ -34,6 +34,7 @@ from engine.formatting import (
     stage_text,
     time_left,
 )
+from engine.importing.hearing import ENGLISH_SPEECH_MODEL, MULTILINGUAL_SPEECH_MODEL
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
 from engine.ingest.kinds import IMPORT_GROUPS
 from engine.integrations.anki import DeckWritten, write_deck
@@ -110,14 +111,17 @@ from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
 from engine.words import query_terms
 
 __all__ = [
+    "AUTO_SPEECH_MODEL",
     "DEMO_COURSE",
     "DEMO_DIR",
+    "ENGLISH_SPEECH_MODEL",
     "HANDOUT_FORMATS",
     "IMPORT_GROUPS",
     "KIND_NAMES",
     "KNOWN_MODELS",
     "LANGUAGES",
     "MAX_THREADS",
+    "MULTILINGUAL_SPEECH_MODEL",
     "PDFIUM_LOCK",
     "TRANSCRIPT_FORMATS",
     "WEB_COURSE",

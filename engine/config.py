@@ -80,12 +80,21 @@ class SearchConfig:
     hnsw_ef: int = 128
 
 
+# The speech model each lecture gets by its language: tiny.en for English (fast), Whisper
+# base for every other language (engine.importing.hearing says how a language is found).
+AUTO_SPEECH_MODEL = "auto"
+
+
 @dataclass(frozen=True, slots=True)
 class MediaConfig:
     """Video and audio: speech recognition, scene cuts, on-screen text, slide links."""
 
-    speech_model: str = "faster-whisper-tiny.en"  # a registry name (``coursedex models list``)
-    language: str | None = None  # None: English for ``.en`` models, else detected
+    # AUTO_SPEECH_MODEL, or a registry name (``coursedex models list``): an English-only
+    # (.en) one hears English lectures only, the others go to Whisper base.
+    speech_model: str = AUTO_SPEECH_MODEL
+    # The language of every file of an import (engine.languages code); None: each file's
+    # own, detected (or set by the user for that file).
+    language: str | None = None
     beam_size: int = 1  # 1 = greedy decoding (bench/speech_wer.py compares 5)
     screen_text: bool = True  # read text off video frames (and PDF pages without text)
     scene_threshold: float = 0.8  # luma + edges ContentDetector: slide change 1-20, noise <= 0.4

@@ -77,3 +77,4 @@ class ParsedSource:
     duration_ms: int | None = None
     warnings: tuple[str, ...] = field(default=())
     speech_model: str | None = None  # the model that heard it (None: not transcribed)
+    language: str | None = None  # its text's (engine.languages code; None: not known)

@@ -14,6 +14,7 @@ from engine.api import (
     DEMO_COURSE,
     DEMO_DIR,
     Cancelled,
+    CoursedexError,
     FileResult,
     Library,
     Outcome,
@@ -23,6 +24,8 @@ from engine.api import (
     demo_files,
     demo_queries,
     is_url,
+    language_name,
+    parse_language,
     plural,
     printable,
     result_origin,
@@ -45,6 +48,9 @@ IN_LIBRARY = frozenset({Outcome.INDEXED, Outcome.UNCHANGED, Outcome.DUPLICATE, O
 
 def cmd_ingest(ctx: Context) -> int:
     args = ctx.args
+    if args.language:  # an unknown one ends here in one line, before anything is read
+        media = replace(ctx.config.media, language=parse_language(args.language))
+        ctx.config = replace(ctx.config, media=media)
     # A link that leads nowhere (broken, or a loop) is imported: its error says which.
     missing = [
         p for p in args.paths if not is_url(p) and not (Path(p).exists() or Path(p).is_symlink())
@@ -222,6 +228,7 @@ def cmd_list(ctx: Context) -> int:
                         "error": s.error,
                         "segments": s.segments,
                         "speech_model": s.speech_model,
+                        "language": s.language,
                     }
                     for s in sources
                 ]
@@ -235,10 +242,38 @@ def cmd_list(ctx: Context) -> int:
             print(printable(course))
         status = printable(s.status.value + (f": {s.error}" if s.error else ""))
         name = printable(Path(s.path).name)
-        print(f"  {s.kind.value:9s} {name}  ({plural(s.segments, 'segment')}, {status})")
+        language = f"{s.language:3s} " if s.language else "    "
+        segments = plural(s.segments, "segment")
+        print(f"  {s.kind.value:9s} {language}{name}  ({segments}, {status})")
     if not sources:
         print("the library is empty: run `coursedex ingest FOLDER`")
     return 0
+
+
+def cmd_relanguage(ctx: Context) -> int:
+    """Set the language of a file or course, then import it again with progress."""
+    args = ctx.args
+    if args.auto == bool(args.language):
+        raise CoursedexError("give a language (es, Spanish) or --auto to detect it again")
+    library = ctx.library()
+    paths = library.set_language(args.target, None if args.auto else args.language)
+    heard = "its own language" if args.auto else language_name(parse_language(args.language))
+    print(f"{plural(len(paths), 'file')} to import again in {heard}", file=sys.stderr)
+    bar = ProgressBar(sys.stderr)
+    with stopping("stopping; the files imported again so far are kept") as stop:
+        try:
+            report = library.resume(bar, stop.cancel, paths=paths)
+        except KeyboardInterrupt:  # a second signal
+            return interrupted(bar, stop.cancel)
+    bar.finish()
+    if args.json:
+        files = [_file_json(f) for f in report.files]
+        print(json.dumps({"seconds": round(report.seconds, 3), "files": files}))
+    else:
+        print_report(report, sys.stdout)
+    if stop.signum is not None:
+        return stop.exit_status
+    return 1 if report.errors else 0
 
 
 def cmd_remove(ctx: Context) -> int:

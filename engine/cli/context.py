@@ -26,7 +26,6 @@ class Context:
         media = replace(
             media,
             speech_model=speech or media.speech_model,
-            language=getattr(args, "language", None) or media.language,
             screen_text=not getattr(args, "no_screen_text", False),
         )
         limits = IngestLimits()

@@ -7,7 +7,9 @@ import os
 import re
 
 from engine.api import (
+    ENGLISH_SPEECH_MODEL,
     MAX_THREADS,
+    MULTILINGUAL_SPEECH_MODEL,
     IngestLimits,
     MediaConfig,
     NumberError,
@@ -149,10 +151,16 @@ def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--model", help="embedder for a new library (default: all-minilm-l6-v2-int8)")
     s.add_argument(
         "--speech-model",
-        help=f"speech recognition model (default: {MediaConfig().speech_model}; "
-        "see `coursedex models list`)",
+        help=f"speech recognition model (default: {MediaConfig().speech_model}: "
+        f"{ENGLISH_SPEECH_MODEL} for English lectures, {MULTILINGUAL_SPEECH_MODEL} for any "
+        "other language; see `coursedex models list`)",
     )
-    s.add_argument("--language", help="spoken language code for multilingual speech models")
+    s.add_argument(
+        "--language",
+        metavar="CODE",
+        help="the language of every file of this import (es, de, Spanish...): heard or read "
+        "in it instead of the one detected for each file",
+    )
     s.add_argument(
         "--no-screen-text",
         action="store_true",
@@ -190,6 +198,20 @@ def _manage(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--course")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=commands.cmd_list)
+
+    s = sub.add_parser(
+        "relanguage",
+        help="set the language of a file or course and import it again in that language",
+        description="Set the language of a file (by path) or of every file of a course (by "
+        "name) when the one detected is wrong, and import it again: a lecture is heard again "
+        "in that language. Later imports of the same content keep it. --auto forgets it: "
+        "the language is detected again.",
+    )
+    s.add_argument("target", metavar="TARGET", help="a course name or a file path")
+    s.add_argument("language", metavar="LANG", nargs="?", help="a code (es) or name (Spanish)")
+    s.add_argument("--auto", action="store_true", help="detect the language again")
+    s.add_argument("--json", action="store_true", help="print the outcome per file as JSON")
+    s.set_defaults(func=commands.cmd_relanguage)
 
     s = sub.add_parser("remove", help="remove a course (by name) or a file (by path)")
     s.add_argument("target")

@@ -429,6 +429,7 @@ class Pipeline:
             sentences,
             finished,
             parsed.speech_model,
+            parsed.language,
         )
         return content, embedder
 

@@ -21,8 +21,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine import ingest
 from engine.config import EngineConfig
-from engine.errors import UnreadableFileError
+from engine.errors import ModelError, UnreadableFileError
 from engine.importing.embedding import Ahead, embed_text
+from engine.importing.hearing import (
+    MULTILINGUAL_SPEECH_MODEL,
+    SpeechPlan,
+    needs_detection,
+    plan_speech,
+    written_language,
+)
 from engine.importing.progress import Stage, StageReport
 from engine.media.transcript import SpeechPart, transcript_windows
 from engine.models.registry import ModelRegistry
@@ -33,7 +40,12 @@ from engine.types import ParsedSource, SourceKind
 if TYPE_CHECKING:
     from engine.media.deck import DeckPictures
     from engine.media.scenes import ScreenScene
-    from engine.media.transcribe import SpeechSegment, Transcriber, TranscriptionProgress
+    from engine.media.transcribe import (
+        DetectedLanguage,
+        SpeechSegment,
+        Transcriber,
+        TranscriptionProgress,
+    )
     from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
@@ -103,7 +115,14 @@ class Reader:
             parsed = _as_audio_if_no_picture(ingest.parse_file(path, self.config), path)
         if self.config.media.screen_text and any(s.needs_ocr for s in parsed.segments):
             parsed = self._read_pages(path, parsed, stage, cancel)
+        if not transcribe:
+            language = self._given_language(sha) or written_language(parsed)
+            parsed = replace(parsed, language=language)
         return parsed
+
+    def _given_language(self, sha: str) -> str | None:
+        """The language the user set for this content, else the one this import was told."""
+        return self.store.recordings.chosen_language(sha) or self.config.media.language
 
     def _transcribe(
         self, path: Path, sha: str, stage: StageReport, cancel: threading.Event | None
@@ -121,47 +140,84 @@ class Reader:
         info = probe(path)
         if not info.has_audio:
             raise UnreadableFileError("no audio track: nothing to transcribe")
-        model = self.config.media.speech_model
-        parts = [
-            SpeechPart(a, b, text, words)
-            for a, b, text, words in self.store.recordings.transcript_parts(sha, model)
-        ]
-        if self.store.recordings.transcript_finished(sha, model) is None:
+        plan = self._speech_plan(path, sha, cancel)
+        kept = self.store.recordings.transcript_parts(sha, plan.model, plan.asked)
+        parts = [SpeechPart(a, b, text, words) for a, b, text, words in kept]
+        finished = self.store.recordings.transcript_finished(sha, plan.model, plan.asked)
+        if finished is None:
             if info.has_video and self.config.media.screen_text:
                 self._frames_alongside(path, sha, cancel)
             try:
-                self._recognise(path, sha, info.duration_ms, parts, stage, cancel)
+                heard = self._recognise(path, sha, plan, info.duration_ms, parts, stage, cancel)
             except BaseException:
                 self.stop_frames()
                 raise
+        else:
+            heard = finished.language
         if not any(p.text.strip() for p in parts):
             raise UnreadableFileError("no speech found")
         kind = SourceKind.VIDEO if info.has_video else SourceKind.AUDIO
         windows = transcript_windows(parts, self.config.chunking)
         return ParsedSource(
-            kind, path.stem, tuple(windows), duration_ms=info.duration_ms, speech_model=model
+            kind,
+            path.stem,
+            tuple(windows),
+            duration_ms=info.duration_ms,
+            warnings=(plan.note,) if plan.note else (),
+            speech_model=plan.model,
+            language=heard or plan.asked or None,
         )
+
+    def _speech_plan(self, path: Path, sha: str, cancel: threading.Event | None) -> SpeechPlan:
+        """The model that hears the lecture and the language it is told (see
+        :mod:`engine.importing.hearing`): its start is listened to first when needed."""
+        chosen = self.config.media.speech_model
+        language = self._given_language(sha)
+        detected = None
+        if needs_detection(chosen, language):
+            detected = self._detect(path, cancel)
+        plan = plan_speech(chosen, language, detected)
+        if plan.note:
+            log.warning("%s: %s", path.name, plan.note)
+        return plan
+
+    def _detect(self, path: Path, cancel: threading.Event | None) -> DetectedLanguage | None:
+        """The language Whisper base hears at the start of the lecture; None when base is
+        not installed (the lecture is then heard as English, and the import says so)."""
+        try:
+            base = self.models.path(MULTILINGUAL_SPEECH_MODEL)
+        except ModelError as e:
+            log.warning("%s: its language is not detected: %s", path.name, e)
+            return None
+        detected = self._transcriber(base).detect_language(path, model_dir=base, cancel=cancel)
+        log.info("%s: language heard %r (%.2f)", path.name, detected.language, detected.probability)
+        return detected
 
     def _recognise(
         self,
         path: Path,
         sha: str,
+        plan: SpeechPlan,
         duration_ms: int,
         parts: list[SpeechPart],
         stage: StageReport,
         cancel: threading.Event | None,
-    ) -> None:
+    ) -> str:
         """Transcribe from the end of ``parts`` on, adding each new part to them and to the
-        library as it comes."""
-        model = self.config.media.speech_model
+        library as it comes; returns the language heard.
+
+        Raises:
+            ModelError: the planned model is not installed.
+        """
         resume_ms = parts[-1].end_ms if parts else 0
         if resume_ms:
             log.info("%s: resuming transcription at %s", path.name, clock(resume_ms))
-        transcriber = self._transcriber()
+        model_dir = self.models.path(plan.model)
+        transcriber = self._transcriber(model_dir)
 
         def keep(seg: SpeechSegment) -> None:
             self.store.recordings.add_transcript_part(
-                sha, model, seg.start_ms, seg.end_ms, seg.text, seg.words
+                sha, plan.model, seg.start_ms, seg.end_ms, seg.text, seg.words, asked=plan.asked
             )
             parts.append(SpeechPart(seg.start_ms, seg.end_ms, seg.text, seg.words))
             if len(parts) % _AHEAD_EVERY == 0:
@@ -173,26 +229,32 @@ class Reader:
 
         stage(Stage.TRANSCRIBING, resume_ms / duration_ms if duration_ms else 0.0)
         result = transcriber.transcribe(
-            path, start_ms=resume_ms, on_segment=keep, progress=report, cancel=cancel
+            path,
+            start_ms=resume_ms,
+            on_segment=keep,
+            progress=report,
+            cancel=cancel,
+            model_dir=model_dir,
+            language=plan.asked or None,
         )
-        self.store.recordings.finish_transcript(sha, model, result.language, duration_ms)
+        recordings = self.store.recordings
+        recordings.finish_transcript(
+            sha, plan.model, result.language, duration_ms, asked=plan.asked
+        )
+        return result.language
 
-    def _transcriber(self) -> Transcriber:
-        """The speech recognizer, kept with its child process (and its loaded model) from
-        one file to the next until :meth:`close`."""
+    def _transcriber(self, model_dir: Path) -> Transcriber:
+        """The speech recognizer, kept with its child process (and the models it loaded)
+        from one file to the next until :meth:`close`; each call names its model."""
         from engine.media.transcribe import Transcriber
 
-        media = self.config.media
-        settings = (self.models.path(media.speech_model), self.config.threads)
-        settings += (media.language, media.beam_size)
+        settings = (self.config.threads, self.config.media.beam_size)
         if self._speech is not None and self._speech[0] == settings:
             return self._speech[1]
         if self._speech is not None:
             self._speech[1].close()
-        model_dir, threads, language, beam = settings
-        transcriber = Transcriber(
-            model_dir, threads=threads, language=language, beam_size=beam, keep_alive=True
-        )
+        threads, beam = settings
+        transcriber = Transcriber(model_dir, threads=threads, beam_size=beam, keep_alive=True)
         self._speech = (settings, transcriber)
         return transcriber
 

@@ -48,6 +48,7 @@ class SourceContent:
     sentences: Sequence[np.ndarray]
     finished: bool = True  # False: a later stage (the video's frames) still has to run
     speech_model: str | None = None  # the model that transcribed it, if one did
+    language: str | None = None  # the language of its text (None: not known)
 
 
 def _note_vectors(embedder: Embedder, title: str, notes: Sequence[NoteRow]) -> np.ndarray:
@@ -274,6 +275,7 @@ class Indexer:
             status=SourceStatus.INDEXED if content.finished else SourceStatus.INDEXING,
             sentences=content.sentences,
             speech_model=content.speech_model,
+            language=content.language,
         )
 
     def add_note(self, note: NoteRow, title: str, embedder: Embedder) -> int:

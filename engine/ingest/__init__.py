@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from engine.config import EngineConfig
-from engine.errors import UnreadableFileError
+from engine.errors import CoursedexError, UnreadableFileError
 from engine.ingest.archive import parse_archive, parse_code_file
 from engine.ingest.chunking import chunk_transcript
 from engine.ingest.kinds import (
@@ -25,6 +25,7 @@ from engine.ingest.notes import parse_notes
 from engine.ingest.slides import parse_pdf, parse_pptx
 from engine.ingest.subtitles import duration_of, read_subtitles
 from engine.ingest.text import check_file
+from engine.languages import parse_language
 from engine.types import ParsedSource, SourceKind
 
 __all__ = [
@@ -87,16 +88,28 @@ def parse_subtitle_file(path: Path, config: EngineConfig, kind: SourceKind) -> P
     cues, warnings = read_subtitles(path, limits.max_text_file_bytes, limits.max_subtitle_cues)
     segments = chunk_transcript(cues, config.chunking)
     title = path.stem
+    language = None
     base, _, tag = title.rpartition(".")
     if base and _LANGUAGE_TAG.match(tag):
         title = base  # "lecture.en.srt" is titled "lecture"
+        language = _tag_language(tag)
     return ParsedSource(
         kind=kind,
         title=title,
         segments=tuple(segments),
         duration_ms=duration_of(cues),
         warnings=tuple(warnings),
+        language=language,
     )
+
+
+def _tag_language(tag: str) -> str | None:
+    """The language a subtitle file's name gives (``lecture.es.srt``, ``lecture.pt-BR.vtt``);
+    None for a tag that names none (``lecture.v2.srt``): its text tells then."""
+    try:
+        return parse_language(tag)
+    except CoursedexError:
+        return None
 
 
 def parse_file(path: Path, config: EngineConfig) -> ParsedSource:
@@ -143,6 +156,7 @@ def _parse_by_kind(path: Path, config: EngineConfig) -> ParsedSource:
             segments=parsed.segments,
             duration_ms=parsed.duration_ms,
             warnings=parsed.warnings,
+            language=parsed.language,
         )
     if kind is SourceKind.SUBTITLES:
         return parse_subtitle_file(path, config, kind)

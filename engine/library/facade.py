@@ -38,9 +38,11 @@ from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import plan, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.index.indexer import Indexer
+from engine.languages import parse_language
 from engine.library.folder import prepare_folder, refuse_lost_database
 from engine.library.models import LibraryModels
 from engine.library.notes import NoteTaking
+from engine.library.relanguage import choose_language
 from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
@@ -260,12 +262,38 @@ class Library(NoteTaking):
         self,
         progress: Callable[[IngestProgress], None] | None = None,
         cancel: threading.Event | None = None,
+        *,
+        paths: Iterable[Path | str] | None = None,
     ) -> IngestReport:
-        """Finish the files a previous run queued but did not index (after a quit or crash)."""
+        """Finish the files a previous run queued but did not index (after a quit or crash);
+        ``paths``: only those (the files :meth:`set_language` queued), each in its course."""
+        wanted = None if paths is None else {str(p) for p in paths}
         with self.access.importing(progress, cancel) as writing:
             if not writing:
                 return IngestReport()
-            return self._run(self.pipeline.pending(), progress, cancel)
+            jobs = self.pipeline.pending()
+            if wanted is not None:
+                jobs = [job for job in jobs if str(job.file.path) in wanted]
+            return self._run(jobs, progress, cancel)
+
+    def set_language(self, target: str, language: str | None) -> list[Path]:
+        """Set the language of a file (its path) or of every file of a course (its name):
+        kept for its content, so later imports keep it; None finds it again. What was heard
+        or read before is forgotten; returns the files to import again with
+        ``resume(paths=...)`` (see :mod:`engine.library.relanguage`).
+
+        Raises:
+            NotFoundError: nothing in the library has that name or path.
+            CoursedexError: ``language`` names no language Coursedex knows.
+            LibraryBusyError: its course is being imported, here or by another process.
+            LibraryError: the library is read-only.
+        """
+        code = None if language is None else parse_language(language)
+        _, sources = self._doomed(target)
+        with self.access.writing(f"set the language of {target}"):
+            if sources and sources[0].course.casefold() in self._importing:
+                raise LibraryBusyError(f"{sources[0].course} is being imported: wait until it ends")
+            return choose_language(self.store, sources, code)
 
     def index_parsed(
         self,

@@ -5,8 +5,11 @@ segment with its words through a pipe as soon as it has it. The caller keeps wha
 so a crash, kill or cancel loses only the segment in progress, and ``start_ms`` resumes.
 A native crash in CTranslate2 or a decoder ends the child, never the caller; a cancel
 terminates the child. The child exits on its own if its parent dies. A transcriber made with
-``keep_alive`` keeps its child (and the model it loaded) for the next file until
-:meth:`Transcriber.close`: an import of many lectures starts one child and loads one model.
+``keep_alive`` keeps its child (and the models it loaded, two at most: the multilingual one
+that tells a lecture's language and the one that hears it) for the next file until
+:meth:`Transcriber.close`: an import of many lectures starts one child and loads each model
+once. :meth:`Transcriber.detect_language` listens to the start of a file's speech with a
+multilingual model; the file's audio stays decoded in the child for its transcription.
 
 The child is a ``multiprocessing`` "spawn" process: it works the same in a PyInstaller build
 as long as the program's entry point calls ``multiprocessing.freeze_support()``.
@@ -18,31 +21,28 @@ import importlib
 import logging
 import multiprocessing
 import os
-import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from engine.errors import Cancelled, UnreadableFileError, WorkerCrashed
+from engine.media.recognition import PIECE_S, SAMPLE_RATE, SURE, _child_main, _Job
 from engine.types import Timing
+
+__all__ = ["PIECE_S", "SAMPLE_RATE", "SURE", "DetectedLanguage", "Transcriber"]
 
 log = logging.getLogger(__name__)
 
-SAMPLE_RATE = 16_000
 BEAM_SIZE = 1  # greedy decoding; bench/speech_wer.py and bench/video_import.py measure beam 5
 _POLL_S = 0.2
 _START_TIMEOUT_S = 120.0  # model load + decode before the first message
-PIECE_S = 300  # audio is recognised in pieces of about this many seconds (bounded memory)
 BACKGROUND_NICENESS = 10  # the recognition process runs at this niceness (POSIX)
-_SEARCH_S = 10  # a piece ends at the quietest moment this close to its nominal end
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,14 @@ class TranscriptionProgress:
     fraction: float
     rtf: float | None  # wall time / audio time recognised so far
     eta_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class DetectedLanguage:
+    """The language a multilingual model heard at the start of a file's speech."""
+
+    language: str  # a Whisper code; "" when no speech was found
+    probability: float  # the model's, of that language (0.0 when no speech was found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,33 +113,78 @@ class Transcriber:
         on_segment: Callable[[SpeechSegment], None],
         progress: Callable[[TranscriptionProgress], None] | None = None,
         cancel: threading.Event | None = None,
+        model_dir: Path | None = None,
+        language: str | None = None,
     ) -> TranscriptionResult:
         """Recognise the speech of ``media`` from ``start_ms`` on; ``on_segment`` gets each
-        segment in order, in this thread.
+        segment in order, in this thread. ``model_dir`` and ``language`` (None: this
+        transcriber's) let one child hear each file with its own model and language.
 
         Raises:
             UnreadableFileError: the audio cannot be decoded.
             Cancelled: ``cancel`` was set (the child is stopped).
             WorkerCrashed: the child died or stopped answering.
         """
-        job = _Job(
-            str(self.model_dir),
+        language = language or self.language
+        job = self._job(media, start_ms, model_dir, language)
+        run = _Run(start_ms, language or "", time.monotonic())
+        self._run(job, run, on_segment, progress, cancel)
+        if progress is not None:
+            progress(run.progress(run.duration_ms))
+        seconds = time.monotonic() - run.started
+        return TranscriptionResult(
+            run.language, run.duration_ms, run.count, seconds, run.pid, run.model_loads
+        )
+
+    def detect_language(
+        self,
+        media: Path,
+        *,
+        model_dir: Path | None = None,
+        cancel: threading.Event | None = None,
+    ) -> DetectedLanguage:
+        """The language of the start of ``media``'s speech, heard by the multilingual model
+        in ``model_dir`` (None: this transcriber's; an English-only model says English).
+
+        Raises:
+            UnreadableFileError: the audio cannot be decoded.
+            Cancelled, WorkerCrashed.
+        """
+        job = replace(self._job(media, 0, model_dir, None), detect=True)
+        run = _Run(0, "", time.monotonic())
+        self._run(job, run, None, None, cancel)
+        return DetectedLanguage(run.language, run.probability)
+
+    def _job(
+        self, media: Path, start_ms: int, model_dir: Path | None, language: str | None
+    ) -> _Job:
+        return _Job(
+            str(model_dir or self.model_dir),
             str(media),
             start_ms,
             self.threads,
-            self.language,
+            language,
             self.vad,
             self.beam_size,
             self.niceness,
         )
-        run = _Run(start_ms, self.language or "", time.monotonic())
+
+    def _run(
+        self,
+        job: _Job,
+        run: _Run,
+        on_segment: Callable[[SpeechSegment], None] | None,
+        progress: Callable[[TranscriptionProgress], None] | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        """Send ``job`` to the child and take its messages until it is done."""
         child, conn = self._child_for(job)
-        pid = child.pid or 0
+        run.pid = child.pid or 0
         kept = False
         try:
             for message in _messages(conn, child, cancel, run):
                 segment = run.take(message)
-                if segment is not None:
+                if segment is not None and on_segment is not None:
                     on_segment(segment)
                     if progress is not None:
                         progress(run.progress(segment.end_ms))
@@ -139,12 +192,6 @@ class Transcriber:
         finally:
             if not kept:
                 self.close(finished=run.finished)
-        if progress is not None:
-            progress(run.progress(run.duration_ms))
-        seconds = time.monotonic() - run.started
-        return TranscriptionResult(
-            run.language, run.duration_ms, run.count, seconds, pid, run.model_loads
-        )
 
     def _child_for(self, job: _Job) -> tuple[BaseProcess, Connection]:
         """The kept child, given ``job``; else a new child started on it."""
@@ -190,6 +237,8 @@ class _Run:
     count: int = 0
     finished: bool = False
     model_loads: int = 0
+    probability: float = 0.0  # of the language a detection heard
+    pid: int = 0  # the child that answers
 
     def take(self, message: tuple[Any, ...]) -> SpeechSegment | None:
         """Record one message from the child; a recognised segment is returned.
@@ -206,6 +255,8 @@ class _Run:
             self.count += 1
             timings = tuple(Timing(a, b, w) for a, b, w in message[4])
             return SpeechSegment(message[1], message[2], message[3], timings)
+        elif tag == "language":
+            self.language, self.probability = str(message[1]), float(message[2])
         elif tag == "done":
             self.finished = True
         elif tag == "unreadable":
@@ -297,88 +348,6 @@ def _stop(child: BaseProcess, wait_s: float) -> None:
         log.warning("speech recognition process %s did not exit", child.pid)
 
 
-# --- the child process ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Job:
-    model_dir: str
-    media: str
-    start_ms: int
-    threads: int
-    language: str | None
-    vad: bool
-    beam_size: int
-    niceness: int
-
-
-def _parent_pid() -> int:
-    """The pid of the process that started this one. Not os.getppid() as the child starts:
-    a parent killed while this child was still starting has already been replaced by init
-    (or a subreaper), and watching for a change from that one never ends."""
-    parent = multiprocessing.parent_process()
-    if parent is not None and parent.pid is not None:
-        return parent.pid
-    return os.getppid()
-
-
-def _no_semaphores() -> None:
-    """faster-whisper makes a tqdm bar (disabled) for each piece, and tqdm's default lock
-    holds a multiprocessing semaphore: a child stopped at once (Ctrl+C, cancel) never gives
-    it back, and the parent's resource tracker warned of a "leaked semaphore" on exit. One
-    process writes no bars: a thread lock does."""
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return
-    tqdm.set_lock(threading.RLock())
-
-
-def _watch_parent(parent: int) -> None:
-    """Exit when the parent is gone (killed), instead of recognising for no one."""
-    while True:
-        time.sleep(1.0)
-        if os.getppid() != parent:
-            os._exit(3)
-
-
-def _lower_priority(niceness: int) -> None:
-    """Recognition is background work: at a lower CPU priority it leaves the cores to what
-    the user is doing (the window must answer within 100 ms on two cores) and loses nothing
-    on an idle machine. POSIX only; elsewhere it runs at normal priority."""
-    if niceness > 0 and hasattr(os, "nice"):
-        try:
-            os.nice(niceness)
-        except OSError as e:
-            log.info("recognition runs at normal priority: %s", e)
-
-
-class _Models:
-    """The child's one loaded model, kept for the next job that uses it."""
-
-    def __init__(self) -> None:
-        self.key: tuple[str, int] | None = None
-        self.model: Any = None
-        self.loads = 0
-
-    def get(self, job: _Job) -> Any:
-        from faster_whisper import WhisperModel
-
-        key = (job.model_dir, job.threads)
-        if key != self.key:
-            self.model = None  # one model in memory at a time
-            self.model = WhisperModel(
-                job.model_dir,
-                device="cpu",
-                compute_type="int8",
-                cpu_threads=job.threads,
-                num_workers=1,
-            )
-            self.key = key
-            self.loads += 1
-        return self.model
-
-
 def lower_thread_priority(by: int = BACKGROUND_NICENESS + 5) -> None:
     """Make the calling thread ``by`` nicer: work beside the recognition child (which is
     BACKGROUND_NICENESS nicer) gets what the child leaves. Linux sets niceness per thread;
@@ -390,101 +359,3 @@ def lower_thread_priority(by: int = BACKGROUND_NICENESS + 5) -> None:
         os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
     except OSError as e:
         log.info("background work runs at normal priority: %s", e)
-
-
-def _child_main(conn: Connection, job: _Job | None) -> None:
-    """Recognise ``job``, then each job the parent sends, until it sends None. Ctrl+C in a
-    terminal reaches the whole process group: the parent stops this child, which ignores it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _no_semaphores()
-    threading.Thread(target=_watch_parent, args=(_parent_pid(),), daemon=True).start()
-    _lower_priority(job.niceness if job is not None else 0)
-    models = _Models()
-    try:
-        while job is not None:
-            _recognise(conn, job, models)
-            job = conn.recv()
-    except (BrokenPipeError, EOFError):
-        os._exit(3)  # the parent stopped listening
-    except Exception as e:  # report any failure of the native libraries as one line
-        try:
-            conn.send(("error", f"{type(e).__name__}: {e}".splitlines()[0][:300]))
-        finally:
-            os._exit(1)
-    conn.close()
-
-
-def _pieces(audio: np.ndarray) -> list[tuple[int, int]]:
-    """Sample ranges of about ``PIECE_S`` each, cut at the quietest half second within
-    ``_SEARCH_S`` of each nominal boundary."""
-    n = len(audio)
-    out: list[tuple[int, int]] = []
-    begin = 0
-    step = PIECE_S * SAMPLE_RATE
-    frame = SAMPLE_RATE // 2
-    while n - begin > step + _SEARCH_S * SAMPLE_RATE:
-        lo = begin + step - _SEARCH_S * SAMPLE_RATE
-        window = audio[lo : lo + 2 * _SEARCH_S * SAMPLE_RATE]
-        frames = len(window) // frame
-        energy = np.square(window[: frames * frame].reshape(frames, frame)).mean(axis=1)
-        cut = lo + int(np.argmin(energy)) * frame + frame // 2
-        out.append((begin, cut))
-        begin = cut
-    out.append((begin, n))
-    return out
-
-
-def _recognise(conn: Connection, job: _Job, models: _Models) -> None:
-    import av.error
-    from faster_whisper import decode_audio
-
-    try:
-        decoded = decode_audio(job.media, sampling_rate=SAMPLE_RATE)
-    except (av.error.FFmpegError, OSError, ValueError, IndexError) as e:
-        conn.send(("unreadable", f"cannot decode the audio: {e}".splitlines()[0][:300]))
-        return
-    audio = decoded[0] if isinstance(decoded, tuple) else decoded  # tuple only for split_stereo
-    total_ms = len(audio) * 1000 // SAMPLE_RATE
-    offset = min(len(audio), job.start_ms * SAMPLE_RATE // 1000)
-    audio = audio[offset:]
-    model = models.get(job)
-    language = "en" if not model.model.is_multilingual else job.language
-    told = False
-    # Whisper computes features for all the audio it is given at once: feed it pieces of
-    # about five minutes, cut in the quietest half second near each boundary, so memory
-    # stays flat however long the lecture is.
-    for begin, end in _pieces(audio):
-        piece = audio[begin:end]
-        if len(piece) < SAMPLE_RATE // 10:
-            continue
-        segments, info = model.transcribe(
-            piece,
-            language=language,  # None: detected on the first piece, then kept
-            beam_size=job.beam_size,
-            word_timestamps=True,
-            vad_filter=job.vad,
-            condition_on_previous_text=False,
-            # Voice activity detection already removed the silence: never drop a 30-s
-            # window as "no speech" (that follows a random low-confidence retry).
-            no_speech_threshold=None if job.vad else 0.6,
-        )
-        if not told:
-            language = language or info.language
-            conn.send(("info", language, total_ms, models.loads))
-            told = True
-        base = job.start_ms + begin * 1000 // SAMPLE_RATE
-        for seg in segments:
-            words = [
-                (base + round(w.start * 1000), base + round(w.end * 1000), w.word.strip())
-                for w in seg.words or ()
-                if w.word.strip()
-            ]
-            text = seg.text.strip()
-            if not text:
-                continue
-            start = base + round(seg.start * 1000)
-            stop = max(start, base + round(seg.end * 1000))
-            conn.send(("segment", start, stop, text, words))
-    if not told:
-        conn.send(("info", language or "", total_ms, models.loads))
-    conn.send(("done",))

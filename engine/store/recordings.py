@@ -1,6 +1,7 @@
 """What a recording (a video or audio file) adds: the finished part of a transcription
 (kept per content and model, so a killed import resumes there), scenes with their
-thumbnails, and the slide pages linked to the moments that show them.
+thumbnails, and the slide pages linked to the moments that show them; and the language a
+user set for a file's content.
 
 Rows are named tuples: callers unpack them, and a tuple compares equal to one.
 """
@@ -93,12 +94,13 @@ class Recordings:
 
     # --- transcription, kept while it runs -----------------------------------------------
 
-    def transcript_parts(self, sha256: str, model: str) -> list[TranscriptPart]:
-        """The finished part of a transcription: (start_ms, end_ms, text, words)."""
+    def transcript_parts(self, sha256: str, model: str, asked: str = "") -> list[TranscriptPart]:
+        """The finished part of a transcription by ``model`` in the language ``asked`` (""
+        when the model chose it): (start_ms, end_ms, text, words)."""
         rows = self._db.rows_where(
             "transcript_parts",
-            "sha256 = ? AND model = ?",
-            (sha256, model),
+            "sha256 = ? AND model = ? AND asked = ?",
+            (sha256, model, asked),
             select="start_ms, end_ms, text, words",
             order_by="ord",
         )
@@ -112,30 +114,39 @@ class Recordings:
         end_ms: int,
         text: str,
         words: Sequence[Timing],
+        *,
+        asked: str = "",
     ) -> None:
         """Keep one recognised segment at once (committed: a kill loses nothing before it)."""
         # Hand-written: its place (ord) is computed in the same statement.
+        key = (sha256, model, asked)
         self._db.execute(
-            "INSERT INTO transcript_parts(sha256, model, ord, start_ms, end_ms, text, words) "
-            "SELECT ?, ?, coalesce(max(ord) + 1, 0), ?, ?, ?, ? FROM transcript_parts "
-            "WHERE sha256 = ? AND model = ?",
-            (sha256, model, start_ms, end_ms, text, timings_json(words), sha256, model),
+            "INSERT INTO transcript_parts(sha256, model, asked, ord, start_ms, end_ms, text, "
+            "words) SELECT ?, ?, ?, coalesce(max(ord) + 1, 0), ?, ?, ?, ? FROM transcript_parts "
+            "WHERE sha256 = ? AND model = ? AND asked = ?",
+            (*key, start_ms, end_ms, text, timings_json(words), *key),
         )
 
-    def finish_transcript(self, sha256: str, model: str, language: str, duration_ms: int) -> None:
+    def finish_transcript(
+        self, sha256: str, model: str, language: str, duration_ms: int, *, asked: str = ""
+    ) -> None:
+        """The whole file was heard, in ``language`` (asked for ``asked``)."""
         self._db.insert_all(
             "transcripts",
-            ("sha256", "model", "language", "duration_ms"),
-            [(sha256, model, language, duration_ms)],
+            ("sha256", "model", "asked", "language", "duration_ms"),
+            [(sha256, model, asked, language, duration_ms)],
             replace=True,
         )
 
-    def transcript_finished(self, sha256: str, model: str) -> FinishedTranscript | None:
-        """(language, duration_ms) when the whole file was transcribed with ``model``."""
+    def transcript_finished(
+        self, sha256: str, model: str, asked: str = ""
+    ) -> FinishedTranscript | None:
+        """(language heard, duration_ms) when the whole file was transcribed with ``model``
+        in the language ``asked``."""
         rows = self._db.rows_where(
             "transcripts",
-            "sha256 = ? AND model = ?",
-            (sha256, model),
+            "sha256 = ? AND model = ? AND asked = ?",
+            (sha256, model, asked),
             select="language, duration_ms",
         )
         return FinishedTranscript.from_row(rows[0]) if rows else None
@@ -145,6 +156,24 @@ class Recordings:
         with self._db.lock:
             self._db.delete_where("transcript_parts", "sha256 = ?", (sha256,))
             self._db.delete_where("transcripts", "sha256 = ?", (sha256,))
+
+    # --- the language a user set ----------------------------------------------------------
+
+    def chosen_language(self, sha256: str) -> str | None:
+        """The language the user set for the file of this content (None: not set)."""
+        row = self._db.row("SELECT language FROM file_languages WHERE sha256 = ?", (sha256,))
+        return None if row is None else str(row.language)
+
+    def choose_language(self, sha256: str, language: str | None) -> None:
+        """Keep ``language`` for the file of this content; None forgets it (detected again).
+        Kept by content, as notes: importing or moving the file again keeps it."""
+        with self._db.lock:
+            if language is None:
+                self._db.delete_where("file_languages", "sha256 = ?", (sha256,))
+            else:
+                self._db.insert_all(
+                    "file_languages", ("sha256", "language"), [(sha256, language)], replace=True
+                )
 
     # --- scenes --------------------------------------------------------------------------
 

@@ -206,6 +206,51 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE sources ADD COLUMN language TEXT;
     """,
+    # 9: a kept transcription is heard in one language: keyed by the language it was asked
+    # for too ('' when the model chose), so one heard as Spanish is never resumed as German
+    # after the user corrects the language, and both can be kept while they switch. Kept
+    # parts of a .en model were English; others take their finished transcript's language
+    # ('' when unfinished: transcribed again). file_languages: the language a user set for a
+    # file's content (by sha256, as notes), which later imports keep.
+    """
+    CREATE TABLE IF NOT EXISTS transcript_parts_9 (
+        sha256 TEXT NOT NULL,
+        model TEXT NOT NULL,
+        asked TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        start_ms INTEGER NOT NULL,
+        end_ms INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        words TEXT,
+        PRIMARY KEY (sha256, model, asked, ord)
+    );
+    INSERT OR IGNORE INTO transcript_parts_9
+        SELECT p.sha256, p.model,
+            CASE WHEN p.model LIKE '%.en' THEN 'en' ELSE coalesce((SELECT t.language
+                FROM transcripts t WHERE t.sha256 = p.sha256 AND t.model = p.model), '') END,
+            p.ord, p.start_ms, p.end_ms, p.text, p.words
+        FROM transcript_parts p;
+    DROP TABLE transcript_parts;
+    ALTER TABLE transcript_parts_9 RENAME TO transcript_parts;
+    CREATE TABLE IF NOT EXISTS transcripts_9 (
+        sha256 TEXT NOT NULL,
+        model TEXT NOT NULL,
+        asked TEXT NOT NULL,
+        language TEXT NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        PRIMARY KEY (sha256, model, asked)
+    );
+    INSERT OR IGNORE INTO transcripts_9
+        SELECT sha256, model, CASE WHEN model LIKE '%.en' THEN 'en' ELSE language END,
+            language, duration_ms
+        FROM transcripts;
+    DROP TABLE transcripts;
+    ALTER TABLE transcripts_9 RENAME TO transcripts;
+    CREATE TABLE IF NOT EXISTS file_languages (
+        sha256 TEXT PRIMARY KEY,
+        language TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest version a read-only library can be searched at: later steps change only rows.

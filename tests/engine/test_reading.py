@@ -130,7 +130,7 @@ def test_a_notes_file_is_parsed_into_segments_without_speech(
     assert "axolotl regenerates" in parsed.segments[0].text
     assert parsed.segments[0].heading == "Week one"
     assert Stage.TRANSCRIBING not in stages.seen
-    assert store.recordings.transcript_parts("notes-sha", SPEECH) == []
+    assert store.conn.execute("SELECT count(*) FROM transcript_parts").fetchone()[0] == 0
 
 
 def test_speech_is_kept_part_by_part_and_a_second_read_does_not_hear_it_again(
@@ -145,9 +145,9 @@ def test_speech_is_kept_part_by_part_and_a_second_read_does_not_hear_it_again(
     assert parsed.kind is SourceKind.AUDIO and parsed.speech_model == SPEECH
     assert heard_share(_text(parsed.segments), f"{FIRST} {SECOND}") >= 0.5, parsed.segments
     assert Stage.TRANSCRIBING in first.seen
-    kept = store.recordings.transcript_parts(lecture.sha, SPEECH)
+    kept = store.recordings.transcript_parts(lecture.sha, SPEECH, "en")
     assert kept and heard_share(" ".join(p.text for p in kept), FIRST) >= 0.6, kept
-    finished = store.recordings.transcript_finished(lecture.sha, SPEECH)
+    finished = store.recordings.transcript_finished(lecture.sha, SPEECH, "en")
     assert finished is not None and finished.language == "en"
 
     # A new run (a new Reader, as after a restart) finds the finished transcript.
@@ -158,7 +158,7 @@ def test_speech_is_kept_part_by_part_and_a_second_read_does_not_hear_it_again(
     finally:
         reader.close()
     assert Stage.TRANSCRIBING not in again.seen
-    assert store.recordings.transcript_parts(lecture.sha, SPEECH) == kept
+    assert store.recordings.transcript_parts(lecture.sha, SPEECH, "en") == kept
     assert reread.segments == parsed.segments and reread.speech_model == SPEECH
 
 
@@ -168,7 +168,9 @@ def test_a_transcript_kept_in_part_resumes_where_it_stopped(
     # What a killed import left: its first sentence heard (here as other words, so the
     # text shows where each part came from), the transcript not finished.
     planted = "The zebra has stripes."
-    store.recordings.add_transcript_part(lecture.sha, SPEECH, 0, lecture.second_ms, planted, [])
+    store.recordings.add_transcript_part(
+        lecture.sha, SPEECH, 0, lecture.second_ms, planted, [], asked="en"
+    )
     reader = _reader(store, speech_models, tmp_path)
     try:
         parsed = reader.read(
@@ -179,10 +181,10 @@ def test_a_transcript_kept_in_part_resumes_where_it_stopped(
     text = _text(parsed.segments)
     assert "zebra" in text and heard_share(text, SECOND) >= 0.5, text
     assert heard_share(text, FIRST) == 0, text  # the part kept was not recognised again
-    kept = store.recordings.transcript_parts(lecture.sha, SPEECH)
+    kept = store.recordings.transcript_parts(lecture.sha, SPEECH, "en")
     assert kept[0].text == planted and len(kept) > 1
     assert all(p.start_ms >= lecture.second_ms for p in kept[1:])
-    assert store.recordings.transcript_finished(lecture.sha, SPEECH) is not None
+    assert store.recordings.transcript_finished(lecture.sha, SPEECH, "en") is not None
 
 
 @pytest.fixture(scope="module")
@@ -227,8 +229,8 @@ def test_a_video_without_an_audio_track_is_unreadable_with_a_one_line_reason(
         reader.close()
     reason = str(caught.value)
     assert "no audio track" in reason and "\n" not in reason
-    assert store.recordings.transcript_parts("silent-sha", SPEECH) == []
-    assert store.recordings.transcript_finished("silent-sha", SPEECH) is None
+    for table in ("transcript_parts", "transcripts"):  # in no model and no language
+        assert store.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
 
 
 @pytest.fixture(scope="module")

@@ -265,12 +265,13 @@ RELEASED_MIGRATIONS = (
     "9463ebfc9977a5824f4290f51f795095960cf52130d8330b2b3eab5ab480d707",
     "63b80c185dbf23c11d709a442ea00026e8d5a6b8d52bc90c6fb785c4572e1f7d",
     "a6c54cfb28d42bd37d308088ee17f93d843586f602b23679ef5405dead4871a2",
+    "1b8216e673a795b03de854ccc2f4b0906c9d5a12d174afc0725d7fd4b9d705d5",
 )
 
 
 def test_released_migration_steps_never_change() -> None:
     # Libraries on users' disks were made by these scripts; a change needs a new step.
-    assert SCHEMA_VERSION == len(MIGRATIONS) == 8
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 9
     digests = tuple(hashlib.sha256(step.encode()).hexdigest() for step in MIGRATIONS)
     assert digests == RELEASED_MIGRATIONS
 
@@ -458,3 +459,59 @@ def _a_library_a_step_before_the_speech_model_reads_its_files(tmp_path: Path) ->
     assert (source.path, source.speech_model, source.language) == ("/old.mp4", None, None)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     store.close()
+
+
+def test_a_transcription_is_kept_per_language_asked() -> None:
+    store = Store(":memory:")
+    rec = store.recordings
+    rec.add_transcript_part("s" * 64, "base", 0, 900, "hola", [], asked="es")
+    rec.add_transcript_part("s" * 64, "base", 0, 900, "hallo", [], asked="de")
+    rec.add_transcript_part("s" * 64, "base", 900, 1800, "mundo", [], asked="es")
+    rec.finish_transcript("s" * 64, "base", "es", 1800, asked="es")
+    assert [p.text for p in rec.transcript_parts("s" * 64, "base", "es")] == ["hola", "mundo"]
+    assert [p.text for p in rec.transcript_parts("s" * 64, "base", "de")] == ["hallo"]
+    assert rec.transcript_parts("s" * 64, "base") == []  # the model's own choice: none yet
+    assert rec.transcript_finished("s" * 64, "base", "de") is None
+    assert rec.transcript_finished("s" * 64, "base", "es") == ("es", 1800)
+    rec.forget_transcript("s" * 64)
+    assert rec.transcript_parts("s" * 64, "base", "es") == []
+
+
+def test_a_language_set_for_a_content_is_kept_until_forgotten() -> None:
+    store = Store(":memory:")
+    assert store.recordings.chosen_language("c" * 64) is None
+    store.recordings.choose_language("c" * 64, "es")
+    store.recordings.choose_language("c" * 64, "de")
+    assert store.recordings.chosen_language("c" * 64) == "de"
+    assert store.recordings.chosen_language("d" * 64) is None
+    store.recordings.choose_language("c" * 64, None)
+    assert store.recordings.chosen_language("c" * 64) is None
+
+
+def test_step_9_keys_kept_transcriptions_by_the_language_they_were_heard_in(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "library.db"
+    conn = sqlite3.connect(db)
+    script = ";\n".join(MIGRATIONS[:8])
+    conn.executescript(f"BEGIN;\n{script};\nPRAGMA user_version = 8;\nCOMMIT;")
+    parts = "INSERT INTO transcript_parts VALUES (?, ?, ?, 0, 900, ?, NULL)"
+    conn.execute(parts, ("a" * 64, "faster-whisper-tiny.en", 0, "hello"))
+    conn.execute(parts, ("b" * 64, "faster-whisper-small", 0, "hola"))
+    conn.execute(parts, ("c" * 64, "faster-whisper-small", 0, "halb"))  # unfinished
+    conn.execute(
+        "INSERT INTO transcripts VALUES (?, 'faster-whisper-small', 'es', 900)", ("b" * 64,)
+    )
+    conn.commit()
+    conn.close()
+    store = Store(db)
+    rec = store.recordings
+    assert [p.text for p in rec.transcript_parts("a" * 64, "faster-whisper-tiny.en", "en")] == [
+        "hello"
+    ]
+    assert [p.text for p in rec.transcript_parts("b" * 64, "faster-whisper-small", "es")] == [
+        "hola"
+    ]
+    assert rec.transcript_finished("b" * 64, "faster-whisper-small", "es") == ("es", 900)
+    assert [p.text for p in rec.transcript_parts("c" * 64, "faster-whisper-small")] == ["halb"]
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
