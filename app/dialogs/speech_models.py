@@ -6,6 +6,7 @@ older file naming a model stays valid."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from engine.api import (
@@ -30,7 +31,7 @@ def speech_words(name: str, description: str = "") -> str:
     name when it has neither."""
     if name in WORDS:
         return WORDS[name]
-    return description.replace(" (CTranslate2, int8)", "") or name
+    return re.sub(r" \(CTranslate2[^)]*\)", "", description) or name
 
 
 def speech_installed(registry: ModelRegistry, current: str) -> dict[str, bool]:
@@ -67,10 +68,11 @@ def missing_note(name: str, installed: dict[str, bool]) -> str:
     missing = [m for m in AUTO_MODELS if not installed.get(m, False)]
     if not missing:
         return ""
-    lectures = {
-        (ENGLISH_SPEECH_MODEL,): "English lectures",
-        (MULTILINGUAL_SPEECH_MODEL,): "lectures in languages other than English",
-    }.get(tuple(missing), "lectures")
+    lectures = "lectures"
+    if missing == [ENGLISH_SPEECH_MODEL]:
+        lectures = "English lectures"
+    elif missing == [MULTILINGUAL_SPEECH_MODEL]:
+        lectures = "lectures in languages other than English"
     which = " and ".join(f"“{speech_words(m)}” ({m})" for m in missing)
     one = len(missing) == 1
     return (

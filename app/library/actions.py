@@ -56,13 +56,13 @@ class LibraryActions(QObject):
         say: Callable[[str], None],
         changed: Callable[[LibraryChange], None],
         dialogs: FileDialogs,
-        start_import: Callable[[Sequence[Path], str | None], None],
+        import_again: Callable[[Sequence[Path]], None],
         parent: QWidget,
     ) -> None:
         """``say`` shows a line to the user; ``changed`` tells what changed in the library;
-        ``dialogs`` ask where a transcript, a handout or flashcards go; ``start_import``
-        imports files again (in a course) after their language is set; ``parent`` holds the
-        message boxes."""
+        ``dialogs`` ask where a transcript, a handout or flashcards go; ``import_again``
+        imports the files the library queued again (their language set); ``parent`` holds
+        the message boxes."""
         super().__init__(parent)
         self.panel = panel
         self.library = library
@@ -85,7 +85,7 @@ class LibraryActions(QObject):
             panel,
             library,
             tasks,
-            start_import=start_import,
+            import_again=import_again,
             say=say,
             warn=self._warn,
             changed=changed,

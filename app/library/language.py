@@ -1,7 +1,7 @@
 """Language…, from a file's or a course's menu in the library panel: the user says which
 language it is in (or asks to detect it again) when detection got it wrong, the library
-records it and names the files to read or hear again, and those import as any import does,
-on the bar at the bottom (progress, time left, Cancel).
+records it and queues the files to read or hear again, and those import as any import does,
+on the bar at the bottom (progress, time left, Cancel; ImportBar.import_again).
 
 The dialog is a searchable list of the languages speech can be heard in, "Detect
 automatically" first and the current language picked; a language may also be typed as a code
@@ -80,8 +80,8 @@ class LanguageDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Language")
         self.sources, self.is_course = list(sources), is_course
-        what = f"the files of “{target}”" if is_course else f"“{Path(target).name}”"
-        self.question = QLabel(f"Which language is {what} in?")
+        what = f"are the files of “{target}”" if is_course else f"is “{Path(target).name}”"
+        self.question = QLabel(f"Which language {what} in?")
         self.question.setWordWrap(True)
         self.box = QComboBox(editable=True)
         self.box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -177,7 +177,7 @@ class LanguageActions(QObject):
         library: Library,
         tasks: Tasks,
         *,
-        start_import: Callable[[Sequence[Path], str | None], None],
+        import_again: Callable[[Sequence[Path]], None],
         say: Callable[[str], None],
         warn: Callable[[str, str], None],
         changed: Callable[[LibraryChange], None],
@@ -185,7 +185,7 @@ class LanguageActions(QObject):
     ) -> None:
         super().__init__(parent)
         self.panel, self.library, self.tasks = panel, library, tasks
-        self.start_import, self._say, self._warn, self.changed = start_import, say, warn, changed
+        self.import_again, self._say, self._warn, self.changed = import_again, say, warn, changed
         self.parent_ = parent
         self.dialog: LanguageDialog | None = None  # the one open (tests answer it)
         panel.language_requested.connect(self.ask)
@@ -209,8 +209,7 @@ class LanguageActions(QObject):
         if self.dialog is not None:
             self.dialog.reject()
         self.dialog = dialog = LanguageDialog(target, is_course, sources, self.parent_)
-        course = target if is_course else (sources[0].course if sources else None)
-        dialog.accepted.connect(lambda: self.set_language(target, dialog.language(), course))
+        dialog.accepted.connect(lambda: self.set_language(target, is_course, dialog.language()))
         dialog.finished.connect(lambda _result: self._closed(dialog))
         dialog.open()  # modal to the window only: a lecture keeps playing
 
@@ -219,27 +218,27 @@ class LanguageActions(QObject):
             self.dialog = None
         dialog.deleteLater()
 
-    def set_language(self, target: str, language: str | None, course: str | None) -> None:
+    def set_language(self, target: str, is_course: bool, language: str | None) -> None:
         """Record ``language`` (None: detect again) for a file or a course (on a worker),
-        then import again what the library says must be."""
+        then import again what the library queued for it."""
         library = self.library
         self.tasks.run(
             lambda: library.set_language(target, language),
-            lambda paths: self._reimport(target, language, course, paths),
+            lambda paths: self._reimport(target, is_course, language, paths),
             lambda failed: self._failed(failed),
         )
 
     def _reimport(
-        self, target: str, language: str | None, course: str | None, paths: list[Path]
+        self, target: str, is_course: bool, language: str | None, paths: list[Path]
     ) -> None:
-        what = f"“{target}”" if target == course else f"“{Path(target).name}”"
+        what = f"“{target}”" if is_course else f"“{Path(target).name}”"
         name = language_name(language) if language else "its language detected again"
         shown = [str(p) for p in paths] or self.panel.paths_of(target) or [target]
         self.changed(FilesChanged(tuple(shown)))  # the rows show the language set
         if not paths:
             self._say(f"{what}: {name}. Nothing needs to be imported again.")
             return
-        self.start_import(paths, course)
+        self.import_again(paths)
         self._say(f"{what}: {name}; {plural(len(paths), 'file')} importing again")
 
     def _failed(self, failed: Failure) -> None:
