@@ -47,10 +47,11 @@ def set_language(library: Library, target: Path | str, language: str | None) -> 
 
 @pytest.fixture
 def biology(library: Library, tmp_path: Path) -> tuple[Path, Path]:
+    """The course imported: the import finds each text's language."""
     spanish, english = course(tmp_path / "Biología")
     library.ingest([tmp_path / "Biología"])
-    set_language(library, spanish, "es")
-    set_language(library, english, "en")
+    found = {p.name: s.language for p in (spanish, english) if (s := library.source(str(p)))}
+    assert found == {"fotosintesis.md": "es", "cells.md": "en"}
     return spanish, english
 
 
