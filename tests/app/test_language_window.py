@@ -6,6 +6,7 @@ will happen; Esc leaves everything as it was."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from app.library.language import DETECT, LanguageDialog, what_happens
 from app.library.rows import LANGUAGE
 from app.window import SearchWindow
 from engine.api import Library, SourceKind
+from tests.app.media import PlayerMedia
 
 IMPORT_TIMEOUT_MS = 60_000
 SPANISH = (
@@ -201,3 +203,28 @@ def test_the_note_says_a_lecture_is_transcribed_again_and_about_how_long(
     assert minutes[0] > minutes[1] > 0  # English is heard by the faster model
     assert "(under a minute)" in what_happens([lecture], None, is_course=False)
     assert "heard again and its language detected" in what_happens([lecture], None, False)
+
+
+def test_a_language_set_during_an_import_imports_again_after_it(
+    qtbot: QtBot, quick_library: Library, media: PlayerMedia, tmp_path: Path
+) -> None:
+    """The files to import again wait their turn behind the import running, as added paths
+    do, then import: nothing set is left unread."""
+    library = quick_library
+    spanish, _english = course(tmp_path / "Biología")
+    library.ingest([spanish])
+    lecture = tmp_path / "Physics" / "lecture.m4a"  # no subtitles: transcribed, seconds long
+    lecture.parent.mkdir()
+    shutil.copy(media.audio, lecture)
+    window = shown(qtbot, library)
+    ended: list[object] = []
+    window.imported.connect(ended.append)
+    window.import_paths([lecture.parent])
+    qtbot.waitUntil(lambda: window.importing)
+    window.library_actions.languages.set_language(str(spanish), False, "de")
+    qtbot.waitUntil(lambda: window.import_bar.waiting or bool(ended), timeout=IMPORT_TIMEOUT_MS)
+    assert not ended, "the lecture's import ended before the language was set: not a test"
+    assert "then 1 more item" in window.import_bar.status.text()
+    qtbot.waitUntil(lambda: len(ended) == 2, timeout=IMPORT_TIMEOUT_MS)
+    source = library.source(str(spanish))
+    assert source is not None and (source.language, source.status) == ("de", "indexed")
