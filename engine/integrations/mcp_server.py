@@ -100,6 +100,7 @@ class CoursedexTools:
             "where": location(r),  # to cite: "02:43", "page 3", "src/a.py:14"
             "score": round(r.score, 4),
             "strong": r.strong,
+            "language": r.language,  # its file's (es, de...; None: not known)
             "segment_id": r.segment_id,
             "link": link_of(r, source.sha256 if source else None),
             "origin": result_origin(self.library, r.source, r.start_ms),
@@ -116,6 +117,7 @@ class CoursedexTools:
                     "status": s.status.value,
                     "duration": _sec(s.duration_ms),
                     "error": s.error,
+                    "language": s.language,
                 }
             )
         return {
@@ -145,6 +147,7 @@ class CoursedexTools:
             "title": found.title,
             "course": found.course,
             "duration": _sec(found.duration_ms),
+            "language": found.language,
             "lines": [
                 {
                     "start": _sec(c.start_ms),

@@ -268,13 +268,16 @@ class Library(NoteTaking):
         """Finish the files a previous run queued but did not index (after a quit or crash);
         ``paths``: only those (the files :meth:`set_language` queued), each in its course."""
         wanted = None if paths is None else {str(p) for p in paths}
+        started = time.monotonic()
         with self.access.importing(progress, cancel) as writing:
             if not writing:
                 return IngestReport()
             jobs = self.pipeline.pending()
             if wanted is not None:
                 jobs = [job for job in jobs if str(job.file.path) in wanted]
-            return self._run(jobs, progress, cancel)
+            report = self._run(jobs, progress, cancel)
+        report.seconds = time.monotonic() - started
+        return report
 
     def set_language(self, target: str, language: str | None) -> list[Path]:
         """Set the language of a file (its path) or of every file of a course (its name):

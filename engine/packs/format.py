@@ -82,6 +82,9 @@ class PackSource:
     segments: tuple[SegmentDraft, ...]
     cues: tuple[int, ...]  # per segment, how many rows of sentences.npy are its own
     scenes: tuple[PackScene, ...] = ()
+    # Its text's language (engine.languages code); None: not known, as in a pack made
+    # before languages were recorded.
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -284,6 +284,7 @@ def _content(
         vectors=vectors,
         sentences=sentences,
         speech_model=source.speech_model,
+        language=source.language,
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.ingest.safezip import member_escapes
+from engine.languages import LANGUAGES
 from engine.notes.places import MAX_NOTE_CHARS
 from engine.packs.format import (
     FORMAT,
@@ -74,6 +75,7 @@ def source_json(source: PackSource) -> dict[str, object]:
         "size": source.size,
         "duration_ms": source.duration_ms,
         "speech_model": source.speech_model,
+        "language": source.language,
         "segments": [segment_json(s, n) for s, n in zip(source.segments, source.cues, strict=True)],
         "scenes": [[s.start_ms, s.end_ms, s.keyframe_ms, s.thumbnail] for s in source.scenes],
     }
@@ -258,7 +260,14 @@ def _source(raw: object, where: str, limits: PackLimits) -> PackSource:
         segments=tuple(s for s, _ in read),
         cues=tuple(n for _, n in read),
         scenes=tuple(_scene(s, f"{where}, scene {i + 1}") for i, s in enumerate(f.list("scenes"))),
+        language=_language(f.text("language", optional=True)),
     )
+
+
+def _language(code: str | None) -> str | None:
+    """A file's language as a pack gives it: one Coursedex knows, else not known (a code
+    from a newer Coursedex, or a hand-made pack's word, does not refuse the pack)."""
+    return code if code in LANGUAGES else None
 
 
 def _link(raw: object, count: int) -> PackLink:

@@ -181,6 +181,7 @@ def _source(
         size=source.size or 0,
         duration_ms=source.duration_ms,
         speech_model=source.speech_model,
+        language=source.language,
         segments=tuple(d for _, d in rows),
         cues=tuple(0 if m is None else len(m) for m in cues),
         scenes=tuple(scenes),
