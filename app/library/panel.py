@@ -29,6 +29,7 @@ from app.library.rows import (
     IS_COURSE,
     KIND,
     KIND_LABEL,
+    LANGUAGE,
     LECTURES,
     MISSING,
     NOT_INDEXED,
@@ -40,6 +41,7 @@ from app.library.rows import (
     by_course,
     course_line,
     file_state,
+    languages_line,
     mark,
     set_language,
     short_state,
@@ -296,13 +298,14 @@ class LibraryPanel(QTreeWidget):
                 mark(item, item.text(1), self.palette())
 
     def _summarise(self, item: QTreeWidgetItem) -> None:
-        """A course's state column, counted from its rows (rows.course_line)."""
+        """A course's state column, counted from its rows (rows.course_line), and in its
+        tooltip the languages of its files."""
         children = self._children(item)
         states = [child.text(1) for child in children]
         waiting = sum(c.text(1) == "queued" or c.data(0, PROGRESS) is not None for c in children)
         text, tip = course_line(states, item.data(0, PATH) in self._removing, waiting)
         item.setText(1, text)
-        item.setToolTip(1, tip)
+        item.setToolTip(1, tip + languages_line(c.data(0, LANGUAGE) for c in children))
 
     def wanted_width(self) -> int:
         """Wide enough for a typical name and state, in the user's font (rows.typical_width)."""

@@ -4,6 +4,7 @@ draws a file's import progress on its row."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -88,6 +89,15 @@ def set_language(item: QTreeWidgetItem, code: str | None) -> str:
     name = named_language(code)
     item.setData(0, Qt.ItemDataRole.AccessibleDescriptionRole, name or None)
     return f"\nLanguage: {name}" if name else ""
+
+
+def languages_line(codes: Iterable[str | None]) -> str:
+    """A course's languages for its tooltip, most files first, then by name: "\nIn
+    Spanish (3 files), English (1 file)"; "" when none is known."""
+    counts = Counter(named_language(code) for code in codes if code)
+    ordered = sorted(counts.items(), key=lambda named: (-named[1], named[0]))
+    parts = [f"{name} ({plural(n, 'file')})" for name, n in ordered]
+    return f"\nIn {', '.join(parts)}" if parts else ""
 
 
 def by_course(sources: Iterable[Source]) -> dict[str, list[Source]]:

@@ -84,9 +84,10 @@ def test_the_panel_tags_a_spanish_file_and_names_its_language(
     assert es.data(0, description) == "Spanish" and en.data(0, description) == "English"
     assert es.text(0) == "fotosintesis.md" and es.text(1) == "indexed"  # the tag is drawn
     # The tag takes room beside the name (English, the window's language, has none).
-    assert tag_room(window, es) > tag_room(window, en) + window.fontMetrics().horizontalAdvance(
-        "ES"
-    )
+    tag = window.panel.fontMetrics().horizontalAdvance("ES")
+    assert tag_room(window, es) > tag_room(window, en) + tag
+    course_tip = row(window, "Biología").toolTip(1)  # most files first, then by name
+    assert course_tip.endswith("\nIn English (1 file), Spanish (1 file)"), course_tip
 
 
 def tag_room(window: SearchWindow, item: QTreeWidgetItem) -> int:
