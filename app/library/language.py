@@ -232,14 +232,17 @@ class LanguageActions(QObject):
         self, target: str, is_course: bool, language: str | None, paths: list[Path]
     ) -> None:
         what = f"“{target}”" if is_course else f"“{Path(target).name}”"
-        name = language_name(language) if language else "its language detected again"
+        # Said during the import and after it (the bar keeps it): true in both.
+        said = f"{what}: its language found again"
+        if language:
+            said = f"{what} set to {language_name(language)}"
         shown = [str(p) for p in paths] or self.panel.paths_of(target) or [target]
         self.changed(FilesChanged(tuple(shown)))  # the rows show the language set
         if not paths:
-            self._say(f"{what}: {name}. Nothing needs to be imported again.")
+            self._say(f"{said}; nothing needed importing again.")
             return
         self.import_again(paths)
-        self._say(f"{what}: {name}; {plural(len(paths), 'file')} importing again")
+        self._say(f"{said}, {plural(len(paths), 'file')} imported again")
 
     def _failed(self, failed: Failure) -> None:
         self._warn("Cannot set the language", failed.message)

@@ -153,6 +153,8 @@ def test_language_sets_a_files_language_and_imports_it_again(
         qtbot.keyClick(typed(dialog), Qt.Key.Key_Return)  # Enter sets it
     source = library.source(str(spanish))
     assert source is not None and source.language == "es"
+    said = window.import_bar.status.text()  # after the import's report
+    assert "“fotosintesis.md” set to Spanish, 1 file imported again" in said
     qtbot.waitUntil(lambda: row(window, spanish).data(0, LANGUAGE) == "es")
     assert "Language: Spanish" in row(window, spanish).toolTip(0)
 
