@@ -52,7 +52,7 @@ def what_happens(sources: Sequence[Source], language: str | None, is_course: boo
     one = f"“{Path(sources[0].path).name}”" if sources and not is_course else ""
     parts: list[str] = []
     if lectures:
-        which = one or ("the lecture" if len(lectures) == 1 else f"its {len(lectures)} lectures")
+        which = one or ("the lecture" if len(lectures) == 1 else f"the {len(lectures)} lectures")
         many = len(lectures) > 1
         if name:
             heard = f"transcribed again in {name}"
@@ -62,7 +62,7 @@ def what_happens(sources: Sequence[Source], language: str | None, is_course: boo
     if texts:
         which = one or plural(texts, "file")
         if lectures and is_course:
-            which = f"its other {plural(texts, 'file')}"
+            which = "the other file" if texts == 1 else f"the other {texts} files"
         are, their = ("are", "their") if texts > 1 else ("is", "its")
         read = f"read again as {name} text" if name else f"read again and {their} language found"
         parts.append(f"{which} {are} {read}")

@@ -206,6 +206,11 @@ def test_the_note_says_a_lecture_is_transcribed_again_and_about_how_long(
     assert minutes[0] > minutes[1] > 0  # English is heard by the faster model
     assert "(under a minute)" in what_happens([lecture], None, is_course=False)
     assert "heard again and its language detected" in what_happens([lecture], None, False)
+    notes = replace(lecture, kind=SourceKind.NOTES, path="/course/notes.md", duration_ms=None)
+    assert what_happens([lecture, notes, notes], "de", is_course=True) == (
+        "German: the lecture is transcribed again in German (under a minute); the other 2 "
+        "files are read again as German text. The import shows on the bar at the bottom."
+    )
 
 
 def test_a_language_set_during_an_import_imports_again_after_it(
