@@ -37,7 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.video_import import build_lecture  # noqa: E402
-from engine.config import MediaConfig  # noqa: E402
+from engine.config import AUTO_SPEECH_MODEL, MediaConfig  # noqa: E402
+from engine.importing.hearing import ENGLISH_SPEECH_MODEL  # noqa: E402
 from engine.media.transcribe import BACKGROUND_NICENESS, BEAM_SIZE  # noqa: E402
 from engine.models.catalog import DEFAULT_EMBEDDER  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
@@ -115,7 +116,11 @@ def main() -> None:
     video = folder / "lecture.mp4"
     models = cache / "models"
     registry = ModelRegistry(models)
+    # The lecture is English: "auto" hears it with tiny.en, after base has listened to its
+    # start (the import pays for that probe; faster-whisper alone does not).
     speech = MediaConfig().speech_model
+    if speech == AUTO_SPEECH_MODEL:
+        speech = ENGLISH_SPEECH_MODEL
     model_dir = registry.path(speech)
     registry.path(DEFAULT_EMBEDDER)
     duration = float(

@@ -222,6 +222,35 @@ def make_audio(path: Path, text: str, *, voice: str = "en-us") -> int:
     return ms
 
 
+def make_narration(
+    path: Path,
+    sentences: Sequence[str],
+    *,
+    voice: str = "en-us",
+    gap_ms: int = 500,
+    words_per_minute: int = 160,
+) -> list[int]:
+    """Speak each sentence in turn, ``gap_ms`` of silence after each, into one audio file
+    (format by suffix, as :func:`make_audio`); returns the start of each sentence in ms (the
+    moment a search should seek to)."""
+    require_tools()
+    with tempfile.TemporaryDirectory(prefix="narration-") as tmp_name:
+        tmp = Path(tmp_name)
+        spoken = [tmp / f"s{i:03d}.wav" for i in range(len(sentences))]
+        lines = list(zip(sentences, spoken, strict=True))
+        lengths = speak_all(lines, voice=voice, words_per_minute=words_per_minute)
+        starts, at, parts = [], 0, []
+        for i, (wav, ms) in enumerate(zip(spoken, lengths, strict=True)):
+            starts.append(at)
+            parts += [wav, silence(tmp / f"gap{i:03d}.wav", gap_ms)]
+            at += ms + gap_ms
+        listing = tmp / "parts.txt"
+        listing.write_text("".join(f"file '{p}'\n" for p in parts))
+        joined = ["-f", "concat", "-safe", "0", "-i", str(listing), "-ac", "1"]
+        _run(["ffmpeg", "-v", "error", "-y", *joined, str(path)])
+    return starts
+
+
 LONG_LECTURE_TOPICS = (
     "sorting", "searching", "hashing", "graphs", "trees",
     "heaps", "recursion", "dynamic programming", "greedy choices", "complexity",

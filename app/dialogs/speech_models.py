@@ -36,9 +36,10 @@ def speech_words(name: str, description: str = "") -> str:
 
 def speech_installed(registry: ModelRegistry, current: str) -> dict[str, bool]:
     """Each speech model the registry knows (and ``current``, which it may not: a folder
-    removed by hand) and whether it is installed; automatic is when both of its are."""
+    removed by hand) and whether it is installed. Automatic is when its English model is:
+    without Whisper base every lecture is heard by it, as English (``missing_note``)."""
     found = {i.name: i.installed for i in registry.list() if i.role == ModelRole.SPEECH}
-    installed = {AUTO_SPEECH_MODEL: all(found.get(m, False) for m in AUTO_MODELS), **found}
+    installed = {AUTO_SPEECH_MODEL: found.get(ENGLISH_SPEECH_MODEL, False), **found}
     installed.setdefault(current, False)
     return installed
 
@@ -65,17 +66,15 @@ def missing_note(name: str, installed: dict[str, bool]) -> str:
             f"{named} is not installed: install it on the Models tab, or lectures without "
             "subtitles cannot be transcribed."
         )
-    missing = [m for m in AUTO_MODELS if not installed.get(m, False)]
-    if not missing:
-        return ""
-    lectures = "lectures"
-    if missing == [ENGLISH_SPEECH_MODEL]:
-        lectures = "English lectures"
-    elif missing == [MULTILINGUAL_SPEECH_MODEL]:
-        lectures = "lectures in languages other than English"
-    which = " and ".join(f"“{speech_words(m)}” ({m})" for m in missing)
-    one = len(missing) == 1
-    return (
-        f"{which} {'is' if one else 'are'} not installed: install {'it' if one else 'them'} "
-        f"on the Models tab, or {lectures} without subtitles cannot be transcribed."
-    )
+    if not installed.get(ENGLISH_SPEECH_MODEL, False):
+        return (
+            f"“{speech_words(ENGLISH_SPEECH_MODEL)}” ({ENGLISH_SPEECH_MODEL}) is not installed: "
+            "install it on the Models tab, or lectures without subtitles cannot be transcribed."
+        )
+    if not installed.get(MULTILINGUAL_SPEECH_MODEL, False):
+        return (
+            f"“{speech_words(MULTILINGUAL_SPEECH_MODEL)}” ({MULTILINGUAL_SPEECH_MODEL}) is not "
+            "installed: until it is (Models tab), lectures in other languages than English are "
+            "heard as English."
+        )
+    return ""

@@ -267,8 +267,7 @@ class Library(NoteTaking):
     ) -> IngestReport:
         """Finish the files a previous run queued but did not index (after a quit or crash);
         ``paths``: only those (the files :meth:`set_language` queued), each in its course."""
-        wanted = None if paths is None else {str(p) for p in paths}
-        started = time.monotonic()
+        wanted, started = None if paths is None else {str(p) for p in paths}, time.monotonic()
         with self.access.importing(progress, cancel) as writing:
             if not writing:
                 return IngestReport()
@@ -280,10 +279,9 @@ class Library(NoteTaking):
         return report
 
     def set_language(self, target: str, language: str | None) -> list[Path]:
-        """Set the language of a file (its path) or of every file of a course (its name):
-        kept for its content, so later imports keep it; None finds it again. What was heard
-        or read before is forgotten; returns the files to import again with
-        ``resume(paths=...)`` (see :mod:`engine.library.relanguage`).
+        """Set the language of a file (a path) or of a course's files (a name); None finds
+        it again. Returns the files to import again with ``resume(paths=...)`` (see
+        :mod:`engine.library.relanguage`).
 
         Raises:
             NotFoundError: nothing in the library has that name or path.
@@ -294,9 +292,7 @@ class Library(NoteTaking):
         code = None if language is None else parse_language(language)
         _, sources = self._doomed(target)
         with self.access.writing(f"set the language of {target}"):
-            if sources and sources[0].course.casefold() in self._importing:
-                raise LibraryBusyError(f"{sources[0].course} is being imported: wait until it ends")
-            return choose_language(self.store, sources, code)
+            return choose_language(self.store, sources, code, importing=self._importing)
 
     def index_parsed(
         self,

@@ -8,17 +8,30 @@ with progress and cancel as any import (``coursedex relanguage`` does both).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from engine.errors import LibraryBusyError
 from engine.store import Source, Store
 from engine.types import SourceStatus
 
 
-def choose_language(store: Store, sources: Sequence[Source], language: str | None) -> list[Path]:
+def choose_language(
+    store: Store,
+    sources: Sequence[Source],
+    language: str | None,
+    *,
+    importing: Collection[str] = (),
+) -> list[Path]:
     """Keep ``language`` (None: find it again) for each source's content and queue the
     sources to be imported again; returns their paths. A file never read (no content known
-    yet) is left out: its next import finds its language."""
+    yet) is left out: its next import finds its language.
+
+    Raises:
+        LibraryBusyError: their course is among those being imported (case-folded names).
+    """
+    if sources and sources[0].course.casefold() in importing:
+        raise LibraryBusyError(f"{sources[0].course} is being imported: wait until it ends")
     again: list[Path] = []
     with store.transaction():
         for source in sources:

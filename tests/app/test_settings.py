@@ -187,6 +187,28 @@ def test_speech_models_are_offered_in_a_students_words_and_automatic_is_saved(
     assert engine_config(load_settings(path)).media.speech_model == AUTO_SPEECH_MODEL
 
 
+def test_automatic_says_which_of_its_models_is_missing(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path
+) -> None:
+    """Without Whisper base, automatic hears every lecture as English with tiny.en: it is
+    usable, and the note says what the other languages lack; without tiny.en nothing is
+    heard at all."""
+    root = tmp_path / "models"
+    english = ModelRegistry(models_dir).path(SPEECH)  # its folder, assembled from its package
+    shutil.copytree(english, root / SPEECH)
+    dialog = SettingsDialog(Settings(), ModelRegistry(root, use_packages=False))
+    qtbot.addWidget(dialog)
+    assert dialog.speech_box.currentText().endswith("(recommended)")  # installed
+    assert not dialog.speech_note.isHidden()
+    assert "lectures in other languages than English are heard as English" in (
+        dialog.speech_note.text()
+    )
+    empty = SettingsDialog(Settings(), ModelRegistry(tmp_path / "none", use_packages=False))
+    qtbot.addWidget(empty)
+    assert empty.speech_box.currentText().endswith("(recommended) (not installed)")
+    assert "cannot be transcribed" in empty.speech_note.text()
+
+
 def test_a_version_1_file_keeps_its_settings_and_its_default_model_becomes_automatic(
     tmp_path: Path,
 ) -> None:

@@ -17,7 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.api import EngineConfig, IngestProgress, Library, ModelRegistry, Outcome, SegmentKind
+from engine.api import (
+    AUTO_SPEECH_MODEL,
+    EngineConfig,
+    IngestProgress,
+    Library,
+    ModelRegistry,
+    Outcome,
+    SegmentKind,
+)
 from engine.models.embedder import OnnxEmbedder
 from tools.lecture_media import Clip, make_lecture_video, slide_image
 
@@ -57,7 +65,7 @@ def two_speech_models(tmp_path_factory: pytest.TempPathFactory, models_dir: Path
 def opened(
     tmp_path: Path, two_speech_models: ModelRegistry, embedder: OnnxEmbedder
 ) -> Iterator[Library]:
-    """A library opened with the defaults: screen text read, tiny.en."""
+    """A library opened with the defaults: screen text read, the speech model by language."""
     library = Library.open(
         tmp_path / "lib", EngineConfig(), lambda: embedder, models=two_speech_models
     )
@@ -69,7 +77,7 @@ def test_screen_text_and_speech_model_changed_reach_the_next_import(
     opened: Library, narrated_slide: Path
 ) -> None:
     before = opened.config
-    assert before.media.screen_text and before.media.speech_model == SPEECH
+    assert before.media.screen_text and before.media.speech_model == AUTO_SPEECH_MODEL
     opened.configure(
         replace(before, media=replace(before.media, screen_text=False, speech_model=COPY))
     )

@@ -25,6 +25,7 @@ from engine.packs import PackProgress, export_pack, import_pack
 from engine.packs.locate import locate_file
 from engine.search import SearchFilters
 from engine.types import SegmentKind, SourceKind
+from tools.hostile.packs import _course, _parts, _write
 
 LECTURE = DEMO_DIR / "lecture-01-sorting.mp4"
 Hit = tuple[str, str, int | None, int | None, str | None, int | None]
@@ -292,3 +293,25 @@ def test_a_pack_that_cannot_be_written_says_so_in_one_line(
     ):
         export_pack(demo_library, DEMO_COURSE, beside / "demo.cdxpack")
     assert beside.read_text() == "not a folder"
+
+
+def test_each_file_s_language_travels_and_a_pack_without_languages_still_imports(
+    demo_pack: Path, library: Library, tmp_path: Path
+) -> None:
+    with zipfile.ZipFile(demo_pack) as zf:
+        course = json.loads(zf.read("course.json"))
+    languages = {s["kind"]: s["language"] for s in course["sources"]}
+    assert languages["video"] == "en" and languages["code"] is None  # heard; code: none
+    import_pack(library, demo_pack)
+    lecture = next(s for s in library.sources() if s.kind is SourceKind.VIDEO)
+    assert lecture.language == "en"
+
+    def made_before_languages(course: dict[str, object]) -> None:
+        sources = course["sources"]
+        assert isinstance(sources, list)
+        for source in sources:
+            del source["language"]
+
+    older = _course(_parts(demo_pack), made_before_languages)
+    import_pack(library, _write(tmp_path / "older.cdxpack", older, rehash=True))
+    assert {s.language for s in library.sources()} == {None}

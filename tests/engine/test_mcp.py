@@ -108,6 +108,7 @@ def test_an_mcp_client_finds_the_merge_sort_moment(demo_library: Path, models_di
     hit = seen["search"]["results"][0]
     assert hit["source"] == str(LECTURE)
     assert hit["kind"] == "transcript" and hit["course"] == DEMO_COURSE
+    assert hit["language"] == "en"  # heard in English: the lecture's own language
     assert heard_share(hit["text"], "merge sort is stable") >= 0.6, hit["text"]
     link = parse_link(hit["link"])
     assert link.source == str(LECTURE) and link.sha256
@@ -117,6 +118,8 @@ def test_an_mcp_client_finds_the_merge_sort_moment(demo_library: Path, models_di
     (course,) = seen["courses"]["courses"]
     assert course["name"] == DEMO_COURSE
     assert {f["source"] for f in course["files"]} == {str(p) for p in demo_files()}
+    lecture = next(f for f in course["files"] if f["source"] == str(LECTURE))
+    assert lecture["language"] == "en" and seen["transcript"]["language"] == "en"
 
     lines = seen["transcript"]["lines"]
     assert lines and all(
