@@ -199,8 +199,8 @@ class SelfTest:
         # In a frozen build a model may come from the bundle's folder instead of the user's.
         folders: dict[Path, list[str]] = {}
         speech = self.config.media.speech_model
-        if speech == AUTO_SPEECH_MODEL:  # the demo lecture is English: tiny.en hears it
-            speech = ENGLISH_SPEECH_MODEL
+        # Automatic hears the (English) demo lecture with the English model.
+        speech = ENGLISH_SPEECH_MODEL if speech == AUTO_SPEECH_MODEL else speech
         for name in (self.config.embedder, speech):
             # Raises when the model is missing or damaged, saying how to install or reinstall it.
             folder = self.registry.path(name).parent

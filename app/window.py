@@ -151,6 +151,7 @@ class SearchWindow(QMainWindow):
             say=self.import_bar.say,
             changed=self.library_changed.emit,
             dialogs=self.file_dialogs,
+            import_again=self.import_bar.import_again,
             parent=self,
         )
 

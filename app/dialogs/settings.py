@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe
 from app.dialogs.models_page import ModelsPage
+from app.dialogs.speech_models import missing_note, speech_installed, speech_labels
 from app.player.playback import has_qt_multimedia
 from engine.api import (
     AUTO_SPEECH_MODEL,
@@ -47,14 +48,13 @@ from engine.api import (
     EngineConfig,
     MediaConfig,
     ModelRegistry,
-    ModelRole,
     default_library,
     default_models,
 )
 
 log = logging.getLogger(__name__)
 
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2
 SETTINGS_ENV = "COURSEDEX_SETTINGS"
 THEMES = ("system", "light", "dark")
 PLAYERS = ("auto", "vlc", "qt")
@@ -107,8 +107,21 @@ def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 has the automatic speech model (tiny.en for English lectures, Whisper base
+    for the others). Version 1 wrote its default, tiny.en, into every file, chosen or not:
+    it becomes automatic, which hears English lectures with tiny.en all the same and the
+    others with a model that knows their language instead of English nonsense. Any other
+    model someone chose stays."""
+    out = dict(raw)
+    if out.get("speech_model") == ENGLISH_SPEECH_MODEL:
+        out["speech_model"] = AUTO_SPEECH_MODEL
+    out["version"] = 2
+    return out
+
+
 # MIGRATIONS[n] turns a version-n dict into version n + 1.
-MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [_v0_to_v1]
+MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = [_v0_to_v1, _v1_to_v2]
 
 
 def default_settings_path() -> Path:
@@ -377,24 +390,13 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
 
     def _fill_speech(self, current: str) -> None:
-        """The speech models the registry knows, each marked installed or not."""
-        known = {info.name: info.installed for info in self._registry.list()}
-        # "auto": tiny.en for English lectures, base for the others (engine.importing.hearing);
-        # without base every lecture is heard as English, so tiny.en is what it needs.
-        self._speech_installed: dict[str, bool] = {
-            AUTO_SPEECH_MODEL: known.get(ENGLISH_SPEECH_MODEL, False)
-        }
-        self._speech_installed.update(
-            (info.name, info.installed)
-            for info in self._registry.list()
-            if info.role == ModelRole.SPEECH
-        )
-        if current not in self._speech_installed:  # e.g. a model folder removed by hand
-            self._speech_installed[current] = False
+        """Automatic first, then the speech models the registry knows, in a student's words,
+        marked when not installed (app/dialogs/speech_models.py)."""
+        self._speech_installed = speech_installed(self._registry, current)
         blocked = self.speech_box.blockSignals(True)
         self.speech_box.clear()
-        for name, installed in self._speech_installed.items():
-            self.speech_box.addItem(f"{name} ({'' if installed else 'not '}installed)", name)
+        for name, label in speech_labels(self._registry, self._speech_installed):
+            self.speech_box.addItem(label, name)
         self.speech_box.setCurrentIndex(self.speech_box.findData(current))
         self.speech_box.blockSignals(blocked)
         self._speech_picked()
@@ -403,15 +405,9 @@ class SettingsDialog(QDialog):
         self._fill_speech(str(self.speech_box.currentData()))
 
     def _speech_picked(self) -> None:
-        name = str(self.speech_box.currentData())
-        missing = not self._speech_installed.get(name, False)
-        self.speech_note.setText(
-            f"{name} is not installed: install it on the Models tab, or lectures without "
-            "subtitles cannot be transcribed."
-            if missing
-            else ""
-        )
-        self.speech_note.setVisible(missing)
+        text = missing_note(str(self.speech_box.currentData()), self._speech_installed)
+        self.speech_note.setText(text)
+        self.speech_note.setVisible(bool(text))
 
     def done(self, result: int) -> None:
         """Closing the dialog stops an install under way (the next Install resumes it)."""
@@ -435,7 +431,9 @@ class SettingsDialog(QDialog):
             (
                 self.speech_box,
                 "Speech recognition model",
-                "The model that writes down what lectures say; larger ones are slower.",
+                "The model that writes down what lectures say. Automatic hears English "
+                "lectures with a fast English model and the others with one that knows "
+                "their language; larger models are slower.",
             ),
             (
                 self.threads_box,

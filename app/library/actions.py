@@ -1,6 +1,6 @@
 """What the library panel's rows do: open a file in its own application or show its folder,
-export a transcript (a handout and flashcards: study_exports.py), remove a course or file
-(the window plays lectures itself).
+export a transcript (a handout and flashcards: study_exports.py), set a file's or a course's
+language (language.py), remove a course or file (the window plays lectures itself).
 
 A removal asked for during an import stops the import's work on what is removed (the file
 being transcribed stops, queued ones are skipped; the rest of the import goes on) and the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QUrl
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
 from app.library.file_dialogs import FileDialogs
+from app.library.language import LanguageActions
 from app.library.panel import LibraryPanel
 from app.library.study_exports import StudyExports
 from app.tasks import Failure, Tasks
@@ -55,11 +56,13 @@ class LibraryActions(QObject):
         say: Callable[[str], None],
         changed: Callable[[LibraryChange], None],
         dialogs: FileDialogs,
+        import_again: Callable[[Sequence[Path]], None],
         parent: QWidget,
     ) -> None:
         """``say`` shows a line to the user; ``changed`` tells what changed in the library;
-        ``dialogs`` ask where a transcript, a handout or flashcards go; ``parent`` holds the
-        message boxes."""
+        ``dialogs`` ask where a transcript, a handout or flashcards go; ``import_again``
+        imports the files the library queued again (their language set); ``parent`` holds
+        the message boxes."""
         super().__init__(parent)
         self.panel = panel
         self.library = library
@@ -78,6 +81,16 @@ class LibraryActions(QObject):
         panel.export_requested.connect(self.export_transcript)
         panel.remove_requested.connect(self.remove)
         self.study = StudyExports(panel, library, tasks, dialogs, say=say, warn=self._warn)
+        self.languages = LanguageActions(
+            panel,
+            library,
+            tasks,
+            import_again=import_again,
+            say=say,
+            warn=self._warn,
+            changed=changed,
+            parent=parent,
+        )
 
     # --- the desktop ------------------------------------------------------------------------
 

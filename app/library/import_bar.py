@@ -113,7 +113,8 @@ class ImportBar(QWidget):
         self._latest: IngestProgress | None = None  # the report not shown yet
         self._shown = QTimer(self, singleShot=True, interval=SHOW_EVERY_MS)
         self._shown.timeout.connect(self._show_latest)
-        self._queued: list[tuple[list[Path], str | None]] = []
+        # (paths, course, True: import again, queued by Library.set_language)
+        self._queued: list[tuple[list[Path], str | None, bool]] = []
         self._unfinished = 0  # files offered for resuming
         self._note = ""  # said during the run: shown after its progress until it ends
         self._files = 0  # how many files the run has (0: not known yet)
@@ -126,7 +127,7 @@ class ImportBar(QWidget):
     def start(self, paths: Sequence[Path], course: str | None = None) -> None:
         """Import in the background; paths given during a run wait for the next one."""
         if self._job is not None:
-            self._queued.append((list(paths), course))
+            self._queued.append((list(paths), course, False))
             self.status.setText(f"{self.status.text()} ({self._waiting_text()})")
             return
         library, chosen = self.library, list(paths)
@@ -137,8 +138,19 @@ class ImportBar(QWidget):
         self._run(work)
         self.status.setText(f"Importing {plural(len(paths), 'item')}…")
 
+    def import_again(self, paths: Sequence[Path]) -> None:
+        """Import again the files the library queued for it (their language was set:
+        Library.set_language), each in its course; during a run, after it."""
+        if self._job is not None:
+            self._queued.append((list(paths), None, True))
+            self.status.setText(f"{self.status.text()} ({self._waiting_text()})")
+            return
+        library, chosen = self.library, list(paths)
+        self._run(lambda job: library.resume(job.report, job.cancelled, paths=chosen))
+        self.status.setText(f"Importing {plural(len(chosen), 'file')} again…")
+
     def _waiting_text(self) -> str:
-        n = sum(len(paths) for paths, _ in self._queued)
+        n = sum(len(paths) for paths, _, _ in self._queued)
         return f"then {plural(n, 'more item')}"
 
     def resume(self) -> bool:
@@ -301,8 +313,11 @@ class ImportBar(QWidget):
             self.errors_button.setVisible(n > 0)
         self.finished.emit(outcome)
         if self._queued:
-            (paths, course), *self._queued = self._queued
-            self.start(paths, course)
+            (paths, course, again), *self._queued = self._queued
+            if again:
+                self.import_again(paths)
+            else:
+                self.start(paths, course)
         elif isinstance(outcome, IngestReport) and outcome.count(Outcome.CANCELLED):
             self._offer_after(outcome)
 
@@ -316,7 +331,7 @@ class ImportBar(QWidget):
     @property
     def waiting_items(self) -> int:
         """How many paths wait their turn for the next run."""
-        return sum(len(paths) for paths, _ in self._queued)
+        return sum(len(paths) for paths, _, _ in self._queued)
 
     @property
     def waiting(self) -> bool:

@@ -21,15 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtGui import (
-    QBrush,
-    QColor,
-    QContextMenuEvent,
-    QFont,
-    QKeyEvent,
-    QPalette,
-    QResizeEvent,
-)
+from PySide6.QtGui import QContextMenuEvent, QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
 from app.library.row_menu import RowAsks, row_menu
@@ -37,6 +29,7 @@ from app.library.rows import (
     IS_COURSE,
     KIND,
     KIND_LABEL,
+    LANGUAGE,
     LECTURES,
     MISSING,
     NOT_INDEXED,
@@ -48,6 +41,9 @@ from app.library.rows import (
     by_course,
     course_line,
     file_state,
+    languages_line,
+    mark,
+    set_language,
     short_state,
     typical_width,
 )
@@ -57,7 +53,6 @@ _STATE_SHARE = 0.4  # the most of the panel's width the state column may take
 _NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
 _ONE_COLUMN = 200  # narrower than this, states show only as the names' colour and tooltip
 FEW_FILES = 20  # a course new to the panel opens when it holds at most this many files
-_PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the dark theme
 
 
 class LibraryPanel(QTreeWidget):
@@ -71,6 +66,7 @@ class LibraryPanel(QTreeWidget):
     reveal_requested = Signal(str)  # a file's or a course folder's path: show its folder
     export_requested = Signal(str)  # a lecture's path: save its transcript
     study_requested = Signal(str, str)  # ("handout", a lecture's path) or ("flashcards", course)
+    language_requested = Signal(str, bool)  # a file's path or a course's name, is_course
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -289,39 +285,27 @@ class LibraryPanel(QTreeWidget):
         child.setData(0, IS_COURSE, False)
         child.setData(0, KIND, source.kind.value)
         child.setData(0, PROGRESS, None)
-        child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}\n{why}")
+        language = set_language(child, source.language)  # its tag, its tooltip's line
+        child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}\n{why}{language}")
         child.setToolTip(1, why)
-        self._mark(child, state)
+        mark(child, state, self.palette())
         self._files[source.path] = child
-
-    def _mark(self, item: QTreeWidgetItem, state: str) -> None:
-        """A file that needs the user's eye has a coloured name, seen even when the panel
-        is too narrow for the state column: red for an error, grey when not indexed or
-        missing."""
-        if state == "error":
-            item.setForeground(0, QBrush(_PROBLEM_COLOUR))
-        elif state in (NOT_INDEXED, MISSING, REMOVING):
-            item.setForeground(0, self.palette().brush(QPalette.ColorRole.PlaceholderText))
-        else:
-            item.setForeground(0, QBrush())
-        font = item.font(0)
-        font.setItalic(state == MISSING)
-        item.setFont(0, font)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:  # the theme changed: grey anew
             for item in self._files.values():
-                self._mark(item, item.text(1))
+                mark(item, item.text(1), self.palette())
 
     def _summarise(self, item: QTreeWidgetItem) -> None:
-        """A course's state column, counted from its rows (rows.course_line)."""
+        """A course's state column, counted from its rows (rows.course_line), and in its
+        tooltip the languages of its files."""
         children = self._children(item)
         states = [child.text(1) for child in children]
         waiting = sum(c.text(1) == "queued" or c.data(0, PROGRESS) is not None for c in children)
         text, tip = course_line(states, item.data(0, PATH) in self._removing, waiting)
         item.setText(1, text)
-        item.setToolTip(1, tip)
+        item.setToolTip(1, tip + languages_line(c.data(0, LANGUAGE) for c in children))
 
     def wanted_width(self) -> int:
         """Wide enough for a typical name and state, in the user's font (rows.typical_width)."""
@@ -357,7 +341,7 @@ class LibraryPanel(QTreeWidget):
         before, state = item.text(1), short_state(text)
         item.setText(1, state)
         item.setToolTip(1, why)
-        self._mark(item, state)
+        mark(item, state, self.palette())
         course = item.parent()
         counted = {"error", MISSING, NOT_INDEXED, "queued"}  # in the course's line
         if course is not None and ({before, state} & counted or share is None):
@@ -458,6 +442,7 @@ class LibraryPanel(QTreeWidget):
             self.export_requested.emit,
             self.remove_requested.emit,
             self.study_requested.emit,
+            self.language_requested.emit,
         )
         return row_menu(self, item, asks, self.position_of)
 

@@ -1,6 +1,6 @@
 """The context menu of a library panel row: play or resume a lecture, open the file, show
-its folder, export a transcript or a handout, remove it; a course's: show its folder, export
-its flashcards, remove it."""
+its folder, export a transcript or a handout, set its language, remove it; a course's: show
+its folder, export its flashcards, set its language, remove it."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class RowAsks:
     export: Callable[[str], None]  # the transcript
     remove: Callable[[str, bool], None]  # (target, is_course), after asking
     study: Callable[[str, str], None]  # ("handout", lecture) or ("flashcards", course)
+    language: Callable[[str, bool], None]  # (target, is_course): ask which, then set it
 
 
 def row_menu(
@@ -45,6 +46,7 @@ def row_menu(
         menu.addAction("Export flashcards…").triggered.connect(
             lambda: asks.study("flashcards", target)
         )
+        menu.addAction("Language…").triggered.connect(lambda: asks.language(target, True))
         menu.addSeparator()
         remove = menu.addAction(f"Remove course “{target}” from the library…")
         remove.triggered.connect(lambda: asks.remove(target, True))
@@ -71,6 +73,9 @@ def row_menu(
         handout = menu.addAction("Export handout…")
         handout.triggered.connect(lambda: asks.study("handout", target))
         handout.setEnabled(export.isEnabled())
+    language = menu.addAction("Language…")  # read or heard again: it must be there
+    language.triggered.connect(lambda: asks.language(target, False))
+    language.setEnabled(there)
     menu.addSeparator()
     menu.addAction(f"Remove “{Path(target).name}” from the library…").triggered.connect(
         lambda: asks.remove(target, False)

@@ -4,18 +4,22 @@ draws a file's import progress on its row."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
+    QTreeWidgetItem,
 )
 
+from app.languages import language_tag, named_language
 from engine.api import Source, SourceKind, SourceStatus, plural
 
 PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
@@ -23,6 +27,7 @@ IS_COURSE = Qt.ItemDataRole.UserRole + 1
 KIND = Qt.ItemDataRole.UserRole + 2  # a file row's SourceKind value
 ROOT = Qt.ItemDataRole.UserRole + 3  # a course row's folder, or "" (loose files)
 PROGRESS = Qt.ItemDataRole.UserRole + 4  # an importing file's share done, 0..1; WORKING
+LANGUAGE = Qt.ItemDataRole.UserRole + 5  # a file row's language code, or None: not known
 WORKING = -1.0  # the file is being imported, its share not known (yet)
 TYPICAL_NAME = "lecture-03-dynamic-programming.mp4"
 TYPICAL_STATE = "transcribing 40%"
@@ -41,6 +46,7 @@ NOT_INDEXED = "not indexed"
 MISSING = "missing"
 REMOVING = "to be removed"
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
+PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the dark theme
 
 
 def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, str]:
@@ -59,6 +65,39 @@ def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, s
             "or remove it from the library."
         )
     return source.status.value, f"{name}: {source.status.value}"
+
+
+def mark(item: QTreeWidgetItem, state: str, palette: QPalette) -> None:
+    """A file that needs the user's eye has a coloured name, seen even when the panel is too
+    narrow for the state column: red for an error, grey when not indexed or missing."""
+    if state == "error":
+        item.setForeground(0, QBrush(PROBLEM_COLOUR))
+    elif state in (NOT_INDEXED, MISSING, REMOVING):
+        item.setForeground(0, palette.brush(QPalette.ColorRole.PlaceholderText))
+    else:
+        item.setForeground(0, QBrush())
+    font = item.font(0)
+    font.setItalic(state == MISSING)
+    item.setFont(0, font)
+
+
+def set_language(item: QTreeWidgetItem, code: str | None) -> str:
+    """Keep a file row's language, for its tag (drawn by ProgressDelegate) and a screen
+    reader ("Spanish" as the name's description); returns the tooltip's line for it, ""
+    when not known."""
+    item.setData(0, LANGUAGE, code)
+    name = named_language(code)
+    item.setData(0, Qt.ItemDataRole.AccessibleDescriptionRole, name or None)
+    return f"\nLanguage: {name}" if name else ""
+
+
+def languages_line(codes: Iterable[str | None]) -> str:
+    """A course's languages for its tooltip, most files first, then by name: "\nIn
+    Spanish (3 files), English (1 file)"; "" when none is known."""
+    counts = Counter(named_language(code) for code in codes if code)
+    ordered = sorted(counts.items(), key=lambda named: (-named[1], named[0]))
+    parts = [f"{name} ({plural(n, 'file')})" for name, n in ordered]
+    return f"\nIn {', '.join(parts)}" if parts else ""
 
 
 def by_course(sources: Iterable[Source]) -> dict[str, list[Source]]:
@@ -130,7 +169,13 @@ class ProgressDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         size = super().sizeHint(option, index)
-        return QSize(size.width(), size.height() + self.BAR)
+        tag = language_tag(index.data(LANGUAGE)) if index.column() == 0 else ""
+        extra = self._tag_width(QFontMetrics(self.view.font()), tag) if tag else 0
+        return QSize(size.width() + extra, size.height() + self.BAR)
+
+    @staticmethod
+    def _tag_width(metrics: QFontMetrics, tag: str) -> int:
+        return metrics.horizontalAdvance(tag) + 3 * metrics.averageCharWidth()
 
     def paint(
         self,
@@ -138,7 +183,11 @@ class ProgressDelegate(QStyledItemDelegate):
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
-        super().paint(painter, option, index)
+        tag = language_tag(index.data(LANGUAGE)) if index.column() == 0 else ""
+        if tag:
+            self._paint_tagged(painter, option, index, tag)
+        else:
+            super().paint(painter, option, index)
         name = index.sibling(index.row(), 0)
         share = name.data(PROGRESS)
         if not isinstance(share, float):
@@ -153,4 +202,36 @@ class ProgressDelegate(QStyledItemDelegate):
         if share >= 0:
             done = QRect(bar.left(), bar.top(), round(bar.width() * min(share, 1.0)), bar.height())
             painter.fillRect(done, palette.color(QPalette.ColorRole.Highlight))
+        painter.restore()
+
+    def _paint_tagged(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+        tag: str,
+    ) -> None:
+        """A name with its language's tag at the cell's right end, in a thin frame: the name
+        is elided before the tag, so a long name never hides it (nor the tag the name)."""
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        metrics = QFontMetrics(item.font)
+        style = self.view.style()
+        cell: QRect = item.rect
+        text = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, item, self.view)
+        width = self._tag_width(metrics, tag)
+        room = max(0, min(text.width(), cell.right() - width - text.left()))
+        elided = metrics.elidedText(item.text, Qt.TextElideMode.ElideRight, room)
+        item.text = elided
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, self.view)
+        pad = metrics.averageCharWidth() // 2
+        box = QRect(cell.right() - width + pad, text.top(), width - 2 * pad, text.height())
+        box = box.adjusted(0, 2, 0, -2)
+        selected = bool(item.state & QStyle.StateFlag.State_Selected)
+        roles = QPalette.ColorRole
+        role = roles.HighlightedText if selected else roles.PlaceholderText
+        painter.save()
+        painter.setPen(self.view.palette().color(role))
+        painter.drawRoundedRect(box, 3, 3)
+        painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter), tag)
         painter.restore()

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.languages import shown_language
 from engine.api import (
     KIND_NAMES,
     Library,
@@ -111,9 +112,11 @@ def spoken(group: ResultGroup) -> str:
     screen, the snippet and the other moments, in plain words."""
     result = group.best
     where = location(result)
+    language = shown_language(result.language)
     parts = [
         f"{KIND_NAMES[result.kind]}, {result.course}: {result.title}"
-        + (f" at {where}" if where else ""),
+        + (f" at {where}" if where else "")
+        + (f", in {language}" if language else ""),
         on_screen(result),
         " ".join(result.snippet.split()),
     ]
@@ -139,6 +142,13 @@ def snippet_html(result: SearchResult) -> str:
     return text
 
 
+def header(result: SearchResult) -> str:
+    """ "Speech · Algorithms", and the language of a hit not in the window's language:
+    "Speech · Biología · Spanish" (an English library reads as before)."""
+    language = shown_language(result.language)
+    return " · ".join([KIND_NAMES[result.kind], result.course, *([language] if language else [])])
+
+
 def on_screen(result: SearchResult) -> str:
     """ "Slide 4 on screen (slides.pdf)" for a lecture moment that shows a slide, else ""."""
     if result.slide is None or result.kind == SegmentKind.SLIDE:
@@ -149,8 +159,8 @@ def on_screen(result: SearchResult) -> str:
 
 
 class ResultRow(QWidget):
-    """One result: kind icon, thumbnail, "kind · course", title, where, the slide on screen,
-    snippet, and a lecture's other moments as links."""
+    """One result: kind icon, thumbnail, "kind · course" (· language), title, where, the
+    slide on screen, snippet, and a lecture's other moments as links."""
 
     moment_chosen = Signal(object)  # the SearchResult of a moment link clicked
 
@@ -177,8 +187,8 @@ class ResultRow(QWidget):
         self.thumb.hide()
         screen = on_screen(result)
         self.text = QLabel(
-            f"<small>{html.escape(KIND_NAMES[result.kind])} · {html.escape(result.course)}"
-            f"</small><br><b>{html.escape(result.title)}</b>&nbsp;&nbsp;"
+            f"<small>{html.escape(header(result))}</small><br>"
+            f"<b>{html.escape(result.title)}</b>&nbsp;&nbsp;"
             f"{html.escape(location(result))}"
             + (f"<br><small><i>{html.escape(screen)}</i></small>" if screen else "")
             + ("" if "\n" in result.snippet else "<br>")  # code: its block starts a line

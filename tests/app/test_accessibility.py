@@ -313,6 +313,7 @@ def test_dialogs_controls_are_named(qtbot: QtBot, library: Library, models_dir: 
     from app.dialogs.about import AboutDialog
     from app.dialogs.settings import Settings, SettingsDialog
     from app.library.import_errors import ImportErrorsDialog
+    from app.library.language import LanguageDialog
     from app.library.url_import import UrlImportDialog
     from app.library.watch_folders import FollowDialog
     from app.notes.editor import NoteEditor
@@ -328,6 +329,7 @@ def test_dialogs_controls_are_named(qtbot: QtBot, library: Library, models_dir: 
         "Keyboard shortcuts": ShortcutsDialog(window),
         "Follow course folders": FollowDialog(library, window),
         "Files not imported": ImportErrorsDialog([], window),
+        "Language": LanguageDialog("Biology", True, [], window),
         "Add note": NoteEditor("lecture-01 · 12:34", parent=window),
         "Edit note": NoteEditor("slides · p. 5", "a note", error="Not saved", parent=window),
     }

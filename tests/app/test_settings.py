@@ -124,18 +124,14 @@ def test_dialog_shows_and_edits_settings(qtbot: QtBot, tmp_path: Path, models_di
     start = Settings(threads=1, screen_text=False, theme="light", player="vlc")
     dialog = SettingsDialog(start, ModelRegistry(models_dir))
     qtbot.addWidget(dialog)
-    # By default each lecture's language picks the model: tiny.en (from its PyPI package)
-    # hears English ones.
     assert dialog.speech_box.currentData() == AUTO_SPEECH_MODEL
-    assert dialog.speech_box.currentText() == f"{AUTO_SPEECH_MODEL} (installed)"
-    assert dialog.speech_box.itemText(dialog.speech_box.findData(SPEECH)) == f"{SPEECH} (installed)"
-    assert dialog.speech_note.isHidden()
+    assert dialog.speech_note.isHidden()  # both of its models come in PyPI packages
     base = dialog.speech_box.findData("faster-whisper-base.en")
-    assert dialog.speech_box.itemText(base) == "faster-whisper-base.en (not installed)"
+    assert dialog.speech_box.itemText(base).endswith(" (not installed)")
     dialog.speech_box.setCurrentIndex(base)
     assert not dialog.speech_note.isHidden() and "Models tab" in dialog.speech_note.text()
     assert dialog.settings().speech_model == "faster-whisper-base.en"
-    dialog.speech_box.setCurrentIndex(dialog.speech_box.findData(AUTO_SPEECH_MODEL))
+    dialog.speech_box.setCurrentIndex(dialog.speech_box.findData(SPEECH))
     assert dialog.threads_box.value() == 1 and not dialog.screen_text_box.isChecked()
     assert dialog.player_box.currentData() == "vlc"
     dialog.threads_box.setValue(2)
@@ -143,16 +139,89 @@ def test_dialog_shows_and_edits_settings(qtbot: QtBot, tmp_path: Path, models_di
     dialog.library_edit.setText(str(tmp_path / "elsewhere"))
     dialog.player_box.setCurrentIndex(dialog.player_box.findData("qt"))
     assert dialog.settings() == replace(
-        start, threads=2, screen_text=True, library_dir=str(tmp_path / "elsewhere"), player="qt"
+        start,
+        speech_model=SPEECH,
+        threads=2,
+        screen_text=True,
+        library_dir=str(tmp_path / "elsewhere"),
+        player="qt",
     )
     missing = SettingsDialog(replace(start, speech_model="gone"), ModelRegistry(models_dir))
     qtbot.addWidget(missing)
     assert missing.speech_box.currentText() == "gone (not installed)"
+    assert missing.speech_note.text().startswith("gone is not installed")
     assert not missing.speech_note.isHidden() and not missing.speech_note.isWindow()
     assert missing.settings().speech_model == "gone"  # kept until the user picks another
     # The default library folder stays "the default" when left alone.
     assert Settings().library_dir == ""
     assert SettingsDialog(Settings(), ModelRegistry(models_dir)).settings() == Settings()
+
+
+def test_speech_models_are_offered_in_a_students_words_and_automatic_is_saved(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path
+) -> None:
+    """Automatic first and recommended, then fast English and accurate any language, the
+    other models by their description; OK saves "auto", which the engine is given."""
+    path = tmp_path / "settings.json"
+    dialog = SettingsDialog(Settings(speech_model=SPEECH), ModelRegistry(models_dir))
+    qtbot.addWidget(dialog)
+    box = dialog.speech_box
+    words = [box.itemText(i) for i in range(box.count())]
+    assert words[:3] == [
+        "Automatic: fast for English, accurate for other languages (recommended)",
+        "Fast, English only",
+        "Accurate, any language",
+    ]
+    assert [box.itemData(i) for i in range(3)] == [
+        AUTO_SPEECH_MODEL,
+        SPEECH,
+        "faster-whisper-base",
+    ]
+    small = box.itemText(box.findData("faster-whisper-small"))
+    assert small.startswith("Whisper small") and "CTranslate2" not in small
+    assert box.currentText() == "Fast, English only"  # as the settings had it
+    assert "English" in box.accessibleDescription()
+    box.setCurrentIndex(0)
+    save_settings(path, dialog.settings())
+    assert json.loads(path.read_text())["speech_model"] == "auto"
+    assert engine_config(load_settings(path)).media.speech_model == AUTO_SPEECH_MODEL
+
+
+def test_automatic_says_which_of_its_models_is_missing(
+    qtbot: QtBot, tmp_path: Path, models_dir: Path
+) -> None:
+    """Without Whisper base, automatic hears every lecture as English with tiny.en: it is
+    usable, and the note says what the other languages lack; without tiny.en nothing is
+    heard at all."""
+    root = tmp_path / "models"
+    english = ModelRegistry(models_dir).path(SPEECH)  # its folder, assembled from its package
+    shutil.copytree(english, root / SPEECH)
+    dialog = SettingsDialog(Settings(), ModelRegistry(root, use_packages=False))
+    qtbot.addWidget(dialog)
+    assert dialog.speech_box.currentText().endswith("(recommended)")  # installed
+    assert not dialog.speech_note.isHidden()
+    assert "lectures in other languages than English are heard as English" in (
+        dialog.speech_note.text()
+    )
+    empty = SettingsDialog(Settings(), ModelRegistry(tmp_path / "none", use_packages=False))
+    qtbot.addWidget(empty)
+    assert empty.speech_box.currentText().endswith("(recommended) (not installed)")
+    assert "cannot be transcribed" in empty.speech_note.text()
+
+
+def test_a_version_1_file_keeps_its_settings_and_its_default_model_becomes_automatic(
+    tmp_path: Path,
+) -> None:
+    """Version 1 wrote tiny.en, its default, into every file: automatic hears English with
+    it all the same. A model chosen otherwise stays."""
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"version": 1, "speech_model": SPEECH, "threads": 1}))
+    loaded = load_settings(path)
+    assert (loaded.speech_model, loaded.threads) == (AUTO_SPEECH_MODEL, 1)
+    assert json.loads(path.read_text())["version"] == SETTINGS_VERSION == 2
+    path.write_text(json.dumps({"version": 1, "speech_model": "faster-whisper-small"}))
+    assert load_settings(path).speech_model == "faster-whisper-small"
+    assert Settings().speech_model == AUTO_SPEECH_MODEL  # the default of a new file
 
 
 def test_models_page_lists_and_verifies(qtbot: QtBot, tmp_path: Path, models_dir: Path) -> None:
