@@ -11,9 +11,6 @@ characters into pinyin and then reads the pinyin with English sounds ("jin1 tian
 "dZIn w0n"), which Whisper hears as nothing or as English.
 """
 
-# The Chinese text's punctuation is Chinese (full-width), not a look-alike of ASCII's.
-# ruff: noqa: RUF001
-
 from __future__ import annotations
 
 import hashlib
