@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     sections = set(args.sections.split(","))
     embedders: list[Embedder] = []
     loads: dict[str, float] = {}
-    for name in args.models.split(","):
+    for name in filter(None, args.models.split(",")):
         t0 = time.perf_counter()
         embedders.append(registry.load_embedder(name, args.threads))
         loads[name] = time.perf_counter() - t0  # the first run includes assembling it
