@@ -16,7 +16,6 @@ installed, and one the user installs in their own folder takes precedence over i
 
 from __future__ import annotations
 
-import ast
 import importlib.metadata
 import importlib.util
 import logging
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ModelError
+from engine.models.assembly import converted, dist_version, joined
 from engine.models.catalog import (
     DEFAULT_EMBEDDER,
     KNOWN_MODELS,
@@ -344,12 +344,14 @@ class ModelRegistry:
             # A private temp folder: two processes assembling at once must not collide.
             staging = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{spec.name}.assemble."))
             try:
+                if spec.converter:
+                    return self._commit(spec, staging, *converted(spec, sources, staging))
                 entries = {
-                    filename: _assembled(spec, filename, parts, staging / filename)
+                    filename: joined(spec, filename, parts, staging / filename)
                     for filename, parts in sources.items()
                 }
                 source = " + ".join(
-                    f"PyPI {p.package} {_dist_version(p.package)} ({p.relpath})"
+                    f"PyPI {p.package} {dist_version(p.package)} ({p.relpath})"
                     for p in spec.packaged
                 )
                 return self._commit(spec, staging, entries, source)
@@ -396,40 +398,6 @@ class ModelRegistry:
         return final
 
 
-def _assembled(spec: ModelSpec, filename: str, parts: list[Path], dest: Path) -> FileEntry:
-    """Copy ``parts`` joined into ``dest`` and check it against the pins of ``spec`` (or of
-    the package that ships the model file whole).
-
-    Raises:
-        ModelError: a part cannot be read, or the file is not the one pinned.
-    """
-    try:
-        with dest.open("wb") as out:
-            for part in parts:
-                with part.open("rb") as src:
-                    shutil.copyfileobj(src, out, 1 << 20)
-    except OSError as e:
-        raise ModelError(f"cannot copy {e.filename or parts[0]}: {e.strerror or e}") from e
-    entry = file_entry(dest)
-    packages = ", ".join(p.package for p in spec.packaged if p.filename == filename)
-    what = " + ".join(str(p) for p in parts)
-    for pin in spec.packaged_pins:
-        if pin.filename == filename and FileEntry(sha256=pin.sha256, size=pin.size) != entry:
-            raise ModelError(
-                f"{filename} of {spec.name} made of {what} is not the file expected "
-                f"({entry.size:,} bytes, sha256 {entry.sha256[:12]}..., expected {pin.size:,} "
-                f"bytes, sha256 {pin.sha256[:12]}...): reinstall the packages {packages}"
-            )
-    if filename == spec.model_file and len(parts) == 1:
-        pinned = _package_pins(parts[0].parent)
-        if pinned is not None and pinned != entry:
-            raise ModelError(
-                f"{parts[0]} does not match the sha256/size its package "
-                f"{packages} declares: reinstall the package"
-            )
-    return entry
-
-
 def _overall(
     progress: Progress | None, sizes: list[int | None], index: int, done_before: int
 ) -> Progress | None:
@@ -450,35 +418,6 @@ def _overall(
 def _info(name: str, role: ModelRole, directory: Path, description: str) -> ModelInfo:
     size = sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
     return ModelInfo(name, role, True, size, directory, description)
-
-
-def _package_pins(package_dir: Path) -> FileEntry | None:
-    """``SHA256`` and ``SIZE_BYTES`` constants of a data package's ``__init__.py``, read
-    with ast (not run); None when the package declares no such pins."""
-    try:
-        tree = ast.parse((package_dir / "__init__.py").read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return None
-    constants: dict[str, object] = {}
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Constant)
-        ):
-            constants[node.targets[0].id] = node.value.value
-    sha256, size = constants.get("SHA256"), constants.get("SIZE_BYTES")
-    if isinstance(sha256, str) and isinstance(size, int):
-        return FileEntry(sha256=sha256.lower(), size=size)
-    return None
-
-
-def _dist_version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
 
 
 def _mkdir(path: Path) -> None:
