@@ -93,7 +93,7 @@ class Store:
         """
         self.segments.delete_of_source(source_id)  # cascades to vectors and the FTS index
         self.recordings.delete_scenes(source_id)
-        ids = self._add_segments(source_id, 0, segments, vectors, space)
+        ids = self._add_segments(source_id, 0, segments, vectors, space, language)
         self.embeddings.put_sentences(ids, sentences)
         self.catalog.mark_indexed(
             source_id,
@@ -121,7 +121,8 @@ class Store:
         Must be called inside :meth:`transaction`; returns the new ids in order.
         """
         first = self.segments.next_ord(source_id)
-        return self._add_segments(source_id, first, segments, vectors, space)
+        language = self.segments.language_of(source_id)
+        return self._add_segments(source_id, first, segments, vectors, space, language)
 
     def _add_segments(
         self,
@@ -130,8 +131,9 @@ class Store:
         segments: Sequence[SegmentDraft],
         vectors: np.ndarray | None,
         space: str,
+        language: str | None = None,
     ) -> list[int]:
-        ids = self.segments.insert(source_id, first_ord, segments)
+        ids = self.segments.insert(source_id, first_ord, segments, language)
         if vectors is not None:
             self.embeddings.add_for_new(ids, segments, vectors, space)
         return ids
