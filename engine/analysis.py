@@ -13,9 +13,10 @@ indexed by a plain tokenizer (engine/store/segments.py):
   stemmers write them. Only Latin/Greek/Cyrillic accents, Arabic harakat and Hebrew points
   are dropped: Indic vowel signs and Thai vowels are letters' parts, not accents.
 - Scripts written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer, Myanmar) are
-  cut into overlapping character bigrams, as Lucene's CJK analyser does: a two-character
-  word is one term, a longer one all of its pairs, so a question's words are found without
-  a dictionary (bench/xquad.py measured bigrams against trigrams, see the README).
+  cut into overlapping character n-grams, as Lucene's CJK analyser does: pairs for Chinese,
+  Japanese and Korean (a two-character word is one term, a longer one all of its pairs),
+  four characters for Thai and its neighbours (:data:`GRAMS`, chosen on bench/xquad.py), so
+  a question's words are found without a dictionary.
 
 Each term comes with the span of text it was read from, so snippets can mark it.
 Imports nothing from the engine but :mod:`engine.words`.
@@ -84,7 +85,7 @@ def _marks() -> str:
 
 
 TOKEN = re.compile(rf"(?:[^\W_]|[{_marks()}])+")
-# Scripts without spaces between words: runs of one class are cut into bigrams.
+# Scripts without spaces between words: runs of one class are cut into n-grams.
 _RUNS = re.compile(
     "(?P<cjk>[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0002ffff]+)"
@@ -92,6 +93,11 @@ _RUNS = re.compile(
     "|(?P<th>[\u0e00-\u0e7f]+)|(?P<lo>[\u0e80-\u0eff]+)|(?P<km>[\u1780-\u17ff]+)"
     "|(?P<my>[\u1000-\u109f]+)"
 )
+# Characters per term in each of those scripts. Thai writes a vowel or tone mark as a
+# character of its own: a pair is less than a syllable. XQuAD Thai, full-text NDCG@10:
+# 2 0.802, 3 0.892, 4 0.905, 5 0.886. Lao, Khmer and Myanmar (not measured) are written
+# the same way. Chinese pairs: 0.975.
+GRAMS = {"cjk": 2, "ko": 2, "th": 4, "lo": 4, "km": 4, "my": 4}
 _SPACELESS = re.compile(_RUNS.pattern.replace("+)", ")"))
 
 
@@ -150,8 +156,8 @@ def term(word: str, language: str) -> str:
 
 
 def spans(text: str, language: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, term) of each term of ``text`` in order: a word's stem, or a bigram (a
-    lone character) of a run of a space-less script."""
+    """(start, end, term) of each term of ``text`` in order: a word's stem, or an n-gram (the
+    run itself when shorter) of a run of a space-less script."""
     for token in TOKEN.finditer(text):
         word, base = token.group(), token.start()
         if _SPACELESS.search(word) is None:
@@ -162,25 +168,32 @@ def spans(text: str, language: str) -> Iterator[tuple[int, int, str]]:
             if run.start() > at:
                 part = word[at : run.start()]
                 yield base + at, base + run.start(), term(part, language)
-            yield from _bigrams(run.group(), base + run.start())
+            yield from _grams(run.group(), base + run.start(), GRAMS[run.lastgroup or ""])
             at = run.end()
         if at < len(word):
             yield base + at, token.end(), term(word[at:], language)
 
 
-def _bigrams(run: str, offset: int) -> Iterator[tuple[int, int, str]]:
+def _grams(run: str, offset: int, n: int) -> Iterator[tuple[int, int, str]]:
     chars = unicodedata.normalize("NFKC", run).casefold()
     if len(chars) != len(run):  # a compatibility form widened: no spans to map back
         chars = run.casefold()
-    if len(chars) == 1:
-        yield offset, offset + 1, chars
+    if len(chars) <= n:
+        yield offset, offset + len(chars), chars
         return
-    for i in range(len(chars) - 1):
-        yield offset + i, offset + i + 2, chars[i : i + 2]
+    for i in range(len(chars) - n + 1):
+        yield offset + i, offset + i + n, chars[i : i + n]
 
 
 def terms(text: str, language: str) -> list[str]:
     return [t for _, _, t in spans(text, language)]
+
+
+@functools.lru_cache(maxsize=32768)
+def term_set(text: str, language: str) -> frozenset[str]:
+    """The distinct terms of ``text`` (a sentence): search scores the sentences of the same
+    candidates query after query while a question is typed."""
+    return frozenset(terms(text, language))
 
 
 def analysed(text: str, language: str) -> str:
@@ -196,7 +209,7 @@ def query_terms(query: str, language: str) -> list[str]:
 
 def typed_prefix(query: str, language: str) -> str | None:
     """The folded last word when the text ends inside it (it may grow while typing); None
-    for a space-less script, whose last bigram is already a term."""
+    for a space-less script, whose last n-gram is already a term."""
     found = list(TOKEN.finditer(query))
     if not found or found[-1].end() != len(query) or _SPACELESS.search(found[-1].group()):
         return None
@@ -213,6 +226,7 @@ __all__ = [
     "query_terms",
     "spans",
     "term",
+    "term_set",
     "terms",
     "typed_prefix",
     "uses_porter",

@@ -31,6 +31,6 @@ def _share(query: Query, candidate: Candidate, typed: str | None, total: float) 
     sentence holds."""
     score = candidate.passage.score if candidate.passage is not None else 0.0
     if not uses_porter(candidate.row.language):
-        # the last bigram or stem may still grow while typing: all of them count here
+        # the last n-gram or stem may still grow while typing: all of them count here
         total = sum(query.weights_for(candidate.row.language).values())
     return min(score, total) / total if total > 0 else 0.0

@@ -2,7 +2,7 @@
 
 ``weights`` maps a query stem to its idf weight (see :class:`engine.search.query.Query`);
 ``language`` is the text's: English and unknown text is read with Porter stems as FTS5
-indexes it, any other with engine/analysis.py's terms (its stems, or bigrams).
+indexes it, any other with engine/analysis.py's terms (stems, or n-grams).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def scorer(weights: Mapping[str, float], language: str | None = None) -> Callabl
 
 def _analysed_scorer(weights: Mapping[str, float], language: str) -> Callable[[str], float]:
     def score(text: str) -> float:
-        return sum(weights.get(t, 0.0) for t in set(analysis.terms(text, language)))
+        return sum(weights.get(t, 0.0) for t in analysis.term_set(text, language))
 
     return score
 

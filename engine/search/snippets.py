@@ -70,14 +70,12 @@ def _analysed_snippet(
     terms = list(analysis.spans(text, language))
     if not terms:
         return text[:200], ()
-    spaceless = sum(1 for _, _, t in terms if analysis.is_spaceless(t))
-    size = words * 3 if spaceless > len(terms) // 2 else words
+    size = words * 3 if analysis.is_spaceless(terms[len(terms) // 2][2]) else words
     hits = [i for i, (_, _, t) in enumerate(terms) if t in weights]
     if around is not None:
         first = max(0, next((i for i, sp in enumerate(terms) if sp[0] >= around), 0) - 3)
     elif hits:
-        best = max(hits, key=lambda i: sum(weights[terms[j][2]] for j in hits if i <= j < i + size))
-        first = max(0, best - size // 4)
+        first = max(0, _densest(hits, [weights[terms[i][2]] for i in hits], size) - size // 4)
     else:
         first = 0
     last = min(len(terms), first + size)
@@ -89,6 +87,19 @@ def _analysed_snippet(
     snippet = prefix + body + suffix
     marked = [(a, b) for a, b, t in analysis.spans(snippet, language) if t in weights]
     return snippet, _merged(marked)
+
+
+def _densest(hits: list[int], weight: list[float], size: int) -> int:
+    """The hit that starts the window of ``size`` terms holding the most query weight."""
+    best, best_weight, total, end = hits[0], -1.0, 0.0, 0
+    for k, i in enumerate(hits):
+        while end < len(hits) and hits[end] < i + size:
+            total += weight[end]
+            end += 1
+        if total > best_weight:
+            best, best_weight = i, total
+        total -= weight[k]
+    return best
 
 
 def _merged(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
