@@ -324,6 +324,37 @@ class Segments:
         rows = self._db.rows(sql, (match, *args, limit))
         return [(int(r.id), -float(r.rank)) for r in rows]
 
+    def unanalysed(self) -> list[tuple[int, str]]:
+        """Sources in a language FTS5's Porter does not read whose segments are still in
+        its index (written before step 9 by a program that knew their language, or a
+        user's note written since): (source id, language)."""
+        if not self._has_terms:
+            return []
+        rows = self._db.rows(
+            "SELECT s.id, s.language FROM sources s WHERE s.language IS NOT NULL "
+            "AND s.language != 'en' AND EXISTS (SELECT 1 FROM segments g "
+            "WHERE g.source_id = s.id AND g.text_terms IS NULL)"
+        )
+        return [(int(r.id), str(r.language)) for r in rows if not uses_porter(r.language)]
+
+    def analyse(self, source_id: int, language: str) -> int:
+        """Index a source's segments in ``language`` (inside a transaction); how many moved.
+        The update triggers move each row from the Porter index to the analysed one."""
+        rows = self._db.rows(
+            "SELECT id, text, heading, extra FROM segments "
+            "WHERE source_id = ? AND text_terms IS NULL",
+            (source_id,),
+        )
+        updates = [
+            (*(analysed(part, language) for part in (r.text, r.heading, r.extra)), r.id)
+            for r in rows
+        ]
+        self._db.executemany(
+            "UPDATE segments SET text_terms = ?, heading_terms = ?, extra_terms = ? WHERE id = ?",
+            updates,
+        )
+        return len(updates)
+
     def analysed_languages(self) -> list[str]:
         """The languages of the library's text that is analysed in Python (not English)."""
         if not self._has_terms:

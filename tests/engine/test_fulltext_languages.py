@@ -199,10 +199,31 @@ def test_an_old_library_is_migrated_and_searches_as_before(tmp_path: Path) -> No
         with store.transaction():
             store.conn.execute("DELETE FROM segments WHERE id = 1")
         assert store.segments.fulltext(None, 10, terms_match='"celul"') == []
-        check = store.conn.execute(
-            "INSERT INTO segments_terms(segments_terms) VALUES ('integrity-check')"
-        )
-        assert check is not None
+        store.conn.execute("INSERT INTO segments_fts(segments_fts) VALUES ('integrity-check')")
+        store.conn.execute("INSERT INTO segments_terms(segments_terms) VALUES ('integrity-check')")
+    finally:
+        store.close()
+
+
+def test_a_spanish_file_indexed_by_porter_before_step_9_is_analysed_at_open(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.db"
+    _old_library(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("UPDATE sources SET language = 'es'")  # as the language branch records it
+    conn.execute("UPDATE segments SET text = ? WHERE id = 1", (SPANISH["celulas.md"],))
+    conn.close()
+    store = Store(path)
+    try:
+        moved = store.conn.execute("SELECT count(*) FROM segments WHERE text_terms IS NOT NULL")
+        assert moved.fetchone() == (3,)
+        assert store.segments.fulltext('"celul"', 10) == []  # out of Porter's index
+        found = store.segments.fulltext(None, 10, terms_match='"celul" OR "madr"')
+        assert [sid for sid, _ in found] == [1]
+        assert store.analyse_pending() == 0  # done once
+        store.conn.execute("INSERT INTO segments_fts(segments_fts) VALUES ('integrity-check')")
+        store.conn.execute("INSERT INTO segments_terms(segments_terms) VALUES ('integrity-check')")
     finally:
         store.close()
 
