@@ -204,7 +204,7 @@ def analysed(text: str, language: str) -> str:
 def query_terms(query: str, language: str) -> list[str]:
     """A question's terms in ``language``, first occurrence order, capped (a pasted page
     stays a fast query)."""
-    return list(dict.fromkeys(terms(query, language)))[:MAX_QUERY_TERMS]
+    return list(dict.fromkeys(t for t in terms(query, language) if t))[:MAX_QUERY_TERMS]
 
 
 def typed_prefix(query: str, language: str) -> str | None:

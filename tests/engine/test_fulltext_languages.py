@@ -299,3 +299,17 @@ def test_drafts_stored_in_spanish_are_analysed(tmp_path: Path) -> None:
         assert tuple(row) == ("las celul", "año")
     finally:
         store.close()
+
+
+def test_any_text_is_a_query_in_a_library_of_many_languages(
+    library: Library, tmp_path: Path
+) -> None:
+    from tools.hostile.queries import QUERIES
+
+    _ingest(library, tmp_path / "Mixed", {**SPANISH, "zh.md": CHINESE, "th.md": THAI})
+    assert set(library.store.segments.analysed_languages()) == {"es", "th", "zh"}
+    odd = ("\u0301", "ñ*", '"año', "光合 OR", "NEAR(célula)", "é" * 5000, "๏" + "\u0e31" * 9)
+    for query in (*QUERIES, *odd):
+        for typing in (False, True):
+            outcome = library.search(query, limit=5, typing=typing)
+            assert len(outcome.results) <= 5, query
