@@ -7,6 +7,8 @@ that answers (NDCG@10 = 1/log2(r+1), Hit@1), as ../shared/eval/README.md defines
 
     uv run python bench/xquad.py [--langs en,es,zh] [--modes full-text,default] [--work DIR]
     uv run python bench/xquad.py --cross en:es   # English questions on Spanish passages
+    uv run python bench/xquad.py --mixed es,de,zh  # one library of all their passages, each
+                                                   # language's questions against it
 
 The data is read at run time and never copied into the repository. A fresh library per
 run (a temporary folder unless ``--work``): a library kept from an older program would be
@@ -28,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.config import EngineConfig  # noqa: E402
 from engine.library import Library  # noqa: E402
+from engine.models import Embedder  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.paths import default_models_dir  # noqa: E402
 from engine.search.evaluate import MODES, default_data_dir  # noqa: E402
@@ -40,14 +43,16 @@ def _read(path: Path) -> list[dict[str, str]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _write_passages(data: Path, lang: str, folder: Path) -> None:
+def _write_passages(data: Path, lang: str, folder: Path, prefix: str = "") -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for p in _read(data / "xquad" / f"{lang}.dev.passages.jsonl"):
-        name = p["id"].replace("#", "-")
+        name = prefix + p["id"].replace("#", "-")
         (folder / f"{name}.txt").write_text(f"{p['title']}\n\n{p['text']}\n", encoding="utf-8")
 
 
-def _score(library: Library, queries: list[dict[str, str]], mode: str) -> dict[str, float]:
+def _score(
+    library: Library, queries: list[dict[str, str]], mode: str, prefix: str = ""
+) -> dict[str, float]:
     cfg = MODES[mode](library.config.search)
     ndcg = hit1 = 0.0
     took: list[float] = []
@@ -56,7 +61,7 @@ def _score(library: Library, queries: list[dict[str, str]], mode: str) -> dict[s
         results = library.search(q["query"], limit=40, config=cfg).results
         took.append((time.perf_counter() - t0) * 1000)
         ranked = list(dict.fromkeys(Path(r.source).stem for r in results))[:10]
-        gold = q["passage"].replace("#", "-")
+        gold = prefix + q["passage"].replace("#", "-")
         rank = ranked.index(gold) + 1 if gold in ranked else None
         ndcg += 1 / math.log2(rank + 1) if rank else 0.0
         hit1 += rank == 1
@@ -70,11 +75,12 @@ def main() -> None:
     parser.add_argument("--langs", default=",".join(LANGS))
     parser.add_argument("--cross", default="", help="Q:P pairs, e.g. en:es,en:de")
     parser.add_argument("--modes", default="full-text,default")
+    parser.add_argument("--mixed", default="", help="languages for one mixed library")
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    pairs = [(lang, lang) for lang in args.langs.split(",") if lang]
+    pairs = [(lang, lang) for lang in args.langs.split(",") if lang and not args.mixed]
     pairs += [tuple(p.split(":", 1)) for p in args.cross.split(",") if p]  # type: ignore[misc]
     modes = [m for m in args.modes.split(",") if m]
     config = EngineConfig(threads=2)
@@ -94,8 +100,36 @@ def main() -> None:
             for m, v in rows[name].items()
         )
         print(f"{name:8} NDCG@10/Hit@1  {line}", flush=True)
+    if args.mixed:
+        langs = args.mixed.split(",")
+        rows.update(_mixed(args.data, langs, modes, work / "mixed", config, embedder))
     if args.json:
         print(json.dumps(rows))
+
+
+def _mixed(
+    data: Path,
+    langs: list[str],
+    modes: list[str],
+    work: Path,
+    config: EngineConfig,
+    embedder: Embedder,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Every language's passages in one library (a question is read in each of them)."""
+    for lang in langs:
+        _write_passages(data, lang, work / "docs" / lang, prefix=f"{lang}-")
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    with Library.open(work / "library", config, lambda: embedder) as library:
+        library.ingest([work / "docs"], course="xquad-mixed")
+        for lang in langs:
+            queries = _read(data / "xquad" / f"{lang}.dev.queries.jsonl")
+            rows[f"mixed {lang}"] = {m: _score(library, queries, m, f"{lang}-") for m in modes}
+            line = "  ".join(
+                f"{m} {v['ndcg@10']:.3f}/{v['hit@1']:.3f} ({v['p50_ms']:.0f} ms)"
+                for m, v in rows[f"mixed {lang}"].items()
+            )
+            print(f"mixed {lang:3} NDCG@10/Hit@1  {line}", flush=True)
+    return rows
 
 
 if __name__ == "__main__":
