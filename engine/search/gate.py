@@ -20,13 +20,11 @@ def gated(query: Query, pool: Pool, cfg: SearchConfig) -> bool:
     total = sum(w for s, w in query.weights.items() if s != typed)
     if total <= 0:
         return False
-    best = max(
-        (_share(query, c, typed, total) for c in pool.head if c.passage is not None), default=0.0
-    )
+    best = max((_share(query, c, total) for c in pool.head if c.passage is not None), default=0.0)
     return best < cfg.gate_overlap
 
 
-def _share(query: Query, candidate: Candidate, typed: str | None, total: float) -> float:
+def _share(query: Query, candidate: Candidate, total: float) -> float:
     """The share of the query's term weight (read in the candidate's language) its best
     sentence holds."""
     score = candidate.passage.score if candidate.passage is not None else 0.0

@@ -4,7 +4,8 @@ full-text expressions built from them. Every stage reads this instead of the raw
 A question's language is not known (it is short, and people mix): it is read as English
 (FTS5's Porter stems, for English text and text of no known language) and in each other
 language the library holds text in (engine/analysis.py), and a segment matches the reading
-of its own language. On XQuAD this costs nothing in any language (bench/xquad.py)."""
+of its own language (``bench/xquad.py --mixed`` measures what the other readings cost).
+"""
 
 from __future__ import annotations
 
@@ -88,8 +89,11 @@ def analyse(
         every = list(dict.fromkeys(t for found in readings.values() for t in found))
         adf = analysed_frequencies(every)
         analysed = {lang: {t: adf.idf(t) for t in found} for lang, found in readings.items()}
-        kept = [t for t in sorted(every, key=adf) if adf(t) <= max(2000, adf.total // 20)]
-        lookup = (kept or sorted(every, key=adf)[:1])[:_MAX_FULLTEXT_TERMS]
+        # A term no segment holds matches nothing, and a reading in a language other than
+        # the question's makes many: rarest first, they would crowd out the real ones.
+        ranked = sorted((t for t in every if adf(t) > 0), key=adf)
+        kept = [t for t in ranked if adf(t) <= max(2000, adf.total // 20)]
+        lookup = (kept or ranked[:1])[:_MAX_FULLTEXT_TERMS]
     return Query(
         text=text,
         terms=tuple(terms),
