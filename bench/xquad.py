@@ -54,12 +54,13 @@ def _score(
     library: Library, queries: list[dict[str, str]], mode: str, prefix: str = ""
 ) -> dict[str, float]:
     cfg = MODES[mode](library.config.search)
-    ndcg = hit1 = 0.0
+    ndcg = hit1 = empty = 0.0
     took: list[float] = []
     for q in queries:
         t0 = time.perf_counter()
         results = library.search(q["query"], limit=40, config=cfg).results
         took.append((time.perf_counter() - t0) * 1000)
+        empty += not results  # the early exit's (or nothing matched)
         ranked = list(dict.fromkeys(Path(r.source).stem for r in results))[:10]
         gold = prefix + q["passage"].replace("#", "-")
         rank = ranked.index(gold) + 1 if gold in ranked else None
@@ -67,7 +68,8 @@ def _score(
         hit1 += rank == 1
     took.sort()
     n = max(len(queries), 1)
-    return {"ndcg@10": ndcg / n, "hit@1": hit1 / n, "p50_ms": took[len(took) // 2]}
+    p50 = took[len(took) // 2]
+    return {"ndcg@10": ndcg / n, "hit@1": hit1 / n, "p50_ms": p50, "empty": empty / n}
 
 
 def main() -> None:
@@ -96,7 +98,8 @@ def main() -> None:
             name = asked if asked == passages else f"{asked}->{passages}"
             rows[name] = {mode: _score(library, queries, mode) for mode in modes}
         line = "  ".join(
-            f"{m} {v['ndcg@10']:.3f}/{v['hit@1']:.3f} ({v['p50_ms']:.0f} ms)"
+            f"{m} {v['ndcg@10']:.3f}/{v['hit@1']:.3f} "
+            f"({v['p50_ms']:.0f} ms, {v['empty']:.0%} empty)"
             for m, v in rows[name].items()
         )
         print(f"{name:8} NDCG@10/Hit@1  {line}", flush=True)
