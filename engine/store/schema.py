@@ -208,10 +208,12 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 9: full-text search in each text's language. English, and text of no known language,
     # stays in segments_fts (FTS5's Porter, as before). Text in another language is analysed
-    # in Python (engine/analysis.py: its stemmer, its folding, bigrams for scripts without
+    # in Python (engine/analysis.py: its stemmer, its folding, n-grams for scripts without
     # spaces) and its terms, space-separated, go to segments_terms, whose plain tokenizer
-    # only splits them. A row's *_terms are NULL when FTS5's Porter reads it, so each row
-    # is in exactly one of the two indexes, and the triggers follow it when it moves.
+    # only splits them (at spaces: marks are inside a term, as Hindi's vowel signs and
+    # Thai's vowels are inside a word; unicode61 would cut there). A row's *_terms are NULL
+    # when FTS5's Porter reads it, so each row is in exactly one of the two indexes, and the
+    # triggers follow it when it moves.
     """
     ALTER TABLE segments ADD COLUMN text_terms TEXT;
     ALTER TABLE segments ADD COLUMN heading_terms TEXT;
@@ -219,7 +221,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE VIRTUAL TABLE IF NOT EXISTS segments_terms USING fts5(
         text_terms, heading_terms, extra_terms,
         content='segments', content_rowid='id',
-        tokenize='unicode61 remove_diacritics 0'
+        tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
     );
     INSERT INTO segments_terms(segments_terms, rank) VALUES ('rank', 'bm25(1.0, 0.5, 0.6)');
     CREATE VIRTUAL TABLE IF NOT EXISTS segments_terms_vocab USING fts5vocab(segments_terms, 'row');

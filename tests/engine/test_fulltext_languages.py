@@ -270,6 +270,44 @@ def test_a_spanish_question_seeks_to_the_spanish_sentence() -> None:
     assert best_passage(replace(row, language=None), porter) is None
 
 
+def test_a_term_with_marks_inside_is_one_term_in_the_index(tmp_path: Path) -> None:
+    """Hindi's vowel signs and Thai's vowels are combining marks: the index must not cut a
+    term at them (FTS5's unicode61 does by default), or a question's terms are never found."""
+    store = Store(tmp_path / "lib.db")
+    try:
+        course = store.catalog.ensure_course("Curso")
+        texts = {"hi": "नमस्ते दुनिया", "th": "กรุงเทพมหานคร"}
+        for language, text in texts.items():
+            with store.transaction():
+                source = store.catalog.upsert_source(
+                    course_id=course,
+                    path=f"/{language}.md",
+                    kind=SourceKind.NOTES,
+                    title=language,
+                    status=SourceStatus.INDEXING,
+                )
+                store.replace_source_content(
+                    source,
+                    title=language,
+                    sha256=language,
+                    size=1,
+                    mtime_ns=1,
+                    duration_ms=None,
+                    embedder_id=None,
+                    segments=[SegmentDraft(kind=SegmentKind.NOTE, text=text)],
+                    vectors=None,
+                    space="text",
+                    language=language,
+                )
+        for language, text in texts.items():
+            found = analysis.terms(text, language)
+            assert store.segments.document_frequency(found, analysed=True) == dict.fromkeys(
+                found, 1
+            )
+    finally:
+        store.close()
+
+
 def test_drafts_stored_in_spanish_are_analysed(tmp_path: Path) -> None:
     store = Store(tmp_path / "lib.db")
     try:
