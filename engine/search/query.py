@@ -88,7 +88,13 @@ def analyse(
     if readings and analysed_frequencies is not None:
         every = list(dict.fromkeys(t for found in readings.values() for t in found))
         adf = analysed_frequencies(every)
-        analysed = {lang: {t: adf.idf(t) for t in found} for lang, found in readings.items()}
+        # A piece of a script without spaces that no segment holds mostly spans two words
+        # ("多少分" gives "少分"): weighing it, the best sentences held too little of the
+        # question, and the early exit emptied 30% of XQuAD's Thai questions.
+        analysed = {
+            lang: {t: adf.idf(t) for t in found if adf(t) > 0 or not analysis.is_spaceless(t)}
+            for lang, found in readings.items()
+        }
         # A term no segment holds matches nothing, and a reading in a language other than
         # the question's makes many: rarest first, they would crowd out the real ones.
         ranked = sorted((t for t in every if adf(t) > 0), key=adf)
