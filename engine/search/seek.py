@@ -34,6 +34,10 @@ def seek_ms(
         # Subtitle cues are sentences, and start where their author put them. (Hearing a
         # short cue before the answer too cost TutorialVQA's Hit@1 a question.)
         return best.start_ms
+    if not any(_ends_sentence(w.text) for w in row.words):
+        # Speech written without punctuation (Whisper often writes Japanese and Chinese
+        # so): its cues are its sentences, as the window's were cut (ingest/chunking.py).
+        return best.start_ms
     sentences = spoken_sentences(row.words)
     word = first_matching_word(row.words, best, weights, row.language)
     at = best.start_ms if word is None else word.start_ms
@@ -52,11 +56,15 @@ def spoken_sentences(words: Sequence[Timing]) -> list[Timing]:
     out: list[Timing] = []
     first = 0
     for k, word in enumerate(words):
-        if word.text.rstrip("\"')]").endswith(_ENDS_SENTENCE) or k == len(words) - 1:
+        if _ends_sentence(word.text) or k == len(words) - 1:
             text = " ".join(w.text for w in words[first : k + 1])
             out.append(Timing(words[first].start_ms, word.end_ms, text))
             first = k + 1
     return out
+
+
+def _ends_sentence(word: str) -> bool:
+    return word.rstrip("\"')]").endswith(_ENDS_SENTENCE)
 
 
 def _with_short_one_before(sentences: Sequence[Timing], i: int) -> int:
