@@ -25,6 +25,7 @@ import pytest
 from engine.cli import main
 from engine.config import EngineConfig
 from engine.errors import NotFoundError, UnreadableFileError
+from engine.importing.hearing import ENGLISH_SPEECH_MODEL, MULTILINGUAL_SPEECH_MODEL
 from engine.importing.planning import BAD_NAME
 from engine.ingest import MAX_SEGMENTS, parse_file
 from engine.library import Library
@@ -94,7 +95,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Case]]:
 
 @pytest.fixture(scope="module")
 def imported(corpus: tuple[Path, list[Case]], models_dir: Path) -> Imported:
-    ModelRegistry(models_dir).path(EngineConfig().media.speech_model)  # installed before
+    registry = ModelRegistry(models_dir)
+    for model in (ENGLISH_SPEECH_MODEL, MULTILINGUAL_SPEECH_MODEL):  # what "auto" uses
+        registry.path(model)  # installed before
     root, cases = corpus
     library, tmp = root / "library", root / "tmp"
     before = _snapshot(root, {library, tmp})
