@@ -55,14 +55,15 @@ class SourceContent:
 def content_language(segments: Sequence[SegmentDraft]) -> str | None:
     """The language a file's text is in, read off the text (None: too little to tell).
     The fallback for a file imported without one, so that its text is indexed in its
-    language (engine/analysis.py); the first 20,000 characters are enough. Code is not
-    read: its keywords make the identifier guess (and full-text search reads code as
-    English, as before)."""
+    language (engine/analysis.py); the first 20,000 characters are enough. A file with code
+    (an archive, a notebook) has none, as the import gives it (engine/importing/hearing.py):
+    its keywords make the identifier guess, and full-text search reads code as English, as
+    before; its notes and comments may be in any language."""
+    if any(seg.kind == SegmentKind.CODE for seg in segments):
+        return None
     sample: list[str] = []
     size = 0
     for seg in segments:
-        if seg.kind == SegmentKind.CODE:
-            continue
         sample.append(seg.text)
         size += len(seg.text)
         if size >= 20_000:
