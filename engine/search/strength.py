@@ -15,9 +15,13 @@ from engine.search.handoff import Candidate
 
 
 def is_strong(
-    hit: Candidate, weights: Mapping[str, float], similarity: float | None, cfg: SearchConfig
+    hit: Candidate,
+    weights: Mapping[str, float],
+    similarity: float | None,
+    cfg: SearchConfig,
+    gate: float,
 ) -> bool:
-    if similarity is not None and similarity >= cfg.gate:
+    if similarity is not None and similarity >= gate:
         return True
     total = sum(weights.values())
     if total <= 0 or hit.passage is None:
@@ -30,11 +34,12 @@ def strengths(
     weights: Mapping[str, float],
     similarity: Mapping[int, float],
     cfg: SearchConfig,
+    gate: float,
 ) -> list[bool]:
     """Strong or not, for each hit in rank order; False from the first weak hit on."""
     out: list[bool] = []
     strong = True
     for hit in hits:
-        strong = strong and is_strong(hit, weights, similarity.get(hit.id), cfg)
+        strong = strong and is_strong(hit, weights, similarity.get(hit.id), cfg, gate)
         out.append(strong)
     return out
