@@ -71,12 +71,15 @@ def sweep(train: list[dict[str, Any]], off: list[dict[str, Any]]) -> None:
         print(f"{g:5.3f} {ndcg:8.3f} {hit:7.3f} {n_gated:6d} {lost:5d} {answered:9.0%}")
 
 
-def weights(library: Library, queries: list[Any], grid: list[float]) -> None:
+def weights(library: Library, queries: list[Any], name: str, grid: list[float]) -> None:
+    """The default pipeline (gate off) with the calibration value ``name`` at each of ``grid``."""
     for w in grid:
-        cfg = replace(SearchConfig(), sentence_weight=w, gate=NEVER)
+        cfg = replace(SearchConfig(), gate=NEVER, **{name: w})
         ranks = [r["rank"] for r in measure_ranks(library, cfg, queries)]
         ndcg = sum(1 / math.log2(r + 1) for r in ranks if r) / len(queries)
-        print(f"sentence_weight {w:4.1f}: NDCG@10 {ndcg:.3f}", flush=True)
+        hit1 = sum(1 for r in ranks if r == 1) / len(queries)
+        hit10 = sum(1 for r in ranks if r) / len(queries)
+        print(f"{name} {w:5.2f}: NDCG@10 {ndcg:.3f} Hit@1 {hit1:.3f} Hit@10 {hit10:.3f}", flush=True)
 
 
 def measure_ranks(library: Library, cfg: SearchConfig, queries: list[Any]) -> list[dict[str, Any]]:
@@ -93,7 +96,9 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=1000, help="train questions (0: all)")
     parser.add_argument("--data", type=Path, default=evaluate.default_data_dir())
     parser.add_argument("--work", type=Path, default=Path("/tmp/coursedex-calibrate"))
-    parser.add_argument("--weights", default="", help="sentence weights to try, e.g. 2,3,4,6")
+    parser.add_argument(
+        "--weights", default="", help="a calibration value to sweep, e.g. sentence_weight=2,3,6"
+    )
     args = parser.parse_args()
     registry = ModelRegistry(args.work / "models")
     embedder = registry.load_embedder(args.model, 2)
@@ -105,7 +110,8 @@ def main() -> int:
         if report.errors:
             raise SystemExit(f"{len(report.errors)} files failed to ingest")
         if args.weights:
-            weights(library, queries, [float(w) for w in args.weights.split(",")])
+            name, grid = args.weights.split("=")
+            weights(library, queries, name, [float(w) for w in grid.split(",")])
             return 0
         off = [(q, "", 0.0, 0.0) for q in evaluate.OFF_TOPIC_QUERIES]
         print(f"{embedder.model_id}: {len(queries)} train questions, gate sweep")
