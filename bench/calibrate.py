@@ -79,7 +79,8 @@ def weights(library: Library, queries: list[Any], name: str, grid: list[float]) 
         ndcg = sum(1 / math.log2(r + 1) for r in ranks if r) / len(queries)
         hit1 = sum(1 for r in ranks if r == 1) / len(queries)
         hit10 = sum(1 for r in ranks if r) / len(queries)
-        print(f"{name} {w:5.2f}: NDCG@10 {ndcg:.3f} Hit@1 {hit1:.3f} Hit@10 {hit10:.3f}", flush=True)
+        line = f"{name} {w:5.2f}: NDCG@10 {ndcg:.3f} Hit@1 {hit1:.3f} Hit@10 {hit10:.3f}"
+        print(line, flush=True)
 
 
 def measure_ranks(library: Library, cfg: SearchConfig, queries: list[Any]) -> list[dict[str, Any]]:
