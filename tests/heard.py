@@ -35,3 +35,19 @@ def heard_share(heard: str, said: str) -> float:
     found = {_fold(w) for w in heard_words}
     found |= {_fold(a + b) for a, b in itertools.pairwise(heard_words)}
     return sum(w in found for w in said_words) / len(said_words)
+
+
+def _pieces(text: str) -> list[str]:
+    """Overlapping pairs of the letters of ``text`` (punctuation and spaces dropped)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return ["".join(pair) for pair in itertools.pairwise(letters)]
+
+
+def heard_share_pieces(heard: str, said: str) -> float:
+    """For a language written without spaces (Japanese, Chinese): the share of ``said``'s
+    pairs of letters found in ``heard``, as full-text search reads such text."""
+    said_pieces = _pieces(said)
+    if not said_pieces:
+        raise ValueError(f"nothing to listen for in {said!r}")
+    found = set(_pieces(heard))
+    return sum(p in found for p in said_pieces) / len(said_pieces)

@@ -24,9 +24,10 @@ import numpy as np
 from engine.errors import Cancelled
 from engine.importing.embedding import Embedding, embed_text
 from engine.index.vectors import ReconcileReport, VectorIndex
+from engine.languages import text_language
 from engine.models import Embedder
 from engine.store import NoteRow, Store
-from engine.types import SegmentDraft, SourceStatus
+from engine.types import SegmentDraft, SegmentKind, SourceStatus
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,24 @@ class SourceContent:
     finished: bool = True  # False: a later stage (the video's frames) still has to run
     speech_model: str | None = None  # the model that transcribed it, if one did
     language: str | None = None  # the language of its text (None: not known)
+
+
+def content_language(segments: Sequence[SegmentDraft]) -> str | None:
+    """The language a file's text is in, read off the text (None: too little to tell).
+    The fallback for a file imported without one, so that its text is indexed in its
+    language (engine/analysis.py); the first 20,000 characters are enough. Code is not
+    read: its keywords make the identifier guess (and full-text search reads code as
+    English, as before)."""
+    sample: list[str] = []
+    size = 0
+    for seg in segments:
+        if seg.kind == SegmentKind.CODE:
+            continue
+        sample.append(seg.text)
+        size += len(seg.text)
+        if size >= 20_000:
+            break
+    return text_language("\n".join(sample))
 
 
 def _note_vectors(embedder: Embedder, title: str, notes: Sequence[NoteRow]) -> np.ndarray:
@@ -275,7 +294,7 @@ class Indexer:
             status=SourceStatus.INDEXED if content.finished else SourceStatus.INDEXING,
             sentences=content.sentences,
             speech_model=content.speech_model,
-            language=content.language,
+            language=content.language or content_language(content.segments),
         )
 
     def add_note(self, note: NoteRow, title: str, embedder: Embedder) -> int:

@@ -96,6 +96,11 @@ def split_sentences(cues: Sequence[Timing], max_ms: int) -> list[Timing]:
     if not cues:
         return []
     stream = _Stream(cues)
+    if len(cues) > 1 and _SENTENCE_END.search(stream.text) is None:
+        # No sentence ends anywhere: Whisper often writes Japanese and Chinese without
+        # punctuation, its segments parted by spaces. Its cues are then its sentences (one
+        # "sentence" of the whole lecture would seek every hit to its start).
+        return [Timing(c.start_ms, c.end_ms, c.text.strip()) for c in cues if c.text.strip()]
     units: list[Timing] = []
     for s, e in sentence_spans(stream.text):
         sentence = stream.span(s, e)

@@ -91,7 +91,10 @@ class CandidateFinder:
         course_id = self._store.catalog.course_id(filters.course) if filters.course else None
         with clock("fulltext"):
             match = query.fts_match() if cfg.fulltext else None
-            fulltext = self._fulltext(match, size, kinds, course_id) if match else None
+            terms_match = query.terms_match() if cfg.fulltext else None
+            fulltext = None
+            if match or terms_match:
+                fulltext = self._fulltext(match, terms_match, size, kinds, course_id)
         index = self._index() if cfg.dense else None
         embedder = self._embedder() if cfg.dense and index is not None and len(index) else None
         vector, dense = None, None
@@ -103,7 +106,7 @@ class CandidateFinder:
         lists = [r.ids for r in (fulltext, dense) if r is not None]
         with clock("passages"):
             head = self._head(query, lists, limit, cfg)
-            if cfg.passage_rank and query.weights:
+            if cfg.passage_rank and (query.weights or query.analysed):
                 lists.append(_by_passage(head))
         fused = fuse_rrf(lists, cfg.rrf_k)
         ft, dn = fulltext or _NOTHING, dense or _NOTHING
@@ -137,16 +140,26 @@ class CandidateFinder:
         ids = [sid for sid, _ in fuse_rrf(lists, cfg.rrf_k)[: limit * HEAD]]
         rows = self._store.segments.by_ids(ids)
         head = {
-            sid: (rows[sid], best_passage(rows[sid], query.weights, cfg.passage_follow))
+            sid: (
+                rows[sid],
+                best_passage(rows[sid], query.weights_for(rows[sid].language), cfg.passage_follow),
+            )
             for sid in ids
             if sid in rows
         }
         return head
 
     def _fulltext(
-        self, match: str, size: int, kinds: tuple[str, ...], course_id: int | None
+        self,
+        match: str | None,
+        terms_match: str | None,
+        size: int,
+        kinds: tuple[str, ...],
+        course_id: int | None,
     ) -> _Ranking:
-        hits = self._store.segments.fulltext(match, size, kinds=kinds, course_id=course_id)
+        hits = self._store.segments.fulltext(
+            match, size, kinds=kinds, course_id=course_id, terms_match=terms_match
+        )
         return _Ranking([sid for sid, _ in hits], dict(hits))
 
     def _dense(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from engine.analysis import uses_porter
 from engine.config import SearchConfig
 from engine.search.candidates import Pool
+from engine.search.handoff import Candidate
 from engine.search.query import Query
 from engine.words import stem
 
@@ -19,5 +21,15 @@ def gated(query: Query, pool: Pool, cfg: SearchConfig, gate: float) -> bool:
     total = sum(w for s, w in query.weights.items() if s != typed)
     if total <= 0:
         return False
-    best = max((c.passage.score for c in pool.head if c.passage is not None), default=0.0)
-    return min(best, total) / total < cfg.gate_overlap
+    best = max((_share(query, c, total) for c in pool.head if c.passage is not None), default=0.0)
+    return best < cfg.gate_overlap
+
+
+def _share(query: Query, candidate: Candidate, total: float) -> float:
+    """The share of the query's term weight (read in the candidate's language) its best
+    sentence holds."""
+    score = candidate.passage.score if candidate.passage is not None else 0.0
+    if not uses_porter(candidate.row.language):
+        # the last n-gram or stem may still grow while typing: all of them count here
+        total = sum(query.weights_for(candidate.row.language).values())
+    return min(score, total) / total if total > 0 else 0.0

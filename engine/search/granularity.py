@@ -47,10 +47,11 @@ def by_sentence(
     found, matrix = store.embeddings.vectors(needed, dimension)
     whole = {int(sid): float(v @ vector) for sid, v in zip(found, matrix, strict=True)}
     rrf = unit([c.score for c in head])
-    total = sum(query.weights.values())
-    score = scorer(query.weights) if total > 0 else None
     out: list[Candidate] = []
     for candidate, prior_rrf in zip(head, rrf, strict=True):
+        weights = query.weights_for(candidate.row.language)
+        total = sum(weights.values())
+        score = scorer(weights, candidate.row.language) if total > 0 else None
         own = whole.get(candidate.id, 0.0)
         cues = sentences.get(candidate.id)
         passage = candidate.passage

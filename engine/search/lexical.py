@@ -1,6 +1,8 @@
 """Query words in a segment's text: which sentence, cue, word or line matches them best.
 
-``weights`` maps a query stem to its idf weight (see :class:`engine.search.query.Query`).
+``weights`` maps a query stem to its idf weight (see :class:`engine.search.query.Query`);
+``language`` is the text's: English and unknown text is read with Porter stems as FTS5
+indexes it, any other with engine/analysis.py's terms (stems, or n-grams).
 """
 
 from __future__ import annotations
@@ -8,13 +10,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from engine import analysis
 from engine.search.handoff import Passage
 from engine.store import SegmentRow
 from engine.types import Timing
 from engine.words import WORD, stem
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# Chinese and Japanese end a sentence with no space after it.
+_SENTENCE = re.compile(r"(?<=[.!?؟।])\s+|\n+|(?<=[。\uff01\uff1f])")
 _CAMEL = re.compile(r"([a-z])([A-Z])")
+
+
+# The query's weights, or what gives them for a segment's language
+# (:meth:`engine.search.query.Query.weights_for`).
+Weights = Mapping[str, float] | Callable[[str | None], Mapping[str, float]]
+
+
+def weights_of(weights: Weights, language: str | None) -> Mapping[str, float]:
+    return weights(language) if callable(weights) else weights
 
 
 def candidate_words(weights: Mapping[str, float]) -> re.Pattern[str]:
@@ -27,13 +40,22 @@ def candidate_words(weights: Mapping[str, float]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(map(re.escape, keys)) + r")\w*", re.IGNORECASE)
 
 
-def scorer(weights: Mapping[str, float]) -> Callable[[str], float]:
+def scorer(weights: Mapping[str, float], language: str | None = None) -> Callable[[str], float]:
     """Scores a text by the idf sum of the distinct query stems it contains."""
+    if not analysis.uses_porter(language):
+        return _analysed_scorer(weights, language or "")
     candidates = candidate_words(weights)
 
     def score(text: str) -> float:
         found = {stem(w) for w in candidates.findall(text)}
         return sum(weights[s] for s in found if s in weights)
+
+    return score
+
+
+def _analysed_scorer(weights: Mapping[str, float], language: str) -> Callable[[str], float]:
+    def score(text: str) -> float:
+        return sum(weights.get(t, 0.0) for t in analysis.term_set(text, language))
 
     return score
 
@@ -48,7 +70,10 @@ def is_query_word(weights: Mapping[str, float]) -> Callable[[str], bool]:
 
 
 def best_timing(
-    timings: Sequence[Timing], weights: Mapping[str, float], follow: float = 0.0
+    timings: Sequence[Timing],
+    weights: Mapping[str, float],
+    follow: float = 0.0,
+    language: str | None = None,
 ) -> Passage | None:
     """Index and score of the cue or sentence that best matches the weighted query stems.
 
@@ -57,7 +82,7 @@ def best_timing(
     that match themselves can win. Ties go to the earliest, so playback starts where the
     matching passage begins. None when no span shares a word with the query.
     """
-    score = scorer(weights)
+    score = scorer(weights, language)
     values = [score(t.text) for t in timings]
     best: Passage | None = None
     for i, value in enumerate(values):
@@ -76,28 +101,35 @@ def best_passage(
     if not weights:
         return None
     if row.timings:
-        return best_timing(row.timings, weights, follow)
+        return best_timing(row.timings, weights, follow, row.language)
     sentences = [Timing(0, 0, part) for part in _SENTENCE.split(row.text) if part.strip()]
-    return best_timing(sentences, weights, follow)
+    return best_timing(sentences, weights, follow, row.language)
 
 
 def first_matching_word(
-    words: Sequence[Timing], span: Timing, weights: Mapping[str, float]
+    words: Sequence[Timing],
+    span: Timing,
+    weights: Mapping[str, float],
+    language: str | None = None,
 ) -> Timing | None:
     """The first recognised word inside ``span`` that is one of the query's stems."""
+    porter = analysis.uses_porter(language)
     for word in words:
         if word.start_ms < span.start_ms - 50:
             continue
         if word.start_ms >= span.end_ms:
             break
-        if any(stem(w) in weights for w in WORD.findall(word.text)):
+        if porter:
+            if any(stem(w) in weights for w in WORD.findall(word.text)):
+                return word
+        elif any(t in weights for t in analysis.terms(word.text, language or "")):
             return word
     return None
 
 
-def best_line(text: str, weights: Mapping[str, float]) -> int | None:
+def best_line(text: str, weights: Mapping[str, float], language: str | None = None) -> int | None:
     """0-based line of ``text`` that best matches the query stems (for code hits)."""
-    score = scorer(weights)
+    score = scorer(weights, language)
     best: tuple[int, float] | None = None
     for i, line in enumerate(text.splitlines()):
         value = score(_CAMEL.sub(r"\1 \2", line).replace("_", " "))

@@ -1,16 +1,24 @@
 """A query analysed once: its terms, their idf weights, the word being typed, and the
-full-text expression built from them. Every stage reads this instead of the raw text."""
+full-text expressions built from them. Every stage reads this instead of the raw text.
+
+A question's language is not known (it is short, and people mix): it is read as English
+(FTS5's Porter stems, for English text and text of no known language) and in each other
+language the library holds text in (engine/analysis.py), and a segment matches the reading
+of its own language (``bench/xquad.py --mixed`` measures what the other readings cost).
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from engine import analysis
 from engine.plain_text import valid_text
 from engine.words import query_terms, stem, typed_word
 
 _MAX_FULLTEXT_TERMS = 24
+_NONE: Mapping[str, float] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,19 +45,61 @@ class Query:
     # The folded last word while typing, when the text ends inside it ("so" of "merge so").
     typed: str | None
     fulltext_terms: tuple[str, ...]  # the terms worth a full-text lookup, rarest first
+    # Each other language of the library: the question's terms read in it -> their idf.
+    analysed: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    analysed_terms: tuple[str, ...] = ()  # those worth a lookup in the analysed index
 
     def fts_match(self) -> str | None:
         return fts_match(self.text, prefix_last=self.typing, terms=self.fulltext_terms)
 
+    def terms_match(self) -> str | None:
+        """The MATCH expression on the analysed index (None: nothing to look up)."""
+        quoted = ['"' + t.replace('"', "") + '"' for t in self.analysed_terms]
+        if self.typing:
+            typed = {analysis.typed_prefix(self.text, lang) for lang in self.analysed}
+            quoted += [f'"{t}"*' for t in sorted(p for p in typed if p and len(p) >= 2)]
+        return " OR ".join(quoted) or None
 
-def analyse(text: str, typing: bool, frequencies: Callable[[list[str]], Frequencies]) -> Query:
-    """``frequencies`` reads the document frequencies of stems (cached by the caller).
-    Lone surrogates (invalid UTF-8 from a command line or JSON) become U+FFFD: the
-    tokenizer refuses them."""
+    def weights_for(self, language: str | None) -> Mapping[str, float]:
+        """The weights a segment in ``language`` is scored by: its language's reading."""
+        if analysis.uses_porter(language):
+            return self.weights
+        return self.analysed.get(language or "", _NONE)
+
+
+def analyse(
+    text: str,
+    typing: bool,
+    frequencies: Callable[[list[str]], Frequencies],
+    languages: Sequence[str] = (),
+    analysed_frequencies: Callable[[list[str]], Frequencies] | None = None,
+) -> Query:
+    """``frequencies`` reads the document frequencies of stems (cached by the caller);
+    ``languages`` are the library's other languages, whose terms' frequencies
+    ``analysed_frequencies`` reads. Lone surrogates (invalid UTF-8 from a command line or
+    JSON) become U+FFFD: the tokenizer refuses them."""
     text = valid_text(text)
     terms = query_terms(text)
     df = frequencies([stem(t) for t in terms])
     weights = {stem(t): df.idf(stem(t)) for t in terms}
+    readings = {lang: analysis.query_terms(text, lang) for lang in languages}
+    analysed: dict[str, Mapping[str, float]] = {}
+    lookup: list[str] = []
+    if readings and analysed_frequencies is not None:
+        every = list(dict.fromkeys(t for found in readings.values() for t in found))
+        adf = analysed_frequencies(every)
+        # A piece of a script without spaces that no segment holds mostly spans two words
+        # ("多少分" gives "少分"): weighing it, the best sentences held too little of the
+        # question, and the early exit emptied 30% of XQuAD's Thai questions.
+        analysed = {
+            lang: {t: adf.idf(t) for t in found if adf(t) > 0 or not analysis.is_spaceless(t)}
+            for lang, found in readings.items()
+        }
+        # A term no segment holds matches nothing, and a reading in a language other than
+        # the question's makes many: rarest first, they would crowd out the real ones.
+        ranked = sorted((t for t in every if adf(t) > 0), key=adf)
+        kept = [t for t in ranked if adf(t) <= max(2000, adf.total // 20)]
+        lookup = (kept or ranked[:1])[:_MAX_FULLTEXT_TERMS]
     return Query(
         text=text,
         terms=tuple(terms),
@@ -57,6 +107,8 @@ def analyse(text: str, typing: bool, frequencies: Callable[[list[str]], Frequenc
         typing=typing,
         typed=typed_word(text) if typing else None,
         fulltext_terms=tuple(informative_terms(terms, df, df.total)),
+        analysed=analysed,
+        analysed_terms=tuple(lookup),
     )
 
 

@@ -22,7 +22,8 @@ def rerank_text(
 ) -> str:
     """What the cross-encoder reads of a candidate: its heading (or file title) and about
     ``words`` words around its best-matching sentence."""
-    window, _ = make_snippet(row.text, weights, words=words, around=passage_offset(row, passage))
+    around = passage_offset(row, passage)
+    window, _ = make_snippet(row.text, weights, words=words, around=around, language=row.language)
     context = row.heading or row.source_title
     return f"{context}. {window.strip('…')}" if context else window.strip("…")
 
@@ -35,7 +36,10 @@ def rerank(
     it scored. Each candidate is read as its heading and the words around its best
     sentence, so a pair stays short."""
     top = head[: cfg.rerank_top]
-    texts = [rerank_text(c.row, c.passage, query.weights, cfg.rerank_words) for c in top]
+    texts = [
+        rerank_text(c.row, c.passage, query.weights_for(c.row.language), cfg.rerank_words)
+        for c in top
+    ]
     logits = reranker.score(query.text, texts, budget_ms=cfg.rerank_budget_ms)
     scored = [(c, float(x)) for c, x in zip(top, logits, strict=True) if not math.isnan(x)]
     unscored = [c for c, x in zip(top, logits, strict=True) if math.isnan(x)]

@@ -59,7 +59,10 @@ class Searcher:
         limit = max(1, min(limit, 1000))
         clock = StageClock()
         with clock("analyse"):
-            q = analyse(query, typing, self._stats.frequencies)
+            stats = self._stats
+            q = analyse(
+                query, typing, stats.frequencies, stats.languages(), stats.analysed_frequencies
+            )
         pool = self._candidates.find(q, limit, filters, cfg, clock)  # 1. candidates
         scale = on_scale(cfg, pool.calibration)  # thresholds on the embedder's similarities
         if gated(q, pool, cfg, scale.gate):  # 2. early exit
@@ -71,7 +74,7 @@ class Searcher:
                 head = by_sentence(
                     head, q, pool.vector, pool.dimension, pool.best_bm25, self._store, cfg, scale
                 )
-        head = refine_seeks(head, q.weights, cfg.seek_refinement)
+        head = refine_seeks(head, q.weights_for, cfg.seek_refinement)
         if cfg.dedup:
             head = distinct_moments(head)
         reranked = 0  # 4. reranking
@@ -85,8 +88,8 @@ class Searcher:
                 head = by_mmr(head, self._store, pool.dimension, limit, cfg.mmr)
         with clock("fuse"):  # its key in took_ms from before the split (bench/ prints it)
             hits = distinct_hits(head, cfg, limit)
-            strong = strengths(hits, q.weights, pool.similarity, cfg, scale.gate)
-            results = self._results.results(hits, q.weights, cfg, strong)
+            strong = strengths(hits, q.weights_for, pool.similarity, cfg, scale.gate)
+            results = self._results.results(hits, q.weights_for, cfg, strong)
         return SearchOutcome(
             results, clock.took(), best_similarity=pool.best_similarity, reranked=reranked
         )

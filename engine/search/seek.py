@@ -7,14 +7,15 @@ import bisect
 from collections.abc import Mapping, Sequence
 
 from engine.search.handoff import Candidate, Passage
-from engine.search.lexical import first_matching_word
+from engine.search.lexical import Weights, first_matching_word, weights_of
 from engine.store import SegmentRow
 from engine.types import SegmentKind, Timing
 
 SAME_MOMENT_MS = 2000  # two hits in one file that start closer than this are one moment
 # A sentence before the answer this short ("Why?", "Here is why.") is heard with it.
 SHORT_SENTENCE_WORDS = 3
-_ENDS_SENTENCE = (".", "?", "!")
+# (full stops of Chinese and Japanese, Arabic's question mark, Hindi's danda too)
+_ENDS_SENTENCE = (".", "?", "!", "。", "\uff1f", "\uff01", "؟", "।")
 
 
 def seek_ms(
@@ -33,8 +34,12 @@ def seek_ms(
         # Subtitle cues are sentences, and start where their author put them. (Hearing a
         # short cue before the answer too cost TutorialVQA's Hit@1 a question.)
         return best.start_ms
+    if not any(_ends_sentence(w.text) for w in row.words):
+        # Speech written without punctuation (Whisper often writes Japanese and Chinese
+        # so): its cues are its sentences, as the window's were cut (ingest/chunking.py).
+        return best.start_ms
     sentences = spoken_sentences(row.words)
-    word = first_matching_word(row.words, best, weights)
+    word = first_matching_word(row.words, best, weights, row.language)
     at = best.start_ms if word is None else word.start_ms
     # The sentence being spoken at ``at`` (the first one when the cue starts before any).
     i = max(0, bisect.bisect_right([s.start_ms for s in sentences], at) - 1)
@@ -51,11 +56,15 @@ def spoken_sentences(words: Sequence[Timing]) -> list[Timing]:
     out: list[Timing] = []
     first = 0
     for k, word in enumerate(words):
-        if word.text.rstrip("\"')]").endswith(_ENDS_SENTENCE) or k == len(words) - 1:
+        if _ends_sentence(word.text) or k == len(words) - 1:
             text = " ".join(w.text for w in words[first : k + 1])
             out.append(Timing(words[first].start_ms, word.end_ms, text))
             first = k + 1
     return out
+
+
+def _ends_sentence(word: str) -> bool:
+    return word.rstrip("\"')]").endswith(_ENDS_SENTENCE)
 
 
 def _with_short_one_before(sentences: Sequence[Timing], i: int) -> int:
@@ -66,13 +75,20 @@ def _with_short_one_before(sentences: Sequence[Timing], i: int) -> int:
 
 
 def refine_seeks(
-    head: Sequence[Candidate], weights: Mapping[str, float], refine: bool
+    head: Sequence[Candidate],
+    weights: Weights,
+    refine: bool,
 ) -> list[Candidate]:
     """The candidates seeking to their best sentence (left at their start without
-    ``refine``). Their passages are final here: reranking and diversity only reorder."""
+    ``refine``). Their passages are final here: reranking and diversity only reorder.
+    ``weights``: the query's, or what gives them for a segment's language
+    (:meth:`engine.search.query.Query.weights_for`)."""
     if not refine:
         return list(head)
-    return [c.seeking(seek_ms(c.row, c.passage, weights, refine)) for c in head]
+    return [
+        c.seeking(seek_ms(c.row, c.passage, weights_of(weights, c.row.language), refine))
+        for c in head
+    ]
 
 
 def distinct_moments(head: Sequence[Candidate]) -> list[Candidate]:

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from engine import analysis
+from engine.analysis import uses_porter
 from engine.config import SearchConfig
 from engine.search.handoff import Candidate
-from engine.search.lexical import best_line, is_query_word, passage_offset
+from engine.search.lexical import Weights, best_line, is_query_word, passage_offset, weights_of
 from engine.search.results import SearchResult
 from engine.store import SegmentRow, Store
 from engine.types import SegmentKind, SourceKind
@@ -18,10 +20,18 @@ _TIMED_SOURCES = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
 
 
 def make_snippet(
-    text: str, weights: Mapping[str, float], *, words: int = 32, around: int | None = None
+    text: str,
+    weights: Mapping[str, float],
+    *,
+    words: int = 32,
+    around: int | None = None,
+    language: str | None = None,
 ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """A window of about ``words`` words where the query terms are densest (or starting
-    near character ``around``), and the character spans of the query terms inside it."""
+    near character ``around``), and the character spans of the query terms inside it.
+    ``language``: the text's (see engine.search.lexical)."""
+    if not uses_porter(language):
+        return _analysed_snippet(text, weights, words, around, language or "")
     tokens = list(WORD.finditer(text))
     if not tokens:
         return text[:200], ()
@@ -52,8 +62,64 @@ def make_snippet(
     return snippet, spans
 
 
+def _analysed_snippet(
+    text: str, weights: Mapping[str, float], words: int, around: int | None, language: str
+) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """:func:`make_snippet` for text analysed in its language: its terms are the tokens
+    (a character pair counts as a third of a word, about what a word of Chinese is)."""
+    terms = list(analysis.spans(text, language))
+    if not terms:
+        return text[:200], ()
+    size = words * 3 if analysis.is_spaceless(terms[len(terms) // 2][2]) else words
+    hits = [i for i, (_, _, t) in enumerate(terms) if t in weights]
+    if around is not None:
+        first = max(0, next((i for i, sp in enumerate(terms) if sp[0] >= around), 0) - 3)
+    elif hits:
+        first = max(0, _densest(hits, [weights[terms[i][2]] for i in hits], size) - size // 4)
+    else:
+        first = 0
+    last = min(len(terms), first + size)
+    first = max(0, min(first, last - size))
+    lo = 0 if first == 0 else terms[first][0]
+    hi = len(text) if last == len(terms) else terms[last - 1][1]
+    prefix, suffix = ("" if lo == 0 else "…"), ("" if hi == len(text) else "…")
+    body = " ".join(text[lo:hi].split())
+    snippet = prefix + body + suffix
+    marked = [(a, b) for a, b, t in analysis.spans(snippet, language) if t in weights]
+    return snippet, _merged(marked)
+
+
+def _densest(hits: list[int], weight: list[float], size: int) -> int:
+    """The hit that starts the window of ``size`` terms holding the most query weight."""
+    best, best_weight, total, end = hits[0], -1.0, 0.0, 0
+    for k, i in enumerate(hits):
+        while end < len(hits) and hits[end] < i + size:
+            total += weight[end]
+            end += 1
+        if total > best_weight:
+            best, best_weight = i, total
+        total -= weight[k]
+    return best
+
+
+def _merged(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Overlapping or touching spans as one (a word's character pairs mark the word)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return tuple(out)
+
+
 def code_snippet(
-    text: str, weights: Mapping[str, float], line: int, *, lines: int = 6
+    text: str,
+    weights: Mapping[str, float],
+    line: int,
+    *,
+    lines: int = 6,
+    language: str | None = None,
 ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """Up to ``lines`` lines of code from the 0-based ``line`` on (one before it), with their
     line breaks and relative indentation kept, and the spans of the query words in them."""
@@ -72,6 +138,9 @@ def code_snippet(
         snippet = "…\n" + snippet
     if first + lines < len(source):
         snippet += "\n…"
+    if not uses_porter(language):
+        found = [(a, b) for a, b, t in analysis.spans(snippet, language or "") if t in weights]
+        return snippet, _merged(found)
     is_match = is_query_word(weights)
     spans = tuple((m.start(), m.end()) for m in WORD.finditer(snippet) if is_match(m.group()))
     return snippet, spans
@@ -89,7 +158,7 @@ class ResultMaker:
     def results(
         self,
         hits: Sequence[Candidate],
-        weights: Mapping[str, float],
+        weights: Weights,
         cfg: SearchConfig,
         strong: Sequence[bool] = (),
     ) -> list[SearchResult]:
@@ -100,7 +169,11 @@ class ResultMaker:
         sure = list(strong) or [True] * len(hits)
         return [
             self._result(
-                c, weights, cfg, context.get(c.id, ("", "")) if cfg.neighbours else None, s
+                c,
+                weights_of(weights, c.row.language),
+                cfg,
+                context.get(c.id, ("", "")) if cfg.neighbours else None,
+                s,
             )
             for c, s in zip(hits, sure, strict=True)
         ]
@@ -113,14 +186,16 @@ class ResultMaker:
         context: tuple[str, str] | None,
         strong: bool = True,
     ) -> SearchResult:
-        row, line = hit.row, None
+        row, line, language = hit.row, None, hit.row.language
         around = passage_offset(row, hit.passage) if cfg.seek_refinement else None
-        snippet, spans = make_snippet(row.text, weights, words=cfg.snippet_words, around=around)
+        snippet, spans = make_snippet(
+            row.text, weights, words=cfg.snippet_words, around=around, language=language
+        )
         if row.line_start is not None:
-            offset = best_line(row.text, weights) if weights else None
+            offset = best_line(row.text, weights, language) if weights else None
             line = row.line_start + (offset or 0)
             if row.kind == SegmentKind.CODE:  # code reads in lines, not in a run of words
-                snippet, spans = code_snippet(row.text, weights, offset or 0)
+                snippet, spans = code_snippet(row.text, weights, offset or 0, language=language)
         thumbnail, slide, shown_in = self._media_links(row, hit.seek_ms)
         slide_title = "" if slide is None else self._slide_title(slide[0], slide[1])
         return SearchResult(

@@ -20,6 +20,9 @@ class LibraryStats:
         self._df_generation = -1
         self._allowed_cache: dict[tuple[tuple[str, ...], int | None], frozenset[int]] = {}
         self._allowed_generation = -1
+        self._terms_cache: dict[str, int] = {}
+        self._terms_generation = -1
+        self._languages: tuple[str, ...] = ()
 
     def frequencies(self, stems: Sequence[str]) -> Frequencies:
         """Document frequency of ``stems`` (and of every stem asked before)."""
@@ -33,6 +36,25 @@ class LibraryStats:
         if missing:
             cache.update(self._store.segments.document_frequency(missing))
         return Frequencies(cache, total)
+
+    def analysed_frequencies(self, terms: Sequence[str]) -> Frequencies:
+        """Document frequency of ``terms`` in the index of analysed (non-English) text."""
+        generation = self._store.generation
+        if generation != self._terms_generation:
+            self._terms_cache = {}
+            self._languages = tuple(self._store.segments.analysed_languages())
+            self._terms_generation = generation
+        cache = self._terms_cache
+        missing = [t for t in terms if t not in cache]
+        if missing:
+            cache.update(self._store.segments.document_frequency(missing, analysed=True))
+        return Frequencies(cache, self.frequencies(()).total)
+
+    def languages(self) -> tuple[str, ...]:
+        """The library's languages other than English (whose text is analysed in Python)."""
+        if self._store.generation != self._terms_generation:
+            self.analysed_frequencies(())
+        return self._languages
 
     def allowed(self, kinds: tuple[str, ...], course_id: int | None) -> frozenset[int]:
         """Segment ids a filter lets through (reading them is O(library); typing in a

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from engine.config import SearchConfig
 from engine.search.handoff import Candidate
+from engine.search.lexical import Weights, weights_of
 
 
 def is_strong(
@@ -31,7 +32,7 @@ def is_strong(
 
 def strengths(
     hits: Sequence[Candidate],
-    weights: Mapping[str, float],
+    weights: Weights,
     similarity: Mapping[int, float],
     cfg: SearchConfig,
     gate: float,
@@ -40,6 +41,7 @@ def strengths(
     out: list[bool] = []
     strong = True
     for hit in hits:
-        strong = strong and is_strong(hit, weights, similarity.get(hit.id), cfg, gate)
+        own = weights_of(weights, hit.row.language)
+        strong = strong and is_strong(hit, own, similarity.get(hit.id), cfg, gate)
         out.append(strong)
     return out

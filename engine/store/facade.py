@@ -9,6 +9,7 @@ library's counts.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,8 @@ from engine.store.recordings import (
 from engine.store.segments import Segments
 from engine.types import SegmentDraft, SourceStatus
 
+log = logging.getLogger(__name__)
+
 
 class Store:
     """One library database. Thread-safe: every call holds the connection's lock briefly.
@@ -44,6 +47,8 @@ class Store:
         self.embeddings = Embeddings(self.db)
         self.recordings = Recordings(self.db)
         self.notes = Notes(self.db)
+        if not read_only:
+            self.analyse_pending()
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -93,7 +98,7 @@ class Store:
         """
         self.segments.delete_of_source(source_id)  # cascades to vectors and the FTS index
         self.recordings.delete_scenes(source_id)
-        ids = self._add_segments(source_id, 0, segments, vectors, space)
+        ids = self._add_segments(source_id, 0, segments, vectors, space, language)
         self.embeddings.put_sentences(ids, sentences)
         self.catalog.mark_indexed(
             source_id,
@@ -121,7 +126,8 @@ class Store:
         Must be called inside :meth:`transaction`; returns the new ids in order.
         """
         first = self.segments.next_ord(source_id)
-        return self._add_segments(source_id, first, segments, vectors, space)
+        language = self.segments.language_of(source_id)
+        return self._add_segments(source_id, first, segments, vectors, space, language)
 
     def _add_segments(
         self,
@@ -130,11 +136,25 @@ class Store:
         segments: Sequence[SegmentDraft],
         vectors: np.ndarray | None,
         space: str,
+        language: str | None = None,
     ) -> list[int]:
-        ids = self.segments.insert(source_id, first_ord, segments)
+        ids = self.segments.insert(source_id, first_ord, segments, language)
         if vectors is not None:
             self.embeddings.add_for_new(ids, segments, vectors, space)
         return ids
+
+    def analyse_pending(self) -> int:
+        """Move the text of files in a language other than English from FTS5's Porter index
+        to the analysed one (engine/analysis.py), a file per transaction: a kill loses
+        nothing, and the next open goes on. Nothing to do in a library from before files
+        had languages (all of them are read by Porter, as before). Returns rows moved."""
+        moved = 0
+        for source_id, language in self.segments.unanalysed():
+            with self.transaction():
+                moved += self.segments.analyse(source_id, language)
+        if moved:
+            log.info("%d segments indexed in their language", moved)
+        return moved
 
     def stats(self) -> dict[str, object]:
         db = self.db

@@ -251,6 +251,80 @@ MIGRATIONS: tuple[str, ...] = (
         language TEXT NOT NULL
     );
     """,
+    # 10: full-text search in each text's language. English, and text of no known language,
+    # stays in segments_fts (FTS5's Porter, as before). Text in another language is analysed
+    # in Python (engine/analysis.py: its stemmer, its folding, n-grams for scripts without
+    # spaces) and its terms, space-separated, go to segments_terms, whose plain tokenizer
+    # only splits them (at spaces: marks are inside a term, as Hindi's vowel signs and
+    # Thai's vowels are inside a word; unicode61 would cut there). A row's *_terms are NULL
+    # when FTS5's Porter reads it, so each row is in exactly one of the two indexes, and the
+    # triggers follow it when it moves.
+    """
+    ALTER TABLE segments ADD COLUMN text_terms TEXT;
+    ALTER TABLE segments ADD COLUMN heading_terms TEXT;
+    ALTER TABLE segments ADD COLUMN extra_terms TEXT;
+    CREATE VIRTUAL TABLE IF NOT EXISTS segments_terms USING fts5(
+        text_terms, heading_terms, extra_terms,
+        content='segments', content_rowid='id',
+        tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+    );
+    INSERT INTO segments_terms(segments_terms, rank) VALUES ('rank', 'bm25(1.0, 0.5, 0.6)');
+    CREATE VIRTUAL TABLE IF NOT EXISTS segments_terms_vocab USING fts5vocab(segments_terms, 'row');
+    DROP TRIGGER IF EXISTS segments_ai;
+    DROP TRIGGER IF EXISTS segments_ad;
+    DROP TRIGGER IF EXISTS segments_au;
+    DROP TRIGGER IF EXISTS segments_terms_ai;
+    DROP TRIGGER IF EXISTS segments_terms_ad;
+    DROP TRIGGER IF EXISTS segments_au_to_terms;
+    DROP TRIGGER IF EXISTS segments_au_terms;
+    DROP TRIGGER IF EXISTS segments_au_to_porter;
+    CREATE TRIGGER segments_ai AFTER INSERT ON segments WHEN new.text_terms IS NULL BEGIN
+        INSERT INTO segments_fts(rowid, text, heading, extra)
+        VALUES (new.id, new.text, new.heading, new.extra);
+    END;
+    CREATE TRIGGER segments_terms_ai AFTER INSERT ON segments WHEN new.text_terms IS NOT NULL
+    BEGIN
+        INSERT INTO segments_terms(rowid, text_terms, heading_terms, extra_terms)
+        VALUES (new.id, new.text_terms, new.heading_terms, new.extra_terms);
+    END;
+    CREATE TRIGGER segments_ad AFTER DELETE ON segments WHEN old.text_terms IS NULL BEGIN
+        INSERT INTO segments_fts(segments_fts, rowid, text, heading, extra)
+        VALUES ('delete', old.id, old.text, old.heading, old.extra);
+    END;
+    CREATE TRIGGER segments_terms_ad AFTER DELETE ON segments WHEN old.text_terms IS NOT NULL
+    BEGIN
+        INSERT INTO segments_terms(segments_terms, rowid, text_terms, heading_terms, extra_terms)
+        VALUES ('delete', old.id, old.text_terms, old.heading_terms, old.extra_terms);
+    END;
+    CREATE TRIGGER segments_au AFTER UPDATE ON segments
+    WHEN old.text_terms IS NULL AND new.text_terms IS NULL BEGIN
+        INSERT INTO segments_fts(segments_fts, rowid, text, heading, extra)
+        VALUES ('delete', old.id, old.text, old.heading, old.extra);
+        INSERT INTO segments_fts(rowid, text, heading, extra)
+        VALUES (new.id, new.text, new.heading, new.extra);
+    END;
+    CREATE TRIGGER segments_au_to_terms AFTER UPDATE ON segments
+    WHEN old.text_terms IS NULL AND new.text_terms IS NOT NULL BEGIN
+        INSERT INTO segments_fts(segments_fts, rowid, text, heading, extra)
+        VALUES ('delete', old.id, old.text, old.heading, old.extra);
+        INSERT INTO segments_terms(rowid, text_terms, heading_terms, extra_terms)
+        VALUES (new.id, new.text_terms, new.heading_terms, new.extra_terms);
+    END;
+    CREATE TRIGGER segments_au_terms AFTER UPDATE ON segments
+    WHEN old.text_terms IS NOT NULL AND new.text_terms IS NOT NULL BEGIN
+        INSERT INTO segments_terms(segments_terms, rowid, text_terms, heading_terms, extra_terms)
+        VALUES ('delete', old.id, old.text_terms, old.heading_terms, old.extra_terms);
+        INSERT INTO segments_terms(rowid, text_terms, heading_terms, extra_terms)
+        VALUES (new.id, new.text_terms, new.heading_terms, new.extra_terms);
+    END;
+    CREATE TRIGGER segments_au_to_porter AFTER UPDATE ON segments
+    WHEN old.text_terms IS NOT NULL AND new.text_terms IS NULL BEGIN
+        INSERT INTO segments_terms(segments_terms, rowid, text_terms, heading_terms, extra_terms)
+        VALUES ('delete', old.id, old.text_terms, old.heading_terms, old.extra_terms);
+        INSERT INTO segments_fts(rowid, text, heading, extra)
+        VALUES (new.id, new.text, new.heading, new.extra);
+    END;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The oldest version a read-only library can be searched at: later steps change only rows.

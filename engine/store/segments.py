@@ -1,7 +1,9 @@
-"""Segments, the searchable units of a source, and their FTS5 full-text index.
+"""Segments, the searchable units of a source, and their FTS5 full-text indexes.
 
-The index (``segments_fts``, external content) follows the table through triggers, so
-writing a segment is enough to make it searchable.
+The indexes (external content) follow the table through triggers, so writing a segment is
+enough to make it searchable: ``segments_fts`` (FTS5's Porter) holds English and text of
+no known language, ``segments_terms`` the terms engine/analysis.py reads in any other
+language (schema step 10).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from engine.analysis import analysed, uses_porter
 from engine.store.codec import timings_from, timings_json
 from engine.store.database import Database, Record
 from engine.types import SegmentDraft, SegmentKind, SourceKind, Timing
@@ -98,6 +101,7 @@ _SEGMENT_COLUMNS = (
     "needs_ocr",
     "words",
 )
+_TERMS_COLUMNS = ("text_terms", "heading_terms", "extra_terms")
 _TEXT_SELECT = (
     "SELECT g.id, g.heading, g.text, s.title FROM segments g JOIN sources s ON s.id = g.source_id "
 )
@@ -112,14 +116,27 @@ class Segments:
         columns = {row.name for row in db.rows("PRAGMA table_info(sources)")}
         language = "s.language" if "language" in columns else "NULL"
         self._select = _SEGMENT_SELECT.format(language=language)
+        # ... nor segments_terms (schema 10): everything there is in segments_fts.
+        self._has_terms = (
+            db.row("SELECT 1 AS x FROM sqlite_master WHERE name = 'segments_terms'") is not None
+        )
 
     # --- writing (inside a transaction) --------------------------------------------------
 
-    def insert(self, source_id: int, first_ord: int, drafts: Sequence[SegmentDraft]) -> list[int]:
+    def insert(
+        self,
+        source_id: int,
+        first_ord: int,
+        drafts: Sequence[SegmentDraft],
+        language: str | None = None,
+    ) -> list[int]:
         """Store ``drafts`` as a source's segments from ``first_ord`` on; their ids in order.
+        ``language``: the text's (None: not known), which decides how it is indexed.
 
         The source must have no segment from ``first_ord`` on (call inside a transaction
         after deleting them, or from :meth:`next_ord`)."""
+        # Analysed before the lock is taken: it is the slow part.
+        terms = [_terms(seg, language) for seg in drafts]
         rows = (
             (
                 source_id,
@@ -137,11 +154,12 @@ class Segments:
                 timings_json(seg.timings),
                 int(seg.needs_ocr),
                 timings_json(seg.words),
+                *analysis,
             )
-            for ord_, seg in enumerate(drafts, start=first_ord)
+            for (ord_, seg), analysis in zip(enumerate(drafts, start=first_ord), terms, strict=True)
         )
         with self._db.lock:
-            self._db.insert_all("segments", _SEGMENT_COLUMNS, rows)
+            self._db.insert_all("segments", _SEGMENT_COLUMNS + _TERMS_COLUMNS, rows)
             found = self._db.rows_where(
                 "segments",
                 "source_id = ? AND ord >= ?",
@@ -150,6 +168,11 @@ class Segments:
                 order_by="ord",
             )
         return [int(r.id) for r in found]
+
+    def language_of(self, source_id: int) -> str | None:
+        """The language a source's text is indexed in (None: not known)."""
+        row = self._db.row("SELECT language FROM sources WHERE id = ?", (source_id,))
+        return None if row is None else row.language
 
     def next_ord(self, source_id: int) -> int:
         """The position after a source's last segment (0 for none). A user's notes on the
@@ -267,26 +290,79 @@ class Segments:
 
     def fulltext(
         self,
-        match: str,
+        match: str | None,
         limit: int,
         *,
         kinds: Sequence[str] = (),
         course_id: int | None = None,
+        terms_match: str | None = None,
     ) -> list[tuple[int, float]]:
-        """bm25-ranked (segment id, score) for an FTS5 MATCH expression; higher is better."""
+        """bm25-ranked (segment id, score), higher is better, for an FTS5 MATCH expression
+        on the Porter index (``match``) and one on the analysed terms (``terms_match``). A
+        library in one language uses one index; in several, the two lists merge by score
+        (each bm25 weighs terms within its own index)."""
+        hits = [] if match is None else self._match("segments_fts", match, limit, kinds, course_id)
+        if terms_match is not None and self._has_terms:
+            hits += self._match("segments_terms", terms_match, limit, kinds, course_id)
+            hits.sort(key=lambda hit: (-hit[1], hit[0]))
+        return hits[:limit]
+
+    def _match(
+        self, table: str, match: str, limit: int, kinds: Sequence[str], course_id: int | None
+    ) -> list[tuple[int, float]]:
         # The table's rank is bm25 with column weights body 1.0, heading 0.5 (lower, per
         # DESIGN), split identifiers 0.6; ORDER BY rank lets FTS5 use its top-k path.
         where, args = _filters(kinds, course_id)
         join = "JOIN segments g ON g.id = f.rowid JOIN sources s ON s.id = g.source_id "
         sql = (
-            "SELECT f.rowid AS id, f.rank FROM segments_fts f "
+            f"SELECT f.rowid AS id, f.rank FROM {table} f "
             + (join if where else "")
-            + "WHERE segments_fts MATCH ? "
+            + f"WHERE {table} MATCH ? "
             + where
             + " ORDER BY f.rank LIMIT ?"
         )
         rows = self._db.rows(sql, (match, *args, limit))
         return [(int(r.id), -float(r.rank)) for r in rows]
+
+    def unanalysed(self) -> list[tuple[int, str]]:
+        """Sources in a language FTS5's Porter does not read whose segments are still in
+        its index (written before step 10 by a program that knew their language, or a
+        user's note written since): (source id, language)."""
+        if not self._has_terms:
+            return []
+        rows = self._db.rows(
+            "SELECT s.id, s.language FROM sources s WHERE s.language IS NOT NULL "
+            "AND s.language != 'en' AND EXISTS (SELECT 1 FROM segments g "
+            "WHERE g.source_id = s.id AND g.text_terms IS NULL)"
+        )
+        return [(int(r.id), str(r.language)) for r in rows if not uses_porter(r.language)]
+
+    def analyse(self, source_id: int, language: str) -> int:
+        """Index a source's segments in ``language`` (inside a transaction); how many moved.
+        The update triggers move each row from the Porter index to the analysed one."""
+        rows = self._db.rows(
+            "SELECT id, text, heading, extra FROM segments "
+            "WHERE source_id = ? AND text_terms IS NULL",
+            (source_id,),
+        )
+        updates = [
+            (*(analysed(part, language) for part in (r.text, r.heading, r.extra)), r.id)
+            for r in rows
+        ]
+        self._db.executemany(
+            "UPDATE segments SET text_terms = ?, heading_terms = ?, extra_terms = ? WHERE id = ?",
+            updates,
+        )
+        return len(updates)
+
+    def analysed_languages(self) -> list[str]:
+        """The languages of the library's text that is analysed in Python (not English)."""
+        if not self._has_terms:
+            return []
+        rows = self._db.rows(
+            "SELECT DISTINCT language FROM sources WHERE language IS NOT NULL ORDER BY language"
+        )
+        return [r.language for r in rows if not uses_porter(r.language)]
 
     def allowed_ids(self, kinds: Sequence[str], course_id: int | None) -> set[int]:
         where, args = _filters(kinds, course_id)
@@ -296,14 +372,25 @@ class Segments:
         )
         return {r.id for r in rows}
 
-    def document_frequency(self, terms: Iterable[str]) -> dict[str, int]:
-        """How many segments contain each (already stemmed) term."""
+    def document_frequency(self, terms: Iterable[str], *, analysed: bool = False) -> dict[str, int]:
+        """How many segments contain each (already stemmed) term: in the Porter index, or
+        with ``analysed`` in the index of analysed terms."""
+        vocab = "segments_terms_vocab" if analysed else "segments_vocab"
         out: dict[str, int] = {}
+        if analysed and not self._has_terms:
+            return dict.fromkeys(terms, 0)
         with self._db.lock:
             for term in set(terms):
-                found = self._db.row("SELECT doc FROM segments_vocab WHERE term = ?", (term,))
+                found = self._db.row(f"SELECT doc FROM {vocab} WHERE term = ?", (term,))
                 out[term] = 0 if found is None else int(found.doc)
         return out
+
+
+def _terms(seg: SegmentDraft, language: str | None) -> tuple[str | None, ...]:
+    """A draft's analysed text, heading and extra (NULLs: FTS5's Porter reads it)."""
+    if language is None or uses_porter(language):
+        return None, None, None
+    return tuple(analysed(part, language) for part in (seg.text, seg.heading, seg.extra))
 
 
 def _filters(kinds: Sequence[str], course_id: int | None) -> tuple[str, list[object]]:

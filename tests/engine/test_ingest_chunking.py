@@ -121,3 +121,16 @@ def test_tutorialvqa_all_files_parse_and_windows_fit() -> None:
             total += 1
             inside += _fits(segment)
     assert inside / total >= 0.9, f"{inside}/{total} windows within 20-45 s"
+
+
+def test_speech_written_without_punctuation_is_cut_at_its_cues() -> None:
+    # Whisper base wrote an espeak-ng Japanese lecture so: five segments, no 。 anywhere.
+    cues = [
+        Timing(0, 4180, "みなさんこんにちは、 きょうはにほんのちりについてはなします"),
+        Timing(5020, 7040, "とうきょうはにほんのしゅとです"),
+        Timing(7840, 10720, "ふじさんはにほんでいちばんたかいやまです"),
+    ]
+    assert split_sentences(cues, 45_000) == cues
+    # One sentence mark anywhere, and sentences are read from the punctuation as before.
+    marked = [*cues[:2], Timing(7840, 10720, "ふじさんはにほんでいちばんたかいやまです。")]
+    assert len(split_sentences(marked, 45_000)) == 1

@@ -29,7 +29,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.store import Source
 from engine.types import SegmentKind
-from tests.heard import heard_share
+from tests.heard import heard_share, heard_share_pieces
 from tools.lecture_media import make_narration
 
 COURSE = "Lenguas"
@@ -101,7 +101,25 @@ LECTURES = {
         1,
         0.25,
     ),
+    # espeak-ng reads Japanese kana only (kanji are spelled out in English), so the lecture
+    # is written in hiragana, as base mostly writes what it hears of it.
+    "ja": Lecture(
+        "ja",
+        "ja",
+        (
+            "みなさん こんにちは。きょうは にほんの ちりに ついて はなします。",
+            "とうきょうは にほんの しゅとです。",
+            "ふじさんは にほんで いちばん たかい やまです。",
+            "きょうとには ふるい おてらが たくさん あります。",
+            "まいとし おおくの りょこうしゃが にほんを おとずれます。",
+        ),
+        "いちばん たかい やま",
+        2,
+        # The share of the lecture's pairs of kana heard (heard_share_pieces): 0.4 here.
+        0.2,
+    ),
 }
+PIECES = frozenset({"ja"})  # written without spaces: heard and searched in pairs of letters
 NOTES_ES = (
     "# Repaso de biología\n\nLa fotosíntesis ocurre en los cloroplastos de las células "
     "vegetales. La clorofila absorbe la luz del sol y la planta fabrica glucosa con el agua "
@@ -171,7 +189,7 @@ def _heard(library: Library, path: Path) -> str:
     )
 
 
-@pytest.mark.parametrize("code", ["es", "de", "fr"])
+@pytest.mark.parametrize("code", ["es", "de", "fr", "ja"])
 def test_a_lecture_is_heard_in_its_language_by_the_multilingual_model(
     library: Library, course: Course, code: str
 ) -> None:
@@ -180,7 +198,8 @@ def test_a_lecture_is_heard_in_its_language_by_the_multilingual_model(
     assert source.speech_model == MULTILINGUAL_SPEECH_MODEL
     said = " ".join(LECTURES[code].sentences)
     heard = _heard(library, course.lecture(code))
-    assert heard_share(heard, said) >= LECTURES[code].heard_at_least, heard
+    share = heard_share_pieces if code in PIECES else heard_share
+    assert share(heard, said) >= LECTURES[code].heard_at_least, heard
 
 
 def test_an_english_lecture_still_goes_through_the_fast_english_model(
@@ -193,7 +212,7 @@ def test_an_english_lecture_still_goes_through_the_fast_english_model(
     assert heard_share(heard, " ".join(LECTURES["en"].sentences)) >= 0.45, heard
 
 
-@pytest.mark.parametrize("code", ["es", "de", "fr"])
+@pytest.mark.parametrize("code", ["es", "de", "fr", "ja"])
 def test_a_question_in_the_lectures_language_finds_it_at_the_answer(
     library: Library, course: Course, code: str
 ) -> None:
