@@ -8,6 +8,9 @@ whether its overlap alone would let it through; the gate's effect at any thresho
 without searching again: a question is gated when its similarity is below the threshold and
 its overlap low. Train questions (train.json + sentence_times.json, the dev gold's recipe)
 and the off-topic list of engine/search/evaluate.py are scored so.
+``--scifact`` counts instead the SciFact claims outside its test split (no judgements here:
+every claim is about an abstract of the corpus, so a gated one is a lost one) gated in a
+library of the whole corpus.
 ``--weights`` also sweeps the sentence-rescoring weight (the default pipeline, gate off).
 """
 
@@ -71,6 +74,31 @@ def sweep(train: list[dict[str, Any]], off: list[dict[str, Any]]) -> None:
         print(f"{g:5.3f} {ndcg:8.3f} {hit:7.3f} {n_gated:6d} {lost:5d} {answered:9.0%}")
 
 
+def scifact(library: Library, data: Path, docs: Path) -> None:
+    """The share of SciFact's non-test claims (and of the off-topic questions) gated."""
+    if not (docs / ".complete").exists():
+        docs.mkdir(parents=True, exist_ok=True)
+        for line in (data / "scifact" / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
+            doc = json.loads(line)
+            (docs / f"{doc['_id']}.txt").write_text(f"{doc['title']}\n\n{doc['text']}\n")
+        (docs / ".complete").touch()
+    report = library.ingest([docs], course="scifact")
+    if report.errors:
+        raise SystemExit(f"{len(report.errors)} abstracts failed to ingest")
+    test = (data / "scifact" / "test_queries.jsonl").read_text(encoding="utf-8")
+    held = {json.loads(line)["id"] for line in test.splitlines() if line.strip()}
+    lines = (data / "scifact" / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    claims = [q["text"] for q in map(json.loads, lines) if q["_id"] not in held]
+    train = measure(library, SearchConfig(), [(c, "", 0.0, 0.0) for c in claims])
+    off = measure(library, SearchConfig(), [(q, "", 0.0, 0.0) for q in evaluate.OFF_TOPIC_QUERIES])
+    print(f"{len(claims)} SciFact claims outside test")
+    print(f"{'gate':>5} {'claims gated':>12} {'off-topic':>9}")
+    for g in GATES:
+        lost = sum(r["low_overlap"] and r["sim"] < g for r in train) / len(train)
+        answered = sum(not (r["low_overlap"] and r["sim"] < g) for r in off) / len(off)
+        print(f"{g:5.3f} {lost:12.1%} {answered:9.0%}")
+
+
 def weights(library: Library, queries: list[Any], name: str, grid: list[float]) -> None:
     """The default pipeline (gate off) with the calibration value ``name`` at each of ``grid``."""
     for w in grid:
@@ -97,6 +125,7 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=1000, help="train questions (0: all)")
     parser.add_argument("--data", type=Path, default=evaluate.default_data_dir())
     parser.add_argument("--work", type=Path, default=Path("/tmp/coursedex-calibrate"))
+    parser.add_argument("--scifact", action="store_true", help="SciFact's non-test claims")
     parser.add_argument(
         "--weights", default="", help="a calibration value to sweep, e.g. sentence_weight=2,3,6"
     )
@@ -106,6 +135,12 @@ def main() -> int:
     config = EngineConfig(threads=2, embedder=embedder.name, reranker=None)
     queries = train_queries(args.data, args.queries)
     folder = args.work / embedder.model_id.replace("@", "-")
+    if args.scifact:
+        with Library.open(
+            folder.with_name(f"scifact-{folder.name}"), config, lambda: embedder
+        ) as library:
+            scifact(library, args.data, args.work / "scifact-docs")
+        return 0
     with Library.open(folder, config, lambda: embedder, reranker=lambda: None) as library:
         report = library.ingest([args.data / "tutorialvqa" / "srt"], course="tutorialvqa")
         if report.errors:
