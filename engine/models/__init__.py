@@ -14,6 +14,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from engine.models.manifest import Calibration
+
 
 @runtime_checkable
 class Embedder(Protocol):
@@ -27,6 +29,11 @@ class Embedder(Protocol):
 
     @property
     def dimension(self) -> int: ...
+
+    @property
+    def calibration(self) -> Calibration:
+        """The search's thresholds and weights on this model's similarity scale."""
+        ...
 
     def embed(
         self, texts: Sequence[str], *, query: bool = False, batch_size: int = 32

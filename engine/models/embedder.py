@@ -49,6 +49,7 @@ class OnnxEmbedder:
         self.name = manifest.name
         self.model_id = manifest.model_id
         self.dimension: int = manifest.dimension
+        self.calibration = manifest.calibration
         self._tokenizer = _load_tokenizer(model_dir / TOKENIZER_FILE, manifest.max_length)
         self._session, self._input_names = open_session(model_dir, manifest, threads)
         self._output_name = self._pick_output()

@@ -15,7 +15,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,36 @@ class ModelFormat(StrEnum):
 class Pooling(StrEnum):
     MEAN = "mean"
     CLS = "cls"
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Where an embedder's cosine similarities fall, as the search's thresholds and weights.
+
+    all-MiniLM-L6-v2 spreads them over about 0.0-0.8, multilingual-e5 packs them into
+    0.7-0.9: a threshold or a weight on similarity means something else for each. The
+    defaults are all-MiniLM-L6-v2's (tuned on TutorialVQA train), which a manifest written
+    before calibrations existed gets. ``SearchConfig`` overrides any of them.
+    """
+
+    gate: float = 0.35  # early exit: the best similarity below this (and little word overlap)
+    sentence_weight: float = 3.0  # sentence rescoring: the closest sentence's similarity
+    window_weight: float = 1.5  # score fusion: the segment's own vector's similarity
+    seek_words: float = 0.2  # a window's seek: weight of query words beside similarity
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> Calibration:
+        """From a manifest's ``calibration`` object; a missing key keeps its default.
+
+        Raises:
+            TypeError, ValueError: not an object, or a value that is not a number.
+        """
+        if not isinstance(raw, dict):
+            raise TypeError(f"calibration must be an object, got {type(raw).__name__}")
+        return cls(**{f.name: float(raw[f.name]) for f in fields(cls) if f.name in raw})
+
+    def to_dict(self) -> dict[str, float]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 _DEFAULT_MODEL_FILE = {ModelFormat.ONNX: "model.onnx", ModelFormat.CTRANSLATE2: "model.bin"}
@@ -75,6 +105,7 @@ class ModelManifest:
     document_prefix: str = ""
     source: str = ""
     model_file: str = ""
+    calibration: Calibration = field(default_factory=Calibration)
 
     def __post_init__(self) -> None:
         if not self.model_file:
@@ -132,6 +163,7 @@ class ModelManifest:
                 document_prefix=str(raw.get("document_prefix", "")),
                 source=str(raw.get("source", "")),
                 model_file=str(raw.get("model_file", "")),
+                calibration=Calibration.from_dict(raw.get("calibration", {})),
             )
         except ModelError:
             raise
@@ -157,6 +189,12 @@ class ModelManifest:
                 for fname, entry in sorted(self.files.items())
             },
             "source": self.source,
+            # Thresholds on a similarity scale: only an embedder has one.
+            **(
+                {"calibration": self.calibration.to_dict()}
+                if self.role is ModelRole.EMBEDDER
+                else {}
+            ),
         }
 
     def write(self, directory: Path) -> Path:

@@ -378,6 +378,7 @@ class ModelRegistry:
             document_prefix=spec.document_prefix,
             source=source,
             model_file=spec.model_file,
+            calibration=spec.calibration,
         )
         manifest.write(staging)
         problems = manifest.verify(staging, full=False)

@@ -9,6 +9,7 @@
     distinct.py     5. MMR (off), near-copies and same-moment hits collapse
     snippets.py        results: snippet, highlights, line, thumbnail, slide links
     searcher.py     the orchestrator; lexical.py, stats.py: what the stages share
+    scale.py           the thresholds and weights on similarity: the embedder's
     diversity.py       near-duplicate removal and MMR, under distinct.py
     enrich.py          keyphrases of a long pasted query for the dense side (KeyBERT)
     evaluate.py        retrieval benchmarks (`coursedex eval`, bench/): builds a Library, so
@@ -18,7 +19,6 @@ The pure pieces are importable from here so they can be tested and reused alone.
 """
 
 from engine.search.candidates import HEAD, fuse_rrf
-from engine.search.granularity import SEEK_WORDS
 from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import best_line, best_passage, best_timing, first_matching_word
 from engine.search.query import Query, analyse, fts_match, informative_terms
@@ -31,7 +31,6 @@ from engine.search.snippets import make_snippet
 __all__ = [
     "HEAD",
     "NO_FILTERS",
-    "SEEK_WORDS",
     "Candidate",
     "Passage",
     "Query",

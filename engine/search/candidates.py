@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.config import SearchConfig
+from engine.models.manifest import Calibration
 from engine.search.clock import StageClock
 from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import best_passage
@@ -45,6 +46,7 @@ class Pool:
     dimension: int | None  # of the vector index (None: dense is off or there is no index)
     best_bm25: float  # the top full-text score (0: no full-text hits)
     similarity: Mapping[int, float]  # each dense hit's vector similarity to the query's
+    calibration: Calibration  # the query's embedder's (without one, unused: no similarities)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +130,7 @@ class CandidateFinder:
             dimension=None if index is None else index.dimension,
             best_bm25=max(ft.scores.values(), default=0.0),
             similarity=dn.scores,
+            calibration=Calibration() if embedder is None else embedder.calibration,
         )
 
     def _head(

@@ -66,7 +66,7 @@ ABLATION: dict[str, Callable[[SearchConfig], SearchConfig]] = {
     "+dedup": lambda c: replace(_multi(c), near_duplicates=0.9),
     "+mmr": lambda c: replace(_multi(c), near_duplicates=0.9, mmr=0.7),
     "+enrich": lambda c: replace(_multi(c), near_duplicates=0.9, enrich=True),
-    "+gate": lambda c: replace(_multi(c), near_duplicates=0.9, gate=max(c.gate, 0.35)),
+    "+gate": lambda c: replace(_multi(c), near_duplicates=0.9, gate=c.gate),
     "+rerank": lambda c: replace(_multi(c), near_duplicates=0.9, rerank=True),
     "default": lambda c: c,
 }

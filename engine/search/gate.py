@@ -10,11 +10,12 @@ from engine.search.query import Query
 from engine.words import stem
 
 
-def gated(query: Query, pool: Pool, cfg: SearchConfig) -> bool:
-    """No segment's vector is close to the query's, and no candidate has a sentence holding
-    a good share of the query's term weight (the word being typed does not count: it may be
-    the start of a longer one). Without vectors, never."""
-    if cfg.gate <= 0 or pool.best_similarity is None or pool.best_similarity >= cfg.gate:
+def gated(query: Query, pool: Pool, cfg: SearchConfig, gate: float) -> bool:
+    """No segment's vector is as close to the query's as ``gate`` (on the embedder's scale),
+    and no candidate has a sentence holding a good share of the query's term weight (the
+    word being typed does not count: it may be the start of a longer one). Without vectors,
+    never."""
+    if gate <= 0 or pool.best_similarity is None or pool.best_similarity >= gate:
         return False
     typed = None if query.typed is None else stem(query.typed)
     total = sum(w for s, w in query.weights.items() if s != typed)

@@ -8,12 +8,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from engine.config import SearchConfig
+from engine.models.manifest import Calibration
 from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import scorer
 from engine.search.query import Query
 from engine.store import SegmentRow, Store
-
-SEEK_WORDS = 0.2  # in choosing a window's sentence: weight of query words beside similarity
 
 
 def unit(values: Sequence[float]) -> np.ndarray:
@@ -32,6 +31,7 @@ def by_sentence(
     best_bm25: float,
     store: Store,
     cfg: SearchConfig,
+    scale: Calibration,
 ) -> list[Candidate]:
     """The head rescored and re-sorted. A candidate scores its fused RRF score (scaled to
     0..1; with ``score_fusion``, its BM25 over the best (``best_bm25``) and its own vector's
@@ -39,7 +39,7 @@ def by_sentence(
     term weight its best sentence holds, each weighted. A timed window answers in one
     sentence, not on average, so it is scored by that sentence and playback seeks to it (its
     passage becomes that sentence); a candidate without sentence vectors (a slide, a note,
-    code) stands for its one sentence."""
+    code) stands for its one sentence. Weights on similarity are ``scale``'s."""
     ids = [c.id for c in head]
     sentences = store.embeddings.sentence_vectors(ids, dimension)
     # Own vectors: every candidate's for score fusion, else only those without sentences.
@@ -56,16 +56,18 @@ def by_sentence(
         cues = sentences.get(candidate.id)
         passage = candidate.passage
         if cues is not None and len(cues) == len(candidate.row.timings):
-            similarity, words, passage = _closest_cue(candidate.row, cues, vector, score, total)
+            similarity, words, passage = _closest_cue(
+                candidate.row, cues, vector, score, total, scale.seek_words
+            )
         else:
             similarity = own
             words = min(1.0, passage.score / total) if passage and total > 0 else 0.0
         if cfg.score_fusion:
             lexical = candidate.bm25 / best_bm25 if best_bm25 > 0 else 0.0
-            prior = cfg.fulltext_weight * lexical + cfg.window_weight * own
+            prior = cfg.fulltext_weight * lexical + scale.window_weight * own
         else:
             prior = float(prior_rrf)
-        rescored = prior + cfg.sentence_weight * similarity + cfg.sentence_words * words
+        rescored = prior + scale.sentence_weight * similarity + cfg.sentence_words * words
         out.append(candidate.rescored(rescored, passage))
     out.sort(key=lambda c: -c.score)
     return out
@@ -77,10 +79,11 @@ def _closest_cue(
     vector: np.ndarray,
     score: Callable[[str], float] | None,
     total: float,
+    seek_words: float,
 ) -> tuple[float, float, Passage]:
     """(similarity of the closest cue, largest share of the query's term weight a cue
-    holds, the cue playback seeks to: by similarity and, a little, by the query words it
-    holds; in recognised speech, by those it and the next line hold together)."""
+    holds, the cue playback seeks to: by similarity and, a little (``seek_words``), by the
+    query words it holds; in recognised speech, by those it and the next line hold together)."""
     sims = cues @ vector
     timings = row.timings
     share = np.array([score(t.text) / total if score else 0.0 for t in timings])
@@ -94,5 +97,5 @@ def _closest_cue(
         pairs = [f"{a.text} {b.text}" for a, b in itertools.pairwise(timings)]
         together = [score(t) / total if score else 0.0 for t in pairs] + list(share[-1:])
         held = np.where(share > 0, together, share)
-    best = int(np.argmax(sims + SEEK_WORDS * held))
+    best = int(np.argmax(sims + seek_words * held))
     return float(sims.max()), float(share.max()), Passage(best, float(share[best] * total))

@@ -15,6 +15,7 @@ from engine.search.granularity import by_sentence
 from engine.search.query import analyse
 from engine.search.rerank import rerank
 from engine.search.results import NO_FILTERS, SearchFilters, SearchOutcome
+from engine.search.scale import on_scale
 from engine.search.seek import distinct_moments, refine_seeks
 from engine.search.snippets import ResultMaker
 from engine.search.stats import LibraryStats
@@ -63,14 +64,15 @@ class Searcher:
                 query, typing, stats.frequencies, stats.languages(), stats.analysed_frequencies
             )
         pool = self._candidates.find(q, limit, filters, cfg, clock)  # 1. candidates
-        if gated(q, pool, cfg):  # 2. early exit
+        scale = on_scale(cfg, pool.calibration)  # thresholds on the embedder's similarities
+        if gated(q, pool, cfg, scale.gate):  # 2. early exit
             return SearchOutcome([], clock.took(), gated=True, best_similarity=pool.best_similarity)
         head = list(pool.head)
         # 3. multi-granularity; then each hit's seek, and windows at one moment collapse
         if cfg.sentences and pool.vector is not None and pool.dimension is not None and head:
             with clock("sentences"):
                 head = by_sentence(
-                    head, q, pool.vector, pool.dimension, pool.best_bm25, self._store, cfg
+                    head, q, pool.vector, pool.dimension, pool.best_bm25, self._store, cfg, scale
                 )
         head = refine_seeks(head, q.weights_for, cfg.seek_refinement)
         if cfg.dedup:
@@ -86,7 +88,7 @@ class Searcher:
                 head = by_mmr(head, self._store, pool.dimension, limit, cfg.mmr)
         with clock("fuse"):  # its key in took_ms from before the split (bench/ prints it)
             hits = distinct_hits(head, cfg, limit)
-            strong = strengths(hits, q.weights_for, pool.similarity, cfg)
+            strong = strengths(hits, q.weights_for, pool.similarity, cfg, scale.gate)
             results = self._results.results(hits, q.weights_for, cfg, strong)
         return SearchOutcome(
             results, clock.took(), best_similarity=pool.best_similarity, reranked=reranked

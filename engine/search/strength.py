@@ -16,9 +16,13 @@ from engine.search.lexical import Weights, weights_of
 
 
 def is_strong(
-    hit: Candidate, weights: Mapping[str, float], similarity: float | None, cfg: SearchConfig
+    hit: Candidate,
+    weights: Mapping[str, float],
+    similarity: float | None,
+    cfg: SearchConfig,
+    gate: float,
 ) -> bool:
-    if similarity is not None and similarity >= cfg.gate:
+    if similarity is not None and similarity >= gate:
         return True
     total = sum(weights.values())
     if total <= 0 or hit.passage is None:
@@ -31,12 +35,13 @@ def strengths(
     weights: Weights,
     similarity: Mapping[int, float],
     cfg: SearchConfig,
+    gate: float,
 ) -> list[bool]:
     """Strong or not, for each hit in rank order; False from the first weak hit on."""
     out: list[bool] = []
     strong = True
     for hit in hits:
         own = weights_of(weights, hit.row.language)
-        strong = strong and is_strong(hit, own, similarity.get(hit.id), cfg)
+        strong = strong and is_strong(hit, own, similarity.get(hit.id), cfg, gate)
         out.append(strong)
     return out

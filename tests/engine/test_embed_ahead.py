@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from engine.importing.embedding import Ahead, Embedding
 from engine.models.embedder import OnnxEmbedder
+from engine.models.manifest import Calibration
 
 
 class Counted:
@@ -34,6 +35,10 @@ class Counted:
     @property
     def dimension(self) -> int:
         return self.inner.dimension
+
+    @property
+    def calibration(self) -> Calibration:
+        return self.inner.calibration
 
     def embed(
         self, texts: Sequence[str], *, query: bool = False, batch_size: int = 32

