@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 from engine.errors import CoursedexError
@@ -160,6 +161,7 @@ _BY_NAME = {name.lower(): code for code, name in LANGUAGES.items()}
 _TEXT_ALIASES = {"jv": "jw", "wuu": "zh", "uzs": "uz"}
 MIN_LETTERS = 24  # fewer letters than this: no guess
 MIN_CONFIDENCE = 0.5  # py3langid's normalised probability of its best language
+_SAMPLE_CHARS = 20_000  # a text's language is told by its start
 
 
 def language_name(code: str | None) -> str:
@@ -221,13 +223,26 @@ def letters(text: str) -> int:
 def text_language(text: str, *, min_confidence: float = MIN_CONFIDENCE) -> str | None:
     """The language ``text`` is written in, or None when it is too short to tell or the
     identifier is unsure. Reads at most the first 20,000 characters (enough, and fast)."""
-    sample = text[:20_000]
+    sample = text[:_SAMPLE_CHARS]
     if letters(sample[:2_000]) < MIN_LETTERS and letters(sample) < MIN_LETTERS:
         return None
     code, confidence = _identify().classify(sample)
     if confidence < min_confidence:
         return None
     return _TEXT_ALIASES.get(code, code)
+
+
+def texts_language(texts: Iterable[str]) -> str | None:
+    """:func:`text_language` of a file's texts (its segments), read only as far as the
+    identifier reads: a long file is told by its start."""
+    sample: list[str] = []
+    size = 0
+    for text in texts:
+        sample.append(text)
+        size += len(text)
+        if size >= _SAMPLE_CHARS:
+            break
+    return text_language("\n".join(sample))
 
 
 def is_english(code: str | None) -> bool:
@@ -243,4 +258,5 @@ __all__ = [
     "letters",
     "parse_language",
     "text_language",
+    "texts_language",
 ]

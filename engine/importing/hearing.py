@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.config import AUTO_SPEECH_MODEL
-from engine.languages import ENGLISH, language_name, text_language
+from engine.languages import ENGLISH, language_name, texts_language
 from engine.media.transcribe import SURE, DetectedLanguage
 from engine.types import ParsedSource, SourceKind
 
@@ -91,5 +91,4 @@ def written_language(parsed: ParsedSource) -> str | None:
         return parsed.language
     if parsed.kind is SourceKind.CODE:
         return None
-    text = "\n".join(s.text for s in parsed.segments[:_TEXT_SEGMENTS] if s.text.strip())
-    return text_language(text)
+    return texts_language(s.text for s in parsed.segments[:_TEXT_SEGMENTS] if s.text.strip())

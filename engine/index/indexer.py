@@ -24,7 +24,7 @@ import numpy as np
 from engine.errors import Cancelled
 from engine.importing.embedding import Embedding, embed_text
 from engine.index.vectors import ReconcileReport, VectorIndex
-from engine.languages import text_language
+from engine.languages import texts_language
 from engine.models import Embedder
 from engine.store import NoteRow, Store
 from engine.types import SegmentDraft, SegmentKind, SourceStatus
@@ -55,20 +55,13 @@ class SourceContent:
 def content_language(segments: Sequence[SegmentDraft]) -> str | None:
     """The language a file's text is in, read off the text (None: too little to tell).
     The fallback for a file imported without one, so that its text is indexed in its
-    language (engine/analysis.py); the first 20,000 characters are enough. A file with code
+    language (engine/analysis.py), told as the import tells it. A file with code
     (an archive, a notebook) has none, as the import gives it (engine/importing/hearing.py):
     its keywords make the identifier guess, and full-text search reads code as English, as
     before; its notes and comments may be in any language."""
     if any(seg.kind == SegmentKind.CODE for seg in segments):
         return None
-    sample: list[str] = []
-    size = 0
-    for seg in segments:
-        sample.append(seg.text)
-        size += len(seg.text)
-        if size >= 20_000:
-            break
-    return text_language("\n".join(sample))
+    return texts_language(seg.text for seg in segments)
 
 
 def _note_vectors(embedder: Embedder, title: str, notes: Sequence[NoteRow]) -> np.ndarray:

@@ -178,7 +178,7 @@ def tokenizer_json(weights: E5Weights) -> dict[str, Any]:
         }
         for i in sorted({*special.values(), len(weights.pieces) - 1})
     ]
-    bos, eos = weights.pieces[special["bos"]], weights.pieces[special["eos"]]
+    metaspace = {"replacement": _META, "prepend_scheme": "always", "split": True}
     return {
         "version": "1.0",
         "truncation": None,
@@ -193,43 +193,36 @@ def tokenizer_json(weights: E5Weights) -> dict[str, Any]:
                 {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "},
             ],
         },
-        "pre_tokenizer": {
-            "type": "Metaspace",
-            "replacement": _META,
-            "prepend_scheme": "always",
-            "split": True,
-        },
-        "post_processor": {
-            "type": "TemplateProcessing",
-            "single": [
-                {"SpecialToken": {"id": bos, "type_id": 0}},
-                {"Sequence": {"id": "A", "type_id": 0}},
-                {"SpecialToken": {"id": eos, "type_id": 0}},
-            ],
-            "pair": [
-                {"SpecialToken": {"id": bos, "type_id": 0}},
-                {"Sequence": {"id": "A", "type_id": 0}},
-                {"SpecialToken": {"id": eos, "type_id": 0}},
-                {"SpecialToken": {"id": eos, "type_id": 0}},
-                {"Sequence": {"id": "B", "type_id": 0}},
-                {"SpecialToken": {"id": eos, "type_id": 0}},
-            ],
-            "special_tokens": {
-                bos: {"id": bos, "ids": [special["bos"]], "tokens": [bos]},
-                eos: {"id": eos, "ids": [special["eos"]], "tokens": [eos]},
-            },
-        },
-        "decoder": {
-            "type": "Metaspace",
-            "replacement": _META,
-            "prepend_scheme": "always",
-            "split": True,
-        },
+        "pre_tokenizer": {"type": "Metaspace", **metaspace},
+        "post_processor": _post_processor(weights),
+        "decoder": {"type": "Metaspace", **metaspace},
         "model": {
             "type": "Unigram",
             "unk_id": special["unk"],
             "vocab": [[p, float(s)] for p, s in zip(weights.pieces, weights.scores, strict=True)],
             "byte_fallback": False,
+        },
+    }
+
+
+def _post_processor(weights: E5Weights) -> dict[str, Any]:
+    """XLM-RoBERTa's template: ``<s> A </s>``, and ``<s> A </s></s> B </s>`` for pairs."""
+    special = weights.special
+    bos, eos = weights.pieces[special["bos"]], weights.pieces[special["eos"]]
+
+    def token(piece: str) -> dict[str, Any]:
+        return {"SpecialToken": {"id": piece, "type_id": 0}}
+
+    def text(name: str) -> dict[str, Any]:
+        return {"Sequence": {"id": name, "type_id": 0}}
+
+    return {
+        "type": "TemplateProcessing",
+        "single": [token(bos), text("A"), token(eos)],
+        "pair": [token(bos), text("A"), token(eos), token(eos), text("B"), token(eos)],
+        "special_tokens": {
+            bos: {"id": bos, "ids": [special["bos"]], "tokens": [bos]},
+            eos: {"id": eos, "ids": [special["eos"]], "tokens": [eos]},
         },
     }
 

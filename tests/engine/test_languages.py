@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import CoursedexError
-from engine.languages import LANGUAGES, language_name, parse_language, text_language
+from engine.languages import (
+    LANGUAGES,
+    language_name,
+    parse_language,
+    text_language,
+    texts_language,
+)
 
 # A lecture's sentences in each language (written for this test).
 PARAGRAPHS = {
@@ -68,3 +74,11 @@ def test_names() -> None:
     assert language_name(None) == "unknown"
     assert language_name("qq") == "qq"
     assert len(LANGUAGES) == 100  # Whisper large-v3 added Cantonese
+
+
+def test_a_files_texts_are_told_together() -> None:
+    spanish = PARAGRAPHS["es"]
+    assert texts_language([spanish, PARAGRAPHS["de"]]) == text_language(
+        f"{spanish}\n{PARAGRAPHS['de']}"
+    )
+    assert texts_language(["Merge sort"]) is None
