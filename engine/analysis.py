@@ -18,8 +18,9 @@ indexed by a plain tokenizer (engine/store/segments.py):
   four characters for Thai and its neighbours (:data:`GRAMS`, chosen on bench/xquad.py), so
   a question's words are found without a dictionary.
 
-Each term comes with the span of text it was read from, so snippets can mark it.
-Imports nothing from the engine but :mod:`engine.words`.
+Each term comes with the span of text it was read from, so snippets can mark it. A question's
+function words (engine/function_words.py) are dropped from its terms, as English's are.
+Imports nothing from the engine but :mod:`engine.words` and :mod:`engine.function_words`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from engine.function_words import FUNCTION_WORDS
 from engine.words import MAX_QUERY_TERMS
 
 # engine.languages code -> Snowball algorithm. Close languages share one (Malay reads
@@ -202,10 +204,23 @@ def analysed(text: str, language: str) -> str:
     return " ".join(terms(text, language))
 
 
+@functools.lru_cache(maxsize=64)
+def _function_words(language: str) -> frozenset[str]:
+    return frozenset(fold(w, language) for w in FUNCTION_WORDS.get(language, ()))
+
+
+def is_function_word(word: str, language: str) -> bool:
+    """``word`` is one of ``language``'s function words ("la", "de"), in any case and with
+    or without its accents."""
+    return fold(word, language) in _function_words(language)
+
+
 def query_terms(query: str, language: str) -> list[str]:
-    """A question's terms in ``language``, first occurrence order, capped (a pasted page
-    stays a fast query)."""
-    return list(dict.fromkeys(t for t in terms(query, language) if t))[:MAX_QUERY_TERMS]
+    """A question's terms in ``language``, function words dropped (unless that leaves
+    nothing), first occurrence order, capped (a pasted page stays a fast query)."""
+    found = [(query[a:b], t) for a, b, t in spans(query, language) if t]
+    kept = [t for word, t in found if not is_function_word(word, language)]
+    return list(dict.fromkeys(kept or [t for _, t in found]))[:MAX_QUERY_TERMS]
 
 
 def typed_prefix(query: str, language: str) -> str | None:
@@ -223,6 +238,7 @@ __all__ = [
     "TOKEN",
     "analysed",
     "fold",
+    "is_function_word",
     "is_spaceless",
     "query_terms",
     "spans",
