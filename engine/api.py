@@ -79,7 +79,12 @@ from engine.languages import LANGUAGES, language_name, parse_language
 from engine.library import Library
 from engine.library.recovery import SetAside, start_over
 from engine.models import Embedder
-from engine.models.catalog import KNOWN_MODELS, ModelSpec
+from engine.models.catalog import (
+    DEFAULT_EMBEDDER,
+    KNOWN_MODELS,
+    MULTILINGUAL_EMBEDDER,
+    ModelSpec,
+)
 from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
 from engine.notes import Note, NoteError, Place, note_json, place_text
@@ -112,6 +117,7 @@ from engine.words import query_terms
 
 __all__ = [
     "AUTO_SPEECH_MODEL",
+    "DEFAULT_EMBEDDER",
     "DEMO_COURSE",
     "DEMO_DIR",
     "ENGLISH_SPEECH_MODEL",
@@ -121,6 +127,7 @@ __all__ = [
     "KNOWN_MODELS",
     "LANGUAGES",
     "MAX_THREADS",
+    "MULTILINGUAL_EMBEDDER",
     "MULTILINGUAL_SPEECH_MODEL",
     "PDFIUM_LOCK",
     "TRANSCRIPT_FORMATS",

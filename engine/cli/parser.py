@@ -7,8 +7,10 @@ import os
 import re
 
 from engine.api import (
+    DEFAULT_EMBEDDER,
     ENGLISH_SPEECH_MODEL,
     MAX_THREADS,
+    MULTILINGUAL_EMBEDDER,
     MULTILINGUAL_SPEECH_MODEL,
     IngestLimits,
     MediaConfig,
@@ -37,6 +39,11 @@ INGEST_EXIT_STATUS = """exit status:
   2    the command line is wrong
   130  interrupted (Ctrl+C), 143 stopped (SIGTERM): the files indexed so far are kept,
        the one being read is queued again (the next ingest takes it up)"""
+# The other embedder, in a student's words (an embedder finds passages by what they mean).
+ANY_LANGUAGE = (
+    f"{MULTILINGUAL_EMBEDDER} understands about 100 languages, and a question in one finds "
+    "lectures in another (see `coursedex models list`)"
+)
 
 
 def positive(text: str) -> int:
@@ -148,7 +155,11 @@ def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="exit 1 when any file failed, even if others were indexed",
     )
-    s.add_argument("--model", help="embedder for a new library (default: all-minilm-l6-v2-int8)")
+    s.add_argument(
+        "--model",
+        help=f"embedder for a new library: {DEFAULT_EMBEDDER} (the default) understands "
+        f"English; {ANY_LANGUAGE}",
+    )
     s.add_argument(
         "--speech-model",
         help=f"speech recognition model (default: {MediaConfig().speech_model}: "
@@ -227,7 +238,11 @@ def _manage(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(func=commands.cmd_stats)
 
     s = sub.add_parser("reindex", help="re-embed everything (e.g. to switch embedding models)")
-    s.add_argument("--model", help="embedder to switch to (default: the configured one)")
+    s.add_argument(
+        "--model",
+        help="embedder to switch to (default: the one the library uses): "
+        f"{DEFAULT_EMBEDDER} understands English; {ANY_LANGUAGE}",
+    )
     s.set_defaults(func=commands.cmd_reindex)
 
     s = sub.add_parser(

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from engine.models.manifest import Calibration, ModelFormat, ModelRole, Pooling
 
 DEFAULT_EMBEDDER = "all-minilm-l6-v2-int8"
+MULTILINGUAL_EMBEDDER = "multilingual-e5-small-int8"  # any language, across languages
 _HF = "https://huggingface.co"
 
 
@@ -138,7 +139,7 @@ KNOWN_MODELS: tuple[ModelSpec, ...] = (
         ),
     ),
     ModelSpec(
-        name="multilingual-e5-small-int8",
+        name=MULTILINGUAL_EMBEDDER,
         role=ModelRole.EMBEDDER,
         description=(
             "multilingual-e5-small, int8 ONNX: about 100 languages, a question in one finds "

@@ -67,3 +67,14 @@ def test_ingest_help_documents_its_exit_statuses() -> None:
     for line in ("0 ", "1 ", "2 ", "130 "):
         assert any(row.strip().startswith(line) for row in help_text.splitlines()), line
     assert "none of the files given" in help_text and "--strict" in help_text
+
+
+def test_model_help_names_the_embedder_for_any_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # argparse wraps long names at their hyphens
+    parser = build_parser()
+    (sub,) = (a for a in parser._actions if a.dest == "command")
+    for command in ("ingest", "reindex"):
+        help_text = sub.choices[command].format_help()  # type: ignore[attr-defined]
+        (line,) = (row for row in help_text.splitlines() if "--model" in row.split()[:2])
+        assert "multilingual-e5-small-int8 understands about 100 languages" in line, command
+        assert "all-minilm-l6-v2-int8" in line and "understands English" in line, command
