@@ -9,7 +9,7 @@ import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
-from engine.importing.reading import EitherSet
+from engine.importing.seeing import EitherSet
 
 
 class Drops:

@@ -1,23 +1,15 @@
 """The read step of an import: a file's text from its parser, its speech (transcribed in a
 child process, kept part by part so a killed import resumes), or OCR of pages without a text
-layer; and a video's scenes and on-screen text.
-
-A video's frames are read on a worker thread while its speech is recognised (at a lower
-priority than the recognition child, so it keeps its cores and the frames take what is
-left); their results are handed over only after the speech is committed, so speech is
-searchable first."""
+layer; and a video's scenes and on-screen text (engine/importing/seeing.py, read while its
+speech is recognised)."""
 
 from __future__ import annotations
 
-import importlib
 import logging
-import os
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from engine import ingest
 from engine.config import EngineConfig
@@ -31,6 +23,7 @@ from engine.importing.hearing import (
     written_language,
 )
 from engine.importing.progress import Stage, StageReport
+from engine.importing.seeing import TextReaders, VideoFrames
 from engine.media.transcript import SpeechPart, transcript_windows
 from engine.models.registry import ModelRegistry
 from engine.plain_text import clock
@@ -38,7 +31,6 @@ from engine.store import Store
 from engine.types import ParsedSource, SourceKind
 
 if TYPE_CHECKING:
-    from engine.media.deck import DeckPictures
     from engine.media.scenes import ScreenScene
     from engine.media.transcribe import (
         DetectedLanguage,
@@ -46,27 +38,9 @@ if TYPE_CHECKING:
         Transcriber,
         TranscriptionProgress,
     )
-    from engine.models.ocr import TextRecognizer
 
 log = logging.getLogger(__name__)
 _AHEAD_EVERY = 8  # recognised segments between two looks for windows to embed ahead
-
-_FRAME_MODULES = (
-    "av",
-    "cv2",
-    "pypdfium2",
-    "scenedetect",
-    "rapidocr_onnxruntime",
-    "engine.media.deck",
-    "engine.media.scenes",
-)
-
-
-class TextReaders(Protocol):
-    """The library's on-screen text readers, each loaded on first use (see
-    :meth:`engine.library.models.LibraryModels.recognizer`)."""
-
-    def __call__(self, threads: int, *, alongside: bool = False) -> TextRecognizer: ...
 
 
 class Reader:
@@ -87,7 +61,7 @@ class Reader:
         self.models = models
         self.thumbs = thumbs
         self._recognizer = recognizer
-        self._early: FrameScan | None = None  # frames being read while speech is recognised
+        self.frames = VideoFrames(store, config, thumbs, recognizer, ahead)
         # The speech recognizer and its settings, its child kept across the run's files.
         self._speech: tuple[tuple[object, ...], Transcriber] | None = None
         self.ahead = ahead
@@ -146,7 +120,7 @@ class Reader:
         finished = self.store.recordings.transcript_finished(sha, plan.model, plan.asked)
         if finished is None:
             if info.has_video and self.config.media.screen_text:
-                self._frames_alongside(path, sha, cancel)
+                self.frames.alongside(path, sha, cancel)
             try:
                 heard = self._recognise(path, sha, plan, info.duration_ms, parts, stage, cancel)
             except BaseException:
@@ -307,80 +281,18 @@ class Reader:
     def scan_frames(
         self, path: Path, sha: str, stage: StageReport, cancel: threading.Event | None
     ) -> list[ScreenScene]:
-        """A video's scenes with their thumbnails and, when screen text is on, their text.
+        """A video's scenes with their thumbnails and, when screen text is on, their text
+        (those read alongside its speech, if they were).
 
         Raises:
             UnreadableFileError: the frames cannot be read.
             Cancelled.
         """
-        early, self._early = self._early, None
-        if early is not None and early.video == (path, sha):
-            return early.wait(stage)
-        if early is not None:
-            early.stop()
-        screen_text = self.config.media.screen_text
-        recognizer = self._recognizer(self.config.threads) if screen_text else None
-        deck = self._decks(path, recognizer)
-        return self._scan(path, sha, recognizer, deck, _frames_report(stage), cancel)
-
-    def _decks(self, path: Path, recognizer: TextRecognizer | None) -> DeckPictures | None:
-        """The course's slide pages a keyframe may show (read here, on the import's thread:
-        the frames worker does not use the library's database connection)."""
-        from engine.media.deck import course_decks
-
-        return course_decks(self.store, path) if recognizer is not None else None
-
-    def _scan(
-        self,
-        path: Path,
-        sha: str,
-        recognizer: TextRecognizer | None,
-        deck: DeckPictures | None,
-        progress: Callable[[float], None],
-        cancel: threading.Event | None,
-    ) -> list[ScreenScene]:
-        from engine.media.scenes import scan_video
-
-        return scan_video(
-            path,
-            self.thumbs,
-            sha[:16],
-            self.config.media,
-            recognizer,
-            deck=deck,
-            progress=progress,
-            cancel=cancel,
-        )
-
-    def _frames_alongside(self, path: Path, sha: str, cancel: threading.Event | None) -> None:
-        """Start reading the video's frames on a worker thread; :meth:`scan_frames` takes
-        the result. Its text reader has the cores the recognition child leaves (one on two
-        cores), loaded once for the library's life."""
-        self.stop_frames()
-        # Native modules imported on two threads at once can fail half loaded ("numpy._core
-        # .multiarray failed to import" from cv2): the worker's are imported here first.
-        for name in _FRAME_MODULES:
-            importlib.import_module(name)
-        recognizer = self._recognizer(spare_threads(self.config.threads), alongside=True)
-        deck = self._decks(path, recognizer)
-
-        def work(progress: Callable[[float], None], stop: threading.Event) -> list[ScreenScene]:
-            scanned = self._scan(path, sha, recognizer, deck, progress, stop)
-            if self.ahead is not None:
-                from engine.media.screen import screen_segments
-
-                drafts = [d for d, _ in screen_segments(scanned) if d.text.strip()]
-                context = self.config.embed_context
-                self.ahead.want(embed_text(path.stem, d, context) for d in drafts)
-            return scanned
-
-        self._early = FrameScan((path, sha), work, cancel)
+        return self.frames.scan(path, sha, stage, cancel)
 
     def stop_frames(self) -> None:
         """Stop reading frames that no import will take (the file failed or was cancelled)."""
-        early, self._early = self._early, None
-        if early is not None:
-            early.stop()
+        self.frames.stop()
 
 
 def _as_audio_if_no_picture(parsed: ParsedSource, path: Path) -> ParsedSource:
@@ -398,91 +310,4 @@ def _as_audio_if_no_picture(parsed: ParsedSource, path: Path) -> ParsedSource:
     return parsed if has_video else replace(parsed, kind=SourceKind.AUDIO)
 
 
-def _frames_report(stage: StageReport) -> Callable[[float], None]:
-    """Progress of a frame scan as stages: finding cuts is its first 30%."""
-
-    def report(f: float) -> None:
-        stage(Stage.FINDING_SCENES if f < 0.3 else Stage.READING_SCREEN, f)
-
-    return report
-
-
-def spare_threads(busy: int) -> int:
-    """Threads for work alongside the recognition child's ``busy`` ones: the cores it leaves,
-    at least one (on two cores the worker takes only what the child does not use)."""
-    return max(1, min(busy, (os.cpu_count() or 2) - busy))
-
-
-class EitherSet(threading.Event):
-    """Set when it is set itself or ``outer`` is (a job's cancel)."""
-
-    def __init__(self, outer: threading.Event | None) -> None:
-        super().__init__()
-        self._outer = outer
-
-    def is_set(self) -> bool:
-        return super().is_set() or (self._outer is not None and self._outer.is_set())
-
-
-class FrameScan:
-    """A video's frames read on a worker thread at a lower priority; :meth:`wait` hands over
-    the scenes (or the failure) to the import, :meth:`stop` abandons them."""
-
-    def __init__(
-        self,
-        video: tuple[Path, str],
-        work: Callable[[Callable[[float], None], threading.Event], list[ScreenScene]],
-        cancel: threading.Event | None,
-    ) -> None:
-        self.video = video
-        self.seconds = 0.0  # the worker's wall time
-        self._stop = EitherSet(cancel)
-        self._fraction = 0.0
-        self._result: list[ScreenScene] = []
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, args=(work,), name="coursedex-frames", daemon=True
-        )
-        self._thread.start()
-
-    def _run(
-        self, work: Callable[[Callable[[float], None], threading.Event], list[ScreenScene]]
-    ) -> None:
-        from engine.media.transcribe import lower_thread_priority
-
-        lower_thread_priority()
-        started = time.monotonic()
-        try:
-            self._result = work(self._progress, self._stop)
-        except BaseException as e:  # the import that waits for the frames raises it
-            self._error = e
-        self.seconds = time.monotonic() - started
-        log.info("%s: frames read alongside speech in %.1f s", self.video[0].name, self.seconds)
-
-    def _progress(self, fraction: float) -> None:
-        self._fraction = fraction
-
-    def wait(self, stage: StageReport) -> list[ScreenScene]:
-        """The scenes, once read; reports the worker's progress meanwhile.
-
-        Raises:
-            UnreadableFileError: the frames cannot be read.
-            Cancelled.
-        """
-        # The stages in their order, however far the worker got alongside the speech.
-        stage(Stage.FINDING_SCENES, min(self._fraction, 0.3))
-        report = _frames_report(stage)
-        shown = -1.0
-        while self._thread.is_alive():
-            if self._fraction != shown:
-                shown = self._fraction
-                report(shown)
-            self._thread.join(0.2)
-        if self._error is not None:
-            raise self._error
-        stage(Stage.READING_SCREEN, 1.0)
-        return self._result
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
+__all__ = ["Reader", "TextReaders"]  # TextReaders: the pipeline names it from here
