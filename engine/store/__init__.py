@@ -54,7 +54,7 @@ from engine.store.recordings import (
     TranscriptPart,
 )
 from engine.store.schema import MIGRATIONS, SCHEMA_VERSION
-from engine.store.segments import SegmentRow, SegmentText
+from engine.store.segment_rows import SegmentRow, SegmentText
 
 __all__ = [
     "MIGRATIONS",
