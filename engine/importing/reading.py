@@ -59,7 +59,6 @@ class Reader:
         self.store = store
         self.config = config
         self.models = models
-        self.thumbs = thumbs
         self._recognizer = recognizer
         self.frames = VideoFrames(store, config, thumbs, recognizer, ahead)
         # The speech recognizer and its settings, its child kept across the run's files.

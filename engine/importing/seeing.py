@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -46,24 +47,18 @@ class TextReaders(Protocol):
     def __call__(self, threads: int, *, alongside: bool = False) -> TextRecognizer: ...
 
 
+@dataclass(eq=False)
 class VideoFrames:
     """Reads the videos of one import run with its settings (``config``); ``ahead`` embeds
     screen text as it comes."""
 
-    def __init__(
-        self,
-        store: Store,
-        config: EngineConfig,
-        thumbs: Path,
-        recognizer: TextReaders,
-        ahead: Ahead | None,
-    ) -> None:
-        self.store = store
-        self.config = config
-        self.thumbs = thumbs
-        self._recognizer = recognizer
-        self.ahead = ahead
-        self._early: FrameScan | None = None  # frames being read while speech is recognised
+    store: Store
+    config: EngineConfig
+    thumbs: Path
+    recognizer: TextReaders
+    ahead: Ahead | None
+    # The frames being read while the speech is recognised.
+    _early: FrameScan | None = field(default=None, init=False)
 
     def scan(
         self, path: Path, sha: str, stage: StageReport, cancel: threading.Event | None
@@ -80,7 +75,7 @@ class VideoFrames:
         if early is not None:
             early.stop()
         screen_text = self.config.media.screen_text
-        recognizer = self._recognizer(self.config.threads) if screen_text else None
+        recognizer = self.recognizer(self.config.threads) if screen_text else None
         deck = self._decks(path, recognizer)
         return self._scan(path, sha, recognizer, deck, _frames_report(stage), cancel)
 
@@ -122,7 +117,7 @@ class VideoFrames:
         # .multiarray failed to import" from cv2): the worker's are imported here first.
         for name in _FRAME_MODULES:
             importlib.import_module(name)
-        recognizer = self._recognizer(spare_threads(self.config.threads), alongside=True)
+        recognizer = self.recognizer(spare_threads(self.config.threads), alongside=True)
         deck = self._decks(path, recognizer)
 
         def work(progress: Callable[[float], None], stop: threading.Event) -> list[ScreenScene]:

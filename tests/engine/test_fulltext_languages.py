@@ -7,6 +7,8 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from engine import analysis, words
 from engine.config import SearchConfig
 from engine.library import Library
@@ -80,6 +82,45 @@ def test_a_spanish_library_is_searched_in_spanish(library: Library, tmp_path: Pa
     assert [Path(r.source).name for r in library.search("ano", config=FULLTEXT).results] == [
         "ano.md"
     ]
+
+
+GERMAN = {
+    "zelle.md": "# Biologie\n\nDie Zelle ist die kleinste Einheit des Lebens. In der Zelle "
+    "liegt der Kern, und in dem Kern liegt die Erbinformation der Pflanzen und der Tiere.\n",
+    "fluss.md": "# Geographie\n\nDer Rhein fließt von den Alpen bis zur Nordsee und ist einer "
+    "der längsten Flüsse in der Mitte von Europa, an dem viele alte Städte liegen.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("files", "question", "source", "content", "function"),
+    [
+        (
+            SPANISH,
+            "¿Qué es la célula madre de la medicina regenerativa?",
+            "celulas.md",
+            {"células", "célula", "madre", "medicina", "regenerativa"},
+            {"la", "de", "las", "del", "en", "y"},
+        ),
+        (GERMAN, "Was ist der Kern in der Zelle?", "zelle.md", {"kern", "zelle"}, {"der", "in"}),
+    ],
+    ids=["es", "de"],
+)
+def test_a_question_marks_its_content_words_not_its_function_words(
+    library: Library,
+    tmp_path: Path,
+    files: dict[str, str],
+    question: str,
+    source: str,
+    content: set[str],
+    function: set[str],
+) -> None:
+    _ingest(library, tmp_path / "Curso", files)
+    first = library.search(question, config=FULLTEXT).results[0]
+    assert Path(first.source).name == source
+    marked = {first.snippet[a:b].lower() for a, b in first.highlights}
+    assert content <= marked
+    assert not marked & function  # marked before engine/function_words.py: "la", "de", "der"
 
 
 CHINESE = (
