@@ -67,7 +67,7 @@ from engine.api import (
     Library,
     ModelRegistry,
     SearchResult,
-    query_terms,
+    shown_words,
 )
 
 if TYPE_CHECKING:
@@ -389,7 +389,7 @@ class SearchWindow(QMainWindow):
 
     def open_result(self, result: SearchResult) -> None:
         """Play a video hit from its time, show a slide page, or a file at the line."""
-        self.preview_pane.show_result(result, query_terms(self.search_pane.query))
+        self.preview_pane.show_result(result, shown_words(self.search_pane.query, result.language))
         self.opened.emit(result)
 
     def play(self, path: str, start_ms: int | None) -> None:

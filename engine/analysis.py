@@ -32,6 +32,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from engine import words
 from engine.function_words import FUNCTION_WORDS
 from engine.words import MAX_QUERY_TERMS
 
@@ -223,6 +224,22 @@ def query_terms(query: str, language: str) -> list[str]:
     return list(dict.fromkeys(kept or [t for _, t in found]))[:MAX_QUERY_TERMS]
 
 
+@functools.lru_cache(maxsize=64)
+def _plainly_folded(language: str) -> frozenset[str]:
+    return frozenset(words.fold(w) for w in FUNCTION_WORDS.get(language, ()))
+
+
+def shown_words(query: str, language: str | None) -> list[str]:
+    """The question's words to highlight in a text in ``language`` (a result's preview):
+    :func:`engine.words.query_terms` (English's stopwords dropped), less the language's
+    function words unless nothing else is left."""
+    found = words.query_terms(query)
+    if uses_porter(language):
+        return found
+    dropped = _plainly_folded(language or "")
+    return [w for w in found if w not in dropped] or found
+
+
 def typed_prefix(query: str, language: str) -> str | None:
     """The folded last word when the text ends inside it (it may grow while typing); None
     for a space-less script, whose last n-gram is already a term."""
@@ -241,6 +258,7 @@ __all__ = [
     "is_function_word",
     "is_spaceless",
     "query_terms",
+    "shown_words",
     "spans",
     "term",
     "term_set",

@@ -9,6 +9,7 @@ not exported here: app/launcher.py, the one entry point of both, imports ``engin
 from __future__ import annotations
 
 from engine import __version__
+from engine.analysis import shown_words
 from engine.children import end_children
 from engine.config import AUTO_SPEECH_MODEL, EngineConfig, IngestLimits, MediaConfig, SearchConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
@@ -238,6 +239,7 @@ __all__ = [
     "result_link",
     "result_origin",
     "seconds_ms",
+    "shown_words",
     "stage_text",
     "start_over",
     "time_left",

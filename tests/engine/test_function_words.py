@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from engine import analysis
+from engine import analysis, words
 from engine.analysis import is_function_word
 from engine.function_words import FUNCTION_WORDS
 
@@ -34,3 +34,12 @@ def test_every_stemmed_language_has_function_words() -> None:
     assert missing == []
     # Words lectures are about, which the wide lists on PyPI hold, are not function words.
     assert not {"tiempo", "trabajo", "estado", "valor", "ejemplo"} & FUNCTION_WORDS["es"]
+
+
+def test_a_preview_highlights_the_words_of_its_texts_language() -> None:
+    question = "¿Qué es la fotosíntesis de las plantas?"
+    assert analysis.shown_words(question, "es") == ["fotosintesis", "plantas"]
+    # English text, or text of no known language: English's stopwords only, as before.
+    assert analysis.shown_words(question, None) == words.query_terms(question)
+    assert "la" in analysis.shown_words(question, "en")
+    assert analysis.shown_words("¿Qué es?", "es") == ["que", "es"]
