@@ -102,8 +102,9 @@ class Library(NoteTaking):
         self.read_only = self.access.read_only  # also when its lock file cannot be made
         self._outside = self.store.db.outside_commits()  # another process's commits seen
         # Before a file in another language is embedded, the library's embedder may switch.
-        self.fit: EmbedderFit = EmbedderFit(
-            lambda: self._config, self.models, self.embedder, self._rebuild
+        # (A library given its embedder keeps it.)
+        self.fit = EmbedderFit(
+            lambda: self._config, self.models, self.embedder, self._rebuild, own_embedder
         )
         self.pipeline = Pipeline(
             self.store,

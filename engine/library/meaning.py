@@ -47,11 +47,12 @@ class EmbedderFit:
         registry: ModelRegistry,
         current: Callable[[], Embedder],
         rebuild: Rebuild,
+        enabled: bool = True,
     ) -> None:
         self._config, self._registry = config, registry
         self._current, self._rebuild = current, rebuild
         self._missing_said = False  # a missing multilingual model is said once per session
-        self.enabled = True  # False: the library keeps its embedder whatever comes
+        self.enabled = enabled  # False: the library keeps its embedder whatever comes
 
     def __call__(
         self,
