@@ -198,12 +198,7 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     apply_theme(app, settings.theme)  # type: ignore[arg-type]
     config = engine_config(settings)
     registry = ModelRegistry(Path(args.models) if args.models else settings.models_path)
-    library = Library.open(
-        _library_folder(args, settings),
-        config,
-        lambda: registry.load_embedder(config.embedder, config.threads),
-        models=registry,
-    )
+    library = Library.open_own(_library_folder(args, settings), config, registry)
     window = SearchWindow(
         library, registry=registry, settings=settings, settings_path=settings_path
     )

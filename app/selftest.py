@@ -212,12 +212,7 @@ class SelfTest:
 
     def open_library(self) -> str:
         registry, config = self.registry, self.config
-        self.library = Library.open(
-            self.folder,
-            config,
-            lambda: registry.load_embedder(config.embedder, config.threads),
-            models=registry,
-        )
+        self.library = Library.open_own(self.folder, config, registry)
         return str(self.folder)
 
     def _library(self) -> Library:

@@ -9,6 +9,9 @@ that answers (NDCG@10 = 1/log2(r+1), Hit@1), as ../shared/eval/README.md defines
     uv run python bench/xquad.py --cross en:es   # English questions on Spanish passages
     uv run python bench/xquad.py --mixed es,de,zh  # one library of all their passages, each
                                                    # language's questions against it
+    uv run python bench/xquad.py --model all-minilm-l6-v2-int8  # every library on that
+                                                   # embedder (default: the app's choice,
+                                                   # multilingual-e5 for text not in English)
 
 The data is read at run time and never copied into the repository. A fresh library per
 run (a temporary folder unless ``--work``): a library kept from an older program would be
@@ -23,6 +26,7 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +34,6 @@ sys.path.insert(0, str(ROOT))
 
 from engine.config import EngineConfig  # noqa: E402
 from engine.library import Library  # noqa: E402
-from engine.models import Embedder  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.paths import default_models_dir  # noqa: E402
 from engine.search.evaluate import MODES, default_data_dir  # noqa: E402
@@ -81,31 +84,38 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--model", default=None, help="one embedder for every library")
     args = parser.parse_args()
     pairs = [(lang, lang) for lang in args.langs.split(",") if lang and not args.mixed]
     pairs += [tuple(p.split(":", 1)) for p in args.cross.split(",") if p]  # type: ignore[misc]
     modes = [m for m in args.modes.split(",") if m]
     config = EngineConfig(threads=2)
-    embedder = ModelRegistry(default_models_dir()).load_embedder(config.embedder, 2)
+    registry = ModelRegistry(default_models_dir())
+
+    def opened(folder: Path) -> Library:
+        """As the app opens a library: its embedder follows its languages, unless named."""
+        return Library.open_own(folder, config, registry, embedder=args.model)
+
     work = args.work or Path(tempfile.mkdtemp(prefix="xquad-"))
     rows: dict[str, dict[str, dict[str, float]]] = {}
     for asked, passages in pairs:
         folder = work / passages / "docs"
         _write_passages(args.data, passages, folder)
         queries = _read(args.data / "xquad" / f"{asked}.dev.queries.jsonl")
-        with Library.open(work / passages / "library", config, lambda: embedder) as library:
+        with opened(work / passages / "library") as library:
             library.ingest([folder], course=f"xquad-{passages}")
             name = asked if asked == passages else f"{asked}->{passages}"
             rows[name] = {mode: _score(library, queries, mode) for mode in modes}
+            used = (library.embedder_id or "none").split("@")[0]
         line = "  ".join(
             f"{m} {v['ndcg@10']:.3f}/{v['hit@1']:.3f} "
             f"({v['p50_ms']:.0f} ms, {v['empty']:.0%} empty)"
             for m, v in rows[name].items()
         )
-        print(f"{name:8} NDCG@10/Hit@1  {line}", flush=True)
+        print(f"{name:8} NDCG@10/Hit@1  {line}  [{used}]", flush=True)
     if args.mixed:
         langs = args.mixed.split(",")
-        rows.update(_mixed(args.data, langs, modes, work / "mixed", config, embedder))
+        rows.update(_mixed(args.data, langs, modes, work / "mixed", opened))
     if args.json:
         print(json.dumps(rows))
 
@@ -115,14 +125,13 @@ def _mixed(
     langs: list[str],
     modes: list[str],
     work: Path,
-    config: EngineConfig,
-    embedder: Embedder,
+    opened: Callable[[Path], Library],
 ) -> dict[str, dict[str, dict[str, float]]]:
     """Every language's passages in one library (a question is read in each of them)."""
     for lang in langs:
         _write_passages(data, lang, work / "docs" / lang, prefix=f"{lang}-")
     rows: dict[str, dict[str, dict[str, float]]] = {}
-    with Library.open(work / "library", config, lambda: embedder) as library:
+    with opened(work / "library") as library:
         library.ingest([work / "docs"], course="xquad-mixed")
         for lang in langs:
             queries = _read(data / "xquad" / f"{lang}.dev.queries.jsonl")

@@ -110,6 +110,10 @@ class MediaConfig:
 class EngineConfig:
     threads: int = 2
     embedder: str = "all-minilm-l6-v2-int8"
+    # The embedder a library switches to, everything embedded again, when a file in another
+    # language arrives while its own reads English only (engine/library/meaning.py). None:
+    # never switch (a benchmark that compares embedders; a user's own choice).
+    multilingual_embedder: str | None = "multilingual-e5-small-int8"
     reranker: str | None = "ms-marco-minilm-l6-v2-int8"  # used when installed; None: never
     embed_context: bool = True  # embed a segment with its heading or file title (off: ablation)
     media: MediaConfig = field(default_factory=MediaConfig)

@@ -299,8 +299,7 @@ def cmd_stats(ctx: Context) -> int:
 
 def cmd_reindex(ctx: Context) -> int:
     library = ctx.library()
-    name = ctx.args.model or ctx.config.embedder
-    embedder = ctx.registry.load_embedder(name, ctx.config.threads)
+    embedder = ctx.registry.load_embedder(ctx.embedder_name(library), ctx.config.threads)
 
     def progress(done: int, total: int) -> None:
         print(f"\rre-embedding {done}/{total}", end="", file=sys.stderr, flush=True)

@@ -7,7 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from engine.api import (
-    Embedder,
     EngineConfig,
     IngestLimits,
     Library,
@@ -46,17 +45,15 @@ class Context:
         return self.config.embedder
 
     def library(self) -> Library:
+        """The library; its embedder is the one ``--model`` names (kept), else its own."""
         if self._library is None:
-            holder: list[Library] = []
-
-            def load() -> Embedder:
-                name = self.embedder_name(holder[0] if holder else None)
-                return self.registry.load_embedder(name, self.config.threads)
-
-            self._library = Library.open(
-                Path(self.args.library), self.config, load, models=self.registry
+            asked = getattr(self.args, "model", None)
+            self._library = Library.open_own(
+                Path(self.args.library),
+                self.config,
+                self.registry,
+                embedder=str(asked) if asked else None,
             )
-            holder.append(self._library)
         return self._library
 
     def close(self) -> None:

@@ -157,8 +157,9 @@ def _ingest(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     s.add_argument(
         "--model",
-        help=f"embedder for a new library: {DEFAULT_EMBEDDER} (the default) understands "
-        f"English; {ANY_LANGUAGE}",
+        help=f"embedder for a new library, kept whatever it holds: {DEFAULT_EMBEDDER} "
+        f"understands English; {ANY_LANGUAGE}. Default: the first, until a file in another "
+        "language arrives, then the second (everything is embedded again, once)",
     )
     s.add_argument(
         "--speech-model",

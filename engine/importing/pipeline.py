@@ -52,6 +52,10 @@ from engine.plain_text import plural
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 
+# Fits the library's embedder to a file's language before it is embedded (the library's
+# engine.library.meaning.EmbedderFit); returns what the file's result says of it, or "".
+Fit = Callable[[str | None, StageReport, threading.Event | None], str]
+
 log = logging.getLogger(__name__)
 
 _SAVE_EVERY_S = 30.0
@@ -80,9 +84,10 @@ class _Run:
 
 
 class Pipeline:
-    """Runs imports into one library. ``embedder`` is the library's (loaded on first use);
-    ``models`` finds the speech model, ``recognizer`` gives the on-screen text readers;
-    thumbnails go to ``thumbs``. Each run takes its settings as it starts."""
+    """Runs imports into one library. ``embedder`` is the library's (loaded on first use;
+    ``fit`` may switch it for a file's language); ``models`` finds the speech model,
+    ``recognizer`` gives the on-screen text readers; thumbnails go to ``thumbs``. Each run
+    takes its settings as it starts."""
 
     def __init__(
         self,
@@ -92,8 +97,10 @@ class Pipeline:
         models: ModelRegistry,
         thumbs: Path,
         recognizer: TextReaders,
+        fit: Fit = lambda _language, _stage, _cancel: "",
     ) -> None:
         self.store = store
+        self._fit = fit
         self.indexer = indexer
         self._embedder = embedder
         self._models = models
@@ -332,6 +339,7 @@ class Pipeline:
             )
         scan = parsed.kind is SourceKind.VIDEO and run.config.media.screen_text
         stage(Stage.EMBEDDING)
+        notes = [note for note in [self._fit(parsed.language, stage, cancel)] if note]
         content, embedder = self.content(
             parsed,
             run.embedding,
@@ -342,7 +350,7 @@ class Pipeline:
             finished=not scan,
         )
         n = self.indexer.write_source(source_id, content, embedder)
-        notes = list(parsed.warnings)
+        notes += parsed.warnings
         if scan:
             # Speech is searchable now; the frames are read after it.
             n += self._frames(run, source_id, path, sha, parsed.title, notes, stage, cancel)

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.errors import Cancelled
 from engine.importing.embedding import Embedding, embed_text
-from engine.index.vectors import ReconcileReport, VectorIndex
+from engine.index.vectors import HnswSettings, ReconcileReport, VectorIndex
 from engine.languages import texts_language
 from engine.models import Embedder
 from engine.store import NoteRow, Store
@@ -446,7 +446,16 @@ class Indexer:
                 self.store.embeddings.put_sentences(sentence_ids, sentences)
             self.store.meta.set("embedder_id", embedder.model_id)
             self.store.meta.set("dimension", str(embedder.dimension))
-            index = self._open_index(embedder.dimension, embedder.model_id)
+            # A new index: the saved one holds the old model's vectors (nothing to read).
+            index = VectorIndex(
+                self._vectors,
+                SPACE,
+                embedder.dimension,
+                embedder.model_id,
+                HnswSettings(),
+                2,
+                self.store.meta.get("library_id"),
+            )
             index.reconcile(
                 set(ids), lambda want: self.store.embeddings.vectors(want, embedder.dimension)
             )

@@ -5,6 +5,9 @@ searches, removes and re-indexes.
     records.py       what it holds, read back and kept: courses, files, segments, a file's
                      transcript, chapters, pages and text; folders followed, origins
     notes.py         a user's notes on moments: add at a place in a file, list, remove
+    keeping.py       its models in use: the embedder (checked, repaired), a re-index
+    meaning.py       its embedder following its languages: multilingual at the first file
+                     in another language than English
     folder.py        checks at open (a lost or read-only database) and library.lock, one
                      writer at a time across processes
     write_access.py  when this process may write: read only, one import at a time, the lock

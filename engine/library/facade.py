@@ -40,6 +40,7 @@ from engine.importing.progress import FileResult, IngestProgress, IngestReport, 
 from engine.index.indexer import Indexer
 from engine.languages import parse_language
 from engine.library.folder import prepare_folder, refuse_lost_database
+from engine.library.meaning import EmbedderFit
 from engine.library.models import LibraryModels
 from engine.library.notes import NoteTaking
 from engine.library.relanguage import choose_language
@@ -68,6 +69,7 @@ class Library(NoteTaking):
         *,
         models: ModelRegistry | None = None,
         reranker: Callable[[], Reranker | None] | None = None,
+        own_embedder: bool = False,
     ) -> None:
         self.folder = folder
         self._config = config
@@ -99,6 +101,11 @@ class Library(NoteTaking):
         self.access.open_index()
         self.read_only = self.access.read_only  # also when its lock file cannot be made
         self._outside = self.store.db.outside_commits()  # another process's commits seen
+        # Before a file in another language is embedded, the library's embedder may switch.
+        # (A library given its embedder keeps it.)
+        self.fit = EmbedderFit(
+            lambda: self._config, self.models, self.embedder, self._rebuild, own_embedder
+        )
         self.pipeline = Pipeline(
             self.store,
             self.indexer,
@@ -106,6 +113,7 @@ class Library(NoteTaking):
             self.models,
             self.thumbs,
             self._models.recognizer,
+            self.fit,
         )
         self.searcher = Searcher(
             self.store,
@@ -128,6 +136,30 @@ class Library(NoteTaking):
         """Open (or create) a library. ``models`` finds the speech model and the reranker
         (default: the user's model folder); ``reranker`` replaces the installed one."""
         return cls(Path(folder), config, embedder, models=models, reranker=reranker)
+
+    @classmethod
+    def open_own(
+        cls,
+        folder: Path | str,
+        config: EngineConfig,
+        models: ModelRegistry,
+        *,
+        embedder: str | None = None,
+    ) -> Library:
+        """Open (or create) a library that loads its own embedder from ``models``: the one
+        its vectors came from, else ``config.embedder`` for a library without vectors yet.
+        Its embedder follows its languages (engine.library.meaning) unless the user names
+        one (``embedder``: a library opened so keeps what it has or is given)."""
+        opened: list[Library] = []
+
+        def load() -> Embedder:
+            recorded = opened[0].embedder_id if opened else None
+            name = embedder or (recorded.split("@", 1)[0] if recorded else config.embedder)
+            return models.load_embedder(name, config.threads)
+
+        library = cls(Path(folder), config, load, models=models, own_embedder=embedder is None)
+        opened.append(library)
+        return library
 
     @property
     def config(self) -> EngineConfig:
@@ -193,40 +225,6 @@ class Library(NoteTaking):
     def save(self) -> None:
         """Save the vector index (unless another process is importing: it saves its own)."""
         self.access.save()
-
-    # --- models -------------------------------------------------------------------------
-
-    @property
-    def embedder_id(self) -> str | None:
-        return self.store.meta.get("embedder_id")
-
-    def embedder(self) -> Embedder:
-        """The library's embedder, loaded on first use and checked against the library.
-
-        Raises:
-            ModelMismatchError: the library's vectors come from a different model.
-        """
-        model = self._models.embedder()
-        self._repair(model)
-        return model
-
-    def _repair(self, model: Embedder) -> None:
-        """Embed what the check at open found without vectors: the one place that happens,
-        once, on the embedder's first use (it needs the model; loading it repairs nothing)."""
-        if not self._repaired:
-            with self._repair_lock:
-                # While another process imports, the repair waits for a later use.
-                if not self._repaired and self.access.try_locked(
-                    lambda: self.indexer.repair(model, self._embedding())
-                ):
-                    self._repaired = True
-
-    def _embedder_if_any(self) -> Embedder | None:
-        return self.embedder() if self.indexer.index is not None else None
-
-    def reranker(self) -> Reranker | None:
-        """The cross-encoder, loaded on first use; None when none is installed or loads."""
-        return self._models.reranker()
 
     # --- ingest -------------------------------------------------------------------------
 
@@ -311,12 +309,14 @@ class Library(NoteTaking):
 
         ``vectors``, when given, must be this library's embedder's vectors of
         ``embed_text(parsed.title, segment)`` for every non-empty segment, in order (bulk
-        loaders embed many sources at once that way).
+        loaders embed many sources at once that way, after ``fit.languages`` of them).
 
         Raises:
             CoursedexError: the source has no text.
             Cancelled: ``cancel`` was set while embedding (nothing is written).
         """
+        if vectors is None:
+            self.fit(parsed.language, cancel=cancel)
         content, embedder = self.pipeline.content(
             parsed,
             self._embedding(),
@@ -469,25 +469,6 @@ class Library(NoteTaking):
         with self.access.writing(f"rename {old}"), self.store.transaction():
             self.store.catalog.rename_course(old, new)
             self.store.notes.rename_course(old, new)  # those whose file is gone follow too
-
-    def reindex(
-        self,
-        embedder: Embedder,
-        progress: Callable[[int, int], None] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> int:
-        """Re-embed every segment with ``embedder`` and rebuild the vector index.
-
-        The old vectors stay until the new ones are complete, so a cancelled re-index
-        leaves the library as it was.
-        """
-
-        def switch() -> None:  # as the new vectors take over, under the indexer's lock
-            self._models.use_embedder(embedder)
-            self._repaired = True  # everything was just embedded
-
-        with self.access.writing("re-index"):
-            return self.indexer.rebuild(embedder, self._embedding(), switch, progress, cancel)
 
     def stats(self) -> dict[str, object]:
         out = self.store.stats()

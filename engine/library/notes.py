@@ -11,23 +11,15 @@ import time
 from pathlib import Path
 
 from engine.errors import CoursedexError, NotFoundError
-from engine.index.indexer import Indexer
 from engine.integrations import documents
-from engine.library.records import Records
-from engine.models import Embedder
+from engine.library.keeping import ModelKeeping
 from engine.notes import Extent, Note, check_place, note_from, note_order, note_text
 from engine.store import NoteRow, Source
 from engine.types import SourceKind, SourceStatus
 
 
-class NoteTaking(Records):
-    """Notes on moments. :class:`~engine.library.facade.Library` provides the indexer and
-    the embedder."""
-
-    indexer: Indexer
-
-    def embedder(self) -> Embedder:
-        raise NotImplementedError  # the Library's
+class NoteTaking(ModelKeeping):
+    """Notes on moments, embedded with the library's embedder."""
 
     def add_note(
         self,

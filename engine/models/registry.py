@@ -263,10 +263,16 @@ class ModelRegistry:
         """
         directory = self.path(name)
         try:
-            return OnnxEmbedder(directory, threads)
+            embedder = OnnxEmbedder(directory, threads)
         except ModelError as e:
             how = self._how_to_reinstall(name, directory)
             raise ModelError(f"model {name} cannot be loaded ({e}): {how}") from e
+        known = self._specs.get(name)
+        if known is not None:
+            # This program's calibration of a model it knows, not the one written into its
+            # manifest when it was installed (by an older program, or the app's bundle).
+            embedder.calibration = known.calibration
+        return embedder
 
     # -- installing ----------------------------------------------------------------------
 

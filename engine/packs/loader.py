@@ -101,6 +101,8 @@ def import_pack(
     finder = MediaFinder(media.resolve() if media is not None else None, fallback)
     with library.access.writing("import a course pack"):
         places = _places(library, pack, finder, report, cancel)
+        # A pack in another language switches an English-only library first.
+        library.fit.languages((source.language for source in pack.sources), cancel)
         embedder = library.embedder()
         contents, reembedded = _contents(library, pack, places, embedder, report, cancel)
         if cancel is not None and cancel.is_set():  # the last moment nothing is written yet

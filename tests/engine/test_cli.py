@@ -108,12 +108,18 @@ REASON_WORDS = {
 def _check_summary(out: str, course: MixedCourse) -> None:
     lines = out.splitlines()
     assert re.fullmatch(r"10 files in \d+\.\d s: 5 indexed, 5 errors", lines[0]), lines[0]
-    errors = {}
+    errors, notes = {}, {}
     for line in lines[1:]:
-        match = re.fullmatch(r"  error: (.+?): (.+)", line)
+        match = re.fullmatch(r"  (error|note): (.+?): (.+)", line)
         assert match, line
-        errors[Path(match[1]).name] = match[2]
+        (errors if match[1] == "error" else notes)[Path(match[2]).name] = match[3]
     assert set(errors) == set(REASON_WORDS)
+    # The French subtitles switch the new library to the embedder that reads any language.
+    assert list(notes) == ["french.srt"], notes
+    switched = (
+        r"meaning search now reads any language \(multilingual-e5-small-int8; \d passages? .+"
+    )
+    assert re.fullmatch(switched, notes["french.srt"]), notes
     for name, reason in errors.items():
         assert REASON_WORDS[name] in reason.lower(), (name, reason)
         assert str(course.folder / name) in out

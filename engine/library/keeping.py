@@ -1,0 +1,88 @@
+"""The part of :class:`~engine.library.facade.Library` that keeps its models: the embedder
+its vectors come from (loaded on first use, checked, and the vectors found missing at open
+embedded with it), the reranker, and a re-index with another embedder (a user's switch, or
+engine.library.meaning's when a file in another language arrives)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from engine.importing.embedding import Embedding
+from engine.index.indexer import Indexer
+from engine.library.models import LibraryModels
+from engine.library.records import Records
+from engine.models import Embedder, Reranker
+
+
+class ModelKeeping(Records):
+    """:class:`~engine.library.facade.Library` sets these up."""
+
+    indexer: Indexer
+    _models: LibraryModels
+    _repaired: bool
+    _repair_lock: threading.Lock
+
+    def _embedding(self) -> Embedding:
+        raise NotImplementedError  # the Library's
+
+    @property
+    def embedder_id(self) -> str | None:
+        return self.store.meta.get("embedder_id")
+
+    def embedder(self) -> Embedder:
+        """The library's embedder, loaded on first use and checked against the library.
+
+        Raises:
+            ModelMismatchError: the library's vectors come from a different model.
+        """
+        model = self._models.embedder()
+        self._repair(model)
+        return model
+
+    def _repair(self, model: Embedder) -> None:
+        """Embed what the check at open found without vectors: the one place that happens,
+        once, on the embedder's first use (it needs the model; loading it repairs nothing)."""
+        if not self._repaired:
+            with self._repair_lock:
+                # While another process imports, the repair waits for a later use.
+                if not self._repaired and self.access.try_locked(
+                    lambda: self.indexer.repair(model, self._embedding())
+                ):
+                    self._repaired = True
+
+    def _embedder_if_any(self) -> Embedder | None:
+        return self.embedder() if self.indexer.index is not None else None
+
+    def reranker(self) -> Reranker | None:
+        """The cross-encoder, loaded on first use; None when none is installed or loads."""
+        return self._models.reranker()
+
+    def reindex(
+        self,
+        embedder: Embedder,
+        progress: Callable[[int, int], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> int:
+        """Re-embed every segment with ``embedder`` and rebuild the vector index.
+
+        The old vectors stay until the new ones are complete, so a cancelled re-index
+        leaves the library as it was.
+        """
+
+        with self.access.writing("re-index"):
+            return self._rebuild(embedder, progress, cancel)
+
+    def _rebuild(
+        self,
+        embedder: Embedder,
+        progress: Callable[[int, int], None] | None,
+        cancel: threading.Event | None,
+    ) -> int:
+        """:meth:`reindex` for a caller that holds the write access."""
+
+        def switch() -> None:  # as the new vectors take over, under the indexer's lock
+            self._models.use_embedder(embedder)
+            self._repaired = True  # everything was just embedded
+
+        return self.indexer.rebuild(embedder, self._embedding(), switch, progress, cancel)
