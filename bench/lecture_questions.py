@@ -258,7 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--cache", type=Path, default=default_cache())
-    parser.add_argument("--heard", action="store_true", help="print what was heard")
+    parser.add_argument(
+        "--heard", action="store_true", help="print what was heard (its windows: they overlap)"
+    )
     args = parser.parse_args(argv)
     registry = ModelRegistry(args.cache / "models")
     embedders: list[Embedder] = [
