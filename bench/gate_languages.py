@@ -1,14 +1,17 @@
 """The early exit in other languages: at each gate, the share of XQuAD dev questions gated
 (they have an answer: a gated one shows nothing) and of off-topic questions answered (they
-have none: each should show nothing), per language, on the multilingual embedder.
+have none: each should show nothing), per language and across languages (``en>es``:
+English questions, English off-topic ones, on the Spanish passages), on the multilingual
+embedder. Two kinds of gate: a fixed cosine, and one that follows the query (its nearest
+segment must stand out from its run by so much: engine/search/scale.py).
 
 The off-topic questions are evaluate.OFF_TOPIC_QUERIES and our own Spanish and German
 renderings of them (below). One pass per language: every question searched once with the
 gate at 0.999, which records its best similarity and whether its words alone would keep it
 (the gate fires only when both fail); a gate g then gates a question iff its best
-similarity < g and its words do not keep it.
+similarity < g and its words do not keep it; its run is read off the vector index.
 
-    uv run python bench/gate_languages.py [--langs en,es,de] [--work DIR]
+    uv run python bench/gate_languages.py [--langs en,es,de,en>es] [--work DIR]
 
 Libraries are built as bench/xquad.py builds them (its --work folders are reused). Never
 passes or fails.
@@ -32,6 +35,7 @@ from engine.library import Library  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
 from engine.paths import default_models_dir  # noqa: E402
 from engine.search.evaluate import OFF_TOPIC_QUERIES, default_data_dir  # noqa: E402
+from engine.search.scale import RUN, background  # noqa: E402
 
 OFF_TOPIC_ES = (
     "cuánto tiempo hay que amasar la masa de pan",
@@ -119,48 +123,71 @@ OFF_TOPIC_DE = (
 )
 OFF_TOPIC = {"en": OFF_TOPIC_QUERIES, "es": OFF_TOPIC_ES, "de": OFF_TOPIC_DE}
 GATES = (0.78, 0.79, 0.80, 0.81, 0.82, 0.83, 0.84)
+STANDOUTS = (0.035, 0.04, 0.045, 0.05, 0.055, 0.06, 0.065)
 PROBE = SearchConfig(gate=0.999)
+Probe = tuple[float, bool, float | None]  # best similarity, words do not keep it, its run
 
 
-def _probe(library: Library, questions: list[str]) -> list[tuple[float, bool]]:
-    """Each question's best similarity, and whether its words alone would not keep it."""
-    out: list[tuple[float, bool]] = []
+def _probe(library: Library, questions: list[str]) -> list[Probe]:
+    """Each question's best similarity, whether its words alone would not keep it, and
+    the median similarity of its run."""
+    embedder, index = library.embedder(), library.indexer.index
+    assert index is not None
+    out: list[Probe] = []
     for question in questions:
         found = library.search(question, limit=10, config=PROBE)
-        out.append((found.best_similarity or 0.0, found.gated))
+        _ids, distances = index.search(embedder.embed([question], query=True)[0], RUN[1])
+        run = background([1.0 - float(d) for d in distances])
+        out.append((found.best_similarity or 0.0, found.gated, run))
     return out
 
 
-def _gated_share(probes: list[tuple[float, bool]], gate: float) -> float:
-    return sum(1 for sim, weak in probes if weak and sim < gate) / max(len(probes), 1)
+def _gated(probes: list[Probe], gate: float, standout: bool) -> float:
+    def shut(sim: float, run: float | None) -> bool:
+        return sim < (gate if not standout else (0.0 if run is None else run + gate))
+
+    return sum(1 for sim, weak, run in probes if weak and shut(sim, run)) / max(len(probes), 1)
+
+
+def _table(
+    name: str, on: list[Probe], off: list[Probe], values: tuple[float, ...], standout: bool
+) -> None:
+    gated = "  ".join(f"{_gated(on, g, standout):5.1%}" for g in values)
+    answered = "  ".join(f"{1 - _gated(off, g, standout):5.0%}" for g in values)
+    print(f"{name:6} XQuAD questions gated   {gated}", flush=True)
+    print(f"{name:6} off-topic answered      {answered}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="the early exit's gate, per language")
-    parser.add_argument("--langs", default="en,es,de")
+    parser.add_argument("--langs", default="en,es,de,en>es")
     parser.add_argument("--model", default="multilingual-e5-small-int8")
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--data", type=Path, default=default_data_dir())
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="gate-"))
     registry = ModelRegistry(default_models_dir())
-    print("gate  " + "  ".join(f"{g:.2f}" for g in GATES))
-    for lang in args.langs.split(","):
+    probes: dict[str, tuple[list[Probe], list[Probe]]] = {}
+    for pair in args.langs.split(","):
+        asked, lang = pair.split(">") if ">" in pair else (pair, pair)
         folder = work / lang / "docs"
         if not folder.is_dir():
             _write_passages(args.data, lang, folder)
-        questions = [q["query"] for q in _read(args.data / "xquad" / f"{lang}.dev.queries.jsonl")]
+        queries = _read(args.data / "xquad" / f"{asked}.dev.queries.jsonl")
         config = EngineConfig(threads=2)
         where = work / lang / "library"
         with Library.open_own(where, config, registry, embedder=args.model) as library:
             if not library.sources():
                 library.ingest([folder], course=f"xquad-{lang}")
-            on = _probe(library, questions)
-            off = _probe(library, list(OFF_TOPIC.get(lang, OFF_TOPIC_QUERIES)))
-        gated = "  ".join(f"{_gated_share(on, g):4.1%}" for g in GATES)
-        answered = "  ".join(f"{1 - _gated_share(off, g):4.0%}" for g in GATES)
-        print(f"{lang}  XQuAD questions gated      {gated}", flush=True)
-        print(f"{lang}  off-topic answered         {answered}", flush=True)
+            on = _probe(library, [q["query"] for q in queries])
+            off = _probe(library, list(OFF_TOPIC.get(asked, OFF_TOPIC_QUERIES)))
+        probes[pair] = (on, off)
+    print("fixed cosine gate     " + "  ".join(f"{g:5.2f}" for g in GATES))
+    for pair, (on, off) in probes.items():
+        _table(pair, on, off, GATES, standout=False)
+    print("gate: its run + " + "      " + "  ".join(f"{g:5.3f}" for g in STANDOUTS))
+    for pair, (on, off) in probes.items():
+        _table(pair, on, off, STANDOUTS, standout=True)
 
 
 if __name__ == "__main__":

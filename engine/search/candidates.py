@@ -16,6 +16,7 @@ from engine.search.handoff import Candidate, Passage
 from engine.search.lexical import best_passage
 from engine.search.query import Query
 from engine.search.results import SearchFilters
+from engine.search.scale import background
 from engine.search.stats import LibraryStats
 from engine.store import SegmentRow, Store
 
@@ -47,6 +48,7 @@ class Pool:
     best_bm25: float  # the top full-text score (0: no full-text hits)
     similarity: Mapping[int, float]  # each dense hit's vector similarity to the query's
     calibration: Calibration  # the query's embedder's (without one, unused: no similarities)
+    background: float | None  # the median similarity of its run (engine/search/scale.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,7 @@ class CandidateFinder:
             best_bm25=max(ft.scores.values(), default=0.0),
             similarity=dn.scores,
             calibration=Calibration() if embedder is None else embedder.calibration,
+            background=background([dn.scores[sid] for sid in dn.ids]),
         )
 
     def _head(

@@ -64,7 +64,8 @@ class Searcher:
                 query, typing, stats.frequencies, stats.languages(), stats.analysed_frequencies
             )
         pool = self._candidates.find(q, limit, filters, cfg, clock)  # 1. candidates
-        scale = on_scale(cfg, pool.calibration)  # thresholds on the embedder's similarities
+        # thresholds on the embedder's similarities (a gate that follows the query: its run's)
+        scale = on_scale(cfg, pool.calibration, pool.background)
         if gated(q, pool, cfg, scale.gate):  # 2. early exit
             return SearchOutcome([], clock.took(), gated=True, best_similarity=pool.best_similarity)
         head = list(pool.head)
