@@ -35,6 +35,7 @@ from engine.api import (
     AUTO_SPEECH_MODEL,
     DEMO_COURSE,
     ENGLISH_SPEECH_MODEL,
+    MULTILINGUAL_SPEECH_MODEL,
     CoursedexError,
     EngineConfig,
     Library,
@@ -199,9 +200,12 @@ class SelfTest:
         # In a frozen build a model may come from the bundle's folder instead of the user's.
         folders: dict[Path, list[str]] = {}
         speech = self.config.media.speech_model
-        # Automatic hears the (English) demo lecture with the English model.
-        speech = ENGLISH_SPEECH_MODEL if speech == AUTO_SPEECH_MODEL else speech
-        for name in (self.config.embedder, speech):
+        names = [self.config.embedder, speech]
+        if speech == AUTO_SPEECH_MODEL:  # the English model, and the one for other languages
+            names[1:] = [ENGLISH_SPEECH_MODEL, MULTILINGUAL_SPEECH_MODEL]
+        if self.config.multilingual_embedder is not None:  # a library's first other language
+            names.append(self.config.multilingual_embedder)
+        for name in names:
             # Raises when the model is missing or damaged, saying how to install or reinstall it.
             folder = self.registry.path(name).parent
             problems = self.registry.verify(name)
