@@ -114,7 +114,7 @@ from engine.plain_text import (
 from engine.search import SearchFilters, SearchOutcome, SearchResult
 from engine.store import Course, FileMark, LibraryMarks, Source
 from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
-from engine.words import query_terms
+from engine.words import fold, query_terms
 
 __all__ = [
     "AUTO_SPEECH_MODEL",
@@ -208,6 +208,7 @@ __all__ = [
     "export_pack",
     "fetch_url",
     "find_lecture",
+    "fold",
     "followed",
     "human_size",
     "import_pack",

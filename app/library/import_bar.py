@@ -356,7 +356,9 @@ def progress_text(p: IngestProgress) -> str:
 
 def report_text(report: IngestReport) -> str:
     """One line: the counts, then the one error's file and reason, or how many files
-    failed (their reasons are one click away, in the bar's "Show the errors")."""
+    failed (their reasons are one click away, in the bar's "Show the errors"); with no
+    error, what the first file indexed with a remark says ("meaning search now reads any
+    language", "2 pages without a text layer wait for OCR")."""
     cancelled = report.count(Outcome.CANCELLED)
     counts = ", ".join(outcome_counts(report)) or "nothing to do"
     line = f"Import {'cancelled' if cancelled else 'finished'}: {counts}"
@@ -365,6 +367,9 @@ def report_text(report: IngestReport) -> str:
         return f"{line}. {elided(printable(Path(errors[0].path).name))}: {errors[0].detail}"
     if errors:
         return f"{line}. {plural(len(errors), 'file')} could not be imported"
+    said = [f for f in report.files if f.outcome == Outcome.INDEXED and f.detail]
+    if said:
+        return f"{line}. {elided(printable(Path(said[0].path).name))}: {said[0].detail}"
     return line
 
 

@@ -46,7 +46,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
-from engine.api import Chapter, Timing, clock, make_link
+from app.word_marks import folded_words, word_spans
+from engine.api import Chapter, Timing, clock, fold, make_link
 
 MARKS = {False: ("#ffe58a", "#000000"), True: ("#806a00", "#ffffff")}  # light, dark: mark, ink
 CHAPTER_ROWS = 5  # the chapter list shows this many before it scrolls
@@ -74,11 +75,12 @@ def line_quote(path: str, line: Timing, title: str = "", sha256: str | None = No
 
 
 def words_pattern(text: str) -> re.Pattern[str] | None:
-    """Words starting with any word of ``text`` ("sort" finds "sorting"), any case."""
-    words = sorted({w for w in re.findall(r"\w+", text.casefold()) if len(w) > 1}, key=len)
+    """Words starting with any word of ``text`` ("sort" finds "sorting"), any case and any
+    accents ("energia" finds "energía"): search it with word_marks.word_spans."""
+    words = folded_words(w for w in re.findall(r"\w+", text) if len(fold(w)) > 1)
     if not words:
         return None
-    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in reversed(words)) + r")\w*", re.I)
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\w*", re.I)
 
 
 def marked_html(text: str, pattern: re.Pattern[str] | None, mark: str, ink: str) -> str:
@@ -88,10 +90,10 @@ def marked_html(text: str, pattern: re.Pattern[str] | None, mark: str, ink: str)
         return html.escape(text)
     out, last = [], 0
     style = f"background-color: {mark}; color: {ink}"
-    for found in pattern.finditer(text):
-        out.append(html.escape(text[last : found.start()]))
-        out.append(f'<span style="{style}">{html.escape(found.group())}</span>')
-        last = found.end()
+    for start, end in word_spans(text, pattern):
+        out.append(html.escape(text[last:start]))
+        out.append(f'<span style="{style}">{html.escape(text[start:end])}</span>')
+        last = end
     out.append(html.escape(text[last:]))
     return "".join(out)
 
@@ -263,9 +265,7 @@ class TranscriptColumn(QWidget):
     def _find(self, text: str) -> None:
         pattern = words_pattern(text)
         self._delegate.pattern = pattern
-        self.matches = (
-            [] if pattern is None else [t.start_ms for t in self.lines if pattern.search(t.text)]
-        )
+        self.matches = [t.start_ms for t in self.lines if word_spans(t.text, pattern)]
         self.transcript_list.viewport().update()
         self.matches_changed.emit(self.matches)
 

@@ -55,6 +55,7 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe
 from app.notes.editor import note_button
+from app.word_marks import folded_words, word_spans
 
 log = logging.getLogger(__name__)
 
@@ -423,16 +424,15 @@ class CodeView(QWidget):
             mark.cursor = QTextCursor(document.findBlockByNumber(self._line - 1))
             marks.append(mark)
         if self._terms:
-            words = sorted(set(self._terms), key=len, reverse=True)
+            words = folded_words(self._terms)  # the engine's: "dioxido" marks "dióxido"
             pattern = re.compile(
                 r"(?<!\w)(?:" + "|".join(map(re.escape, words)) + r")(?!\w)", re.IGNORECASE
             )
             term_colour = _mix(base, QColor("#ffd400"), 0.45 if dark else 0.6)
             astral = [m.start() for m in _ASTRAL.finditer(self._text)]
-            for n, found in enumerate(pattern.finditer(self._text)):
+            for n, (start, end) in enumerate(word_spans(self._text, pattern)):
                 if n >= _MAX_TERM_MARKS:
                     break
-                start, end = found.span()
                 if astral:  # Qt counts an astral character as two positions
                     start += bisect.bisect_left(astral, start)
                     end += bisect.bisect_left(astral, end)

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.library.language import DETECT, LanguageDialog, what_happens
 from app.library.rows import LANGUAGE
 from app.window import SearchWindow
-from engine.api import Library, SourceKind
+from engine.api import EngineConfig, Library, ModelRegistry, SourceKind
 from tests.app.media import PlayerMedia
 
 IMPORT_TIMEOUT_MS = 60_000
@@ -131,6 +131,30 @@ def open_language_dialog(qtbot: QtBot, window: SearchWindow, target: str) -> Lan
     assert dialog is not None
     qtbot.waitExposed(dialog)
     return dialog
+
+
+def test_the_import_bar_says_when_meaning_search_starts_reading_any_language(
+    qtbot: QtBot, models_dir: Path, tmp_path: Path
+) -> None:
+    """The first Spanish file of an English library switches its embedder: the engine's
+    result for that file says so, and the bar's line after the import shows it (it was
+    said only by the command line). The library loads its own embedder, as the app's."""
+    spanish, english = course(tmp_path / "Biología")
+    shutil.move(english, tmp_path / english.name)
+    library = Library.open_own(tmp_path / "lib", EngineConfig(), ModelRegistry(models_dir))
+    window = shown(qtbot, library)
+    with qtbot.waitSignal(window.imported, timeout=IMPORT_TIMEOUT_MS):
+        window.import_paths([tmp_path / english.name], course="Biología")
+    assert window.import_bar.status.text() == "Import finished: 1 indexed"
+    with qtbot.waitSignal(window.imported, timeout=IMPORT_TIMEOUT_MS):
+        window.import_paths([spanish], course="Biología")
+    said = window.import_bar.status.text()
+    assert said.startswith(
+        "Import finished: 1 indexed. fotosintesis.md: meaning search now reads any language "
+        "(multilingual-e5-small-int8; "
+    ), said
+    window.close_without_asking()
+    library.close()
 
 
 def test_language_sets_a_files_language_and_imports_it_again(
