@@ -58,10 +58,10 @@ class Calibration:
     sentence_weight: float = 3.0  # sentence rescoring: the closest sentence's similarity
     window_weight: float = 1.5  # score fusion: the segment's own vector's similarity
     seek_words: float = 0.2  # a window's seek: weight of query words beside similarity
-    # > 0: the gate follows each query (multilingual-e5, whose cosines shift with the
-    # languages of the question and the text): the nearest segment must stand out by this
-    # much from the library's run of segments (the median of the query's nearest 10th-100th,
-    # engine/search/scale.py); ``gate`` is then unused.
+    # > 0 (multilingual-e5, whose cosines shift with the languages of the question and the
+    # text): a question also passes the gate when its nearest segment stands out by this
+    # much from the library's run of segments (the median of the query's 10th-100th
+    # nearest, engine/search/scale.py).
     standout: float = 0.0
 
     @classmethod

@@ -7,9 +7,11 @@ search config that sets one (an ablation, a benchmark) overrides the model's.
 multilingual-e5's cosines also shift with the languages of the question and the text: the
 answer to an English question is about 0.82 from the Spanish passage that holds it, and
 0.86 from the English one; a cooking question 0.77 from Spanish passages, 0.80 from English
-(XQuAD dev, medians). No one gate fits both, so its gate follows the query: the nearest
-segment must stand out from the library's run of segments (:func:`background`) by
-``Calibration.standout``.
+(XQuAD dev, medians). No one fixed gate fits both, so a question also passes when its
+nearest segment stands out from the query's run of segments (:func:`background`) by
+``Calibration.standout``. Not that alone: in a library of one subject (a course; TutorialVQA's
+Photoshop, SciFact's biomedicine) the answer rarely stands out so far from its neighbours,
+and the fixed gate is what lets it through.
 """
 
 from __future__ import annotations
@@ -37,11 +39,12 @@ def background(similarities: Sequence[float]) -> float | None:
 
 
 def on_scale(cfg: SearchConfig, own: Calibration, run: float | None = None) -> Calibration:
-    """``own`` (the embedder's), with every value ``cfg`` sets instead; a gate that follows
-    the query is set from ``run`` (:func:`background`: no run, no gate)."""
+    """``own`` (the embedder's), with every value ``cfg`` sets instead. With a ``standout``,
+    the gate is the lower of its fixed one and ``run`` (:func:`background`) + standout: a
+    question passes on either (without a run, on the fixed gate alone)."""
     gate = own.gate
-    if own.standout > 0:
-        gate = 0.0 if run is None else run + own.standout
+    if own.standout > 0 and run is not None:  # whichever lets the query through first
+        gate = min(gate, run + own.standout)
     return Calibration(
         gate=gate if cfg.gate is None else cfg.gate,
         sentence_weight=own.sentence_weight if cfg.sentence_weight is None else cfg.sentence_weight,

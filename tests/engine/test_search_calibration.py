@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +19,7 @@ from engine.models.catalog import DEFAULT_EMBEDDER, KNOWN_MODELS
 from engine.models.embedder import OnnxEmbedder
 from engine.models.manifest import Calibration, ModelManifest
 from engine.models.registry import ModelRegistry
-from engine.search.scale import MIN_RUN
+from engine.search.scale import MIN_RUN, background, on_scale
 from tools.factories import make_srt
 
 E5 = "multilingual-e5-small-int8"
@@ -126,13 +127,33 @@ def test_e5_gates_an_off_topic_question_and_answers_an_on_topic_one(
     assert e5_library.search(OFF_TOPIC, config=minilm_gate).results
 
 
-def test_a_library_too_small_to_measure_a_run_never_exits_early(
+def test_a_library_too_small_to_measure_a_run_keeps_the_fixed_gate(
     tmp_path: Path, e5: OnnxEmbedder, lectures: Path
 ) -> None:
     for library in _library(tmp_path / "small", e5, lectures):
         assert library.indexer.vector_count() < MIN_RUN
-        found = library.search(OFF_TOPIC)
-        assert not found.gated and found.results
+        assert library.search(OFF_TOPIC).gated
+        assert not library.search(ON_TOPIC).gated
+
+
+def test_the_run_is_the_median_of_the_10th_to_100th_nearest() -> None:
+    assert background([0.9] * (MIN_RUN - 1)) is None
+    ranked = [0.95 - 0.001 * i for i in range(300)]  # rank 1 first
+    assert background(ranked) == pytest.approx(statistics.median(ranked[10:100]))
+    small = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2]  # 8: from the 3rd (a quarter in)
+    assert background(small) == pytest.approx(statistics.median(small[2:]))
+
+
+def test_a_question_passes_on_the_fixed_gate_or_on_standing_out() -> None:
+    e5_scale = Calibration(gate=0.83, standout=0.055)
+    plain = SearchConfig()
+    # A run far below (another language's text, a library of many subjects): it decides.
+    assert on_scale(plain, e5_scale, 0.70).gate == pytest.approx(0.755)
+    # A run close by (a library of one subject): the fixed gate lets the answer through.
+    assert on_scale(plain, e5_scale, 0.80).gate == pytest.approx(0.83)
+    assert on_scale(plain, e5_scale, None).gate == pytest.approx(0.83)  # no run
+    assert on_scale(plain, Calibration(), 0.10).gate == pytest.approx(0.35)  # MiniLM's: fixed
+    assert on_scale(replace(plain, gate=0.0), e5_scale, 0.70).gate == 0.0  # a config's wins
 
 
 def test_minilm_keeps_its_thresholds(minilm_library: Library, embedder: OnnxEmbedder) -> None:
