@@ -7,6 +7,8 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from engine import analysis, words
 from engine.config import SearchConfig
 from engine.library import Library
@@ -17,6 +19,12 @@ from engine.store.schema import MIGRATIONS
 from engine.types import SegmentDraft, SegmentKind, SourceKind, SourceStatus, Timing
 
 FULLTEXT = replace(SearchConfig(), dense=False, passage_rank=False, gate=0.0)
+
+
+@pytest.fixture
+def library(detecting_library: Library) -> Library:
+    """The import finds each file's language itself, as by default (tests/conftest.py)."""
+    return detecting_library
 
 
 def test_spanish_words_are_stemmed_as_spanish_and_keep_their_enye() -> None:
