@@ -31,6 +31,7 @@ from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.english import english
 from tests.traced import has_strace, offline_env, strace
 from tools.factories import (
     make_code_zip,
@@ -119,7 +120,22 @@ def embedder(models_dir: Path) -> OnnxEmbedder:
 
 @pytest.fixture
 def library(tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder) -> Iterator[Library]:
-    """An empty library in ``tmp_path / "lib"`` using the session's embedder."""
+    """An empty library in ``tmp_path / "lib"`` using the session's embedder, its imports
+    told their files are English (tests/english.py: no lecture's language is heard first);
+    a module about languages uses :func:`detecting_library` instead."""
+    lib = Library.open(
+        tmp_path / "lib", english(), lambda: embedder, models=ModelRegistry(models_dir)
+    )
+    yield lib
+    lib.close()
+
+
+@pytest.fixture
+def detecting_library(
+    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+) -> Iterator[Library]:
+    """An empty library as a user's is by default: each file's language is found by its
+    import (a lecture's heard by Whisper base first, a text's read off it)."""
     lib = Library.open(
         tmp_path / "lib", EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
     )

@@ -5,7 +5,6 @@ is said in a message box instead of a traceback."""
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from app.main import run, start
 from app.window import SearchWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.app.ui import on_next_modal
-from tests.engine.test_damage_at_rest import _garble_segments_page
+from tests.engine.test_damage_at_rest import _garble_segments_page, embedder_models
 
 
 def test_the_window_names_a_damaged_model_and_how_to_reinstall_it(
@@ -28,7 +27,7 @@ def test_the_window_names_a_damaged_model_and_how_to_reinstall_it(
     built_library_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    models = Path(shutil.copytree(models_dir, tmp_path / "models"))
+    models = embedder_models(models_dir, tmp_path / "models")
     ModelRegistry(models).path(DEFAULT_EMBEDDER)  # found sound once, and remembered
     onnx = models / DEFAULT_EMBEDDER / "model.onnx"
     before = onnx.stat()

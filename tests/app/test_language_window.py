@@ -32,6 +32,12 @@ ENGLISH = (
 )
 
 
+@pytest.fixture
+def library(detecting_library: Library) -> Library:
+    """The import finds each file's language itself, as by default (tests/conftest.py)."""
+    return detecting_library
+
+
 def course(folder: Path) -> tuple[Path, Path]:
     """Biología: Spanish notes on photosynthesis and English notes on cells."""
     folder.mkdir(parents=True)

@@ -23,6 +23,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchResult
 from tests.app.media import SENTENCES, SLOT_MS, PlayerMedia
+from tests.english import english
 from tools.factories import make_srt
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,7 +41,7 @@ def moved_course(
     shutil.copy(media.video, old / "lecture.mp4")
     make_srt(old / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
     folder = tmp_path / "lib"
-    config = EngineConfig(media=MediaConfig(screen_text=False))
+    config = english(EngineConfig(media=MediaConfig(screen_text=False)))
     registry = ModelRegistry(models_dir)
     with Library.open(folder, config, lambda: embedder, models=registry) as lib:
         lib.ingest([old])

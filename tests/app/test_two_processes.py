@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.library import Library
 from engine.models.registry import ModelRegistry
+from tests.english import ENGLISH_INGEST
 from tools.factories import make_narrated_slides, make_note
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +58,7 @@ def test_the_window_finds_what_a_terminal_import_added(
     terminal = subprocess.Popen(
         [
             sys.executable, "-m", "engine.cli", "--library", str(quick_library.folder),
-            "--models", str(models_dir), "--threads", "1", "ingest", str(botany),
+            "--models", str(models_dir), "--threads", "1", "ingest", *ENGLISH_INGEST, str(botany),
         ],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -22,6 +22,7 @@ from engine.importing.progress import IngestProgress
 from engine.index.vectors import VectorIndex
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
+from engine.models.integrity import VERIFIED_NAME
 from engine.models.manifest import sha256_file
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.engine.test_data_safety import _tmpfs
@@ -270,10 +271,23 @@ MODEL_DAMAGE = {
 }
 
 
+def embedder_models(models_dir: Path, dest: Path) -> Path:
+    """A private models folder of the session's default embedder and what the session's
+    folder remembers of its files (.verified.json). The session's speech models (tiny.en,
+    and Whisper base once a lecture's language was heard: 120 MB together) are left out:
+    these tests damage the embedder only."""
+    dest.mkdir(parents=True)
+    shutil.copytree(models_dir / DEFAULT_EMBEDDER, dest / DEFAULT_EMBEDDER)
+    verified = models_dir / VERIFIED_NAME
+    if verified.exists():
+        shutil.copy2(verified, dest / VERIFIED_NAME)
+    return dest
+
+
 @pytest.fixture
 def own_models(tmp_path: Path, models_dir: Path) -> Path:
-    """A private copy of the session's models folder (the default embedder)."""
-    return Path(shutil.copytree(models_dir, tmp_path / "models"))
+    """A private copy of the session's default embedder (:func:`embedder_models`)."""
+    return embedder_models(models_dir, tmp_path / "models")
 
 
 @pytest.mark.parametrize("damage", [*MODEL_DAMAGE, "broken file, manifest matching"])

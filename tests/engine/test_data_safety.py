@@ -25,6 +25,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.store import Store
 from engine.types import SourceKind, SourceStatus
+from tests.english import english
 from tools.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
@@ -119,7 +120,7 @@ def _contents(folder: Path) -> dict[str, bytes]:
 
 
 def _open(folder: Path, embedder: OnnxEmbedder) -> Library:
-    return Library.open(folder, EngineConfig(), lambda: embedder)
+    return Library.open(folder, english(), lambda: embedder)
 
 
 @pytest.mark.parametrize("keep", [0.0, 0.5])

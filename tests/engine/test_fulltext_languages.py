@@ -21,6 +21,12 @@ from engine.types import SegmentDraft, SegmentKind, SourceKind, SourceStatus, Ti
 FULLTEXT = replace(SearchConfig(), dense=False, passage_rank=False, gate=0.0)
 
 
+@pytest.fixture
+def library(detecting_library: Library) -> Library:
+    """The import finds each file's language itself, as by default (tests/conftest.py)."""
+    return detecting_library
+
+
 def test_spanish_words_are_stemmed_as_spanish_and_keep_their_enye() -> None:
     assert analysis.term("células", "es") == analysis.term("célula", "es") == "celul"
     assert analysis.term("madres", "es") == analysis.term("madre", "es")

@@ -48,6 +48,7 @@ from engine.index.vectors import VectorIndex
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
+from tests.english import ENGLISH_INGEST, english
 from tools.factories import (
     make_code_zip,
     make_narrated_slides,
@@ -349,7 +350,7 @@ def _check_opened(copy: Path, embedder: OnnxEmbedder, models: Path, indexed: set
                   words: dict[str, str]) -> None:  # fmt: skip
     """Opened as the next start would: the index holds exactly the segments with text, with
     the vectors the database stores, and each indexed file is found by its word."""
-    with Library.open(copy, EngineConfig(), lambda: embedder, models=ModelRegistry(models)) as lib:
+    with Library.open(copy, english(), lambda: embedder, models=ModelRegistry(models)) as lib:
         expected = lib.store.segments.ids_with_text()
         index = lib.indexer.index
         assert (index.ids() if index is not None else set()) == expected
@@ -374,7 +375,7 @@ def _start(
     env = {**os.environ, "TMPDIR": str(temp)}
     command = [
         sys.executable, "-m", "engine.cli", "--library", str(library), "--models", str(models),
-        "--threads", "2", "ingest", str(folder),
+        "--threads", "2", "ingest", *ENGLISH_INGEST, str(folder),
     ]  # fmt: skip
     with log.open("ab") as out:
         return subprocess.Popen(
@@ -418,7 +419,7 @@ def _forget(library: Path, embedder: OnnxEmbedder, models: Path, items: list[Ite
     from the library (on a fast machine an import can end before its kill)."""
     chosen = [i for n, i in enumerate(items) if i.path.suffix == ".mp4" or n % 5 == 0]
     registry = ModelRegistry(models)
-    with Library.open(library, EngineConfig(), lambda: embedder, models=registry) as lib:
+    with Library.open(library, english(), lambda: embedder, models=registry) as lib:
         for item in chosen:
             if lib.source(str(item.path)) is not None:
                 lib.remove(str(item.path))

@@ -34,6 +34,7 @@ from tests.conftest import (
     MixedCourse,
     make_mixed_course,
 )
+from tests.english import ENGLISH_INGEST, english
 
 REPO = Path(__file__).resolve().parents[2]
 FULLTEXT_ONLY = SearchConfig(dense=False)
@@ -442,7 +443,7 @@ def test_killed_ingest_loses_nothing_and_resumes(
     )
     folder = tmp_path / "lib"
     cmd = [sys.executable, "-m", "engine.cli", "--library", str(folder), "--models"]
-    cmd += [str(models_dir), "--threads", "2", "ingest", str(tmp_path / "Many")]
+    cmd += [str(models_dir), "--threads", "2", "ingest", *ENGLISH_INGEST, str(tmp_path / "Many")]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     indexed_at_kill = 0
     deadline = time.monotonic() + 60
@@ -602,7 +603,7 @@ def test_pages_without_text_layer_wait_when_screen_text_is_off(
     folder.mkdir()
     make_image_only_pdf(folder / "scan.pdf", ["Photosynthesis", "Chlorophyll"])
     make_pdf(folder / "text.pdf", ["Mitochondria\nThe powerhouse of the cell"])
-    config = EngineConfig(media=MediaConfig(screen_text=False))
+    config = english(EngineConfig(media=MediaConfig(screen_text=False)))
     with Library.open(
         tmp_path / "lib", config, lambda: embedder, models=ModelRegistry(models_dir)
     ) as library:
@@ -711,7 +712,7 @@ def test_own_writes_saved_in_steps_are_not_taken_for_a_repair(
     write lock and saves now and then: its own vectors written since the last save were
     taken for another process's at the next save, read again from the database and called
     'vector index repaired ... replaced' (at 100,000 segments, every vector read again)."""
-    with Library.open(tmp_path / "lib", EngineConfig(), lambda: embedder) as library:
+    with Library.open(tmp_path / "lib", english(), lambda: embedder) as library:
         for i in range(4):
             text = f"Walrus number {i} swims in cold water."
             parsed = ParsedSource(
@@ -722,7 +723,7 @@ def test_own_writes_saved_in_steps_are_not_taken_for_a_repair(
             library.index_parsed(f"/notes/{i}.md", parsed, course="c", sha256=f"sha-{i}")
             if i % 2:
                 library.save()
-    with Library.open(tmp_path / "lib", EngineConfig(), lambda: embedder) as library:
+    with Library.open(tmp_path / "lib", english(), lambda: embedder) as library:
         assert len(library.search("walrus").results) == 4
     repaired = [r.getMessage() for r in caplog.records if "repaired" in r.getMessage()]
     assert repaired == []

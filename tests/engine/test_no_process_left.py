@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.english import ENGLISH_INGEST
 from tools.factories import make_narrated_slides
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +47,8 @@ def test_ingest_of_a_video_leaves_no_process_in_its_session(
     )
     command = [
         sys.executable, "-m", "engine.cli", "--library", str(tmp_path / "lib"),
-        "--models", str(models_dir), "--threads", "1", "ingest", str(course), "--json",
+        "--models", str(models_dir), "--threads", "1",
+        "ingest", *ENGLISH_INGEST, str(course), "--json",
     ]  # fmt: skip
     proc = subprocess.Popen(
         command,

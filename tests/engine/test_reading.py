@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
 from engine.importing.progress import Stage
 from engine.importing.reading import Reader
@@ -25,6 +24,7 @@ from engine.models.ocr import RapidTextRecognizer, TextRecognizer
 from engine.models.registry import ModelRegistry
 from engine.store import Store
 from engine.types import SegmentDraft, SegmentKind, SourceKind
+from tests.english import english
 from tests.heard import heard_share
 from tools.factories import make_image_only_pdf
 from tools.lecture_media import Clip, make_lecture_video, slide_image, speak
@@ -105,7 +105,7 @@ def _reader(
     *,
     screen_text: bool = True,
 ) -> Reader:
-    config = EngineConfig()
+    config = english()
     config = replace(config, media=replace(config.media, screen_text=screen_text))
     return Reader(store, config, models, folder / "thumbs", recognizer or Recognizers())
 

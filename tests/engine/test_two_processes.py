@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig, SearchConfig
+from engine.config import SearchConfig
 from engine.library import Library
 from engine.media.transcribe import SpeechSegment, Transcriber
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
+from tests.english import ENGLISH_INGEST, english
 from tests.heard import heard_share
 from tools.factories import make_narrated_slides, make_note
 from tools.lecture_media import make_audio
@@ -77,7 +78,7 @@ def _cli(
 
 
 def _open(folder: Path, embedder: OnnxEmbedder, models: Path) -> Library:
-    return Library.open(folder, EngineConfig(), lambda: embedder, models=ModelRegistry(models))
+    return Library.open(folder, english(), lambda: embedder, models=ModelRegistry(models))
 
 
 def test_an_open_library_finds_what_another_process_imported(
@@ -96,7 +97,9 @@ def test_an_open_library_finds_what_another_process_imported(
         assert window.search("a small white whale", config=dense, filters=in_oceans).results == []
         make_note(old, "beluga", "The beluga is a small white whale of the Arctic.")
         make_note(tmp_path / "Tusks", "narwhal", "The narwhal has one long spiral tusk.")
-        done = _cli(folder, models_dir, "ingest", str(old), str(tmp_path / "Tusks"))
+        done = _cli(
+            folder, models_dir, "ingest", *ENGLISH_INGEST, str(old), str(tmp_path / "Tusks")
+        )
         assert done.returncode == 0, done.stderr
         hits = window.search("a whale with a spiral tusk", config=dense).results
         assert hits and hits[0].source == str(tmp_path / "Tusks" / "narwhal.md")
@@ -119,7 +122,7 @@ def test_an_open_library_never_answers_with_rows_that_took_removed_ids(
         window.ingest([old.parent])
         assert window.search("walrus resting on ice", config=dense).results[0].source == str(old)
         assert _cli(folder, models_dir, "remove", "Polar").returncode == 0
-        assert _cli(folder, models_dir, "ingest", str(new.parent)).returncode == 0
+        assert _cli(folder, models_dir, "ingest", *ENGLISH_INGEST, str(new.parent)).returncode == 0
         assert window.store.segments.ids_with_text() == {1}  # the narwhal took the walrus's id
         hits = window.search("walrus resting on ice", config=dense).results
         assert not [h for h in hits if h.source == str(new) and h.strong]
@@ -190,11 +193,11 @@ def test_two_ingests_at_once_both_finish_and_the_second_says_it_waited(
 ) -> None:
     folder = tmp_path / "lib"
     ModelRegistry(models_dir).path("faster-whisper-tiny.en")
-    first = _start(folder, models_dir, "ingest", str(lecture))
+    first = _start(folder, models_dir, "ingest", *ENGLISH_INGEST, str(lecture))
     try:
         _transcribing(folder, first)
         other = make_note(tmp_path / "Minerals", "quartz", "Quartz is a hard crystalline mineral.")
-        second = _start(folder, models_dir, "ingest", str(other.parent))
+        second = _start(folder, models_dir, "ingest", *ENGLISH_INGEST, str(other.parent))
         out, err = second.communicate(timeout=600)
         assert second.returncode == 0, err
         # Not a terminal: one plain line says why it does not start at once.
@@ -214,8 +217,8 @@ def test_remove_from_a_terminal_during_an_import_is_refused_then_works(
     folder = tmp_path / "lib"
     ModelRegistry(models_dir).path("faster-whisper-tiny.en")
     old = make_note(tmp_path / "Old", "gneiss", "Gneiss is a banded metamorphic rock.")
-    assert _cli(folder, models_dir, "ingest", str(old.parent)).returncode == 0
-    importing = _start(folder, models_dir, "ingest", str(lecture))
+    assert _cli(folder, models_dir, "ingest", *ENGLISH_INGEST, str(old.parent)).returncode == 0
+    importing = _start(folder, models_dir, "ingest", *ENGLISH_INGEST, str(lecture))
     try:
         _transcribing(folder, importing)
         for target in ("Old", "Geology", str(lecture / "basalt.md")):
@@ -310,7 +313,7 @@ def test_an_open_library_reads_a_changed_file_while_another_process_still_import
         window.ingest([course])
         assert window.search("walrus resting on ice", config=dense).results[0].source == str(note)
         note.write_text("# Animal\n\nThe narwhal has one long spiral tusk.\n", encoding="utf-8")
-        importing = _start(folder, models_dir, "ingest", str(course), str(lecture))
+        importing = _start(folder, models_dir, "ingest", *ENGLISH_INGEST, str(course), str(lecture))
         try:
             _transcribing(folder, importing)
             hits = window.search("walrus resting on ice", config=dense).results

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig
 from engine.importing.hearing import ENGLISH_SPEECH_MODEL
 from engine.importing.progress import IngestProgress, Outcome
 from engine.library import Library
@@ -29,6 +28,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
 from engine.types import SegmentKind, SourceKind, SourceStatus
+from tests.english import ENGLISH_INGEST, english
 from tools.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
@@ -100,7 +100,7 @@ def built(
 ) -> Iterator[Library]:
     lib = Library.open(
         tmp_path_factory.mktemp("lib"),
-        EngineConfig(),
+        english(),
         lambda: embedder,
         models=ModelRegistry(models_dir),
     )
@@ -319,7 +319,16 @@ def test_killed_import_resumes_and_loses_nothing(
     make_lecture_video(video, [Clip(frames[i % 6], SLIDES[i % 6][1]) for i in range(12)])
     lib_dir = tmp_path / "lib"
     env = {**os.environ, "COURSEDEX_LIBRARY": str(lib_dir), "COURSEDEX_MODELS": str(models_dir)}
-    command = [sys.executable, "-m", "engine.cli", "--threads", "2", "ingest", str(folder)]
+    command = [
+        sys.executable,
+        "-m",
+        "engine.cli",
+        "--threads",
+        "2",
+        "ingest",
+        *ENGLISH_INGEST,
+        str(folder),
+    ]
     # Index the deck and the short video first: they must survive the kill.
     first = subprocess.run(
         [*command[:-1], str(folder / course.deck.name), str(folder / "part1.mp4")],
@@ -353,7 +362,7 @@ def test_killed_import_resumes_and_loses_nothing(
     assert second.returncode == 0, second.stderr
     assert "resuming transcription at" in second.stderr
     with Library.open(
-        lib_dir, EngineConfig(), lambda: embedder, models=ModelRegistry(models_dir)
+        lib_dir, english(), lambda: embedder, models=ModelRegistry(models_dir)
     ) as lib:
         statuses = {Path(s.path).name: s.status for s in lib.sources()}
         assert statuses == {
