@@ -29,6 +29,7 @@ from engine.importing.hearing import (
 from engine.importing.progress import Outcome
 from engine.library import Library
 from engine.media.transcribe import DetectedLanguage
+from engine.models.catalog import MULTILINGUAL_EMBEDDER
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.store import Source
@@ -179,19 +180,16 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Course:
 
 @pytest.fixture(scope="module")
 def library(
-    tmp_path_factory: pytest.TempPathFactory,
-    models_dir: Path,
-    embedder: OnnxEmbedder,
-    course: Course,
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, course: Course
 ) -> Iterator[Library]:
-    lib = Library.open(
-        tmp_path_factory.mktemp("lib"),
-        EngineConfig(),
-        lambda: embedder,
-        models=ModelRegistry(models_dir),
+    # As the app opens a library: the first lecture in another language than English
+    # switches it to the multilingual embedder, which then finds every language.
+    lib = Library.open_own(
+        tmp_path_factory.mktemp("lib"), EngineConfig(), ModelRegistry(models_dir)
     )
     report = lib.ingest([course.folder])
     assert not report.errors, report.errors
+    assert lib.embedder_id is not None and lib.embedder_id.startswith(MULTILINGUAL_EMBEDDER)
     yield lib
     lib.close()
 
