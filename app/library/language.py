@@ -45,11 +45,17 @@ def current_language(sources: Sequence[Source]) -> str | None:
 def what_happens(sources: Sequence[Source], language: str | None, is_course: bool) -> str:
     """What setting ``language`` (None: detect again) does to these files, in a line or two:
     "Spanish: the lecture is transcribed again in Spanish (about 4 min)."."""
+    name = language_name(language) if language else ""
+    one = f"“{Path(sources[0].path).name}”" if sources and not is_course else ""
+    redone = [s for s in sources if language is None or s.language != language]
+    if sources and not redone:  # the detection confirmed: kept, nothing to do again
+        many = f"all {len(sources)} files are" if len(sources) > 1 else "the file is"
+        which = f"{one} is" if one else many
+        return f"{name}: {which} in {name} already; nothing is heard or read again."
+    sources = redone
     lectures = [s for s in sources if s.kind in HEARD]
     texts = len(sources) - len(lectures)
-    name = language_name(language) if language else ""
     time = about_minutes(hearing_minutes((s.duration_ms for s in lectures), language))
-    one = f"“{Path(sources[0].path).name}”" if sources and not is_course else ""
     parts: list[str] = []
     if lectures:
         which = one or ("the lecture" if len(lectures) == 1 else f"the {len(lectures)} lectures")

@@ -25,7 +25,8 @@ def choose_language(
 ) -> list[Path]:
     """Keep ``language`` (None: find it again) for each source's content and queue the
     sources to be imported again; returns their paths. A file never read (no content known
-    yet) is left out: its next import finds its language.
+    yet) is left out: its next import finds its language; so is one already in ``language``
+    (a detection the user confirms): its choice is kept, nothing is heard or read again.
 
     Raises:
         LibraryBusyError: their course is among those being imported (case-folded names).
@@ -38,6 +39,8 @@ def choose_language(
             if not source.sha256:
                 continue
             store.recordings.choose_language(source.sha256, language)
+            if language is not None and source.language == language:
+                continue  # heard or read in it already: kept as the user's, nothing redone
             store.recordings.forget_transcript(source.sha256)
             store.catalog.set_source_status(source.id, SourceStatus.QUEUED, None)
             again.append(Path(source.path))

@@ -228,7 +228,7 @@ def test_the_note_says_a_lecture_is_transcribed_again_and_about_how_long(
 ) -> None:
     lecture = next(s for s in lecture_library.sources() if s.kind == SourceKind.VIDEO)
     assert lecture.duration_ms is not None
-    hour = [replace(lecture, duration_ms=60 * 60_000)]  # an hour's lecture
+    hour = [replace(lecture, duration_ms=60 * 60_000, language="fr")]  # an hour's, in French
     note = what_happens(hour, "es", is_course=False)
     assert note.startswith("Spanish: “lecture.mp4” is transcribed again in Spanish (about ")
     english = what_happens(hour, "en", is_course=False)
@@ -236,6 +236,10 @@ def test_the_note_says_a_lecture_is_transcribed_again_and_about_how_long(
     assert minutes[0] > minutes[1] > 0  # English is heard by the faster model
     assert "(under a minute)" in what_happens([lecture], None, is_course=False)
     assert "heard again and its language detected" in what_happens([lecture], None, False)
+    # The language it was found in, confirmed: kept, nothing heard again.
+    assert what_happens(hour, "fr", is_course=False) == (
+        "French: “lecture.mp4” is in French already; nothing is heard or read again."
+    )
     notes = replace(lecture, kind=SourceKind.NOTES, path="/course/notes.md", duration_ms=None)
     assert what_happens([lecture, notes, notes], "de", is_course=True) == (
         "German: the lecture is transcribed again in German (under a minute); the other 2 "

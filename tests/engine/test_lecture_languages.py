@@ -372,6 +372,9 @@ def test_the_command_line_sets_and_shows_a_file_s_language(
 
     assert language() == "es"
     assert "  es  repaso.md" in run("list")[1]
+    code, _, err = run("relanguage", str(notes), "es")  # the detection, confirmed
+    assert code == 0 and "0 files to import again in Spanish" in err
+    assert language() == "es"
     forced = tmp_path / "otro.md"
     forced.write_text(NOTES_ES.replace("Repaso", "Otro repaso"), encoding="utf-8")
     assert run("ingest", "--language", "French", str(forced))[0] == 0
