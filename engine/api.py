@@ -23,6 +23,7 @@ from engine.errors import (
     ModelError,
     ModelMismatchError,
     NotFoundError,
+    OutputExistsError,
     UnreadableFileError,
     WorkerCrashed,
 )
@@ -173,6 +174,7 @@ __all__ = [
     "NoteError",
     "NumberError",
     "Outcome",
+    "OutputExistsError",
     "PackError",
     "PackFile",
     "PackProgress",

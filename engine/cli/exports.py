@@ -21,7 +21,8 @@ from engine.cli.context import Context
 def cmd_export_handout(ctx: Context) -> int:
     library = ctx.library()
     lecture = find_lecture(library, ctx.args.lecture)
-    dest = write_handout(build_handout(library, lecture.path), Path(ctx.args.output))
+    handout = build_handout(library, lecture.path)
+    dest = write_handout(handout, Path(ctx.args.output), library=library, force=ctx.args.force)
     print(
         f"handout of {printable(lecture.title)} written to {printable(str(dest))} "
         f"({human_size(dest.stat().st_size)})"
@@ -33,7 +34,9 @@ def cmd_export_anki(ctx: Context) -> int:
     library = ctx.library()
     course = library.course(ctx.args.course).name
     cards = course_cards(library, course, slides=ctx.args.slides)
-    written = write_deck(course, cards, Path(ctx.args.output))
+    written = write_deck(
+        course, cards, Path(ctx.args.output), library=library, force=ctx.args.force
+    )
     notes = sum(c.kind == "note" for c in cards)
     what = plural(notes, "note") + ", " if notes else ""
     print(

@@ -1,0 +1,100 @@
+"""Hostile export targets (issue 34, item 3): where a pack, a handout, flashcards or a
+transcript must not be written. Each is refused with one line (``reason``, a regular
+expression), exit 1, and is left as it was (tests/engine/test_hostile_outputs.py).
+
+``output_cases(library, indexed, suffix, scratch)`` makes them for one export's file
+``suffix``: inside the library's folder (its database too), links into it, a file the library
+indexes and a link to one, a named pipe, a folder, a socket, a link to a device, and a plain
+file that is there already (replaced only with ``--force``). Nothing here is ever written to
+a real device: the device case is a link to ``/dev/null``, which the check must refuse.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+INSIDE = "inside the library's folder"
+INDEXED = "the library indexes that file"
+EXISTS = "already exists"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputCase:
+    path: Path
+    what: str  # what makes it hostile, for the report
+    reason: str  # a regular expression the one-line refusal matches
+
+
+def output_cases(
+    library: Path, indexed: Sequence[Path], suffix: str, scratch: Path
+) -> list[OutputCase]:
+    """The hostile targets for an export writing ``*suffix`` files of the library in folder
+    ``library``, whose indexed files include ``indexed`` (those ending in ``suffix`` are
+    used, or all of them when ``suffix`` is empty); links, pipes and folders go in
+    ``scratch``."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    cases = [
+        OutputCase(library / "library.db", "the library's database", INSIDE),
+        OutputCase(library / f"export{suffix}", "a new file inside the library's folder", INSIDE),
+        OutputCase(
+            _link(scratch / f"to-db{suffix}", library / "library.db"),
+            "a link to the library's database",
+            INSIDE,
+        ),
+    ]
+    for n, path in enumerate(p for p in indexed if not suffix or p.suffix == suffix):
+        cases.append(OutputCase(path, f"an indexed file ({path.name})", INDEXED))
+        link = _link(scratch / f"to-indexed-{n}{suffix}", path)
+        cases.append(OutputCase(link, f"a link to an indexed file ({path.name})", INDEXED))
+    pipe = scratch / f"pipe{suffix}"
+    os.mkfifo(pipe)
+    folder = scratch / f"folder{suffix}"
+    folder.mkdir()
+    existing = scratch / f"existing{suffix}"
+    existing.write_bytes(b"the student's own file\n")
+    cases += [
+        OutputCase(pipe, "a named pipe", "a named pipe, not a regular file"),
+        OutputCase(folder, "a folder", "a folder, not a regular file"),
+        OutputCase(
+            _link(scratch / f"device{suffix}", Path(os.devnull)),
+            "a link to a device",
+            "a device, not a regular file",
+        ),
+        OutputCase(existing, "a file that is there already (no --force)", EXISTS),
+    ]
+    sock = _socket(scratch / f"socket{suffix}")
+    if sock is not None:
+        cases.append(OutputCase(sock, "a socket", "a socket, not a regular file"))
+    return cases
+
+
+def state(path: Path) -> tuple[int, bytes | None]:
+    """What a target is, to compare before and after: its type and, for a file, its bytes
+    (links followed, as the export would)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return 0, None
+    kind = stat.S_IFMT(st.st_mode)
+    return kind, path.read_bytes() if stat.S_ISREG(st.st_mode) else None
+
+
+def _link(link: Path, target: Path) -> Path:
+    link.symlink_to(target)
+    return link
+
+
+def _socket(path: Path) -> Path | None:
+    """A bound Unix socket at ``path`` (None where there are none, or the path is longer
+    than a socket's ~100 bytes)."""
+    if not hasattr(socket, "AF_UNIX") or len(os.fsencode(path)) > 100:
+        return None
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(str(path))
+    s.close()  # the socket file stays
+    return path
