@@ -41,8 +41,7 @@ def check_output(dest: Path, library: Library | None = None, *, force: bool = Fa
             raise CoursedexError(
                 f"will not write {dest}: it is inside the library's folder {folder}"
             )
-        given = os.path.abspath(dest.expanduser())
-        if any(library.source(p) is not None for p in {given, str(target)}):
+        if _indexed(library, {os.path.abspath(dest.expanduser()), str(target)}, target):
             raise CoursedexError(f"will not write {dest}: the library indexes that file")
     try:
         mode = target.stat().st_mode
@@ -59,6 +58,26 @@ def check_output(dest: Path, library: Library | None = None, *, force: bool = Fa
     if not force:
         raise OutputExistsError(f"{dest} already exists")
     return target
+
+
+def _indexed(library: Library, names: set[str], target: Path) -> bool:
+    """Whether ``target`` is a file ``library`` indexes: by the names it may be recorded
+    under, else, when it is there, as the same file as one recorded (a file indexed through
+    a link keeps the link's name)."""
+    if any(library.source(name) is not None for name in names):
+        return True
+    try:
+        st = target.stat()
+    except OSError:
+        return False
+    for source in library.sources():
+        try:
+            other = os.stat(source.path)
+        except OSError:  # a file not on this computer, or gone
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False
 
 
 def write_failed(dest: Path, e: OSError) -> CoursedexError:

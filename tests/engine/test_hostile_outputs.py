@@ -30,16 +30,24 @@ COURSE = "Zoology"
 
 @pytest.fixture
 def course(library: Library, tmp_path: Path) -> list[Path]:
-    """A small course the library indexed: a lecture (.srt) and the student's notes (.md)."""
+    """A small course the library indexed: a lecture (.srt), the student's notes (.md) and
+    a reading list kept elsewhere, in the course through a link (so indexed under the link's
+    name). The files as they are on disk."""
     folder = tmp_path / COURSE
     folder.mkdir()
     lecture = make_srt(folder / "week1.srt", CUES)
     notes = folder / "notes.md"
     notes.write_text("# Hippos\n\nThey graze at night, on land.\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    reading = elsewhere / "reading.md"
+    reading.write_text("# Reading\n\nRiver horses of Africa.\n", encoding="utf-8")
+    (folder / "reading.md").symlink_to(reading)
     library.ingest([folder])
     library.add_note(str(lecture), "Hippos graze at night", at_ms=5_000)  # an Anki card
     assert library.source(str(notes)) is not None
-    return [lecture, notes]
+    assert library.source(str(folder / "reading.md")) is not None
+    return [lecture, notes, reading]
 
 
 def _cli(library: Library, models: Path, *args: str) -> int:
@@ -78,7 +86,7 @@ def test_every_hostile_target_is_refused_with_one_line_and_left_as_it_was(
             assert _cli(library, models_dir, *command(case.path), "--force") == 0, err
             assert state(case.path) != before
     # The library's database is still the library's, and every file it indexed is there.
-    assert {s.path for s in library.sources()} == {str(p) for p in course}
+    assert {Path(s.path).resolve() for s in library.sources()} == set(course)
     capsys.readouterr()
     assert _cli(library, models_dir, "search", "hippopotamus") == 0
 

@@ -34,9 +34,10 @@ def output_cases(
     library: Path, indexed: Sequence[Path], suffix: str, scratch: Path
 ) -> list[OutputCase]:
     """The hostile targets for an export writing ``*suffix`` files of the library in folder
-    ``library``, whose indexed files include ``indexed`` (those ending in ``suffix`` are
-    used, or all of them when ``suffix`` is empty); links, pipes and folders go in
-    ``scratch``."""
+    ``library``, whose indexed files include ``indexed`` (where they are: one may be indexed
+    through a link, under the link's name); links, pipes and folders go in ``scratch``.
+    Where an export may write is checked before its suffix is, so every export is given
+    every indexed file."""
     scratch.mkdir(parents=True, exist_ok=True)
     cases = [
         OutputCase(library / "library.db", "the library's database", INSIDE),
@@ -47,7 +48,7 @@ def output_cases(
             INSIDE,
         ),
     ]
-    for n, path in enumerate(p for p in indexed if not suffix or p.suffix == suffix):
+    for n, path in enumerate(indexed):
         cases.append(OutputCase(path, f"an indexed file ({path.name})", INDEXED))
         link = _link(scratch / f"to-indexed-{n}{suffix}", path)
         cases.append(OutputCase(link, f"a link to an indexed file ({path.name})", INDEXED))
