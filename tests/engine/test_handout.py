@@ -237,6 +237,22 @@ def test_cli_errors_are_one_line_and_fail(
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing half-written
 
 
+def test_a_markdown_handout_s_pictures_never_go_through_a_link_into_the_library(
+    demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 34, item 3: a .md handout writes its pictures in NAME_files/; a link there
+    into the library's folder is refused as the handout itself would be."""
+    (tmp_path / "week_files").symlink_to(demo.thumbs)
+    before = sorted(p.name for p in demo.thumbs.iterdir())
+    out = tmp_path / "week.md"
+    capsys.readouterr()
+    assert _cli(demo, models_dir, "export", "handout", "lecture-01-sorting", "-o", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "inside the library's folder" in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in demo.thumbs.iterdir()) == before
+    assert not out.exists()
+
+
 def test_a_video_without_a_deck_shows_the_keyframe_of_each_screen(
     library: Library, tmp_path: Path
 ) -> None:
