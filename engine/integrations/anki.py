@@ -123,8 +123,9 @@ def write_deck(
         _write_package(genanki.Package(deck), pictures, dest)
     except OSError as e:
         raise write_failed(dest, e) from e
-    except sqlite3.Error as e:
-        raise CoursedexError(f"cannot write {dest}: {e}") from e
+    except sqlite3.Error as e:  # the collection is built in the temp folder first
+        full = getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        raise CoursedexError(f"cannot write {dest}: {'the disk is full' if full else e}") from e
     return DeckWritten(dest, len(cards), len(pictures))
 
 

@@ -4,9 +4,11 @@ expression), exit 1, and is left as it was (tests/engine/test_hostile_outputs.py
 
 ``output_cases(library, indexed, suffix, scratch)`` makes them for one export's file
 ``suffix``: inside the library's folder (its database too), links into it, a file the library
-indexes and a link to one, a named pipe, a folder, a socket, a link to a device, and a plain
-file that is there already (replaced only with ``--force``). Nothing here is ever written to
-a real device: the device case is a link to ``/dev/null``, which the check must refuse.
+indexes and a link to one, a named pipe, a folder, a socket, a device, and a plain file that
+is there already (replaced only with ``--force``). No case is a device of the system: an
+export writes where a link leads, and a regression must not replace the ``/dev/null`` of the
+machine running the tests. As root the device is a node of our own (``mknod``, the null
+device's numbers); otherwise a link to ``/dev/null``, whose folder such a user cannot write.
 """
 
 from __future__ import annotations
@@ -62,9 +64,7 @@ def output_cases(
         OutputCase(pipe, "a named pipe", "a named pipe, not a regular file"),
         OutputCase(folder, "a folder", "a folder, not a regular file"),
         OutputCase(
-            _link(scratch / f"device{suffix}", Path(os.devnull)),
-            "a link to a device",
-            "a device, not a regular file",
+            _device(scratch / f"device{suffix}"), "a device", "a device, not a regular file"
         ),
         OutputCase(existing, "a file that is there already (no --force)", EXISTS),
     ]
@@ -88,6 +88,13 @@ def state(path: Path) -> tuple[int, bytes | None]:
 def _link(link: Path, target: Path) -> Path:
     link.symlink_to(target)
     return link
+
+
+def _device(path: Path) -> Path:
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+        return path
+    return _link(path, Path(os.devnull))
 
 
 def _socket(path: Path) -> Path | None:
