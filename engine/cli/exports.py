@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engine.api import (
     build_handout,
+    check_output,
     course_cards,
     find_lecture,
     human_size,
@@ -21,6 +22,8 @@ from engine.cli.context import Context
 def cmd_export_handout(ctx: Context) -> int:
     library = ctx.library()
     lecture = find_lecture(library, ctx.args.lecture)
+    # Refused before its pages are drawn (write_handout checks again, as every export does).
+    check_output(Path(ctx.args.output), library, force=ctx.args.force)
     handout = build_handout(library, lecture.path)
     dest = write_handout(handout, Path(ctx.args.output), library=library, force=ctx.args.force)
     print(
@@ -33,6 +36,7 @@ def cmd_export_handout(ctx: Context) -> int:
 def cmd_export_anki(ctx: Context) -> int:
     library = ctx.library()
     course = library.course(ctx.args.course).name
+    check_output(Path(ctx.args.output), library, force=ctx.args.force)  # before the cards
     cards = course_cards(library, course, slides=ctx.args.slides)
     written = write_deck(
         course, cards, Path(ctx.args.output), library=library, force=ctx.args.force

@@ -72,8 +72,8 @@ def export_pack(
         CoursedexError: ``out`` is refused, the course has no indexed file, its vectors are
             incomplete, or ``out`` cannot be written (nothing is left half-written).
     """
-    out = check_output(out, library, force=force)
     found = library.course(course)
+    out = check_output(out, library, force=force)
     store = library.store
     model_id, dimension = library.embedder_id, store.meta.get("dimension")
     sources = [
