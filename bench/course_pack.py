@@ -190,7 +190,7 @@ def main() -> int:
         for course, name in ((DEMO_COURSE, "demo"), (HOUR_COURSE, "hour")):
             pack = work / f"{name}.cdxpack"
             exports = [
-                _timed(lambda c=course, p=pack: export_pack(library, c, p))
+                _timed(lambda c=course, p=pack: export_pack(library, c, p, force=True))
                 for _ in range(args.runs)
             ]
             size = pack.stat().st_size

@@ -23,6 +23,7 @@ from engine.errors import (
     ModelError,
     ModelMismatchError,
     NotFoundError,
+    OutputExistsError,
     UnreadableFileError,
     WorkerCrashed,
 )
@@ -90,6 +91,7 @@ from engine.models.manifest import ModelManifest, ModelRole
 from engine.models.registry import ModelInfo, ModelRegistry
 from engine.notes import Note, NoteError, Place, note_json, place_text
 from engine.numbers import MAX_THREADS, NumberError, seconds_ms, whole
+from engine.outputs import check_output
 from engine.packs import (
     ExportSummary,
     ImportSummary,
@@ -173,6 +175,7 @@ __all__ = [
     "NoteError",
     "NumberError",
     "Outcome",
+    "OutputExistsError",
     "PackError",
     "PackFile",
     "PackProgress",
@@ -196,6 +199,7 @@ __all__ = [
     "__version__",
     "build_handout",
     "capital",
+    "check_output",
     "clock",
     "course_cards",
     "default_library",

@@ -40,6 +40,11 @@ class NotFoundError(CoursedexError):
     """A course, source or segment named by the caller does not exist."""
 
 
+class OutputExistsError(CoursedexError):
+    """An export's target is a file that is there already: replaced only when the user
+    said so (``--force``, the save dialog's confirmation)."""
+
+
 class Cancelled(CoursedexError):
     """Work stopped because the caller set its cancel event."""
 

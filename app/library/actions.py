@@ -124,6 +124,7 @@ class LibraryActions(QObject):
 
     def export_transcript(self, path: str, dest: Path | None = None) -> None:
         """Save a lecture's transcript as .srt or .txt (asks where, unless ``dest``)."""
+        asked = dest is None  # the save dialog asked before replacing a file
         if dest is None:
             dest = self.transcript_to_save(path)
             if dest is None:
@@ -137,7 +138,7 @@ class LibraryActions(QObject):
             if not lines:
                 raise NotFoundError(f"{Path(path).name} has no transcript to export")
             notes = note_times(library.notes(source=path))
-            return write_transcript(lines, where, title, notes)
+            return write_transcript(lines, where, title, notes, library=library, force=asked)
 
         def failed(failure: Failure) -> None:
             self._warn("Cannot export the transcript", failure.message)

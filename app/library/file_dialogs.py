@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine.api import IMPORT_GROUPS
 
@@ -76,6 +76,7 @@ class FileDialogs:
         if path.suffix.lower() not in (".srt", ".txt"):
             txt = "Plain text" in dialog.selectedNameFilter()
             path = path.with_name(f"{path.name}.{'txt' if txt else 'srt'}")
+            return path if self._may_replace(path) else None
         return path
 
     def handout_to_save(self, lecture: str) -> Path | None:
@@ -106,7 +107,26 @@ class FileDialogs:
         if path.suffix.lower() not in suffixes:
             picked = dict(kinds).get(dialog.selectedNameFilter(), suffixes[0])
             path = path.with_name(path.name + picked)
+            return path if self._may_replace(path) else None
         return path
+
+    def _may_replace(self, path: Path) -> bool:
+        """Whether to write ``path``, a name the dialog did not see (its suffix added
+        after): asked as the dialog asks when it is there."""
+        if not path.exists():
+            return True
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Replace the file?",
+            f"{path.name} already exists. Do you want to replace it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self.parent,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        try:
+            return box.exec() == QMessageBox.StandardButton.Yes
+        finally:
+            box.deleteLater()
 
     def _dialog(self, title: str, usual: Location) -> QFileDialog:
         return QFileDialog(self.parent, title, self.start_folder(usual))

@@ -1,7 +1,8 @@
 """What a student takes away from the library panel's menus: a lecture's handout (Export
 handout…: .html or .md) and a course's flashcards (Export flashcards…: an Anki .apkg).
 
-Both ask where to save, then write on the task pool (drawing slide pages takes a moment) and
+Both ask where to save (the dialog asks before replacing a file: only then is one
+replaced), then write on the task pool (drawing slide pages takes a moment) and
 say where the file went on the status line; a failure is a message box with the engine's one
 line, and the window goes on.
 """
@@ -66,7 +67,9 @@ class StudyExports(QObject):
         library = self.library
 
         def work() -> Path:
-            return write_handout(build_handout(library, lecture), where)
+            handout = build_handout(library, lecture)
+            # Replaced only when the save dialog asked; a ``dest`` given is never replaced.
+            return write_handout(handout, where, library=library, force=dest is None)
 
         def failed(failure: Failure) -> None:
             self.warn("Cannot export the handout", failure.message)
@@ -81,7 +84,8 @@ class StudyExports(QObject):
         library = self.library
 
         def work() -> DeckWritten:
-            return write_deck(course, course_cards(library, course), where)
+            cards = course_cards(library, course)
+            return write_deck(course, cards, where, library=library, force=dest is None)
 
         def done(written: DeckWritten) -> None:
             self.say(f"Flashcards saved: {written.path} ({plural(written.cards, 'card')})")

@@ -14,7 +14,14 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 
-from engine.api import CoursedexError, LibraryDamagedError, end_children, printable, valid_text
+from engine.api import (
+    CoursedexError,
+    LibraryDamagedError,
+    OutputExistsError,
+    end_children,
+    printable,
+    valid_text,
+)
 from engine.cli.context import Context
 from engine.cli.parser import build_parser, command_names
 from engine.cli.stopping import status_after_signal, stops_at_once
@@ -60,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(e, LibraryDamagedError):  # still one line
             folder = shlex.quote(printable(args.library))
             message += f" (to start over: coursedex --library {folder} start-over)"
+        elif isinstance(e, OutputExistsError):
+            message += ": add --force to replace it"
         print(f"coursedex: {message}", file=sys.stderr)
         return 1
     except BrokenPipeError:

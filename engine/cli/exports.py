@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engine.api import (
     build_handout,
+    check_output,
     course_cards,
     find_lecture,
     human_size,
@@ -21,7 +22,10 @@ from engine.cli.context import Context
 def cmd_export_handout(ctx: Context) -> int:
     library = ctx.library()
     lecture = find_lecture(library, ctx.args.lecture)
-    dest = write_handout(build_handout(library, lecture.path), Path(ctx.args.output))
+    # Refused before its pages are drawn (write_handout checks again, as every export does).
+    check_output(Path(ctx.args.output), library, force=ctx.args.force)
+    handout = build_handout(library, lecture.path)
+    dest = write_handout(handout, Path(ctx.args.output), library=library, force=ctx.args.force)
     print(
         f"handout of {printable(lecture.title)} written to {printable(str(dest))} "
         f"({human_size(dest.stat().st_size)})"
@@ -32,8 +36,11 @@ def cmd_export_handout(ctx: Context) -> int:
 def cmd_export_anki(ctx: Context) -> int:
     library = ctx.library()
     course = library.course(ctx.args.course).name
+    check_output(Path(ctx.args.output), library, force=ctx.args.force)  # before the cards
     cards = course_cards(library, course, slides=ctx.args.slides)
-    written = write_deck(course, cards, Path(ctx.args.output))
+    written = write_deck(
+        course, cards, Path(ctx.args.output), library=library, force=ctx.args.force
+    )
     notes = sum(c.kind == "note" for c in cards)
     what = plural(notes, "note") + ", " if notes else ""
     print(

@@ -43,6 +43,11 @@ def add_pack_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("course", metavar="COURSE")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the pack to write")
     p.add_argument("--with-notes", action="store_true", help="carry the course's notes too")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace FILE if it is there (never a file the library indexes)",
+    )
     p = ps.add_parser("import", help="import a pack: searchable in seconds, nothing transcribed")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--media", metavar="DIR", help="a folder holding the course's files")
@@ -65,7 +70,9 @@ def cmd_pack(ctx: Context) -> int:
 def _export(ctx: Context) -> int:
     args = ctx.args
     library = ctx.library()
-    done = export_pack(library, args.course, Path(args.output), with_notes=args.with_notes)
+    done = export_pack(
+        library, args.course, Path(args.output), with_notes=args.with_notes, force=args.force
+    )
     print(
         f"{printable(done.course)}: {plural(done.files, 'file')}, "
         f"{plural(done.segments, 'segment')}, {plural(done.notes, 'note')} -> "

@@ -334,6 +334,11 @@ def _export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     e.add_argument("lecture", metavar="LECTURE", help="the lecture's path, file name or title")
     e.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.html or FILE.md")
+    e.add_argument(
+        "--force",
+        action="store_true",
+        help="replace FILE if it is there (never a file the library indexes)",
+    )
     e.set_defaults(func=cmd_export_handout)
     e = es.add_parser(
         "anki",
@@ -344,6 +349,11 @@ def _export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     e.add_argument("course", metavar="COURSE", help="the course's name")
     e.add_argument("-o", "--output", required=True, metavar="FILE.apkg")
+    e.add_argument(
+        "--force",
+        action="store_true",
+        help="replace FILE if it is there (never a file the library indexes)",
+    )
     e.add_argument(
         "--slides",
         action="store_true",

@@ -29,9 +29,12 @@ from typing import TYPE_CHECKING
 from engine.errors import CoursedexError
 from engine.integrations.flashcards import Card
 from engine.integrations.pictures import Picture
+from engine.outputs import check_output, write_failed
 
 if TYPE_CHECKING:
     import genanki
+
+    from engine.library import Library
 
 MODEL_NAME = "Coursedex card"
 DECK_PREFIX = "Coursedex::"  # every course's deck under one parent deck in Anki
@@ -67,13 +70,22 @@ def deck_name(course: str) -> str:
     return DECK_PREFIX + course.replace("::", ":")
 
 
-def write_deck(course: str, cards: Sequence[Card], dest: Path) -> DeckWritten:
+def write_deck(
+    course: str,
+    cards: Sequence[Card],
+    dest: Path,
+    *,
+    library: Library | None,
+    force: bool = False,
+) -> DeckWritten:
     """Write ``cards`` as the Anki deck of ``course`` to ``dest`` (.apkg), whole or not
-    at all.
+    at all, only where :func:`~engine.outputs.check_output` allows (``library``'s,
+    ``force``).
 
     Raises:
-        CoursedexError: ``dest`` is not an .apkg, or cannot be written.
+        CoursedexError: ``dest`` is refused, is not an .apkg, or cannot be written.
     """
+    dest = check_output(dest, library, force=force)
     if dest.suffix.lower() != ".apkg":
         raise CoursedexError(
             f"cannot write flashcards as {dest.suffix or 'a file without a suffix'}: "
@@ -109,9 +121,11 @@ def write_deck(course: str, cards: Sequence[Card], dest: Path) -> DeckWritten:
         )
     try:
         _write_package(genanki.Package(deck), pictures, dest)
-    except (OSError, sqlite3.Error) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else e
-        raise CoursedexError(f"cannot write {dest}: {reason}") from e
+    except OSError as e:
+        raise write_failed(dest, e) from e
+    except sqlite3.Error as e:  # the collection is built in the temp folder first
+        full = getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        raise CoursedexError(f"cannot write {dest}: {'the disk is full' if full else e}") from e
     return DeckWritten(dest, len(cards), len(pictures))
 
 

@@ -19,12 +19,17 @@ import base64
 import html
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError
 from engine.index.atomic_files import atomic_write
 from engine.integrations.handout import Handout, Remark, Said, Shown
 from engine.integrations.pictures import Picture
+from engine.outputs import check_output, write_failed
 from engine.plain_text import clock
+
+if TYPE_CHECKING:
+    from engine.library import Library
 
 HANDOUT_FORMATS = ("html", "md")
 
@@ -196,13 +201,18 @@ def _md(text: str) -> str:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def write_handout(handout: Handout, dest: Path) -> Path:
+def write_handout(
+    handout: Handout, dest: Path, *, library: Library | None, force: bool = False
+) -> Path:
     """Write ``handout`` to ``dest`` as .html (one file) or .md (pictures in
-    ``<stem>_files/``), by its suffix; the file is replaced whole or not at all.
+    ``<stem>_files/``), by its suffix; the file is replaced whole or not at all, and only
+    where :func:`~engine.outputs.check_output` allows (``library``'s, ``force``).
 
     Raises:
-        CoursedexError: another suffix, or the file (or its folder) cannot be written.
+        CoursedexError: another suffix, a target refused, or the file (or its folder)
+            cannot be written.
     """
+    dest = check_output(dest, library, force=force)
     suffix = dest.suffix.lower().lstrip(".")
     if suffix == "htm":
         suffix = "html"
@@ -217,6 +227,8 @@ def write_handout(handout: Handout, dest: Path) -> Path:
         folder = dest.with_name(f"{dest.stem}_files")
         pictures = [s.picture for s in handout.shown if s.picture is not None]
         if pictures:
+            for picture in pictures:  # the handout's own pictures: replaced with it
+                check_output(folder / picture.name, library, force=True)
             _write_pictures(folder, pictures)
         text = handout_markdown(handout, folder.name)
     _write_text(dest, text)
@@ -229,14 +241,14 @@ def _write_pictures(folder: Path, pictures: list[Picture]) -> None:
         for picture in pictures:
             (folder / picture.name).write_bytes(picture.data)
     except OSError as e:
-        raise CoursedexError(f"cannot write {folder.name}: {e.strerror or e}") from e
+        raise write_failed(folder, e) from e
 
 
 def _write_text(dest: Path, text: str) -> None:
     try:
         atomic_write(dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
     except OSError as e:
-        raise CoursedexError(f"cannot write {dest}: {e.strerror or e}") from e
+        raise write_failed(dest, e) from e
 
 
 # --- shared ----------------------------------------------------------------------------------

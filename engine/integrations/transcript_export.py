@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError
 from engine.index.atomic_files import atomic_write
+from engine.outputs import check_output, write_failed
 from engine.plain_text import clock
 from engine.types import Timing
 
 if TYPE_CHECKING:
+    from engine.library import Library
     from engine.notes import Note
 
 TRANSCRIPT_FORMATS = ("srt", "txt")
@@ -70,14 +72,23 @@ def transcript_text(lines: Sequence[Timing], title: str = "", notes: Sequence[Ti
 
 
 def write_transcript(
-    lines: Sequence[Timing], dest: Path, title: str = "", notes: Sequence[Timing] = ()
+    lines: Sequence[Timing],
+    dest: Path,
+    title: str = "",
+    notes: Sequence[Timing] = (),
+    *,
+    library: Library | None,
+    force: bool = False,
 ) -> Path:
     """Write ``lines`` to ``dest`` as .srt or .txt (by its suffix), atomically, in UTF-8,
-    with ``notes`` (:func:`note_times`) at their times.
+    with ``notes`` (:func:`note_times`) at their times, only where
+    :func:`~engine.outputs.check_output` allows (``library``'s, ``force``).
 
     Raises:
-        CoursedexError: the suffix is neither .srt nor .txt, or the file cannot be written.
+        CoursedexError: the suffix is neither .srt nor .txt, the target is refused, or the
+            file cannot be written.
     """
+    dest = check_output(dest, library, force=force)
     suffix = dest.suffix.lower().lstrip(".")
     if suffix not in TRANSCRIPT_FORMATS:
         raise CoursedexError(f"cannot export a transcript as .{suffix}: choose .srt or .txt")
@@ -85,5 +96,5 @@ def write_transcript(
     try:
         atomic_write(dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
     except OSError as e:
-        raise CoursedexError(f"cannot write {dest.name}: {e.strerror or e}") from e
+        raise write_failed(dest, e) from e
     return dest

@@ -24,6 +24,7 @@ from engine.errors import CoursedexError
 from engine.index.atomic_files import atomic_write
 from engine.library import Library
 from engine.notes import Note
+from engine.outputs import check_output, write_failed
 from engine.packs.format import (
     COURSE,
     MANIFEST,
@@ -61,15 +62,18 @@ def export_pack(
     out: Path,
     *,
     with_notes: bool = False,
+    force: bool = False,
 ) -> ExportSummary:
-    """Write ``course`` to ``out`` as a pack, with the notes on its files (``with_notes``).
+    """Write ``course`` to ``out`` as a pack, with the notes on its files (``with_notes``),
+    only where :func:`~engine.outputs.check_output` allows (replacing a file: ``force``).
 
     Raises:
         NotFoundError: no such course.
-        CoursedexError: the course has no indexed file, its vectors are incomplete, or
-            ``out`` cannot be written (nothing is left half-written).
+        CoursedexError: ``out`` is refused, the course has no indexed file, its vectors are
+            incomplete, or ``out`` cannot be written (nothing is left half-written).
     """
     found = library.course(course)
+    out = check_output(out, library, force=force)
     store = library.store
     model_id, dimension = library.embedder_id, store.meta.get("dimension")
     sources = [
@@ -111,11 +115,7 @@ def export_pack(
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(out, lambda tmp: _zip(tmp, manifest, parts))
     except OSError as e:
-        why = e.strerror or str(e)
-        blocking = next((p for p in out.parents if p.exists()), None)
-        if blocking is not None and not blocking.is_dir():
-            why = f"{blocking} is a file, not a folder"
-        raise CoursedexError(f"cannot write {out}: {why}") from e
+        raise write_failed(out, e) from e
     return ExportSummary(
         out,
         found.name,

@@ -123,3 +123,48 @@ def test_a_handout_that_cannot_be_written_says_why(
     assert box is not None and box.windowTitle() == "Cannot export the handout"
     assert "cannot write" in box.text() and "gone" in box.text()
     assert not (tmp_path / "gone").exists()
+
+
+def _answer(button: QMessageBox.StandardButton, asked: list[str]) -> None:
+    """Answer the next message box with ``button``, noting its question."""
+
+    def act(box: QMessageBox) -> None:
+        asked.append(box.text())
+        box.button(button).click()
+
+    on_next_modal(QMessageBox, act)
+
+
+def test_a_handout_is_not_written_in_the_library_nor_over_a_file_unasked(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """Issue 34, item 3: the window's exports are checked as the CLI's. A name typed without
+    its suffix is a file the save dialog never saw: the window asks before replacing it."""
+    _deck, lecture = _course(library, tmp_path)
+    window = _window(qtbot, library)
+    study = window.library_actions.study
+    inside = library.folder / "week 1.html"
+    study.export_handout(str(lecture), inside)
+    qtbot.waitUntil(lambda: isinstance(window.library_actions.message, QMessageBox))
+    box = window.library_actions.message
+    assert box is not None and "inside the library's folder" in box.text()
+    assert not inside.exists()
+    box.close()
+
+    qtbot.waitUntil(lambda: window.panel.state_of(str(lecture)) == "indexed")
+    item = window.panel.item_of(str(lecture))
+    assert item is not None
+    export = {a.text(): a for a in window.panel.menu_for(item).actions()}["Export handout…"]
+    mine = tmp_path / "week one.html"
+    mine.write_text("my own page", encoding="utf-8")
+    asked: list[str] = []
+    _save_as(tmp_path / "week one", [])  # its suffix added after: the dialog did not ask
+    _answer(QMessageBox.StandardButton.No, asked)
+    export.trigger()
+    assert asked == ["week one.html already exists. Do you want to replace it?"]
+    assert mine.read_text(encoding="utf-8") == "my own page"
+    _save_as(tmp_path / "week one", [])
+    _answer(QMessageBox.StandardButton.Yes, asked)
+    export.trigger()
+    qtbot.waitUntil(lambda: window.import_bar.status.text() == f"Handout saved: {mine}")
+    assert len(asked) == 2 and "Merge sort splits" in mine.read_text(encoding="utf-8")

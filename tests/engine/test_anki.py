@@ -202,6 +202,6 @@ def test_a_note_whose_file_is_gone_still_gets_its_card(library: Library, tmp_pat
     assert [(c.kind, c.back) for c in cards] == [("note", "")]
     assert cards[0].front.startswith("Hippos: the river horse")
     assert "week 1.srt (no longer in the library)" in cards[0].where
-    written = write_deck("Zoology", cards, tmp_path / "zoology.apkg")
+    written = write_deck("Zoology", cards, tmp_path / "zoology.apkg", library=library)
     (tmp_path / "x").mkdir()
     assert read_package(written.path, tmp_path / "x").cards == 1

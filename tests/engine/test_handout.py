@@ -153,7 +153,7 @@ def test_the_markdown_handout_links_its_pictures_in_a_folder_beside_it(
     demo: Library, tmp_path: Path
 ) -> None:
     lecture = _lecture(demo)
-    out = write_handout(build_handout(demo, lecture), tmp_path / "week 1.md")
+    out = write_handout(build_handout(demo, lecture), tmp_path / "week 1.md", library=demo)
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# lecture\\-01\\-sorting\n") or text.startswith("# lecture-01-sorting")
     pictures = re.findall(r"!\[[^\]]*\]\(<([^>]+)>\)", text)
@@ -195,7 +195,7 @@ def test_every_text_is_escaped(library: Library, tmp_path: Path) -> None:
     assert "<script>alert(1)</script> & <T>" in seen
     assert 'When a < b && b > c, "a" comes first & c last.' in seen
 
-    md = write_handout(handout, tmp_path / "escapes.md").read_text(encoding="utf-8")
+    md = write_handout(handout, tmp_path / "escapes.md", library=library).read_text("utf-8")
     assert "\\<script\\>alert\\(1\\)\\</script\\> \\& \\<T\\>" in md
     assert "When a \\< b \\&\\& b \\> c" in md
     assert "<script>" not in md and "<T>" not in md
@@ -226,7 +226,7 @@ def test_cli_errors_are_one_line_and_fail(
     cases = {
         ("no-such-lecture", str(tmp_path / "a.html")): "no lecture named 'no-such-lecture'",
         ("lecture-01-sorting", str(tmp_path / "missing" / "a.html")): "cannot write",
-        ("lecture-01-sorting", str(tmp_path)): "cannot write a handout as",
+        ("lecture-01-sorting", str(tmp_path)): "it is a folder, not a regular file",
         ("lecture-01-sorting", str(tmp_path / "a.pdf")): "choose .html or .md",
     }
     for (name, out), message in cases.items():
@@ -235,6 +235,22 @@ def test_cli_errors_are_one_line_and_fail(
         assert err.startswith("coursedex: ") and message in err, err
         assert err.count("\n") == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_a_markdown_handout_s_pictures_never_go_through_a_link_into_the_library(
+    demo: Library, models_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 34, item 3: a .md handout writes its pictures in NAME_files/; a link there
+    into the library's folder is refused as the handout itself would be."""
+    (tmp_path / "week_files").symlink_to(demo.thumbs)
+    before = sorted(p.name for p in demo.thumbs.iterdir())
+    out = tmp_path / "week.md"
+    capsys.readouterr()
+    assert _cli(demo, models_dir, "export", "handout", "lecture-01-sorting", "-o", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "inside the library's folder" in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in demo.thumbs.iterdir()) == before
+    assert not out.exists()
 
 
 def test_a_video_without_a_deck_shows_the_keyframe_of_each_screen(

@@ -1,0 +1,98 @@
+"""Where an export may write: one check for every file a student takes away (a pack, a
+handout, flashcards, a transcript), made before anything is written.
+
+An export writes a temp file beside its target and renames it over the target, so whatever
+is at the target is replaced whole: the library's own database, a file the library indexes, a
+device node (``/dev/full``, as root) or a named pipe. So the target, links followed, must not
+be inside the library's folder, must not be a file the library indexes, must not be anything
+but a regular file if it is there, and is replaced only when the user said so (``--force``
+on the command line, the save dialog's confirmation in the window).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.errors import CoursedexError, OutputExistsError
+
+if TYPE_CHECKING:
+    from engine.library import Library
+
+_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+def check_output(dest: Path, library: Library | None = None, *, force: bool = False) -> Path:
+    """The file an export of ``library`` may write for ``dest``: ``dest`` with its links
+    followed (what is checked is what is replaced).
+
+    Raises:
+        CoursedexError: the target is inside the library's folder, is a file the library
+            indexes, or is there and is not a regular file (a folder, device, pipe, socket).
+        OutputExistsError: the target is a regular file and ``force`` is not set.
+    """
+    target = Path(os.path.abspath(dest.expanduser())).resolve()
+    if library is not None:
+        folder = library.folder.resolve()
+        if target == folder or target.is_relative_to(folder):
+            raise CoursedexError(
+                f"will not write {dest}: it is inside the library's folder {folder}"
+            )
+        if _indexed(library, {os.path.abspath(dest.expanduser()), str(target)}, target):
+            raise CoursedexError(f"will not write {dest}: the library indexes that file")
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return target
+    except NotADirectoryError as e:
+        blocking = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        why = f"{blocking} is a file, not a folder" if blocking else e.strerror
+        raise CoursedexError(f"cannot write {dest}: {why}") from e
+    except OSError as e:
+        raise CoursedexError(f"cannot write {dest}: {e.strerror or e}") from e
+    if not stat.S_ISREG(mode):
+        raise CoursedexError(f"will not write {dest}: it is {_kind(mode)}, not a regular file")
+    if not force:
+        raise OutputExistsError(f"{dest} already exists")
+    return target
+
+
+def _indexed(library: Library, names: set[str], target: Path) -> bool:
+    """Whether ``target`` is a file ``library`` indexes: by the names it may be recorded
+    under, else, when it is there, as the same file as one recorded (a file indexed through
+    a link keeps the link's name)."""
+    if any(library.source(name) is not None for name in names):
+        return True
+    try:
+        st = target.stat()
+    except OSError:
+        return False
+    for source in library.sources():
+        try:
+            other = os.stat(source.path)
+        except OSError:  # a file not on this computer, or gone
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False
+
+
+def write_failed(dest: Path, e: OSError) -> CoursedexError:
+    """The one line for an export that could not be written: a full disk says so."""
+    why = "the disk is full" if e.errno in _FULL else (e.strerror or str(e))
+    return CoursedexError(f"cannot write {dest}: {why}")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
