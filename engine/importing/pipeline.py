@@ -32,7 +32,7 @@ from engine.errors import (
 from engine.importing.dropping import Drops
 from engine.importing.embedding import Ahead, Embedding, with_context
 from engine.importing.estimate import document_plan, expected
-from engine.importing.files import changed, exists, failure_reason, not_a_file, sha256_of
+from engine.importing.files import changed, exists, failure_reason, sha256_of
 from engine.importing.linking import link_slides
 from engine.importing.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
 from engine.importing.progress import (
@@ -49,6 +49,7 @@ from engine.index.indexer import Indexer, SourceContent
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry
 from engine.plain_text import plural
+from engine.regular_files import not_a_file
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 

@@ -12,6 +12,7 @@ import stat
 import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
@@ -30,8 +31,8 @@ READABLE_COMPRESSION = frozenset(
 )
 
 
-def open_zip(path: Path) -> zipfile.ZipFile:
-    """Open a zip archive.
+def open_zip(path: Path | BinaryIO) -> zipfile.ZipFile:
+    """Open a zip archive (a file object given stays the caller's to close).
 
     Raises:
         UnreadableFileError: not a zip file, or the OS refuses to read it.
