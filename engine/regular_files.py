@@ -44,13 +44,16 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _refusal(path: Path, reason: str) -> UnreadableFileError:
-    """ "PATH is a folder, not a file", "PATH: file not found"."""
+def _refusal(path: Path, reason: str, named: bool) -> UnreadableFileError:
+    """'PATH is a folder, not a file', 'PATH: file not found'; ``named`` False: the reason
+    alone (where the path is shown beside it, as in an import's report)."""
+    if not named:
+        return UnreadableFileError(reason)
     joined = f" is {reason}" if reason.startswith(("not ", "a ")) else f": {reason}"
     return UnreadableFileError(f"{printable(str(path))}{joined}")
 
 
-def regular_file(path: Path) -> os.stat_result:
+def regular_file(path: Path, *, named: bool = True) -> os.stat_result:
     """``path``'s ``stat`` (links followed) when it is a regular file.
 
     Raises:
@@ -60,28 +63,28 @@ def regular_file(path: Path) -> os.stat_result:
     try:
         st = path.stat()
     except OSError:
-        raise _refusal(path, not_a_file(path)) from None
+        raise _refusal(path, not_a_file(path), named) from None
     if not stat.S_ISREG(st.st_mode):
-        raise _refusal(path, _kind(st.st_mode))
+        raise _refusal(path, _kind(st.st_mode), named)
     return st
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path, *, named: bool = True) -> BinaryIO:
     """``path`` opened to read, binary, when it is a regular file: checked before opening
     and again on what was opened, without ever waiting on a named pipe.
 
     Raises:
         UnreadableFileError: as :func:`regular_file`, or the OS refuses to open it.
     """
-    regular_file(path)
+    regular_file(path, named=named)
     try:
         fd = os.open(path, os.O_RDONLY | _NONBLOCK | getattr(os, "O_BINARY", 0))
     except OSError as e:
-        raise _refusal(path, f"cannot read it: {e.strerror or e}") from None
+        raise _refusal(path, f"cannot read file: {e.strerror or e}", named) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):  # swapped since the check above
-            raise _refusal(path, _kind(mode))
+            raise _refusal(path, _kind(mode), named)
         if _NONBLOCK:
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")

@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from engine.regular_files import open_regular
+
 
 def failure_reason(error: Exception) -> str:
     """One line a user can act on for an error nobody foresaw."""
@@ -48,7 +50,7 @@ def changed(path: Path, before: os.stat_result) -> bool:
 def sha256_of(path: Path, extra: Sequence[Path] = ()) -> str:
     digest = hashlib.sha256()
     for p in (path, *extra):
-        with p.open("rb") as f:
+        with open_regular(p) as f:
             while chunk := f.read(1 << 20):
                 digest.update(chunk)
     return digest.hexdigest()
