@@ -20,7 +20,14 @@ import numpy as np
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
-from engine.ingest.safezip import check_archive, is_symlink, open_zip, read_member, shown
+from engine.ingest.safezip import (
+    check_archive,
+    count_entries,
+    is_symlink,
+    open_zip,
+    read_member,
+    shown,
+)
 from engine.packs.format import (
     COURSE,
     MANIFEST,
@@ -61,6 +68,8 @@ def read_pack(path: Path, limits: PackLimits | None = None) -> Pack:
                 f"{human_size(limits.max_pack_bytes)}"
             )
         try:
+            if count_entries(file, size, limits.max_parts) > limits.max_parts:
+                raise PackError(f"the pack holds more than {limits.max_parts} parts")
             zf = open_zip(file)
         except UnreadableFileError as e:
             raise PackError(f"not a course pack: {e}") from e
