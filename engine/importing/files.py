@@ -1,5 +1,5 @@
 """What the import pipeline asks of a file on disk: its content's hash, whether it changed
-while read, why it is not a regular file, and a reason a user can act on for a failure
+while read, and a reason a user can act on for a failure
 nobody foresaw."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ import errno
 import hashlib
 import os
 import sqlite3
-import stat
 from collections.abc import Sequence
 from pathlib import Path
+
+from engine.regular_files import open_regular
 
 
 def failure_reason(error: Exception) -> str:
@@ -24,26 +25,6 @@ def failure_reason(error: Exception) -> str:
         return f"disk full{where}; free some space and import again"
     text = str(error).splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {text}"[:200]
-
-
-def not_a_file(path: Path) -> str:
-    """Why ``path`` cannot be read as a file; found without opening it (a named pipe would
-    wait for a writer forever)."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return "broken link: its target is gone" if path.is_symlink() else "file not found"
-    except OSError as e:
-        return f"cannot read it: {e.strerror or e}"
-    if stat.S_ISDIR(mode):
-        return "a folder, not a file"
-    if stat.S_ISFIFO(mode):
-        return "not a regular file (a named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "not a regular file (a device)"
-    if stat.S_ISSOCK(mode):
-        return "not a regular file (a socket)"
-    return "not a regular file"
 
 
 def exists(path: Path) -> bool:
@@ -69,7 +50,7 @@ def changed(path: Path, before: os.stat_result) -> bool:
 def sha256_of(path: Path, extra: Sequence[Path] = ()) -> str:
     digest = hashlib.sha256()
     for p in (path, *extra):
-        with p.open("rb") as f:
+        with open_regular(p) as f:
             while chunk := f.read(1 << 20):
                 digest.update(chunk)
     return digest.hexdigest()

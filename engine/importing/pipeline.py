@@ -32,7 +32,7 @@ from engine.errors import (
 from engine.importing.dropping import Drops
 from engine.importing.embedding import Ahead, Embedding, with_context
 from engine.importing.estimate import document_plan, expected
-from engine.importing.files import changed, exists, failure_reason, not_a_file, sha256_of
+from engine.importing.files import changed, exists, failure_reason, sha256_of
 from engine.importing.linking import link_slides
 from engine.importing.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
 from engine.importing.progress import (
@@ -49,6 +49,7 @@ from engine.index.indexer import Indexer, SourceContent
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry
 from engine.plain_text import plural
+from engine.regular_files import regular_file
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 
@@ -288,10 +289,8 @@ class Pipeline:
         path = item.path
         if not storable(path):
             raise UnreadableFileError(BAD_NAME)
-        if not path.is_file():
-            raise UnreadableFileError(not_a_file(path))
+        stat = regular_file(path, named=False)  # the report shows the path beside the reason
         sidecar = ingest.find_sidecar(path) if item.kind in MEDIA else None
-        stat = path.stat()
         known = self.store.catalog.source_by_path(str(path))
         indexed = known if known is not None and known.status == SourceStatus.INDEXED else None
         if (

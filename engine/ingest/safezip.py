@@ -9,9 +9,11 @@ output is capped, because declared sizes can lie; only stored and deflated membe
 from __future__ import annotations
 
 import stat
+import struct
 import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
@@ -30,8 +32,8 @@ READABLE_COMPRESSION = frozenset(
 )
 
 
-def open_zip(path: Path) -> zipfile.ZipFile:
-    """Open a zip archive.
+def open_zip(path: Path | BinaryIO) -> zipfile.ZipFile:
+    """Open a zip archive (a file object given stays the caller's to close).
 
     Raises:
         UnreadableFileError: not a zip file, or the OS refuses to read it.
@@ -132,3 +134,53 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
     except _ZIP_ERRORS as e:
         raise UnreadableFileError(f"corrupt zip member: {shown(info.filename)}") from e
     return b"".join(chunks)
+
+
+_EOCD = struct.Struct("<4s4H2LH")  # end of central directory
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")
+_ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")
+_ENTRY = struct.Struct("<4s24x3H12x")  # a central directory entry: name, extra, comment lengths
+
+
+def _directory(f: BinaryIO, size: int) -> tuple[int, int]:
+    """Where the central directory starts and how long it is, from the end records."""
+    tail_at = max(0, size - _EOCD.size - 0xFFFF)
+    f.seek(tail_at)
+    tail = f.read(size - tail_at)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _EOCD.size:
+        raise UnreadableFileError("not a zip file (corrupt or truncated)")
+    *_, cd_size, cd_offset, _comment = _EOCD.unpack_from(tail, at)
+    locator = at - _ZIP64_LOCATOR.size
+    if locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
+        record = _ZIP64_LOCATOR.unpack_from(tail, locator)[2]
+        f.seek(record)
+        head = f.read(_ZIP64_EOCD.size)
+        if len(head) == _ZIP64_EOCD.size and head[:4] == b"PK\x06\x06":
+            *_, cd_size, cd_offset = _ZIP64_EOCD.unpack(head)
+    return cd_offset, cd_size
+
+
+def count_entries(f: BinaryIO, size: int, cap: int) -> int:
+    """How many entries the zip's central directory holds, counted in the file before
+    :mod:`zipfile` makes an object for each (46 bytes each, a 2 GB file could hold 46
+    million); stops counting past ``cap``. A directory that does not parse is left to
+    zipfile, which reads only as far as it parses.
+
+    Raises:
+        UnreadableFileError: no end record (not a zip file).
+    """
+    offset, length = _directory(f, size)
+    f.seek(offset)
+    count = used = 0
+    while used < length and count <= cap:
+        head = f.read(_ENTRY.size)
+        if len(head) < _ENTRY.size or head[:4] != b"PK\x01\x02":
+            break
+        names, extra, comment = _ENTRY.unpack(head)[1:]
+        skip = names + extra + comment
+        f.seek(skip, 1)
+        used += _ENTRY.size + skip
+        count += 1
+    f.seek(0)
+    return count

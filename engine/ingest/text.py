@@ -14,6 +14,7 @@ import charset_normalizer
 
 from engine.errors import UnreadableFileError
 from engine.plain_text import human_size
+from engine.regular_files import open_regular, regular_file
 
 log = logging.getLogger(__name__)
 
@@ -124,12 +125,9 @@ def check_file(path: Path, max_bytes: int) -> int:
     """Return the size of a file that is non-empty and within ``max_bytes``.
 
     Raises:
-        UnreadableFileError: missing, empty, or too large.
+        UnreadableFileError: missing, not a regular file, empty, or too large.
     """
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise UnreadableFileError(f"cannot read file: {e.strerror or e}") from e
+    size = regular_file(path, named=False).st_size
     if size == 0:
         raise UnreadableFileError("empty file")
     if size > max_bytes:
@@ -147,7 +145,7 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
     """
     check_file(path, max_bytes)
     try:
-        with path.open("rb") as f:
+        with open_regular(path, named=False) as f:
             # The file may have grown since stat(): never read more than the limit.
             data = f.read(max_bytes + 1)
     except OSError as e:

@@ -11,7 +11,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import UnreadableFileError
 from engine.pdfium_lock import PDFIUM_LOCK
+from engine.regular_files import open_regular
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +73,9 @@ def thumbnail_picture(thumbs: Path, name: str | None) -> Picture | None:
         return None
     path = thumbs / name
     try:
-        data = path.read_bytes()
-    except OSError:
+        with open_regular(path) as f:  # a pipe or a device in thumbs/ is never waited on
+            data = f.read()
+    except (OSError, UnreadableFileError):
         return None
     mime = "image/png" if path.suffix.lower() == ".png" else "image/jpeg"
     return Picture(data, mime, f"frame-{path.name}")

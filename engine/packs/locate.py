@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import CoursedexError, NotFoundError
+from engine.errors import CoursedexError, NotFoundError, UnreadableFileError
 from engine.library import Library
 from engine.packs.media import same_content
+from engine.regular_files import regular_file
 from engine.store import Source
 
 
@@ -26,8 +27,10 @@ def locate_file(library: Library, expected: str, file: Path) -> Source:
     chosen = file.expanduser().resolve()
     if str(chosen) == source.path:
         return source
-    if not chosen.is_file():
-        raise CoursedexError(f"{chosen} is not a file")
+    try:
+        regular_file(chosen)
+    except UnreadableFileError as e:
+        raise CoursedexError(str(e)) from None
     if source.sha256 is None or not same_content(
         chosen, source.sha256, source.size or chosen.stat().st_size, source.kind
     ):

@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import UnreadableFileError
 from engine.importing.files import sha256_of
 from engine.ingest import find_sidecar
 from engine.packs.format import PackSource
@@ -39,7 +40,7 @@ def same_content(path: Path, sha256: str, size: int, kind: SourceKind) -> bool:
         if not path.is_file() or path.stat().st_size != size:
             return False
         return content_hash(path, kind) == sha256
-    except OSError as e:
+    except (OSError, UnreadableFileError) as e:
         log.info("cannot read %s: %s", path, e)
         return False
 

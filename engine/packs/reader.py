@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import zipfile
 from pathlib import Path
 
@@ -19,7 +20,14 @@ import numpy as np
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
-from engine.ingest.safezip import check_archive, is_symlink, open_zip, read_member, shown
+from engine.ingest.safezip import (
+    check_archive,
+    count_entries,
+    is_symlink,
+    open_zip,
+    read_member,
+    shown,
+)
 from engine.packs.format import (
     COURSE,
     MANIFEST,
@@ -35,7 +43,8 @@ from engine.packs.format import (
     PackSource,
 )
 from engine.packs.parts import course_from, manifest_from, notes_from
-from engine.plain_text import human_size
+from engine.plain_text import human_size, printable
+from engine.regular_files import open_regular
 
 _MANIFEST_CAP = 16 * 1024**2
 
@@ -48,22 +57,26 @@ def read_pack(path: Path, limits: PackLimits | None = None) -> Pack:
     """
     limits = limits or PackLimits()
     try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise PackError(f"cannot read {path}: {e.strerror or e}") from e
-    if size > limits.max_pack_bytes:
-        raise PackError(
-            f"the pack is {human_size(size)}, more than the limit of "
-            f"{human_size(limits.max_pack_bytes)}"
-        )
-    try:
-        zf = open_zip(path)
+        file = open_regular(path)  # a device, a pipe or a folder is refused unread
     except UnreadableFileError as e:
-        raise PackError(f"not a course pack: {e}") from e
-    with zf:
-        infos = _members(zf, size, limits)
-        manifest = manifest_from(read_member(zf, _manifest(infos), _MANIFEST_CAP))
-        data = _parts(zf, infos, manifest, limits)
+        raise PackError(str(e)) from None
+    with file:
+        size = os.fstat(file.fileno()).st_size
+        if size > limits.max_pack_bytes:
+            raise PackError(
+                f"the pack is {human_size(size)}, more than the limit of "
+                f"{human_size(limits.max_pack_bytes)}"
+            )
+        try:
+            if count_entries(file, size, limits.max_parts) > limits.max_parts:
+                raise PackError(f"the pack holds more than {limits.max_parts} parts")
+            zf = open_zip(file)
+        except UnreadableFileError as e:
+            raise PackError(f"not a course pack: {e}") from e
+        with zf:
+            infos = _members(zf, size, limits)
+            manifest = manifest_from(read_member(zf, _manifest(infos), _MANIFEST_CAP))
+            data = _parts(zf, infos, manifest, limits)
     return _pack(manifest, data, limits)
 
 
@@ -140,18 +153,41 @@ def _parts(
     return data
 
 
+def _declared(data: bytes, name: str, dtype: type, dimension: int, rows: int) -> None:
+    """The array's header checked before anything is allocated: a header may claim 10^12
+    rows over a few bytes; what it declares must be what the course needs, in the bytes
+    that follow it."""
+    stream = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, declared = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran, declared = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"NPY version {version[0]}.{version[1]}")
+    except (ValueError, OSError, EOFError, SyntaxError) as e:
+        raise PackError(f"{name} is not a plain NPY array ({printable(str(e))[:200]})") from None
+    if declared.hasobject:
+        raise PackError(f"{name} is not a plain NPY array (it holds Python objects)")
+    if declared != np.dtype(dtype) or fortran or len(shape) != 2:
+        raise PackError(f"{name} is not a 2-D {np.dtype(dtype).name} array")
+    if tuple(shape) != (rows, dimension):
+        raise PackError(
+            f"{name} holds {shape[0]} x {shape[1]} numbers; the course needs {rows} x {dimension}"
+        )
+    if len(data) - stream.tell() != rows * dimension * declared.itemsize:
+        raise PackError(f"{name} is not a plain NPY array (its data is not its header's size)")
+
+
 def _matrix(data: bytes, name: str, dtype: type, dimension: int, rows: int) -> np.ndarray:
+    _declared(data, name, dtype, dimension, rows)
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as e:
         raise PackError(f"{name} is not a plain NPY array ({e})") from None
-    if not isinstance(array, np.ndarray) or array.dtype != np.dtype(dtype) or array.ndim != 2:
+    if not isinstance(array, np.ndarray) or array.shape != (rows, dimension):
         raise PackError(f"{name} is not a 2-D {np.dtype(dtype).name} array")
-    if array.shape != (rows, dimension):
-        raise PackError(
-            f"{name} holds {array.shape[0]} x {array.shape[1]} numbers; the course needs "
-            f"{rows} x {dimension}"
-        )
     if not np.isfinite(array).all():
         raise PackError(f"{name} holds numbers that are not finite")
     return array

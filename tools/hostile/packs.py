@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import stat
 import struct
 import sys
@@ -216,6 +217,24 @@ def generate(good: Path, out: Path) -> list[HostilePack]:
         with path.open("wb") as f:
             f.truncate(3 * 1024**3)  # sparse: no disk used
 
+    case(
+        "dev-zero.cdxpack",
+        "a link to /dev/zero (endless bytes: read whole, it takes all memory)",
+        r"dev-zero\.cdxpack is not a regular file \(a device\)",
+        lambda p: os.symlink("/dev/zero", p),
+    )
+    case(
+        "fifo.cdxpack",
+        "a named pipe nothing writes to (opened to read, it waits forever)",
+        r"fifo\.cdxpack is not a regular file \(a named pipe\)",
+        os.mkfifo,
+    )
+    case(
+        "folder.cdxpack",
+        "a folder named like a pack",
+        r"folder\.cdxpack is a folder, not a file",
+        lambda p: p.mkdir(),
+    )
     case("3GB.cdxpack", "a pack of 3 GB", r"the pack is 3 GB, more than the limit of 2 GB", sparse)
     newer = {**_manifest(parts), "version": 99}
     case(
@@ -253,6 +272,18 @@ def generate(good: Path, out: Path) -> list[HostilePack]:
         "vectors.npy listed but gone",
         r"the pack is incomplete: vectors\.npy is missing",
         lambda p: _write(p, lost, rehash=False),
+    )
+    vectors_header = io.BytesIO()
+    dimension = np.load(io.BytesIO(parts["vectors.npy"])).shape[1]
+    np.lib.format.write_array_header_1_0(
+        vectors_header, {"descr": "<f4", "fortran_order": False, "shape": (10**12, dimension)}
+    )
+    claims_rows = {**parts, "vectors.npy": vectors_header.getvalue() + b"\0" * 4 * dimension}
+    case(
+        "npy-10-12-rows.cdxpack",
+        "vectors.npy whose header claims 10^12 rows (a few bytes follow)",
+        r"vectors\.npy holds 1000000000000 x \d+ numbers; the course needs \d+ x \d+",
+        lambda p: _write(p, claims_rows, rehash=True),
     )
     pickled = {**parts, "vectors.npy": _npy(np.array([{"x": 1}], dtype=object), pickle=True)}
     case(
