@@ -147,7 +147,7 @@ MIN_TICKS = 250 * len(LONG_TOPICS)  # 5-ms timer ticks while it runs
 
 @pytest.fixture(scope="module")
 def long_lecture(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 2.2-minute narrated lecture of two slides (espeak-ng speech, real words)."""
+    """A 2.5-minute narrated lecture of two slides (espeak-ng speech, real words)."""
     folder = tmp_path_factory.mktemp("long") / "Long lecture"
     folder.mkdir()
     make_long_lecture(folder / "lecture.mp4", folder.parent / "pictures", LONG_TOPICS)
