@@ -283,7 +283,7 @@ _LONG_SENTENCES = (
 def make_long_lecture(
     path: Path, pictures: Path, topics: Sequence[str] = LONG_LECTURE_TOPICS
 ) -> list[int]:
-    """An 11-minute narrated lecture: ten 640x360 slides of about a minute of real speech
+    """A 12.5-minute narrated lecture: ten 640x360 slides of 75 s of real speech
     each, at 5 frames/s (for tests and benchmarks of long imports); fewer ``topics``, fewer
     minutes. ``pictures`` is a folder for the slide images. Returns the start of each slide,
     in ms."""
