@@ -197,8 +197,10 @@ def make_lecture_video(
             audio_list = tmp / "audio.txt"
             audio_list.write_text("".join(f"file '{w}'\n" for w in wavs))
             audio_args = ["-f", "concat", "-safe", "0", "-i", str(audio_list)]
+        # Pixel format first: each picture is converted once, then repeated at ``fps`` (the
+        # other way round converted every repeated frame; the file's bytes are the same).
         encode = [
-            "-vf", f"fps={fps},format=yuv420p", "-c:v", "libx264", "-preset", "veryfast",
+            "-vf", f"format=yuv420p,fps={fps}", "-c:v", "libx264", "-preset", "veryfast",
             "-crf", str(crf), "-tune", "stillimage", "-g", str(fps * 10),
             "-bitexact", "-map_metadata", "-1",
         ]  # fmt: skip
