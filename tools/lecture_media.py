@@ -197,8 +197,10 @@ def make_lecture_video(
             audio_list = tmp / "audio.txt"
             audio_list.write_text("".join(f"file '{w}'\n" for w in wavs))
             audio_args = ["-f", "concat", "-safe", "0", "-i", str(audio_list)]
+        # Pixel format first: each picture is converted once, then repeated at ``fps`` (the
+        # other way round converted every repeated frame; the file's bytes are the same).
         encode = [
-            "-vf", f"fps={fps},format=yuv420p", "-c:v", "libx264", "-preset", "veryfast",
+            "-vf", f"format=yuv420p,fps={fps}", "-c:v", "libx264", "-preset", "veryfast",
             "-crf", str(crf), "-tune", "stillimage", "-g", str(fps * 10),
             "-bitexact", "-map_metadata", "-1",
         ]  # fmt: skip
@@ -257,23 +259,41 @@ LONG_LECTURE_TOPICS = (
 )  # fmt: skip
 
 
+# What is said over each slide of the long lecture, one sentence each, all different: the
+# same four said four times over sent Whisper through its fallback temperatures (a repeated
+# window compresses too well), ~4x the CPU of transcribing varied speech.
+_LONG_SENTENCES = (
+    "This part of the lecture is about {topic}.",
+    "We look at how {topic} works on a small example and then on a large one.",
+    "Write down each step, check it against the slide, and ask why it is correct.",
+    "The running time of {topic} depends on the input and on the data structure.",
+    "Last week a student asked whether {topic} still helps when memory is scarce.",
+    "The answer depends on the machine, so we will measure before we guess.",
+    "Draw a picture of the first three steps on paper before reading any code.",
+    "Notice which values change and which ones stay fixed from one line to the next.",
+    "A common mistake is to forget the empty case, so test that one first.",
+    "Textbooks often hide this detail in a footnote near the end of the chapter.",
+    "Try to explain {topic} to a friend in two sentences without any jargon.",
+    "If the explanation feels hard, go back to the example and change one number.",
+    "Our homework asks for a proof, a program, and a short table of timings.",
+    "Bring questions to the office hour on Thursday afternoon in room twelve.",
+    "Next time we compare {topic} with another method on the same problem.",
+    "Before then, read the notes and finish the exercises at the end of section {part}.",
+)
+
+
 def make_long_lecture(
     path: Path, pictures: Path, topics: Sequence[str] = LONG_LECTURE_TOPICS
 ) -> list[int]:
-    """An 11-minute narrated lecture: ten 640x360 slides of about a minute of real speech
+    """A 12.5-minute narrated lecture: ten 640x360 slides of 75 s of real speech
     each, at 5 frames/s (for tests and benchmarks of long imports); fewer ``topics``, fewer
     minutes. ``pictures`` is a folder for the slide images. Returns the start of each slide,
     in ms."""
     pictures.mkdir(parents=True, exist_ok=True)
     clips = []
     for i, topic in enumerate(topics):
-        sentences = [
-            f"This part of the lecture is about {topic}.",
-            f"We look at how {topic} works on a small example and then on a large one.",
-            "Write down each step, check it against the slide, and ask why it is correct.",
-            f"The running time of {topic} depends on the input and on the data structure.",
-        ]
+        said = " ".join(s.format(topic=topic, part=i + 1) for s in _LONG_SENTENCES)
         picture = pictures / f"slide-{i:02d}.png"
         image = slide_image([topic.title(), f"Part {i + 1}"], picture, size=(640, 360))
-        clips.append(Clip(image, " ".join(sentences * 4), seconds=60.0))
+        clips.append(Clip(image, said, seconds=60.0))
     return make_lecture_video(path, clips, fps=5)

@@ -168,11 +168,18 @@ def test_one_error_names_its_file_cut_in_the_middle(
 
 # --- item 6: removing what is being imported ---------------------------------------------
 
-TALK = " ".join(
-    f"Lecture part {i}: a sorting algorithm puts the items of a list in order, and merge sort "
-    "does it by splitting the list in halves and merging the sorted halves."
-    for i in range(4)
-)  # about half a minute of speech: the import is still busy with it when the video stops
+# About half a minute of speech: the import is still busy with it when the video stops. Four
+# different sentences (one said four times sent Whisper through its fallback temperatures).
+TALK = (
+    "A sorting algorithm puts the items of a list in order, and merge sort does it by "
+    "splitting the list in halves and merging the sorted halves. "
+    "Insertion sort takes one card at a time and slides it left until the hand is ordered "
+    "again, which is quick for a list that is almost sorted. "
+    "Quicksort chooses a pivot, moves the smaller keys before it and the larger ones after it, "
+    "then sorts both sides the same way. "
+    "Counting sort never compares two keys: it counts how often each small number occurs and "
+    "writes them out in order."
+)
 
 
 @pytest.fixture(scope="module")
