@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError, OutputExistsError
+from engine.regular_files import file_kind
 
 if TYPE_CHECKING:
     from engine.library import Library
@@ -54,7 +55,7 @@ def check_output(dest: Path, library: Library | None = None, *, force: bool = Fa
     except OSError as e:
         raise CoursedexError(f"cannot write {dest}: {e.strerror or e}") from e
     if not stat.S_ISREG(mode):
-        raise CoursedexError(f"will not write {dest}: it is {_kind(mode)}, not a regular file")
+        raise CoursedexError(f"will not write {dest}: it is {file_kind(mode)}, not a regular file")
     if not force:
         raise OutputExistsError(f"{dest} already exists")
     return target
@@ -84,15 +85,3 @@ def write_failed(dest: Path, e: OSError) -> CoursedexError:
     """The one line for an export that could not be written: a full disk says so."""
     why = "the disk is full" if e.errno in _FULL else (e.strerror or str(e))
     return CoursedexError(f"cannot write {dest}: {why}")
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a special file"

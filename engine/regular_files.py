@@ -32,16 +32,24 @@ def not_a_file(path: Path) -> str:
     return _kind(mode)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, in words: "a folder", "a named pipe"..."""
     if stat.S_ISDIR(mode):
-        return "a folder, not a file"
+        return "a folder"
     if stat.S_ISFIFO(mode):
-        return "not a regular file (a named pipe)"
+        return "a named pipe"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "not a regular file (a device)"
+        return "a device"
     if stat.S_ISSOCK(mode):
-        return "not a regular file (a socket)"
-    return "not a regular file"
+        return "a socket"
+    return "a special file"
+
+
+def _kind(mode: int) -> str:
+    kind = file_kind(mode)
+    if kind == "a folder":
+        return "a folder, not a file"
+    return "not a regular file" if kind == "a special file" else f"not a regular file ({kind})"
 
 
 def _refusal(path: Path, reason: str, named: bool) -> UnreadableFileError:
