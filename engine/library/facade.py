@@ -104,7 +104,7 @@ class Library(NoteTaking):
         # Before a file in another language is embedded, the library's embedder may switch.
         # (A library given its embedder keeps it.)
         self.fit = EmbedderFit(
-            lambda: self._config, self.models, self.embedder, self._rebuild, own_embedder
+            lambda: self._config, self.models, self._embedder_name, self._rebuild, own_embedder
         )
         self.pipeline = Pipeline(
             self.store,
@@ -153,8 +153,7 @@ class Library(NoteTaking):
         opened: list[Library] = []
 
         def load() -> Embedder:
-            recorded = opened[0].embedder_id if opened else None
-            name = embedder or (recorded.split("@", 1)[0] if recorded else config.embedder)
+            name = embedder or (opened[0]._embedder_name() if opened else config.embedder)
             return models.load_embedder(name, config.threads)
 
         library = cls(Path(folder), config, load, models=models, own_embedder=embedder is None)
@@ -171,6 +170,12 @@ class Library(NoteTaking):
         Settings dialog's OK). An import already running keeps the settings it started with.
         The embedding model is not among them: switching it is :meth:`reindex`."""
         self._config = config
+
+    def _embedder_name(self) -> str:
+        """The embedder the library's vectors come from, else the one it will load first
+        (what :meth:`open_own` loads)."""
+        recorded = self.embedder_id
+        return recorded.split("@", 1)[0] if recorded else self._config.embedder
 
     def _embedding(self) -> Embedding:
         """How segments are embedded under the current settings."""

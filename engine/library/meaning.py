@@ -45,7 +45,7 @@ class EmbedderFit:
         self,
         config: Callable[[], EngineConfig],
         registry: ModelRegistry,
-        current: Callable[[], Embedder],
+        current: Callable[[], str],
         rebuild: Rebuild,
         enabled: bool = True,
     ) -> None:
@@ -103,10 +103,9 @@ class EmbedderFit:
         return self(needs, cancel=cancel) if needs is not None else ""
 
     def _english_only(self) -> bool:
-        """The library's embedder is one the registry knows to read English only (one that
-        cannot load: nothing to switch from, search falls back to keywords)."""
+        """The library's embedder (by name: nothing is loaded to ask) is one the registry
+        knows to read English only."""
         try:
-            name = self._current().name
-            return not self._registry.spec(name).multilingual
-        except ModelError:
+            return not self._registry.spec(self._current()).multilingual
+        except ModelError:  # not one it knows: the user's own, kept
             return False
