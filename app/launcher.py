@@ -28,6 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: list[str]) -> int:
     link = _link_to_open(args)
     if link is not None:
+        refused = _refused(args[link])
+        if refused:
+            print(f"coursedex: cannot open the link: {refused}", file=sys.stderr)
+            return 1
         from app.main import run
 
         return run(["--open", args[link], *_window_options(args)])
@@ -55,6 +59,19 @@ def _link_to_open(args: Sequence[str]) -> int | None:
         if arg.lower().startswith("coursedex:") and (i == 0 or args[i - 1] == "open"):
             return i
     return None
+
+
+def _refused(link: str) -> str:
+    """Why the window would refuse ``link`` whatever the library holds (not a link, a value
+    that is no moment: ``t=¹²``, ``t=1:99``), one line; "" for a link it can try. Said here,
+    so that the command fails rather than open a window that only says so."""
+    from engine.api import CoursedexError, parse_link, printable
+
+    try:
+        parse_link(link)
+    except CoursedexError as e:
+        return printable(str(e))
+    return ""
 
 
 def _window_options(args: Sequence[str]) -> list[str]:

@@ -6,7 +6,7 @@ passed ``math.isfinite`` and then ``seconds * 1000`` overflowed, a segment id of
 SQLite ("Python int too large to convert to SQLite INTEGER"). Only ASCII digits are digits:
 ``'²'.isdigit()`` is true and ``int('²')`` fails, while ``int()`` reads fullwidth digits (U+FF11)
 and Arabic-Indic ones; a link typed or pasted must mean the same to every program that
-reads it.
+reads it. A clock's minutes and seconds go to 59: ``00:99`` is no time, not 01:39.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ MAX_THREADS = 256  # CPU threads for a model
 
 _DECIMAL = re.compile(r"\d{1,12}(?:\.\d{0,9})?|\.\d{1,9}", re.ASCII)
 _CLOCK = re.compile(r"(?:(\d{1,6}):)?(\d{1,2}):(\d{1,2}(?:\.\d{0,9})?)", re.ASCII)
+_UNIT = re.compile(r"\s*(?:s|secs?|seconds?)\Z")  # "83s", "90 s", "90 seconds"
 _SHOWN = 40  # characters of a bad value quoted back
 
 
@@ -50,14 +51,16 @@ def whole(value: object, name: str, low: int = 1, high: int = MAX_COUNT) -> int:
 
 def seconds_ms(value: object, name: str, high: float = MAX_SECONDS) -> int:
     """Seconds as whole milliseconds, from a number (an MCP argument) or from text as a person
-    types it: ``83``, ``83.5``, ``83s``, ``1:23``, ``1:02:03``; ``0..high`` seconds.
+    types it: ``83``, ``83.5``, ``83s``, ``90 seconds``, ``1:23``, ``1:02:03``; ``0..high``
+    seconds. Every clock in the engine and the window is read here.
 
     Raises:
-        NumberError: not such a time, not finite, negative or beyond ``high``.
+        NumberError: not such a time, a clock past 59 minutes or seconds, not finite,
+            negative or beyond ``high``.
     """
     seconds = math.nan
     if isinstance(value, str):
-        seconds = _typed_seconds(value)
+        seconds = _typed_seconds(value, name)
     elif isinstance(value, int | float) and not isinstance(value, bool):
         seconds = float(value) if abs(value) <= 2 * high else math.inf  # no int overflow
     if not (math.isfinite(seconds) and 0 <= seconds <= high):
@@ -68,13 +71,23 @@ def seconds_ms(value: object, name: str, high: float = MAX_SECONDS) -> int:
     return round(seconds * 1000)
 
 
-def _typed_seconds(value: str) -> float:
-    text = value.strip().lower().removesuffix("s")
+def _typed_seconds(value: str, name: str) -> float:
+    """Seconds, NaN for text that is not a time.
+
+    Raises:
+        NumberError: a clock whose minutes or seconds pass 59.
+    """
+    text = _UNIT.sub("", value.strip().lower())
     clock = _CLOCK.fullmatch(text)
-    if clock:
-        h, m, s = clock.groups()
-        return int(h or 0) * 3600 + int(m) * 60 + float(s)
-    return float(text) if _DECIMAL.fullmatch(text) else math.nan
+    if clock is None:
+        return float(text) if _DECIMAL.fullmatch(text) else math.nan
+    h, m, s = clock.groups()
+    if int(m) > 59 or float(s) >= 60:
+        raise NumberError(
+            f"{name} must be a clock whose minutes and seconds are 00 to 59 (1:02:03), "
+            f"not {_shown(value)}"
+        )
+    return int(h or 0) * 3600 + int(m) * 60 + float(s)
 
 
 def _shown(value: object) -> str:

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
-from engine.api import clock
+from engine.api import NumberError, clock, seconds_ms
 
-_CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
-_SECONDS = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:s|sec|seconds?)?$")
 PROMPT = "Go to (for example 1:30, 90 s or 1:02:03):"
 
 
 def parse_time(text: str) -> int | None:
-    """Milliseconds for ``text`` (h:mm:ss, m:ss or seconds); None when it is not a time."""
-    text = text.strip().lower()
-    found = _CLOCK.match(text)
-    if found is not None:
-        hours, minutes, seconds = found.groups()
-        return round((int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)) * 1000)
-    found = _SECONDS.match(text)
-    if found is not None:
-        return round(float(found.group(1)) * 1000)
-    return None
+    """Milliseconds for ``text`` (h:mm:ss, m:ss or seconds, read as links and notes read
+    them); None when it is not a time."""
+    try:
+        return seconds_ms(text, "the time")
+    except NumberError:
+        return None
 
 
 def ask_time(parent: QWidget, position_ms: int, duration_ms: int) -> int | None:

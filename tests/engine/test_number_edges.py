@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -18,6 +19,7 @@ from engine.integrations.mcp_server import build_server
 from engine.library import Library
 from engine.numbers import MAX_COUNT, MAX_SECONDS, NumberError, seconds_ms, whole
 from tests.conftest import MixedCourse
+from tools.hostile.exact import BAD_CLOCKS, GOOD_CLOCKS
 from tools.hostile.queries import BAD_LINK_NUMBERS, BAD_TOOL_ARGUMENTS
 
 
@@ -26,6 +28,36 @@ def test_a_link_number_at_the_edge_is_a_link_error(value: str) -> None:
     name = value.split("=")[0]
     with pytest.raises(LinkError, match=f"^{name} must be a"):
         parse_link(f"coursedex://open?source=/a.mp4&{value}")
+
+
+@pytest.mark.parametrize("clock", BAD_CLOCKS)
+def test_a_clock_past_59_minutes_or_seconds_is_refused(clock: str) -> None:
+    """Issue 34, item 10: ``00:99`` was read as 01:39 and ``t=1:99:99`` as 9639 s."""
+    with pytest.raises(NumberError, match=r"^the time "):
+        seconds_ms(clock, "the time")
+    with pytest.raises(LinkError, match=r"^t "):
+        parse_link(f"coursedex://open?source=/a.mp4&t={quote(clock)}")
+
+
+@pytest.mark.parametrize(("clock", "ms"), GOOD_CLOCKS)
+def test_a_clock_up_to_59_reads(clock: str, ms: int) -> None:
+    assert seconds_ms(clock, "t") == ms
+    assert parse_link(f"coursedex://open?source=/a.mp4&t={quote(clock)}").start_ms == ms
+
+
+def test_notes_add_refuses_a_clock_past_59(
+    built_library_dir: Path,
+    models_dir: Path,
+    mixed_course: MixedCourse,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--library", str(built_library_dir), "--models", str(models_dir), "notes", "add"]
+    for clock in ("00:99", "1:99:99", "0:60"):
+        with pytest.raises(SystemExit) as exit_:
+            main([*argv, str(mixed_course.lecture), "--at", clock, "a note"])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "minutes and seconds" in err and "Traceback" not in err, err
 
 
 def test_numbers_in_range_still_read() -> None:
