@@ -17,7 +17,8 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, ToolAnnotations
 
 from engine import __version__
 from engine.errors import CoursedexError, NotFoundError
@@ -35,7 +36,7 @@ from engine.integrations.mcp_stdio import AnsweringServer
 from engine.integrations.url_import import result_origin
 from engine.library import Library
 from engine.notes import note_json
-from engine.numbers import MAX_ID, seconds_ms, whole
+from engine.numbers import MAX_ID, NumberError, seconds_ms, whole
 from engine.search import SearchFilters, SearchResult
 from engine.store import SegmentRow, Source
 from engine.types import SegmentKind
@@ -70,11 +71,12 @@ class CoursedexTools:
         kind: list[str] | None = None,
     ) -> dict[str, Any]:
         kinds = tuple(SegmentKind(k) for k in kind or ())
+        limit = whole(limit, "limit", 1, MAX_LIMIT)  # the README's range: refused outside it
         if course:
             self.library.course(course)  # NotFoundError names a course that is not there
         outcome = self.library.search(
             query,
-            limit=max(1, min(limit, MAX_LIMIT)),
+            limit=limit,
             filters=SearchFilters(kinds=kinds, course=course or None),
         )
         return {
@@ -253,6 +255,10 @@ def build_server(library: Library) -> MCPServer:
             kind: only these kinds: transcript, screen, slide, code, note, or bookmark
                 (the user's own notes).
         """
+        try:
+            whole(limit, "limit", 1, MAX_LIMIT)
+        except NumberError as e:  # a request the schema's caller got wrong: the protocol's error
+            raise MCPError(INVALID_PARAMS, str(e)) from e
         return _guarded(tools.search)(query, limit, course, kind)
 
     @server.tool(annotations=_READ_ONLY)

@@ -23,6 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from engine.config import ChunkingConfig, EngineConfig
 from engine.errors import CoursedexError
@@ -167,7 +169,10 @@ anything = st.one_of(
     tool=st.sampled_from(["get_transcript", "get_context", "search", "list_courses", "list_notes"]),
     arguments=st.dictionaries(
         st.sampled_from(
-            ["source", "t", "before", "after", "segment_id", "around", "query", "course", "kind"]
+            [
+                *("source", "t", "before", "after", "segment_id", "around"),
+                *("query", "limit", "course", "kind"),
+            ]
         ),
         anything,
         max_size=5,
@@ -192,6 +197,8 @@ def test_any_mcp_arguments_give_a_result_or_a_reason(
     except ToolError as e:
         assert not isinstance(e, UnexpectedToolError), repr(e.__cause__)
         assert "the tool failed" not in str(e), str(e)
+    except MCPError as e:  # a search limit outside 1-50: the protocol's "Invalid params"
+        assert e.code == INVALID_PARAMS and str(e).startswith("limit must be"), str(e)
 
 
 # --- a user's notes: any text at any place --------------------------------------------------

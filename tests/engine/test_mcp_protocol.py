@@ -1,7 +1,10 @@
 """Issue 25, item 5: ``coursedex mcp`` over a real stdio pipe answers every line. Malformed
 JSON and a request cut short got no reply at all (JSON-RPC 2.0 wants -32700 "Parse error",
 id null); a path with ``..`` in it was "not in this library" although it named a file of the
-library (one that leads out of it stays unknown)."""
+library (one that leads out of it stays unknown).
+
+Issue 34, item 10: a ``search`` limit outside the README's 1-50 (-1, 10^30) was clamped
+without a word; it is a JSON-RPC error, -32602 "Invalid params", that names the range."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import MixedCourse
+from tools.hostile.exact import BAD_SEARCH_LIMITS
 from tools.hostile.queries import BAD_MCP_LINES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,6 +115,29 @@ def test_every_line_gets_an_answer_and_paths_are_normalised(
         assert peer.process.stdin is not None
         peer.process.stdin.close()
         _parse_error(peer.reply())
+    finally:
+        code, err = peer.finish()
+    assert code == 0, err
+    assert "Traceback" not in err, err
+
+
+def test_a_search_limit_outside_1_to_50_is_a_json_rpc_error(
+    built_library_dir: Path, models_dir: Path
+) -> None:
+    peer = Peer(built_library_dir, models_dir)
+    try:
+        assert peer.ask(INITIALIZE)["result"]["serverInfo"]["name"] == "coursedex"
+        peer.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        for n, limit in enumerate(BAD_SEARCH_LIMITS, start=2):
+            params = {"name": "search", "arguments": {"query": "hippopotamus", "limit": limit}}
+            reply = peer.ask({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
+            assert reply["id"] == n and "result" not in reply, (limit, reply)
+            assert reply["error"]["code"] == -32602, (limit, reply)
+            assert "limit must be a number from 1 to 50" in reply["error"]["message"], reply
+        for n, limit in ((20, 1), (21, 50)):
+            found = peer.call(n, "search", {"query": "hippopotamus", "limit": limit})
+            assert not found["isError"], found
+            assert 1 <= len(found["structuredContent"]["results"]) <= limit, found
     finally:
         code, err = peer.finish()
     assert code == 0, err
