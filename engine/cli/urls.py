@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from engine.api import (
     WEB_COURSE,
+    Cancelled,
     FetchProgress,
     FileResult,
     IngestProgress,
@@ -30,7 +31,8 @@ def ingest_all(
 ) -> IngestReport:
     """Files and folders as ``ingest`` always did; each URL fetched into the library's media
     folder (in ``--course``, else "From the web") and indexed; a page that cannot be
-    fetched is an error of its own with the reason, and the rest go on."""
+    fetched is an error of its own with the reason, and the rest go on. ``cancel`` set
+    during a download: that URL is "cancelled" and the rest are not fetched."""
     library = ctx.library()
     paths = [t for t in targets if not is_url(t)]
     report = (
@@ -56,6 +58,9 @@ def ingest_all(
             reason = str(e).removeprefix(f"cannot import {url}: ")
             report.files.append(FileResult(url, Outcome.ERROR, reason))
             continue
+        except Cancelled:  # a signal: the command ends with its status (130, 143), not 1
+            report.files.append(FileResult(url, Outcome.CANCELLED, "stopped while fetching"))
+            break
         finally:
             report.seconds += time.monotonic() - started
             if sys.stderr.isatty():

@@ -3,7 +3,11 @@ signals sent to a real ``coursedex`` process once it reports progress. Before: a
 went on after SIGINT and exited 0 (started with SIGINT ignored, as a script's ``&`` does) or
 printed a KeyboardInterrupt traceback; SIGTERM killed ``ingest`` outright and left the file
 it was reading marked "indexing". Now: exit 130 or 143, the library as it was (re-index) or
-resumable (ingest), nothing "indexing", and a later run completes."""
+resumable (ingest), nothing "indexing", and a later run completes.
+
+Issue 34, item 10: a signal during a URL download exited 1 (the download's "stopped
+fetching" reached the command as an error); it is 130 or 143 like any other stop, and
+nothing of the download stays."""
 
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ import pytest
 from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
+from tests.web_site import clear_proxies, serve_site
 
 REPO = Path(__file__).resolve().parents[2]
 WORDS = ("merge", "sort", "stable", "heap", "quick", "array", "pivot", "partition", "tree")
@@ -167,3 +172,26 @@ def test_a_signal_stops_ingest_and_leaves_nothing_indexing(
     with Library.open(library, EngineConfig(), lambda: embedder) as lib:
         assert {s.status.value for s in lib.sources()} == {"indexed"}
         assert len(lib.sources()) == 3
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_a_url_download_with_its_status(
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch, signum: signal.Signals
+) -> None:
+    clear_proxies(monkeypatch)  # the child inherits them
+    library = tmp_path / "lib"
+    with serve_site(tmp_path / "site") as site:  # /endless.mp4 never ends
+        argv = ["--library", str(library), "--models", str(models_dir), "ingest"]
+        command = Command(*argv, f"{site}/endless.mp4", "--json")
+        deadline = time.monotonic() + 600  # a limit so a broken command fails, not hangs
+        while not [p for p in (library / "media").rglob("*") if p.is_file()]:
+            assert command.process.poll() is None, command.err
+            assert time.monotonic() < deadline, command.err
+            time.sleep(0.05)
+        command.process.send_signal(signum)
+        code, out, err = command.finish()
+    assert code == STATUS[signum], err
+    assert "Traceback" not in err, err
+    (fetched,) = json.loads(out)["files"]
+    assert (fetched["path"], fetched["outcome"]) == (f"{site}/endless.mp4", "cancelled"), out
+    assert not [p for p in (library / "media").rglob("*") if p.is_file()]
