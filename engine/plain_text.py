@@ -1,13 +1,16 @@
 """Plain text helpers that import nothing of ours, so every layer can use them: counts as
 words (``3 files``), a capitalised message, times (``mm:ss``), sizes (``1.5 KB``), and text made
-safe to print (control characters escaped or masked, lone surrogates replaced). What turns the
+safe to print or to write in a page (control characters escaped or masked, lone surrogates
+replaced). What turns the
 engine's results into text sits above search, in :mod:`engine.formatting`."""
 
 from __future__ import annotations
 
+import html
 import re
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 but tab and newline, DEL, C1
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -47,10 +50,25 @@ def printable(text: str) -> str:
     cursor or fake an output line."""
     if text.isprintable():
         return text
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-        for ch in text
-    )
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def controls_escaped(text: str) -> str:
+    """``text`` with its control characters (C0 but tab and newline, DEL, C1: ESC, BEL, CSI)
+    written as :func:`printable` writes them, for a file a person reads (a handout): shown
+    in a terminal it cannot run them, and HTML does not allow them. The other characters a
+    terminal line escapes (a no-break space, a joiner, a line separator) are text there."""
+    return _CONTROLS.sub(lambda found: _escape(found.group()), text)
+
+
+def html_text(text: str) -> str:
+    """``text`` for an HTML page (a handout, a flashcard): its control characters as
+    :func:`controls_escaped` writes them, then ``<``, ``>``, ``&`` and quotes as entities."""
+    return html.escape(controls_escaped(text), quote=True)
+
+
+def _escape(ch: str) -> str:
+    return ch.encode("unicode_escape", "backslashreplace").decode("ascii")
 
 
 def masked(text: str) -> str:

@@ -21,7 +21,6 @@ this library or a rebuilt one, gives the same guids, and Anki updates those card
 from __future__ import annotations
 
 import hashlib
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from engine.integrations import documents
 from engine.integrations.links import make_link
 from engine.integrations.pictures import Picture, page_picture, thumbnail_picture
 from engine.notes import Note, Place
-from engine.plain_text import clock
+from engine.plain_text import clock, html_text
 from engine.store import Source
 from engine.types import SourceKind, SourceStatus, Timing
 
@@ -96,7 +95,7 @@ def note_cards(library: Library, course: str) -> list[Card]:
         cards.append(
             Card(
                 ("note", *spot, str(seen[spot])),
-                front=f"{_e(note.text)}<div class=from>{_e(title)}</div>",
+                front=f"{html_text(note.text)}<div class=from>{html_text(title)}</div>",
                 back=back,
                 where=where,
                 picture=picture,
@@ -124,7 +123,7 @@ def _answer(
     place = note.place
     if source is None:
         gone = note.last_path or note.source_title or "its file"
-        return "", _e(f"{Path(gone).name} (no longer in the library)"), None, None
+        return "", html_text(f"{Path(gone).name} (no longer in the library)"), None, None
     link = make_link(
         source.path,
         start_ms=place.at_ms,
@@ -139,7 +138,7 @@ def _answer(
         said = _sentence_at(spoken[source.path], place.at_ms)
         picture, slide = _on_screen(library, source, place.at_ms)
         where = _where(link, f"{source.title} at {clock(place.at_ms)}")
-        return (f"<p>{_e(said)}</p>" if said else ""), where, picture, slide
+        return (f"<p>{html_text(said)}</p>" if said else ""), where, picture, slide
     if place.page is not None:
         page = next(
             (p for p in documents.slide_pages(library.store, source) if p.page == place.page),
@@ -148,12 +147,17 @@ def _answer(
         body = _body(page.text, page.title) if page else ""
         picture = page_picture(Path(source.path), source.sha256 or "", place.page, 640)
         where = _where(link, f"{source.title}, slide {place.page}")
-        return (f"<p>{_e(body)}</p>" if body else ""), where, picture, (place.sha256, place.page)
+        return (
+            (f"<p>{html_text(body)}</p>" if body else ""),
+            where,
+            picture,
+            (place.sha256, place.page),
+        )
     if place.line is not None:
         lines = _lines_at(library, source, place.path_in_archive, place.line)
         name = place.path_in_archive or Path(source.path).name
         where = _where(link, f"{name}, line {place.line}")
-        return (f"<pre>{_e(lines)}</pre>" if lines else ""), where, None, None
+        return (f"<pre>{html_text(lines)}</pre>" if lines else ""), where, None, None
     return "", _where(link, source.title), None, None
 
 
@@ -230,8 +234,8 @@ def _slide_card(
     body = said or _body(page.text, title)
     return Card(
         ("slide", deck.sha256 or deck.path, str(page.page)),
-        front=f"{_e(title)}<div class=from>{_e(deck.title)}, slide {page.page}</div>",
-        back=f"<p>{_e(body)}</p>" if body else "",
+        front=f"{html_text(title)}<div class=from>{html_text(deck.title)}, slide {page.page}</div>",
+        back=f"<p>{html_text(body)}</p>" if body else "",
         where=_where(link, where),
         picture=page_picture(Path(deck.path), deck.sha256 or "", page.page, 640),
         slide=(deck.sha256 or "", page.page),
@@ -252,8 +256,4 @@ def _words(text: str) -> str:
 
 
 def _where(link: str, text: str) -> str:
-    return f'<a href="{_e(link)}">{_e(text)}</a>'
-
-
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+    return f'<a href="{html_text(link)}">{html_text(text)}</a>'

@@ -16,7 +16,6 @@ with its print stylesheet, gives the faithful PDF.
 from __future__ import annotations
 
 import base64
-import html
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +25,7 @@ from engine.index.atomic_files import atomic_write
 from engine.integrations.handout import Handout, Remark, Said, Shown
 from engine.integrations.pictures import Picture
 from engine.outputs import check_output, write_failed
-from engine.plain_text import clock
+from engine.plain_text import clock, controls_escaped, html_text
 
 if TYPE_CHECKING:
     from engine.library import Library
@@ -72,7 +71,7 @@ figcaption, .again { color: #59636e; font-size: .85rem; margin-top: .25rem; }
 
 def handout_html(handout: Handout) -> str:
     """The handout as one HTML file: every text escaped, pictures as ``data:`` URIs."""
-    e = _escape
+    e = html_text
     head = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -102,7 +101,7 @@ def handout_html(handout: Handout) -> str:
 
 
 def _shown_html(shown: Shown) -> str:
-    e = _escape
+    e = html_text
     side: list[str] = []
     if shown.picture is not None:
         alt = f"Slide {shown.page}: {shown.title}" if shown.page else shown.title
@@ -138,7 +137,7 @@ def _shown_html(shown: Shown) -> str:
 
 
 def _remark_html(remark: Remark) -> str:
-    e = _escape
+    e = html_text
     where = _where(remark)
     when = f'<a class="time" href="{e(remark.link)}">{e(where)}</a>' if where else ""
     return f'<div class="note">{when}<b>Note</b>{e(remark.text)}</div>'
@@ -192,9 +191,10 @@ def _remark_md(remark: Remark) -> str:
 
 
 def _md(text: str) -> str:
-    """Text that Markdown shows as it is: its punctuation escaped (``<b>`` stays text,
-    ``*`` no emphasis), and one line (a line break would end a quote or a heading)."""
-    text = " ".join(text.split())
+    """Text that Markdown shows as it is: its control characters and punctuation escaped
+    (``\\x1b`` as on the terminal, ``<b>`` stays text, ``*`` no emphasis), and one line (a
+    line break would end a quote or a heading)."""
+    text = " ".join(controls_escaped(text).split())
     return _MD_LINE_START.sub(r"\1\\\2", _MD_SPECIAL.sub(r"\\\1", text))
 
 
@@ -283,10 +283,6 @@ def _anchor(shown: tuple[Shown, ...], at_ms: int) -> str:
     """The id of the part on screen at ``at_ms``."""
     start = next((s.start_ms for s in reversed(shown) if s.start_ms <= at_ms), None)
     return _id(start if start is not None else shown[0].start_ms if shown else 0)
-
-
-def _escape(text: str) -> str:
-    return html.escape(text, quote=True)
 
 
 def _data_uri(picture: Picture) -> str:

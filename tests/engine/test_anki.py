@@ -24,6 +24,7 @@ from engine.models.embedder import OnnxEmbedder
 from engine.types import SourceKind
 from tests.conftest import HIPPO_MS, LECTURE_CUES, opened_copy
 from tools.factories import make_srt
+from tools.hostile.exact import CONTROL_NOTE, CONTROL_TITLE, CONTROLS
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -205,3 +206,18 @@ def test_a_note_whose_file_is_gone_still_gets_its_card(library: Library, tmp_pat
     written = write_deck("Zoology", cards, tmp_path / "zoology.apkg", library=library)
     (tmp_path / "x").mkdir()
     assert read_package(written.path, tmp_path / "x").cards == 1
+
+
+def test_control_characters_are_escaped_on_the_cards(library: Library, tmp_path: Path) -> None:
+    """Issue 34, item 10, as in the handouts: ESC and BEL of a note or a file's name are
+    written as their escapes (``\\x1b``), not raw into the card's HTML."""
+    course = tmp_path / "Zoology"
+    course.mkdir()
+    lecture = make_srt(course / f"{CONTROL_TITLE}.srt", LECTURE_CUES)
+    library.ingest([course])
+    library.add_note(str(lecture), CONTROL_NOTE, at_ms=HIPPO_MS)
+    (card,) = course_cards(library, "Zoology")
+    html = card.front + card.back + card.where
+    assert not [c for c in html if c in CONTROLS], [c for c in html if c in CONTROLS]
+    assert card.front.startswith("note \\x00 bell\\x07 esc\\x1b[2J"), card.front
+    assert "Lecture \\x1b[31mRED" in card.where, card.where

@@ -23,6 +23,7 @@ from engine.types import SourceKind
 from tests.conftest import opened_copy
 from tests.engine.screens import screens_lecture
 from tools.factories import make_pdf, make_pptx, make_srt
+from tools.hostile.exact import CONTROL_NOTE, CONTROL_TITLE, CONTROLS
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -199,6 +200,31 @@ def test_every_text_is_escaped(library: Library, tmp_path: Path) -> None:
     assert "\\<script\\>alert\\(1\\)\\</script\\> \\& \\<T\\>" in md
     assert "When a \\< b \\&\\& b \\> c" in md
     assert "<script>" not in md and "<T>" not in md
+
+
+def test_control_characters_are_escaped_as_on_the_terminal(
+    library: Library, tmp_path: Path
+) -> None:
+    """Issue 34, item 10: ESC and BEL of a title, a course name or a note went into the
+    handout raw (a terminal that shows the .md runs them; HTML forbids them)."""
+    course = tmp_path / "Course \x07\x1b[1m"
+    course.mkdir()
+    cues = [(i * 3000, i * 3000 + 2500, f"Sentence {i} of the talk.") for i in range(6)]
+    lecture = make_srt(course / f"{CONTROL_TITLE}.srt", cues)
+    library.ingest([course])
+    library.add_note(str(lecture), CONTROL_NOTE, at_ms=4_000)
+    handout = build_handout(library, str(lecture))
+    assert "\x1b" in handout.title and "\x07" in handout.course  # the raw text, as imported
+    html = handout_html(handout)
+    md = write_handout(handout, tmp_path / "talk.md", library=library).read_text("utf-8")
+    for text in (html, md):
+        assert not [c for c in text if c in CONTROLS], [c for c in text if c in CONTROLS]
+    seen = "".join(Page(html).text)
+    assert "Lecture \\x1b[31mRED\\x1b[0m\\x07 \\x1b]0;owned\\x07 \\x9b2J end" in seen
+    assert "note \\x00 bell\\x07 esc\\x1b[2J csi\\x9b1m del\\x7f back\\x08space cr\\rover" in seen
+    assert "Course \\x07\\x1b[1m" in seen
+    # Markdown escapes the backslash of each escape, so that it shows as written.
+    assert "Lecture \\\\x1b\\[31mRED" in md and "bell\\\\x07 esc\\\\x1b\\[2J" in md
 
 
 def test_a_lecture_without_slides_is_its_transcript(library: Library, tmp_path: Path) -> None:
