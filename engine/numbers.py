@@ -78,10 +78,10 @@ def _typed_seconds(value: str, name: str) -> float:
         NumberError: a clock whose minutes or seconds pass 59.
     """
     text = _UNIT.sub("", value.strip().lower())
-    clock = _CLOCK.fullmatch(text)
-    if clock is None:
+    found = _CLOCK.fullmatch(text)
+    if found is None:
         return float(text) if _DECIMAL.fullmatch(text) else math.nan
-    h, m, s = clock.groups()
+    h, m, s = found.groups()
     if int(m) > 59 or float(s) >= 60:
         raise NumberError(
             f"{name} must be a clock whose minutes and seconds are 00 to 59 (1:02:03), "

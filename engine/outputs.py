@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError, OutputExistsError
+from engine.plain_text import printable
 from engine.regular_files import file_kind
 
 if TYPE_CHECKING:
@@ -32,33 +33,46 @@ def check_output(dest: Path, library: Library | None = None, *, force: bool = Fa
 
     Raises:
         CoursedexError: the target is inside the library's folder, is a file the library
-            indexes, or is there and is not a regular file (a folder, device, pipe, socket).
+            indexes, or is there and is not a regular file (a folder, device, pipe, socket);
+            or its name holds a NUL character, or its links lead round in a loop.
         OutputExistsError: the target is a regular file and ``force`` is not set.
     """
-    target = Path(os.path.abspath(dest.expanduser())).resolve()
+    shown = printable(str(dest))  # one line, whatever the name holds
+    if "\x00" in str(dest):  # no system takes it; os.path would raise ValueError
+        raise CoursedexError(f"cannot write {shown}: a name cannot hold NUL")
+    try:
+        target = Path(os.path.abspath(dest.expanduser())).resolve()
+    except (OSError, RuntimeError) as e:  # Python before 3.13: RuntimeError for a loop
+        why = "its links lead round in a loop" if _loop(e) else getattr(e, "strerror", None)
+        raise CoursedexError(f"cannot write {shown}: {why or e}") from e
     if library is not None:
         folder = library.folder.resolve()
         if target == folder or target.is_relative_to(folder):
+            where = printable(str(folder))
             raise CoursedexError(
-                f"will not write {dest}: it is inside the library's folder {folder}"
+                f"will not write {shown}: it is inside the library's folder {where}"
             )
         if _indexed(library, {os.path.abspath(dest.expanduser()), str(target)}, target):
-            raise CoursedexError(f"will not write {dest}: the library indexes that file")
+            raise CoursedexError(f"will not write {shown}: the library indexes that file")
     try:
         mode = target.stat().st_mode
     except FileNotFoundError:
         return target
     except NotADirectoryError as e:
         blocking = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
-        why = f"{blocking} is a file, not a folder" if blocking else e.strerror
-        raise CoursedexError(f"cannot write {dest}: {why}") from e
+        why = f"{printable(str(blocking))} is a file, not a folder" if blocking else e.strerror
+        raise CoursedexError(f"cannot write {shown}: {why}") from e
     except OSError as e:
-        raise CoursedexError(f"cannot write {dest}: {e.strerror or e}") from e
+        raise CoursedexError(f"cannot write {shown}: {e.strerror or e}") from e
     if not stat.S_ISREG(mode):
-        raise CoursedexError(f"will not write {dest}: it is {file_kind(mode)}, not a regular file")
+        raise CoursedexError(f"will not write {shown}: it is {file_kind(mode)}, not a regular file")
     if not force:
-        raise OutputExistsError(f"{dest} already exists")
+        raise OutputExistsError(f"{shown} already exists")
     return target
+
+
+def _loop(e: BaseException) -> bool:
+    return isinstance(e, RuntimeError) or getattr(e, "errno", None) == errno.ELOOP
 
 
 def _indexed(library: Library, names: set[str], target: Path) -> bool:
@@ -84,4 +98,4 @@ def _indexed(library: Library, names: set[str], target: Path) -> bool:
 def write_failed(dest: Path, e: OSError) -> CoursedexError:
     """The one line for an export that could not be written: a full disk says so."""
     why = "the disk is full" if e.errno in _FULL else (e.strerror or str(e))
-    return CoursedexError(f"cannot write {dest}: {why}")
+    return CoursedexError(f"cannot write {printable(str(dest))}: {why}")

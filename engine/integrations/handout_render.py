@@ -25,7 +25,7 @@ from engine.index.atomic_files import atomic_write
 from engine.integrations.handout import Handout, Remark, Said, Shown
 from engine.integrations.pictures import Picture
 from engine.outputs import check_output, write_failed
-from engine.plain_text import clock, controls_escaped, html_text
+from engine.plain_text import clock, controls_escaped, html_text, printable
 
 if TYPE_CHECKING:
     from engine.library import Library
@@ -218,7 +218,7 @@ def write_handout(
         suffix = "html"
     if suffix not in HANDOUT_FORMATS:
         raise CoursedexError(
-            f"cannot write a handout as {dest.suffix or 'a file without a suffix'}: "
+            f"cannot write a handout as {printable(dest.suffix) or 'a file without a suffix'}: "
             "choose .html or .md (for a PDF, print the .html from a browser)"
         )
     if suffix == "html":

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from engine.errors import CoursedexError
 from engine.index.atomic_files import atomic_write
 from engine.outputs import check_output, write_failed
-from engine.plain_text import clock
+from engine.plain_text import clock, printable
 from engine.types import Timing
 
 if TYPE_CHECKING:
@@ -91,7 +91,9 @@ def write_transcript(
     dest = check_output(dest, library, force=force)
     suffix = dest.suffix.lower().lstrip(".")
     if suffix not in TRANSCRIPT_FORMATS:
-        raise CoursedexError(f"cannot export a transcript as .{suffix}: choose .srt or .txt")
+        raise CoursedexError(
+            f"cannot export a transcript as .{printable(suffix)}: choose .srt or .txt"
+        )
     text = transcript_srt(lines, notes) if suffix == "srt" else transcript_text(lines, title, notes)
     try:
         atomic_write(dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))

@@ -5,7 +5,8 @@ SDK's ToolError for a tool call), and every number it gives is in range.
 
 Bounded work: small sizes, a fixed number of examples each (about 1,900 in all; the whole
 file runs in well under a minute on 2 cores), no example database left in the tree, and
-derandomized so that a run is the same run everywhere (CI included).
+derandomized so that a run is the same run everywhere (CI included): tests/engine/fuzzing.py,
+which test_fuzz_packs.py (course packs and export paths) shares.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -39,22 +39,8 @@ from engine.models.embedder import OnnxEmbedder
 from engine.numbers import MAX_COUNT, MAX_ID, MAX_SECONDS, NumberError, seconds_ms, whole
 from engine.types import SegmentDraft
 from tests.conftest import MixedCourse
+from tests.engine.fuzzing import SPICE, fuzz, json_value, text_like
 
-
-def fuzz(examples: int) -> Any:
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
-
-
-# Text as it arrives from outside: any code point, with the characters parsers split on made
-# likely (digits of every script, separators, arrows, brackets, markup).
-SPICE = "0123456789\u00b2\u00b3\u0661\u0663\uff11\u2167.:,-+eEinfa \n\r\t\x00=&%#?/\\[]{}\"'<>*`|_~"
-text_like = st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from(SPICE)), max_size=200)
 number_text = st.one_of(
     st.from_regex(r"\A-?[0-9\u00b2\u0661\uff11]{1,4}(?:[.e:][0-9]{1,4})?s?\Z", fullmatch=True),
     st.text(st.sampled_from(SPICE), max_size=24),
@@ -302,15 +288,6 @@ def test_any_notes_text_gives_segments_in_range(text: str, name: str) -> None:
         return
     for seg in segments:
         _check_segment(seg)
-
-
-json_value = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), text_like),
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(text_like, inner, max_size=4)
-    ),
-    max_leaves=12,
-)
 
 
 @st.composite

@@ -1,0 +1,398 @@
+"""Issue 34, item 11: property-based tests (Hypothesis) of course packs and export paths.
+
+Any pack, made of a manifest, members, arrays and notes as a hand, a newer Coursedex or an
+attacker might write them, is imported or refused with one line, a CoursedexError (never a
+traceback of another exception), and a refused pack leaves the library exactly as it was:
+its whole database, its thumbnails, its vectors. Any path given to an export (pack,
+handout, transcript) is written, as a regular file outside the library, or refused with one
+line, and a refused target is left as it was.
+
+Settings as in test_fuzz.py (tests/engine/fuzzing.py): 100 packs and 200 paths, under ten
+seconds on 2 cores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, event, example, given
+from hypothesis import strategies as st
+
+from engine.errors import CoursedexError
+from engine.integrations.handout import build_handout
+from engine.integrations.handout_render import write_handout
+from engine.integrations.transcript_export import write_transcript
+from engine.library import Library
+from engine.models.embedder import OnnxEmbedder
+from engine.packs import export_pack, import_pack
+from engine.types import SegmentKind, SourceKind
+from tests.conftest import MixedCourse, opened_copy
+from tests.engine.fuzzing import fuzz, json_value, text_like
+from tools.hostile.outputs import state
+
+# --- packs ------------------------------------------------------------------------------------
+
+DIMENSION = 384  # the run's embedder (all-MiniLM-L6-v2)
+# Put in by the test, once the library is known: its model's id, its files' sha256.
+SAME_MODEL = "@@model@@"
+OWN_FILES = ("@@own0@@", "@@own1@@")
+
+
+def rarely(bad: st.SearchStrategy[Any], good: st.SearchStrategy[Any], one_in: int = 16) -> Any:
+    """``good``, and ``bad`` once in ``one_in`` draws: most packs get far enough to meet
+    the later checks, and the import itself."""
+    # Hypothesis draws the ends of a range often: the bad one is in the middle.
+    return st.integers(0, one_in - 1).flatmap(lambda n: bad if n == one_in // 2 else good)
+
+
+def field(good: st.SearchStrategy[Any]) -> Any:
+    """What a pack holds there, or (rarely) anything JSON can say in its place."""
+    return rarely(json_value, good)
+
+
+small = st.integers(min_value=0, max_value=200_000)
+number = rarely(st.one_of(st.none(), st.integers(-(2**70), 2**70)), small, one_in=8)
+optional_number = st.one_of(st.none(), number)
+sha = rarely(
+    st.sampled_from(OWN_FILES),
+    st.binary(min_size=1, max_size=8).map(lambda b: hashlib.sha256(b).hexdigest()),
+    one_in=4,
+)
+timing = st.lists(field(st.tuples(small, small, text_like).map(list)), max_size=3)
+segment = st.fixed_dictionaries(
+    {"kind": field(st.sampled_from([k.value for k in SegmentKind])), "text": field(text_like)},
+    optional={
+        "heading": field(text_like),
+        "start_ms": optional_number,
+        "end_ms": optional_number,
+        "page": optional_number,
+        "line_start": optional_number,
+        "line_end": optional_number,
+        "path_in_archive": field(st.sampled_from(["src/a.py", "../x.py", "/abs.py", "a\\..\\b"])),
+        "timings": timing,
+        "words": timing,
+        "cues": field(st.integers(0, 3)),
+        "extra": field(text_like),
+        "needs_ocr": field(st.booleans()),
+    },
+)
+source_path = rarely(
+    st.one_of(
+        st.sampled_from(["", ".", "./././.", "../out.md", "/etc/passwd", "C:x.md", "a/../../b"]),
+        text_like,
+    ),
+    st.sampled_from(["notes.md", "week 1/lecture.srt", "slides.pdf", "code.zip", "a/b/c.txt"]),
+    one_in=6,
+)
+source = st.fixed_dictionaries(
+    {
+        "path": field(source_path),
+        "kind": field(st.sampled_from([k.value for k in SourceKind])),
+        "title": field(text_like),
+        "sha256": field(sha),
+        "size": field(number),
+    },
+    optional={
+        "duration_ms": field(optional_number),
+        "speech_model": field(st.one_of(st.none(), text_like)),
+        "language": field(st.sampled_from([None, "en", "", "xx", "EN"])),
+        "segments": field(st.lists(segment, max_size=4)),
+        "scenes": field(
+            st.lists(
+                st.tuples(
+                    small, small, small, st.sampled_from(["", "0123456789abcdef-0000.jpg"])
+                ).map(list),
+                max_size=2,
+            )
+        ),
+    },
+)
+course = rarely(
+    json_value,
+    st.fixed_dictionaries(
+        {"sources": field(st.lists(source, min_size=1, max_size=3))},
+        optional={
+            "slide_links": field(
+                st.lists(
+                    st.tuples(
+                        st.integers(0, 3), small, small, st.integers(0, 3), number, small
+                    ).map(list),
+                    max_size=2,
+                )
+            )
+        },
+    ),
+)
+note = st.fixed_dictionaries(
+    {"source": field(st.integers(0, 3)), "text": field(text_like)},
+    optional={
+        "at_ms": optional_number,
+        "page": optional_number,
+        "line": optional_number,
+        "path_in_archive": field(st.sampled_from(["src/a.py", "../x"])),
+    },
+)
+# How an array is written: right, or wrong in one way.
+array = rarely(
+    st.sampled_from(["rows", "columns", "float64", "nan", "bytes", "1-D", "huge"]),
+    st.just("right"),
+    one_in=8,
+)
+MEMBERS = ("../evil.txt", "/abs.txt", "thumbs/0123456789abcdef-0000.jpg", "thumbs/x.jpg", "x.bin")
+
+
+def _rows(course: object) -> tuple[int, int]:
+    """The vectors and cue vectors a course's segments need, as the reader counts them (0
+    where the course is not what a pack holds: the arrays are then refused or never read)."""
+    rows = cues = 0
+    for s in _items(course, "sources"):
+        for seg in _items(s, "segments"):
+            text, n = seg.get("text"), seg.get("cues")
+            rows += isinstance(text, str) and bool(text.strip())
+            cues += n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+    return rows, cues
+
+
+def _items(value: object, key: str) -> list[dict[str, Any]]:
+    found = value.get(key) if isinstance(value, dict) else None
+    return [x for x in found if isinstance(x, dict)] if isinstance(found, list) else []
+
+
+def _npy(how: str, rows: int, dtype: type) -> bytes:
+    if how == "bytes":
+        return b"\x93NUMPY not an array"
+    if how == "huge":  # a header that claims 10^12 rows over a few bytes
+        header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000, 384), }"
+        return b"\x93NUMPY\x01\x00" + len(header + "\n").to_bytes(2, "little") + header.encode()
+    shape = {"rows": (rows + 1, DIMENSION), "columns": (rows, DIMENSION + 1), "1-D": (rows,)}
+    kind = np.float64 if how == "float64" else dtype
+    values = np.full(shape.get(how, (rows, DIMENSION)), 0.05, kind)
+    if how == "nan" and values.size:
+        values.flat[0] = np.nan
+    buffer = io.BytesIO()
+    np.save(buffer, values, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _json(value: object, library: Library) -> bytes:
+    """``value`` as a pack's JSON, with the library's model and files put in."""
+    text = json.dumps(value).replace(SAME_MODEL, library.embedder_id or "")
+    shas = [s.sha256 for s in library.sources() if s.sha256]
+    for placeholder, own in zip(OWN_FILES, shas, strict=False):
+        text = text.replace(placeholder, own)
+    return text.encode()
+
+
+@st.composite
+def packs(draw: st.DrawFn) -> tuple[Any, Any, dict[str, Any]]:
+    """A pack as (manifest, how its listing of parts lies, the other members): the JSON
+    ones still values, written once the library is known."""
+    body = draw(course)
+    rows, cues = _rows(body)
+    parts: dict[str, Any] = {
+        "course.json": body,
+        "vectors.npy": _npy(draw(array), rows, np.float32),
+        "sentences.npy": _npy(draw(array), cues, np.float16),
+    }
+    if draw(st.booleans()):
+        parts["notes.json"] = draw(field(st.lists(note, max_size=3)))
+    extra = rarely(st.lists(st.sampled_from(MEMBERS), min_size=1, max_size=2), st.just([]), 8)
+    for name in draw(extra):
+        parts[name] = b"\xff\xd8\xff" + draw(st.binary(max_size=16))
+    lost = rarely(st.sampled_from(sorted(parts)).map(lambda n: [n]), st.just([]), 12)
+    for name in draw(lost):
+        parts.pop(name)
+    manifest = st.fixed_dictionaries(
+        {
+            "format": field(st.just("coursedex-pack")),
+            "version": rarely(st.sampled_from([2, 0, "1"]), st.just(1)),
+            "course": field(
+                rarely(text_like, st.sampled_from(["Biology 101", "biology 101", "Physics"]), 4)
+            ),
+            "model_id": field(rarely(st.just("another-model@0123456789ab"), st.just(SAME_MODEL))),
+            "dimension": field(rarely(st.just(3), st.just(DIMENSION))),
+        },
+        optional={"made_by": field(text_like), "created": field(text_like)},
+    )
+    lie = rarely(st.sampled_from(sorted(parts)).map(lambda n: [n]), st.just([]), 12)
+    listing = rarely(json_value.map(lambda v: [v]), st.just([]), 6)  # "parts" is no listing
+    return draw(manifest), {"lie": draw(lie), "listing": draw(listing)}, parts
+
+
+def _write_pack(path: Path, pack: tuple[Any, Any, dict[str, Any]], library: Library) -> None:
+    """The zip, its manifest listing each part's sha256 and size (but where it lies)."""
+    manifest, how, parts = pack
+    members = {n: b if isinstance(b, bytes) else _json(b, library) for n, b in parts.items()}
+    if isinstance(manifest, dict):
+        listed = {
+            n: {"sha256": hashlib.sha256(b).hexdigest(), "size": len(b) + (n in how["lie"])}
+            for n, b in members.items()
+        }
+        manifest = {**manifest, "parts": how["listing"][0] if how["listing"] else listed}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("manifest.json", _json(manifest, library))
+        for name, body in members.items():
+            zf.writestr(name, body)
+
+
+@pytest.fixture(scope="module")
+def pack_library(
+    tmp_path_factory: pytest.TempPathFactory,
+    built_library_template: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+) -> Iterator[Library]:
+    """Biology 101 and Chemistry: what a student has, that no pack may spoil."""
+    dest = tmp_path_factory.mktemp("fuzz-packs") / "lib"
+    with opened_copy(built_library_template, dest, models_dir, embedder) as library:
+        yield library
+
+
+def _state(library: Library) -> tuple[str, list[str], int]:
+    dump = "\n".join(library.store.conn.iterdump())
+    thumbs = sorted(p.name for p in library.thumbs.glob("*")) if library.thumbs.exists() else []
+    return dump, thumbs, library.indexer.vector_count()
+
+
+@fuzz(100)
+@given(pack=packs(), media=st.booleans())
+def test_any_pack_is_imported_or_refused_in_one_line_leaving_the_library_as_it_was(
+    pack_library: Library,
+    mixed_course: MixedCourse,
+    tmp_path_factory: pytest.TempPathFactory,
+    pack: tuple[Any, Any, dict[str, Any]],
+    media: bool,
+) -> None:
+    path = tmp_path_factory.mktemp("pack") / "course.cdxpack"
+    _write_pack(path, pack, pack_library)
+    before = _state(pack_library)
+    try:
+        summary = import_pack(pack_library, path, media=mixed_course.folder if media else None)
+    except CoursedexError as e:
+        event(f"refused: {str(e)[:50]}")
+        assert str(e) and "\n" not in str(e), repr(str(e))
+        assert _state(pack_library) == before, str(e)
+        return
+    event("imported")
+    # A course of the library's, by its name in any case, or a new one.
+    assert summary.course.casefold() in {c.name.casefold() for c in pack_library.courses()}
+
+
+# --- export paths -----------------------------------------------------------------------------
+
+# What is in the scratch folder an export path is made in (see ``exports``).
+ENTRIES = ("file.md", "folder", "pipe", "to-db", "to-indexed", "to-folder", "dangling", "loop")
+component = st.one_of(
+    st.sampled_from([*ENTRIES, ".", "..", "", "new", "a" * 300]),
+    text_like.map(lambda t: t[:40]),
+)
+suffix = st.sampled_from([".md", ".html", ".HTM", ".cdxpack", ".srt", ".txt", ".apkg", "", "."])
+
+
+@pytest.fixture(scope="module")
+def exports(
+    tmp_path_factory: pytest.TempPathFactory,
+    built_library_template: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    mixed_course: MixedCourse,
+) -> Iterator[tuple[Library, Path]]:
+    """A library and a scratch folder of every kind of thing a path can lead to: a file, a
+    folder, a named pipe, links to the library's database, to a file it indexes, to a
+    folder, to nowhere and to itself."""
+    scratch = tmp_path_factory.mktemp("fuzz-exports")
+    (scratch / "file.md").write_text("the student's own\n", encoding="utf-8")
+    (scratch / "folder").mkdir()
+    os.mkfifo(scratch / "pipe")
+    dest = tmp_path_factory.mktemp("fuzz-exports-lib") / "lib"
+    with opened_copy(built_library_template, dest, models_dir, embedder) as library:
+        (scratch / "to-db").symlink_to(library.folder / "library.db")
+        (scratch / "to-indexed").symlink_to(mixed_course.notes)
+        (scratch / "to-folder").symlink_to(scratch / "folder")
+        (scratch / "dangling").symlink_to(scratch / "nowhere" / "x.md")
+        (scratch / "loop").symlink_to(scratch / "loop")
+        yield library, scratch
+
+
+def _sandboxed(path: Path, library: Library, scratch: Path, indexed: set[str]) -> bool:
+    """Whether ``path`` stays in the test's own folders (or is a file the library indexes,
+    to be refused): a path that climbs out could write anywhere, as root."""
+    try:
+        real = os.path.realpath(path)
+    except (ValueError, OSError):
+        return True  # a NUL: nothing can be written there
+    inside = (scratch.resolve(), library.folder.resolve())
+    return real in indexed or any(Path(real).is_relative_to(root) for root in inside)
+
+
+@fuzz(200)
+# What fuzzing found (a traceback each, before): a NUL (ValueError from os.path), a loop of
+# links (RuntimeError from pathlib), a line break in a name (a refusal of two lines).
+@example("pack", "scratch", ["\x00"], ".cdxpack", False)
+@example("handout", "scratch", ["loop", "file"], ".md", True)
+@example("transcript", "library", ["\n"], ".srt", False)
+@example("handout", "scratch", ["x"], ".\nmd", False)
+@given(
+    export=st.sampled_from(["pack", "handout", "transcript"]),
+    base=st.sampled_from(["scratch", "library", "indexed"]),
+    parts=st.lists(component, max_size=3),
+    end=suffix,
+    force=st.booleans(),
+)
+def test_any_export_path_is_written_or_refused_in_one_line(
+    exports: tuple[Library, Path],
+    mixed_course: MixedCourse,
+    export: str,
+    base: str,
+    parts: list[str],
+    end: str,
+    force: bool,
+) -> None:
+    library, scratch = exports
+    root = {"scratch": scratch, "library": library.folder, "indexed": mixed_course.notes}[base]
+    path = Path(os.path.join(root, *parts) + end)
+    indexed = {os.path.realpath(s.path) for s in library.sources()}
+    assume(_sandboxed(path, library, scratch, indexed))
+    before = _state_of(path)
+    try:
+        written = _export(export, library, mixed_course, path, force)
+    except CoursedexError as e:
+        event(f"{export} refused: {str(e).rsplit(': ', 1)[-1][:40]}")
+        assert str(e) and "\n" not in str(e), repr(str(e))
+        assert _state_of(path) == before, str(e)
+        return
+    event(f"{export} written")
+    real = written.resolve()
+    assert real.is_file() and not real.is_symlink(), written
+    assert not real.is_relative_to(library.folder.resolve()), written
+    assert str(real) not in indexed, written
+    assert len(library.sources()) == len(indexed) and library.stats()["sources"] == len(indexed)
+
+
+def _state_of(path: Path) -> object:
+    """:func:`state`, and nothing there for a name no file can have (a NUL, too long, a
+    loop of links): a pack export makes the folders it writes in, which turns "no such
+    folder" into "name too long"."""
+    try:
+        return state(path)
+    except (ValueError, OSError):
+        return 0, None
+
+
+def _export(export: str, library: Library, course: MixedCourse, dest: Path, force: bool) -> Path:
+    if export == "pack":
+        return export_pack(library, "Biology 101", dest, force=force).path
+    if export == "handout":
+        handout = build_handout(library, str(course.lecture))
+        return write_handout(handout, dest, library=library, force=force)
+    lines = library.transcript(str(course.lecture))
+    return write_transcript(lines, dest, library=library, force=force)
