@@ -6,6 +6,7 @@ another library imports in seconds instead of transcribing the lectures again.
 - writer.py  ``export_pack``: a course out of a library
 - reader.py  ``read_pack``: a pack read and checked whole before anything is written
 - media.py   where a pack's files are here, found by content (sha256)
+- ownership.py  what a pack may write where the library holds files already: never over them
 - loader.py  ``import_pack``: a checked pack into a library, in one transaction
 """
 
