@@ -4,10 +4,12 @@ in their folder ``courses/biology``; a teacher's pack of the same course, with o
 is made hostile by tools/hostile/collisions.py (the course named "biology", every text the
 attacker's) and put beside that folder, as the tester did. Imported with and without
 ``--media``, it adds its new file and leaves the user's two as the user indexed them: a file
-of the same content is kept, one of other content is a conflict, named and left out."""
+of the same content is kept, one of other content is a conflict, named and left out. A
+record the pack made for a file not here never passes for a file put there later."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.integrations.watch import FolderWatcher
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
@@ -195,3 +198,46 @@ def test_the_command_names_each_conflict_and_keeps_the_users_files(
     assert lines[-1].startswith("2 files of the pack left out"), out
     with _open(mine_dir, models_dir, embedder) as library:
         assert _own(library, setting.folder) == before
+
+
+def test_a_file_put_where_a_pack_expected_one_is_read_again_whatever_its_time(
+    setting: Setting, mine: Library, tmp_path: Path
+) -> None:
+    """A pack's file that is not here is recorded with the pack's size and no time (0). A
+    file of other bytes put there later, of that size and dated 0 (the epoch, as some
+    archives and reproducible builds leave them), must be read: its record's sha256 is
+    not the file's, whatever its size and time say."""
+    media = tmp_path / "later"
+    media.mkdir()
+    summary = import_pack(mine, setting.packs["same-bytes.cdxpack"].path, media=media)
+    expected = next(f for f in summary.files if Path(f.path).name == "glossary.md")
+    assert expected.path == str(media / "glossary.md") and not expected.here
+    mine_text = "# Mine\n\nA diploid cell holds two sets.".ljust(len(GLOSSARY) - 1) + "\n"
+    assert len(mine_text.encode()) == len(GLOSSARY.encode())
+    (media / "glossary.md").write_text(mine_text, encoding="utf-8")
+    os.utime(media / "glossary.md", ns=(0, 0))
+    report = mine.ingest([media / "glossary.md"], course=COURSE)
+    assert [f.outcome.value for f in report.files] == ["indexed"], report.files
+    record = mine.source(expected.path)
+    assert record is not None
+    assert record.sha256 == content_hash(media / "glossary.md", SourceKind.NOTES)
+    texts = " ".join(s.text for s in mine.segments_of(expected.path))
+    assert "diploid" in texts and ATTACKER not in texts
+
+
+def test_a_followed_folder_reads_a_file_put_where_a_pack_expected_one(
+    setting: Setting, library: Library, tmp_path: Path
+) -> None:
+    """The same in a course that follows its folder: the watcher does not take the pack's
+    record for the file because their sizes and a time of 0 agree."""
+    media = tmp_path / "Biology"
+    media.mkdir()
+    import_pack(library, setting.library.parent / "good.cdxpack", media=media)
+    own = media / "glossary.md"
+    own.write_text("# Mine\n\nA diploid cell holds two sets.".ljust(len(GLOSSARY) - 1) + "\n")
+    os.utime(own, ns=(0, 0))
+    library.follow(COURSE)
+    report = FolderWatcher(library, settle_s=0).scan()
+    assert report.imported is not None, report
+    assert [(f.path, f.outcome.value) for f in report.imported.files] == [(str(own), "indexed")]
+    assert "diploid" in " ".join(s.text for s in library.segments_of(str(own)))
