@@ -241,3 +241,24 @@ def test_a_followed_folder_reads_a_file_put_where_a_pack_expected_one(
     assert report.imported is not None, report
     assert [(f.path, f.outcome.value) for f in report.imported.files] == [(str(own), "indexed")]
     assert "diploid" in " ".join(s.text for s in library.segments_of(str(own)))
+
+
+def test_a_kept_file_found_later_in_the_media_folder_is_linked_not_rewritten(
+    setting: Setting, library: Library
+) -> None:
+    """A pack imported without its files, then again with the folder holding them: its
+    records are the library's now (kept), and each follows its file to where it was found,
+    as `pack locate` links it; the file the folder lacks stays missing."""
+    good = setting.library.parent / "good.cdxpack"
+    first = import_pack(library, good)
+    assert len(first.missing) == 3
+    texts = {f.title: [s.text for s in library.segments_of(f.path)] for f in first.files}
+    again = import_pack(library, good, media=setting.folder)
+    assert again.segments == 0 and again.conflicts == []
+    found = {Path(f.path).name: f for f in again.files if f.here}
+    assert set(found) == set(OWN)
+    for name, f in found.items():
+        assert f.path == str(setting.folder / name) and f.kept_in == COURSE
+        assert [s.text for s in library.segments_of(f.path)] == texts[f.title]
+    assert [f.title for f in again.missing] == ["Glossary"]
+    assert len(library.sources()) == 3
