@@ -179,7 +179,8 @@ class PackImport(QObject):
 
 def summary_text(summary: ImportSummary, name: str) -> str:
     """What the status line says after an import: the course, its files, nothing
-    transcribed, how many files are not on this computer, and the files left out."""
+    transcribed, how many files are not on this computer, the files left out, and the notes
+    and slide links left out (the first named)."""
     files = plural(len(summary.files), "file")
     again = " (embedded for this library's search model)" if summary.reembedded else ""
     text = (
@@ -192,7 +193,7 @@ def summary_text(summary: ImportSummary, name: str) -> str:
             f" {plural(missing, 'file')} {'is' if missing == 1 else 'are'} not on this "
             "computer: searchable all the same; open a hit on one to locate it."
         )
-    return text + _conflicts_text(summary)
+    return text + _conflicts_text(summary) + _left_out_text(summary)
 
 
 def _conflicts_text(summary: ImportSummary, named: int = 3) -> str:
@@ -208,3 +209,15 @@ def _conflicts_text(summary: ImportSummary, named: int = 3) -> str:
         f" {plural(len(conflicts), 'file')} of the pack left out: other content is at "
         f"{names}; {yours}."
     )
+
+
+def _left_out_text(summary: ImportSummary) -> str:
+    """The notes and slide links left out, at places their files do not have; the first
+    named (issue 34, item 8)."""
+    left = summary.left_out
+    if not left:
+        return ""
+    first = printable(left[0])
+    many = plural(len(left), "note or slide link", "notes or slide links")
+    more = ", …" if len(left) > 1 else ""
+    return f" {many} left out, at a place its file does not have ({first}{more})."

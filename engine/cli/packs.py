@@ -122,6 +122,7 @@ def _import(ctx: Context) -> int:
                     "notes": done.notes,
                     "reembedded": done.reembedded,
                     "seconds": round(done.seconds, 3),
+                    "left_out": list(done.left_out),
                     "files": [
                         {
                             "title": f.title,
@@ -151,6 +152,8 @@ def _import(ctx: Context) -> int:
             print(f"  here: {printable(f.path)}")
         else:
             print(f"  media missing: {printable(f.title)}: expected at {printable(f.path)}")
+    for line in done.left_out:
+        print(f"  left out: {printable(line)}")
     if done.missing:
         print(
             f"{plural(len(done.missing), 'file')} not found: searchable all the same; link one "

@@ -67,6 +67,8 @@ class ImportSummary:
     notes: int
     reembedded: bool  # the pack's model was not the library's: embedded again from its text
     seconds: float
+    # A line for each note or slide link at a place its file does not have, not imported.
+    left_out: tuple[str, ...] = ()
 
     @property
     def missing(self) -> list[PackFile]:
@@ -131,7 +133,9 @@ def import_pack(
     for f in files:
         if f.conflict is not None:
             log.warning("a file of the pack left out: %s", f.conflict)
-    return ImportSummary(course, files, segments, notes, reembedded, time.monotonic() - started)
+    return ImportSummary(
+        course, files, segments, notes, reembedded, time.monotonic() - started, pack.left_out
+    )
 
 
 def _file(source: PackSource, place: Place, fate: Decision) -> PackFile:

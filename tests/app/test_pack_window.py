@@ -23,6 +23,7 @@ from engine.api import EngineConfig, ImportSummary, Library, ModelRegistry, expo
 from engine.models.embedder import OnnxEmbedder
 from tests.app.ui import drop, on_next_modal
 from tools.hostile.collisions import ATTACKER, generate
+from tools.hostile.packs import _parts, _write
 
 WAIT_MS = 60_000
 
@@ -228,4 +229,31 @@ def test_a_pack_s_file_where_the_student_s_own_is_is_named_and_left_out(
     )
     assert [s.text for s in student.segments_of(lecture)] == before
     assert not any(ATTACKER in text for text in before)
+
+
+def test_the_status_line_names_a_note_left_out(qtbot: QtBot, pack: Path, student: Library) -> None:
+    """A note at a place its file does not have (issue 34, item 8) is left out of the
+    import, the rest comes in, and the status line names it."""
+    parts = _parts(pack)
+    sources = json.loads(parts["course.json"])["sources"]
+    video = next(i for i, s in enumerate(sources) if s["kind"] == "video")
+    notes = [
+        {"source": video, "text": "right here", "at_ms": 1000},
+        {"source": video, "text": "nowhere", "page": 3},
+    ]
+    noted = _write(
+        pack.with_name("noted.cdxpack"),
+        {**parts, "notes.json": json.dumps(notes).encode()},
+        rehash=True,
+    )
+    window = _window(qtbot, student)
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        window.pack_import.start(noted, None)
+    assert done.args is not None and isinstance(done.args[0], ImportSummary)
+    status = window.import_bar.status.text()
+    assert status.endswith(
+        " 1 note or slide link left out, at a place its file does not have (notes.json: "
+        "note 2: a note on lecture.mp4 is at a time, not at a page)."
+    ), status
+    assert [n.text for n in student.notes()] == ["right here"]
     window.close()
