@@ -394,11 +394,12 @@ def _notes_on_kept(
         twin = place.twin
         if twin is None or not fate.keeps:
             continue
-        for row in _new_notes(library, pack, i, place):
-            path = str(place.path)
-            kept = replace(row, course=twin.course, last_path=path, last_title=twin.title)
-            library.indexer.add_note(kept, twin.title, embedder)
-            added += 1
+        path = str(place.path)
+        kept = [
+            replace(row, course=twin.course, last_path=path, last_title=twin.title)
+            for row in _new_notes(library, pack, i, place)
+        ]
+        added += len(library.indexer.add_notes(kept, twin.title, embedder))  # in one batch
     return added
 
 
