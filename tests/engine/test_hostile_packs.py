@@ -6,6 +6,7 @@ wrong, refused likewise; a note or slide link its file does not have, left out a
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import zipfile
@@ -130,18 +131,32 @@ def _refused_as_it_was(case: HostilePack, target: Library) -> None:
         "bomb.cdxpack",
         "fifo.cdxpack",
         "npy-10-12-rows.cdxpack",
+        "notes-10001.cdxpack",  # issue 34's (bounds, below)
+        "segment-past-end.cdxpack",
     ],
 )
 @pytest.mark.timeout(60)
 def test_the_command_refuses_a_hostile_pack_with_one_line(
     hostile: dict[str, HostilePack],
+    bounds: dict[str, HostilePack],
     built_library_dir: Path,
     models_dir: Path,
     embedder: OnnxEmbedder,
     capsys: pytest.CaptureFixture[str],
     name: str,
 ) -> None:
-    case = hostile[name]
+    _command_refuses({**hostile, **bounds}[name], built_library_dir, models_dir, embedder, capsys)
+
+
+def _command_refuses(
+    case: HostilePack,
+    built_library_dir: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`coursedex pack import` refuses ``case`` with its one line on stderr, exit 1, and
+    leaves the library's database as it was."""
     with Library.open(built_library_dir, EngineConfig(), lambda: embedder) as lib:
         before = _state(lib)
     capsys.readouterr()
@@ -275,6 +290,8 @@ def test_the_command_names_what_it_left_out(
     code = main([*where, "pack", "import", str(case.path)])
     out, _err = capsys.readouterr()
     assert code == 0
-    assert re.search(
-        r"^  left out: notes\.json: note 2: page 9999 is not in slides\.pdf", out, re.M
-    )
+    said = r"notes\.json: note 2: page 9999 is not in slides\.pdf: it has \d+ pages$"
+    assert re.search(r"^  left out: " + said, out, re.M), out
+    assert main([*where, "pack", "import", "--json", str(case.path)]) == 0
+    left = json.loads(capsys.readouterr().out)["left_out"]
+    assert len(left) == 1 and re.match(said, left[0]), left
