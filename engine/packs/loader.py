@@ -12,7 +12,6 @@ file is gone to a new path with the same content).
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -26,10 +25,10 @@ from engine.importing.embedding import Embedding
 from engine.index.indexer import SourceContent
 from engine.library import Library
 from engine.models import Embedder
+from engine.own_folders import own_folder, write_whole
 from engine.packs.format import Pack, PackError, PackLimits, PackSource
 from engine.packs.media import MediaFinder, Place, folder_name
 from engine.packs.reader import read_pack
-from engine.private_files import open_private, private_dir
 from engine.store import NoteRow
 from engine.types import SourceStatus
 
@@ -298,7 +297,7 @@ def _write_thumbnails(library: Library, pack: Pack, places: Sequence[Place]) -> 
     """The scenes' thumbnails, named by the video's content as an import names them; the
     ones written here, so that a failed commit removes them."""
     written: list[Path] = []
-    private_dir(library.thumbs)
+    own_folder(library.thumbs)
     for source, place in zip(pack.sources, places, strict=True):
         if _kept(place, pack.manifest.course):
             continue
@@ -308,9 +307,7 @@ def _write_thumbnails(library: Library, pack: Pack, places: Sequence[Place]) -> 
             target = library.thumbs / _thumbnail_name(source, i)
             if target.exists():
                 continue
-            fd = open_private(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            with os.fdopen(fd, "wb") as f:
-                f.write(pack.thumbnails[scene.thumbnail])
+            write_whole(target, pack.thumbnails[scene.thumbnail])
             written.append(target)
     return written
 
