@@ -17,15 +17,18 @@ On Windows (no ``dir_fd``, no ``O_NOFOLLOW``) the same checks are made on the pa
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from engine.errors import LibraryError
 from engine.private_files import PRIVATE_DIR, PRIVATE_FILE
+
+log = logging.getLogger(__name__)
 
 OWN_FOLDERS = ("thumbs", "vectors", "media")
 OWN_FILES = ("library.db", "library.db-wal", "library.db-shm", "library.lock")
@@ -216,3 +219,23 @@ def write_whole(path: Path, data: bytes) -> None:
             with suppress(OSError):
                 folder.unlink(temp)
             raise
+
+
+def remove_files(folder: Path, names: Iterable[str]) -> None:
+    """Remove the files ``names`` (missing ones are no matter) of a library's own
+    ``folder``, never through a link: a folder made a link removes nothing (logged).
+
+    Raises:
+        OSError: one cannot be removed (a permission, a folder by its name).
+    """
+    try:
+        own = Folder(folder)
+    except FileNotFoundError:
+        return
+    except LinkedFolderError as e:
+        log.warning("%s: nothing removed from it", e)
+        return
+    with own:
+        for name in names:
+            with suppress(FileNotFoundError):
+                own.unlink(name)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.errors import LibraryDamagedError, LibraryError
-from engine.own_folders import Folder, open_folder, own_folder
+from engine.own_folders import Folder, LinkedFolderError, open_folder, own_folder
 from engine.partial_files import remove_stale_downloads
 from engine.private_files import PRIVATE_DIR, open_private
 
@@ -144,7 +144,7 @@ def remove_stale_temporaries(folder: Path) -> None:
                         own.unlink(temp)
                     except OSError as e:
                         log.info("cannot remove %s, left by an interrupted write: %s", temp, e)
-        except OSError as e:  # not there, or a link (refused where it is written)
+        except (OSError, LinkedFolderError) as e:  # not there, or a link (refused in writing)
             log.debug("no temporary files looked for in %s: %s", folder / name, e)
     remove_stale_downloads(folder / "media")
 
@@ -161,7 +161,7 @@ def remove_unused_thumbnails(folder: Path, used: set[str]) -> int:
     removed = 0
     try:
         thumbs = Folder(folder / "thumbs")
-    except OSError as e:  # not there, or a link (refused where it is written)
+    except (OSError, LinkedFolderError) as e:  # not there, or a link (refused in writing)
         log.debug("no thumbnails looked for in %s: %s", folder / "thumbs", e)
         return 0
     with thumbs:

@@ -25,7 +25,7 @@ from engine.importing.embedding import Embedding
 from engine.index.indexer import SourceContent
 from engine.library import Library
 from engine.models import Embedder
-from engine.own_folders import own_folder, write_whole
+from engine.own_folders import own_folder, remove_files, write_whole
 from engine.packs.format import Pack, PackError, PackLimits, PackSource
 from engine.packs.media import MediaFinder, Place, folder_name
 from engine.packs.reader import read_pack
@@ -111,8 +111,7 @@ def import_pack(
         try:
             segments, notes = _write(library, pack, places, contents, embedder, media)
         except BaseException:
-            for thumbnail in written:
-                thumbnail.unlink(missing_ok=True)
+            remove_files(library.thumbs, [t.name for t in written])
             raise
         notes += _notes_on_kept(library, pack, places, embedder)
         library.save()

@@ -105,18 +105,22 @@ def _pack_with_pictures(library: Library, tmp_path: Path) -> Path:
     return pack
 
 
-def test_a_thumbs_folder_made_a_link_after_the_library_opened_gets_no_picture(
+def test_a_thumbs_folder_made_a_link_after_the_library_opened_is_neither_written_nor_emptied(
     library: Library, outside: Path, tmp_path: Path
 ) -> None:
     """The folder is checked as the library opens, and each write opens it without following
-    a link: one swapped for a link later (O_NOFOLLOW) is refused, not written through."""
+    a link: one swapped for a link later (O_NOFOLLOW) is refused, not written through, and
+    the clean-ups (a removed lecture's pictures, pictures no scene shows) delete nothing
+    where it leads, though it holds files of the very names they would delete."""
     pack = _pack_with_pictures(library, tmp_path)
-    library.remove("Screens")
     for picture in library.thumbs.iterdir():
-        picture.unlink()
+        picture.rename(outside / picture.name)
+    (outside / "0123456789abcdef-0000.jpg").write_bytes(b"no scene shows it")
     library.thumbs.rmdir()
     library.thumbs.symlink_to(outside, target_is_directory=True)
     before = outside_state(outside)
+    library.remove("Screens")
+    assert outside_state(outside) == before
     with pytest.raises(CoursedexError, match=LINK):
         import_pack(library, pack)
     assert outside_state(outside) == before
