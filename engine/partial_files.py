@@ -29,7 +29,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from engine.errors import Cancelled
-from engine.own_folders import Folder
+from engine.own_folders import Folder, LinkedFolderError
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,7 @@ def remove_stale_downloads(media: Path) -> int:
         folder = Folder(media)
     except FileNotFoundError:
         return 0
-    except OSError as e:
+    except (OSError, LinkedFolderError) as e:
         log.info("cannot look for downloads left in %s: %s", media, e)
         return 0
     removed = 0

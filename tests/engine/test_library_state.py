@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.errors import CoursedexError
+from engine.errors import CoursedexError, OutputExistsError
 from engine.library import Library
+from engine.outputs import check_output, write_output
 from engine.packs import export_pack, import_pack, read_pack
 from tests.engine.screens import screens_lecture
 from tests.web_site import clear_proxies
@@ -124,6 +125,43 @@ def test_a_thumbs_folder_made_a_link_after_the_library_opened_is_neither_written
     with pytest.raises(CoursedexError, match=LINK):
         import_pack(library, pack)
     assert outside_state(outside) == before
+
+
+# --- exports: the check made again where the file is written ---------------------------
+
+
+def test_an_export_folder_swapped_for_a_link_into_the_library_after_the_check_is_refused(
+    library: Library, notes: Path, tmp_path: Path
+) -> None:
+    """check_output judges a path; the write judges the folder it opened (walked up by
+    descriptor), so a folder made a link into the library in between is refused."""
+    library.ingest([notes], course=COURSE)
+    out = tmp_path / "exports"
+    out.mkdir()
+    dest = out / "library.db"  # the library's database's name, in a folder of the user's
+    target = check_output(dest, library)
+    out.rmdir()
+    out.symlink_to(library.folder, target_is_directory=True)
+    database = (library.folder / "library.db").read_bytes()
+    with pytest.raises(CoursedexError, match="inside the library's folder"):
+        write_output(dest, target, lambda tmp: tmp.write_bytes(b"PK a zip"), library)
+    assert (library.folder / "library.db").read_bytes() == database
+    assert not [p for p in library.folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_export_target_made_after_the_check_is_not_replaced_without_force(
+    library: Library, tmp_path: Path
+) -> None:
+    (tmp_path / "mine").mkdir()
+    dest = tmp_path / "mine" / "handout.md"
+    target = check_output(dest, library)
+    dest.write_text("the student's own file, saved meanwhile\n", encoding="utf-8")
+    with pytest.raises(OutputExistsError, match="already exists"):
+        write_output(dest, target, lambda tmp: tmp.write_text("export\n"), library)
+    assert dest.read_text(encoding="utf-8") == "the student's own file, saved meanwhile\n"
+    write_output(dest, target, lambda tmp: tmp.write_text("export\n"), library, force=True)
+    assert dest.read_text(encoding="utf-8") == "export\n"
+    assert [p.name for p in dest.parent.iterdir()] == ["handout.md"]
 
 
 # --- item 6: what killed processes leave ------------------------------------------------
