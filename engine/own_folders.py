@@ -96,10 +96,17 @@ def own_folder(path: Path) -> Path:
 
 
 class Folder:
-    """A folder opened once, without following a link at its last step; the files in it
-    are opened, renamed and removed relative to it (never through a link either)."""
+    """A folder opened once, without following a link at its last step (unless
+    ``follow``); the files in it are opened, renamed and removed relative to it (never
+    through a link either). ``within``: ``path`` is a folder of that open folder, opened
+    relative to it.
 
-    def __init__(self, path: Path, *, follow: bool = False) -> None:
+    Raises:
+        LinkedFolderError: it is a link (or a file) and ``follow`` is not set.
+        OSError: it cannot be opened (not there, no permission).
+    """
+
+    def __init__(self, path: Path, *, follow: bool = False, within: Folder | None = None) -> None:
         self.path = path
         self.fd: int | None = None
         if not _BY_FD:
@@ -107,8 +114,10 @@ class Folder:
             if why is not None:
                 raise LinkedFolderError(why)
             return
+        at, dir_fd = (within._at(path.name), within.fd) if within is not None else (path, None)
         try:
-            self.fd = os.open(path, os.O_RDONLY | _DIRECTORY | (0 if follow else NOFOLLOW))
+            flags = os.O_RDONLY | _DIRECTORY | (0 if follow else NOFOLLOW)
+            self.fd = os.open(at, flags, dir_fd=dir_fd)
         except OSError as e:
             why = None if follow or e.errno not in _LINKED else _not_own(path, folder=True)
             if why is not None:
@@ -173,21 +182,8 @@ class Folder:
             os.fsync(self.fd)
 
     def sub(self, name: str) -> Folder:
-        """The folder ``name`` in this one, opened without following a link."""
-        return Folder(self.path / name) if self.fd is None else _sub(self, name)
-
-
-def _sub(parent: Folder, name: str) -> Folder:
-    sub = Folder.__new__(Folder)
-    sub.path = parent.path / name
-    try:
-        sub.fd = os.open(name, os.O_RDONLY | _DIRECTORY | NOFOLLOW, dir_fd=parent.fd)
-    except OSError as e:
-        why = _not_own(sub.path, folder=True) if e.errno in _LINKED else None
-        if why is not None:
-            raise LinkedFolderError(why) from None
-        raise
-    return sub
+        """The folder ``name`` in this one, opened relative to it without following a link."""
+        return Folder(self.path / name, within=self)
 
 
 @contextmanager
