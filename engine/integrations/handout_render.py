@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -230,10 +231,7 @@ def write_handout(
                 check_output(folder / picture.name, library, force=True)
             _write_pictures(folder, pictures, library)
         text = handout_markdown(handout, folder.name)
-    write_output(
-        given, dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"), library,
-        force=force,
-    )  # fmt: skip
+    write_output(given, dest, _text(text), library, force=force)
     return dest
 
 
@@ -244,8 +242,16 @@ def _write_pictures(folder: Path, pictures: list[Picture], library: Library | No
         raise write_failed(folder, e) from e
     for picture in pictures:
         target = folder / picture.name
-        write_output(target, target, lambda tmp, p=picture: tmp.write_bytes(p.data), library,
-                     force=True)  # fmt: skip
+        write_output(target, target, _bytes(picture.data), library, force=True)
+
+
+def _text(text: str) -> Callable[[Path], object]:
+    """What writes ``text`` to a temp file: UTF-8, with \\n line ends on every system."""
+    return lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n")
+
+
+def _bytes(data: bytes) -> Callable[[Path], object]:
+    return lambda tmp: tmp.write_bytes(data)
 
 
 # --- shared ----------------------------------------------------------------------------------

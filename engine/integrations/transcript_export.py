@@ -93,7 +93,10 @@ def write_transcript(
         raise CoursedexError(f"cannot export a transcript as .{suffix}: choose .srt or .txt")
     text = transcript_srt(lines, notes) if suffix == "srt" else transcript_text(lines, title, notes)
     write_output(
-        given, dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"), library,
+        given,
+        dest,
+        lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"),
+        library,
         force=force,
-    )  # fmt: skip
+    )
     return dest
