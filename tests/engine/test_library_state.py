@@ -9,7 +9,10 @@ with SIGKILL."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,9 @@ from engine.cli import main
 from engine.errors import CoursedexError, OutputExistsError
 from engine.library import Library
 from engine.outputs import check_output, write_output
+from engine.own_folders import open_folder
 from engine.packs import export_pack, import_pack, read_pack
+from engine.partial_files import remove_stale_temps
 from tests.engine.screens import screens_lecture
 from tests.web_site import clear_proxies
 from tools.hostile.library_state import (
@@ -187,6 +192,39 @@ def test_a_killed_export_s_temp_file_is_removed_by_the_next_export_never_a_live_
     export_pack(library, COURSE, target, force=True)  # the writer is dead now
     assert not live.exists()
     assert sorted(p.name for p in out.iterdir()) == sorted([target.name, someone_else_s.name])
+
+
+def test_a_temp_file_is_removed_only_when_its_pid_is_gone_and_its_lock_is_free(
+    tmp_path: Path,
+) -> None:
+    """Both checks, not either: a pid reused by a live process, or a writer of another pid
+    namespace (a container) whose pid means nothing here, keeps its file."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = int(gone.stdout)  # reaped: no process has this pid now (barring reuse)
+    target = tmp_path / "zoology.cdxpack"
+    locked = tmp_path / f".{target.name}.{dead}.0badc0de.tmp"
+    locked.write_bytes(b"a writer of another namespace")
+    alive = tmp_path / f".{target.name}.{os.getppid()}.0badc0de.tmp"  # pytest's parent
+    alive.write_bytes(b"a live pid, no lock")
+    free = tmp_path / f".{target.name}.{dead}.0ddba110.tmp"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys; f = open(sys.argv[1], 'rb'); "
+         "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.read()",
+         str(locked)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        free.write_bytes(b"dead and unlocked")
+        with open_folder(tmp_path) as folder:
+            assert remove_stale_temps(folder, target.name) == 1
+        assert locked.exists() and alive.exists() and not free.exists()
+    finally:
+        kill(holder)
+    with open_folder(tmp_path) as folder:
+        assert remove_stale_temps(folder, target.name) == 1  # its lock is free now
+    assert not locked.exists() and alive.exists()
 
 
 @pytest.fixture
