@@ -26,6 +26,7 @@ from engine.importing.embedding import Embedding, embed_text
 from engine.index.vectors import HnswSettings, ReconcileReport, VectorIndex
 from engine.languages import texts_language
 from engine.models import Embedder
+from engine.own_folders import remove_files
 from engine.store import NoteRow, Store
 from engine.types import SegmentDraft, SegmentKind, SourceStatus
 
@@ -387,9 +388,8 @@ class Indexer:
             self._index.delete(ids)
 
     def _delete_thumbnails(self, names: Iterable[str]) -> None:
-        for name in names:
-            if name and "/" not in name and "\\" not in name:
-                (self.thumbs / name).unlink(missing_ok=True)
+        safe = [n for n in names if n and "/" not in n and "\\" not in n and n not in (".", "..")]
+        remove_files(self.thumbs, safe)
 
     # --- repair and re-index ------------------------------------------------------------
 

@@ -14,7 +14,6 @@ it, or left out as a conflict that the summary names.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,11 +27,11 @@ from engine.importing.embedding import Embedding
 from engine.index.indexer import SourceContent
 from engine.library import Library
 from engine.models import Embedder
+from engine.own_folders import own_folder, remove_files, write_whole
 from engine.packs.format import Pack, PackLimits, PackSource
 from engine.packs.media import MediaFinder, Place, folder_name
 from engine.packs.ownership import Decision, decide
 from engine.packs.reader import read_pack
-from engine.private_files import open_private, private_dir
 from engine.store import NoteRow
 from engine.types import SourceStatus
 
@@ -123,8 +122,7 @@ def import_pack(
         try:
             segments, notes = _write(library, pack, places, fates, contents, embedder, media)
         except BaseException:
-            for thumbnail in written:
-                thumbnail.unlink(missing_ok=True)
+            remove_files(library.thumbs, [t.name for t in written])
             raise
         notes += _notes_on_kept(library, pack, places, fates, embedder)
         library.save()
@@ -290,7 +288,7 @@ def _write_thumbnails(library: Library, pack: Pack, fates: Sequence[Decision]) -
     """The scenes' thumbnails, named by the video's content as an import names them; the
     ones written here, so that a failed commit removes them."""
     written: list[Path] = []
-    private_dir(library.thumbs)
+    own_folder(library.thumbs)
     for source, fate in zip(pack.sources, fates, strict=True):
         if not fate.writes:
             continue
@@ -300,9 +298,7 @@ def _write_thumbnails(library: Library, pack: Pack, fates: Sequence[Decision]) -
             target = library.thumbs / _thumbnail_name(source, i)
             if target.exists():
                 continue
-            fd = open_private(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            with os.fdopen(fd, "wb") as f:
-                f.write(pack.thumbnails[scene.thumbnail])
+            write_whole(target, pack.thumbnails[scene.thumbnail])
             written.append(target)
     return written
 
