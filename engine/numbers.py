@@ -15,8 +15,12 @@ import math
 import re
 
 from engine.errors import CoursedexError
+from engine.plain_text import clock
 
 MAX_SECONDS = 10_000_000  # ~116 days: beyond any recording, far below float trouble
+# How far past a recording's probed length what the engine made of it may reach: a probed
+# length is not exact (the audio may outlast the video by a frame), a time is rounded.
+RECORDING_SLACK_MS = 1000
 MAX_COUNT = 1_000_000_000  # a page or a line number
 MAX_ID = 2**63 - 1  # SQLite's INTEGER
 MAX_THREADS = 256  # CPU threads for a model
@@ -69,6 +73,26 @@ def seconds_ms(value: object, name: str, high: float = MAX_SECONDS) -> int:
             f"not {_shown(value)}"
         )
     return round(seconds * 1000)
+
+
+def span_fault(
+    start_ms: int, end_ms: int, length_ms: int | None, name: str, *, slack_ms: int = 0
+) -> str | None:
+    """What is wrong with the stretch ``start_ms`` to ``end_ms`` of ``name``, a recording
+    ``length_ms`` long (None: not known; none is longer than :data:`MAX_SECONDS`), said as
+    a user reads it; None when nothing is. A moment is a stretch that ends where it starts.
+    The one check of a time in a file: a note's (``notes add``), a cue's (the subtitle
+    parser), a course pack's segments, scenes and slide links."""
+    if start_ms < 0:
+        return f"a time in {name} cannot be negative"
+    if end_ms < start_ms:
+        return f"it ends ({clock(end_ms)}) before it starts ({clock(start_ms)})"
+    if length_ms is None:
+        if end_ms > MAX_SECONDS * 1000:
+            return f"{clock(end_ms)} is after the end of any recording"
+    elif end_ms > length_ms + slack_ms:
+        return f"{clock(end_ms)} is after the end of {name} ({clock(length_ms)})"
+    return None
 
 
 def _typed_seconds(value: str, name: str) -> float:

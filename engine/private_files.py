@@ -44,7 +44,9 @@ def open_private(path: Path, flags: int = os.O_RDWR | os.O_CREAT) -> int:
     """``os.open`` that creates ``path`` 0600 (not umask's 0644), and tightens it if it
     was there. Returns the file descriptor (binary on Windows too: a thumbnail's bytes are
     not text)."""
-    fd = os.open(path, flags | getattr(os, "O_BINARY", 0), PRIVATE_FILE)
+    # Never through a link: a library's files are its own (engine/own_folders.py).
+    flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, PRIVATE_FILE)
     if _POSIX:
         try:
             mode = os.fstat(fd).st_mode

@@ -5,7 +5,9 @@ Two dialogs: the pack, then the folder holding the course's files (Cancel: none;
 are then looked for in the library only, and those not found are imported as not here).
 The import runs on the import bar's worker, with its progress bar and Cancel; what it did,
 or why the pack was refused (one line: damaged, tampered, too new…), is said on the bar's
-status line. A file found later is linked from a hit on it (the preview's "Locate…").
+status line, which names the pack's files left out because other content is at their
+places (the user's own stays as it is: issue 34). A file found later is linked from a hit
+on it (the preview's "Locate…").
 """
 
 from __future__ import annotations
@@ -157,7 +159,8 @@ class PackImport(QObject):
 
     def _done(self, summary: ImportSummary) -> None:
         self._ended(summary_text(summary, self._name))
-        self.changed(FilesChanged(tuple(f.path for f in summary.files), indexed=True))
+        written = tuple(f.path for f in summary.files if f.conflict is None)
+        self.changed(FilesChanged(written, indexed=True))
         self.changed(Reread())  # a new course: the panel reads the library again
         self.finished.emit(summary)
 
@@ -176,7 +179,8 @@ class PackImport(QObject):
 
 def summary_text(summary: ImportSummary, name: str) -> str:
     """What the status line says after an import: the course, its files, nothing
-    transcribed, and how many files are not on this computer."""
+    transcribed, how many files are not on this computer, the files left out, and the notes
+    and slide links left out (the first named)."""
     files = plural(len(summary.files), "file")
     again = " (embedded for this library's search model)" if summary.reembedded else ""
     text = (
@@ -189,4 +193,31 @@ def summary_text(summary: ImportSummary, name: str) -> str:
             f" {plural(missing, 'file')} {'is' if missing == 1 else 'are'} not on this "
             "computer: searchable all the same; open a hit on one to locate it."
         )
-    return text
+    return text + _conflicts_text(summary) + _left_out_text(summary)
+
+
+def _conflicts_text(summary: ImportSummary, named: int = 3) -> str:
+    """The pack's files left out, the first few by name: other content is at their places."""
+    conflicts = summary.conflicts
+    if not conflicts:
+        return ""
+    names = ", ".join(f"“{printable(Path(f.path).name)}”" for f in conflicts[:named])
+    if len(conflicts) > named:
+        names += f" and {len(conflicts) - named} more"
+    yours = "yours is kept as it is" if len(conflicts) == 1 else "yours are kept as they are"
+    return (
+        f" {plural(len(conflicts), 'file')} of the pack left out: other content is at "
+        f"{names}; {yours}."
+    )
+
+
+def _left_out_text(summary: ImportSummary) -> str:
+    """The notes and slide links left out, at places their files do not have; the first
+    named (issue 34, item 8)."""
+    left = summary.left_out
+    if not left:
+        return ""
+    first = printable(left[0])
+    many = plural(len(left), "note or slide link", "notes or slide links")
+    more = ", …" if len(left) > 1 else ""
+    return f" {many} left out, at a place its file does not have ({first}{more})."

@@ -29,7 +29,10 @@ word times, on-screen text, slide and code text, slide links, chapters, vectors,
 optionally notes) but not its files. Importing one transcribes nothing. Files are found by
 their content (sha256): your own copy already in the library, or one in --media DIR; a file
 not found is imported as "media missing": searchable, and its hits say where it is expected
-(`coursedex pack locate EXPECTED FILE`, or importing the file, links it later)."""
+(`coursedex pack locate EXPECTED FILE`, or importing the file, links it later). What the
+library indexed already is never replaced: a file of the same content keeps its index, and
+a file of the pack whose place holds other content (a file of yours, or the library's
+record of one) is left out and named as a conflict."""
 
 
 def add_pack_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -119,8 +122,15 @@ def _import(ctx: Context) -> int:
                     "notes": done.notes,
                     "reembedded": done.reembedded,
                     "seconds": round(done.seconds, 3),
+                    "left_out": list(done.left_out),
                     "files": [
-                        {"title": f.title, "path": f.path, "here": f.here, "kept_in": f.kept_in}
+                        {
+                            "title": f.title,
+                            "path": f.path,
+                            "here": f.here,
+                            "kept_in": f.kept_in,
+                            "conflict": f.conflict,
+                        }
                         for f in done.files
                     ],
                 }
@@ -134,16 +144,25 @@ def _import(ctx: Context) -> int:
         f"{done.seconds:.1f} s ({model}nothing transcribed)"
     )
     for f in done.files:
-        if f.kept_in is not None:
+        if f.conflict is not None:
+            print(f"  conflict: {printable(f.title)}: {f.conflict}: yours is kept")
+        elif f.kept_in is not None and f.here:
             print(f"  kept: {printable(f.path)} (already in {printable(f.kept_in)})")
         elif f.here:
             print(f"  here: {printable(f.path)}")
         else:
             print(f"  media missing: {printable(f.title)}: expected at {printable(f.path)}")
+    for line in done.left_out:
+        print(f"  left out: {printable(line)}")
     if done.missing:
         print(
             f"{plural(len(done.missing), 'file')} not found: searchable all the same; link one "
             "with `coursedex pack locate EXPECTED FILE`, or import with --media DIR"
+        )
+    if done.conflicts:
+        print(
+            f"{plural(len(done.conflicts), 'file')} of the pack left out: the library's own "
+            f"{'is' if len(done.conflicts) == 1 else 'are'} kept (conflicts above)"
         )
     return 0
 

@@ -296,6 +296,7 @@ class Pipeline:
         if (
             indexed is not None
             and sidecar is None
+            and indexed.mtime_ns  # 0: not this file's time (a course pack's file not here)
             and (indexed.size, indexed.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
         ):
             # Same size and modification time: unchanged, without reading a large file again.

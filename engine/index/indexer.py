@@ -26,6 +26,7 @@ from engine.importing.embedding import Embedding, embed_text
 from engine.index.vectors import HnswSettings, ReconcileReport, VectorIndex
 from engine.languages import texts_language
 from engine.models import Embedder
+from engine.own_folders import remove_files
 from engine.store import NoteRow, Store
 from engine.types import SegmentDraft, SegmentKind, SourceStatus
 
@@ -294,20 +295,24 @@ class Indexer:
     def add_note(self, note: NoteRow, title: str, embedder: Embedder) -> int:
         """Store a new note (``note.id`` is ignored) and make it searchable under every file
         of its content (``title``: the file's, which leads its embedding); returns its id."""
+        return self.add_notes([note], title, embedder)[0]
+
+    def add_notes(self, notes: Sequence[NoteRow], title: str, embedder: Embedder) -> list[int]:
+        """:meth:`add_note` for many notes on one content, embedded in one call and written
+        in one transaction (a pack's notes on a file the user keeps); returns their ids."""
         with self._lock:
             index = self._ensure(embedder)
             before = self.store.embeddings.generation()
-            vectors = _note_vectors(embedder, title, [note])
-            sources = self.store.notes.files_of(note.sha256)
+            vectors = _note_vectors(embedder, title, notes)
+            sources = self.store.notes.files_of(notes[0].sha256) if notes else []
             with self.store.transaction():
-                stored = self._insert_note(note)
-                note_id = stored.id
-                ids = [self.store.notes.attach(source_id, stored) for source_id in sources]
-                vectors = np.repeat(vectors, len(ids), axis=0)
+                stored = [self._insert_note(note) for note in notes]
+                ids = [self.store.notes.attach(sid, note) for note in stored for sid in sources]
+                vectors = np.repeat(vectors, len(sources), axis=0)
                 self._put_vectors(ids, vectors)
             index.add(np.asarray(ids, dtype=np.int64), vectors)
             self._caught_up(index, before)
-        return note_id
+        return [note.id for note in stored]
 
     def remove_note(self, note_id: int) -> bool:
         """Delete a note and its segments and vectors; False when there is no such note."""
@@ -383,9 +388,8 @@ class Indexer:
             self._index.delete(ids)
 
     def _delete_thumbnails(self, names: Iterable[str]) -> None:
-        for name in names:
-            if name and "/" not in name and "\\" not in name:
-                (self.thumbs / name).unlink(missing_ok=True)
+        safe = [n for n in names if n and "/" not in n and "\\" not in n and n not in (".", "..")]
+        remove_files(self.thumbs, safe)
 
     # --- repair and re-index ------------------------------------------------------------
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from engine.errors import LibraryError, ModelMismatchError
 from engine.index.atomic_files import atomic_write, fingerprint
-from engine.private_files import PRIVATE_DIR
+from engine.own_folders import own_folder
 
 log = logging.getLogger(__name__)
 
@@ -445,7 +445,7 @@ class VectorIndex:
         if not self._dirty:
             return
         try:
-            self.folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+            own_folder(self.folder)
             atomic_write(self.index_path, self._write_index)
             size, digest = fingerprint(self.index_path)
             meta = (

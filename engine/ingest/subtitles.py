@@ -17,6 +17,7 @@ from pathlib import Path
 
 from engine.errors import UnreadableFileError
 from engine.ingest.text import read_text
+from engine.numbers import span_fault
 from engine.types import Timing
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ def _parse_timing(line: str) -> tuple[int, int] | None:
         return None
     g = match.groups()
     start, end = _to_ms(*g[0:4]), _to_ms(*g[4:8])
-    if start is None or end is None or end < start:
+    if start is None or end is None or span_fault(start, end, None, "subtitles") is not None:
         return None
     return start, end
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import sqlite3
 import tempfile
 import time
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING
 from engine.errors import CoursedexError
 from engine.integrations.flashcards import Card
 from engine.integrations.pictures import Picture
-from engine.outputs import check_output, write_failed
+from engine.outputs import check_output, write_failed, write_output
 
 if TYPE_CHECKING:
     import genanki
@@ -85,7 +84,7 @@ def write_deck(
     Raises:
         CoursedexError: ``dest`` is refused, is not an .apkg, or cannot be written.
     """
-    dest = check_output(dest, library, force=force)
+    given, dest = dest, check_output(dest, library, force=force)
     if dest.suffix.lower() != ".apkg":
         raise CoursedexError(
             f"cannot write flashcards as {dest.suffix or 'a file without a suffix'}: "
@@ -120,7 +119,7 @@ def write_deck(
             )
         )
     try:
-        _write_package(genanki.Package(deck), pictures, dest)
+        _write_package(genanki.Package(deck), pictures, given, dest, library, force=force)
     except OSError as e:
         raise write_failed(dest, e) from e
     except sqlite3.Error as e:  # the collection is built in the temp folder first
@@ -129,7 +128,15 @@ def write_deck(
     return DeckWritten(dest, len(cards), len(pictures))
 
 
-def _write_package(package: genanki.Package, pictures: dict[str, Picture], dest: Path) -> None:
+def _write_package(
+    package: genanki.Package,
+    pictures: dict[str, Picture],
+    given: Path,
+    dest: Path,
+    library: Library | None,
+    *,
+    force: bool,
+) -> None:
     """genanki's package written as ``write_to_file`` does, without its leftovers."""
     with tempfile.TemporaryDirectory(prefix="coursedex-anki-") as work:
         db = Path(work) / "collection.anki2"
@@ -140,16 +147,13 @@ def _write_package(package: genanki.Package, pictures: dict[str, Picture], dest:
             conn.commit()
         finally:
             conn.close()
-        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-        os.close(fd)
-        try:
+
+        def write(tmp: Path) -> None:
             with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as out:
                 out.write(db, "collection.anki2")
                 names = sorted(pictures)
                 out.writestr("media", json.dumps({str(i): n for i, n in enumerate(names)}))
                 for i, name in enumerate(names):
                     out.writestr(str(i), pictures[name].data)
-            os.replace(tmp, dest)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+
+        write_output(given, dest, write, library, force=force)

@@ -7,7 +7,10 @@ A URL is outside input: a server may stream forever, stop sending halfway, redir
 arrived) and when the server sends nothing for ``download_stall_ms``; addresses that are
 not http(s) are refused with what they are; and any failure (those, a 404, an extractor's
 own exception, a cancel, Ctrl+C) removes what this fetch wrote: the ``.part`` file, the
-subtitles, the page's folder when the fetch made it. Every error is a
+subtitles, the page's folder when the fetch made it. A fetch killed outright cannot: it holds
+a lock per page folder while it writes (``media/.<page>.fetching``), and the next writer of
+the library removes the partial files of the pages whose lock no one holds
+(:func:`engine.partial_files.remove_stale_downloads`). Every error is a
 :class:`UrlImportError` naming the URL and the reason, so an import of several targets
 goes on with the others.
 """
@@ -28,6 +31,8 @@ from urllib.parse import urlsplit
 from engine.config import IngestLimits
 from engine.errors import Cancelled, CoursedexError
 from engine.ingest import MEDIA_EXTENSIONS, SUBTITLE_EXTENSIONS
+from engine.own_folders import Folder, open_folder, own_folder
+from engine.partial_files import fetch_lock, hold
 from engine.plain_text import human_size
 from engine.private_files import private_dir, tighten
 
@@ -86,10 +91,15 @@ def fetch_url(
     """
     if not is_url(url):
         raise UrlImportError(f"not a web address (http:// or https://): {url}")
+    private_dir(own_folder(folder))
+    with open_folder(folder) as media, contextlib.ExitStack() as held:
+        guard = _Guard(url, limits or IngestLimits(), progress, cancel, media, held)
+        return _fetch(url, folder, subtitles_only, guard)
+
+
+def _fetch(url: str, folder: Path, subtitles_only: bool, guard: _Guard) -> Fetched:
     from yt_dlp import YoutubeDL
 
-    private_dir(folder)
-    guard = _Guard(url, limits or IngestLimits(), progress, cancel)
     try:
         with YoutubeDL(_options(folder, subtitles_only, guard)) as ydl:  # type: ignore[arg-type]
             ydl.add_post_processor(_before_download(guard, ydl), when="video")
@@ -151,6 +161,8 @@ class _Guard:
     limits: IngestLimits
     progress: Callable[[FetchProgress], None] | None
     cancel: threading.Event | None
+    media: Folder  # the folder fetched into, open
+    held: contextlib.ExitStack  # the page folders' locks (engine.partial_files.fetch_lock)
     last_bytes_at: float = field(default_factory=time.monotonic)
     received: dict[str, int] = field(default_factory=dict)  # per file being written
     folders: dict[Path, set[Path] | None] = field(default_factory=dict)  # None: made here
@@ -208,6 +220,9 @@ class _Guard:
                 )
         self.target = target
         folder = target.parent
+        if folder.parent.resolve() == self.media.path.resolve() and folder not in self.folders:
+            # Before anything of it is written, and before what it holds is noted.
+            self.held.enter_context(hold(self.media, fetch_lock(folder.name), self.cancel))
         if folder not in self.folders:
             self.folders[folder] = set(folder.iterdir()) if folder.is_dir() else None
         self.last_bytes_at = time.monotonic()

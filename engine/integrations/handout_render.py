@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError
-from engine.index.atomic_files import atomic_write
 from engine.integrations.handout import Handout, Remark, Said, Shown
 from engine.integrations.pictures import Picture
-from engine.outputs import check_output, write_failed
+from engine.outputs import check_output, write_failed, write_output
 from engine.plain_text import clock, controls_escaped, html_text, printable
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ def write_handout(
         CoursedexError: another suffix, a target refused, or the file (or its folder)
             cannot be written.
     """
-    dest = check_output(dest, library, force=force)
+    given, dest = dest, check_output(dest, library, force=force)
     suffix = dest.suffix.lower().lstrip(".")
     if suffix == "htm":
         suffix = "html"
@@ -229,26 +229,29 @@ def write_handout(
         if pictures:
             for picture in pictures:  # the handout's own pictures: replaced with it
                 check_output(folder / picture.name, library, force=True)
-            _write_pictures(folder, pictures)
+            _write_pictures(folder, pictures, library)
         text = handout_markdown(handout, folder.name)
-    _write_text(dest, text)
+    write_output(given, dest, _text(text), library, force=force)
     return dest
 
 
-def _write_pictures(folder: Path, pictures: list[Picture]) -> None:
+def _write_pictures(folder: Path, pictures: list[Picture], library: Library | None) -> None:
     try:
         folder.mkdir(exist_ok=True)
-        for picture in pictures:
-            (folder / picture.name).write_bytes(picture.data)
     except OSError as e:
         raise write_failed(folder, e) from e
+    for picture in pictures:
+        target = folder / picture.name
+        write_output(target, target, _bytes(picture.data), library, force=True)
 
 
-def _write_text(dest: Path, text: str) -> None:
-    try:
-        atomic_write(dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
-    except OSError as e:
-        raise write_failed(dest, e) from e
+def _text(text: str) -> Callable[[Path], object]:
+    """What writes ``text`` to a temp file: UTF-8, with \\n line ends on every system."""
+    return lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n")
+
+
+def _bytes(data: bytes) -> Callable[[Path], object]:
+    return lambda tmp: tmp.write_bytes(data)
 
 
 # --- shared ----------------------------------------------------------------------------------

@@ -18,7 +18,14 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from engine.errors import CoursedexError, NotFoundError
 from engine.formatting import location
-from engine.numbers import MAX_COUNT, NumberError, seconds_ms, whole
+from engine.numbers import (
+    MAX_COUNT,
+    RECORDING_SLACK_MS,
+    NumberError,
+    seconds_ms,
+    span_fault,
+    whole,
+)
 from engine.plain_text import clock
 
 if TYPE_CHECKING:
@@ -147,7 +154,8 @@ def within_recording(start_ms: int, source: Source) -> None:
     """Raises LinkError when ``start_ms`` is past the end of ``source``'s recording (a second
     of slack: a link's time is rounded to the millisecond, a probed length is not exact)."""
     length = source.duration_ms
-    if length is not None and start_ms > length + 1000:
+    past = span_fault(start_ms, start_ms, length, source.path, slack_ms=RECORDING_SLACK_MS)
+    if length is not None and past is not None:
         raise LinkError(
             f"{Path(source.path).name} is {clock(length)} long: "
             f"nothing at {_seconds(start_ms)} seconds"

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError
-from engine.index.atomic_files import atomic_write
-from engine.outputs import check_output, write_failed
+from engine.outputs import check_output, write_output
 from engine.plain_text import clock, printable
 from engine.types import Timing
 
@@ -88,15 +87,18 @@ def write_transcript(
         CoursedexError: the suffix is neither .srt nor .txt, the target is refused, or the
             file cannot be written.
     """
-    dest = check_output(dest, library, force=force)
+    given, dest = dest, check_output(dest, library, force=force)
     suffix = dest.suffix.lower().lstrip(".")
     if suffix not in TRANSCRIPT_FORMATS:
         raise CoursedexError(
             f"cannot export a transcript as .{printable(suffix)}: choose .srt or .txt"
         )
     text = transcript_srt(lines, notes) if suffix == "srt" else transcript_text(lines, title, notes)
-    try:
-        atomic_write(dest, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
-    except OSError as e:
-        raise write_failed(dest, e) from e
+    write_output(
+        given,
+        dest,
+        lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"),
+        library,
+        force=force,
+    )
     return dest

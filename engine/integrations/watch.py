@@ -118,7 +118,8 @@ class FolderWatcher:
             source = known.get(path)
             if self._handled.get(path) == stat:
                 continue
-            if source is not None and (source.size, source.mtime_ns) == stat:
+            # A time of 0 is not the file's (a course pack's file not here): it is read.
+            if source is not None and source.mtime_ns and (source.size, source.mtime_ns) == stat:
                 self._handled[path] = stat
                 continue
             due.append(planned.path)

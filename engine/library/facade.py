@@ -47,6 +47,7 @@ from engine.library.relanguage import choose_language
 from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
+from engine.own_folders import check_library_folder
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Source, Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
@@ -76,6 +77,7 @@ class Library(NoteTaking):
         self.models = models or ModelRegistry(default_models_dir())
         self.thumbs = folder / "thumbs"
         db = folder / "library.db"
+        check_library_folder(folder)  # no link out of it: nothing written through one
         refuse_lost_database(folder, db, empty=True)
         # Why this process cannot write to the library (None: it can); it is still searched.
         self.read_only: str | None = prepare_folder(folder)

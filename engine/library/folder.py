@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.errors import LibraryDamagedError, LibraryError
+from engine.own_folders import Folder, LinkedFolderError, open_folder, own_folder
+from engine.partial_files import remove_stale_downloads
 from engine.private_files import PRIVATE_DIR, open_private
 
 log = logging.getLogger(__name__)
@@ -127,14 +129,24 @@ class LibraryLock:
 
 def remove_stale_temporaries(folder: Path) -> None:
     """Remove what a writer killed in the middle of a write left: the temporary file of a
-    vector index save (``vectors/.*.tmp``) or of a thumbnail (``thumbs/*.tmp``). Only while
-    holding the write lock: no other writer can be making one now."""
-    for pattern in ("vectors/.*.tmp", "thumbs/*.tmp"):
-        for path in folder.glob(pattern):
-            try:
-                path.unlink()
-            except OSError as e:
-                log.info("cannot remove %s, left by an interrupted write: %s", path, e)
+    vector index save (``vectors/.*.tmp``) or of a thumbnail (``thumbs/*.tmp``), only while
+    holding the write lock (no other writer can be making one now); and the partial files
+    of downloads killed mid-way (``media/``), which are fetched without it, so only those
+    no running fetch holds (:func:`~engine.partial_files.remove_stale_downloads`).
+    Never through a link: what a folder made a link leads to is not the library's."""
+    for name in ("vectors", "thumbs"):
+        try:
+            with open_folder(folder / name) as own:
+                for temp in own.names():
+                    if not temp.endswith(".tmp"):
+                        continue
+                    try:
+                        own.unlink(temp)
+                    except OSError as e:
+                        log.info("cannot remove %s, left by an interrupted write: %s", temp, e)
+        except (OSError, LinkedFolderError) as e:  # not there, or a link (refused in writing)
+            log.debug("no temporary files looked for in %s: %s", folder / name, e)
+    remove_stale_downloads(folder / "media")
 
 
 # The thumbnails a video's scan writes: the first 16 hex digits of its sha256, the scene.
@@ -147,14 +159,20 @@ def remove_unused_thumbnails(folder: Path, used: set[str]) -> int:
     the write lock, as a scan of this or another process writes them before its commit.
     Files of other names are not ours to judge. Returns how many were removed."""
     removed = 0
-    for path in (folder / "thumbs").glob("*.jpg"):
-        if path.name in used or not _THUMBNAIL.fullmatch(path.name):
-            continue
-        try:
-            path.unlink()
-            removed += 1
-        except OSError as e:
-            log.info("cannot remove %s, a thumbnail no scene shows: %s", path, e)
+    try:
+        thumbs = Folder(folder / "thumbs")
+    except (OSError, LinkedFolderError) as e:  # not there, or a link (refused in writing)
+        log.debug("no thumbnails looked for in %s: %s", folder / "thumbs", e)
+        return 0
+    with thumbs:
+        for name in thumbs.names():
+            if name in used or not _THUMBNAIL.fullmatch(name):
+                continue
+            try:
+                thumbs.unlink(name)
+                removed += 1
+            except OSError as e:
+                log.info("cannot remove %s, a thumbnail no scene shows: %s", name, e)
     if removed:
         log.info("removed %d thumbnails that no scene shows (an import stopped)", removed)
     return removed
@@ -218,7 +236,7 @@ def prepare_folder(folder: Path) -> str | None:
         # New folders are private from the start; an existing one is tightened when this
         # process takes the write lock (WriteAccess), not when it only reads.
         folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-        (folder / "thumbs").mkdir(mode=PRIVATE_DIR, exist_ok=True)
+        own_folder(folder / "thumbs")
     except OSError as e:
         raise LibraryError(f"cannot create the library folder {folder}: {e.strerror or e}") from e
     return None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -30,7 +29,7 @@ from engine.errors import Cancelled, UnreadableFileError
 from engine.media.frames import Sample, VideoInfo, rgb, sample_frames
 from engine.media.pictures import PictureIndex, signature
 from engine.models.ocr import TextRecognizer, lines_to_text
-from engine.private_files import PRIVATE_DIR, open_private
+from engine.own_folders import own_folder, write_whole
 
 if TYPE_CHECKING:
     from engine.media.deck import DeckPictures
@@ -284,10 +283,7 @@ def write_thumbnail(image: np.ndarray, path: Path, width: int) -> None:
     ok, data = cv2.imencode(".jpg", small[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 80])
     if not ok:
         raise UnreadableFileError("cannot encode a thumbnail")
-    temp = path.with_suffix(".tmp")
-    with os.fdopen(open_private(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f:
-        f.write(data.tobytes())
-    temp.replace(path)
+    write_whole(path, data.tobytes())
 
 
 def scan_video(
@@ -311,7 +307,7 @@ def scan_video(
         UnreadableFileError: the frames cannot be read.
         Cancelled: ``cancel`` was set.
     """
-    thumbs_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    own_folder(thumbs_dir)
     earlier: PictureIndex[int] = PictureIndex()
     out: list[ScreenScene] = []
     scenes = iter_scenes(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.errors import CoursedexError
+from engine.numbers import span_fault
 from engine.plain_text import clock, plural, valid_text
 from engine.store import NoteRow
 from engine.types import SourceKind
@@ -175,12 +176,9 @@ def check_place(
 
 
 def _check_time(extent: Extent, at_ms: int) -> None:
-    if at_ms < 0:
-        raise NoteError(f"a time in {extent.name} cannot be negative")
-    if extent.duration_ms is not None and at_ms > extent.duration_ms:
-        raise NoteError(
-            f"{clock(at_ms)} is after the end of {extent.name} ({clock(extent.duration_ms)})"
-        )
+    fault = span_fault(at_ms, at_ms, extent.duration_ms, extent.name)
+    if fault is not None:
+        raise NoteError(fault)
 
 
 def _member(extent: Extent, asked: str | None, for_line: bool) -> str | None:

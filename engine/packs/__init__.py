@@ -5,7 +5,9 @@ another library imports in seconds instead of transcribing the lectures again.
 - parts.py   the JSON parts written from and read back into those values, checked field by field
 - writer.py  ``export_pack``: a course out of a library
 - reader.py  ``read_pack``: a pack read and checked whole before anything is written
+- places.py  its notes and slide links checked at their places, as ``notes add`` checks one
 - media.py   where a pack's files are here, found by content (sha256)
+- ownership.py  what a pack may write where the library holds files already: never over them
 - loader.py  ``import_pack``: a checked pack into a library, in one transaction
 """
 

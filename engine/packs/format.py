@@ -15,6 +15,21 @@ A pack is a zip (stored or deflated members only) of:
 
 Parts are JSON and NPY, never pickle: a pack comes from another person. The version goes up
 when a reader of the old one could not read a new pack right; a reader refuses a newer one.
+
+Every value of a pack is checked as the same value typed by a user or read by a parser is
+(:func:`engine.numbers.span_fault` for times, :func:`engine.notes.check_place` for a note's
+place). Two outcomes, by what the value is part of:
+
+- the course itself (its files, their segments, word times and scenes): one wrong value
+  (a segment ending before it starts or after its lecture, a file at ``./././.``), or more
+  files, segments or notes than :class:`PackLimits` allows, and the whole pack is refused
+  in one line naming it; nothing is written. Coursedex never writes such a course, and its
+  vectors follow its segments: none can be taken out alone.
+- a note or a slide link, each standing alone: at a place its file does not have (a time
+  after the lecture's end, page 9999 of a deck, a line past the file's last), it is left
+  out and named (``Pack.left_out``, the import's summary), as ``notes add`` refuses that
+  one note; the rest comes in. One that is malformed (no text, two places, no file of the
+  pack) refuses the pack.
 """
 
 from __future__ import annotations
@@ -49,15 +64,29 @@ class PackError(CoursedexError):
 @dataclass(frozen=True, slots=True)
 class PackLimits:
     """Bounds on a pack from someone else: its size on disk, each part's and all of them
-    uncompressed, how many parts, and how far a part may expand (a zip bomb)."""
+    uncompressed, how many parts, how far a part may expand (a zip bomb), and how many
+    files, segments and notes it holds (each costs time to import: a pack of 1.2 MB held
+    200,000 notes and was still importing after 300 s).
+
+    The counts are ten times and more what a large real course holds. Such a course: 60
+    hours of lectures (a year, two semesters of 30 h) at about 270 segments an hour (the
+    demo's 6.5-minute lecture has 21 transcript windows and 8 of on-screen text), 60 slide
+    decks of 40 pages, and code: some 25,000 segments in 200 to 300 files. Notes: one a
+    minute of lecture, a keen student's pace, is 3,600."""
 
     max_pack_bytes: int = 2 * 1024**3
     max_part_bytes: int = 512 * 1024**2
     max_total_bytes: int = 3 * 1024**3
     max_parts: int = 200_000
     max_compression_ratio: float = 200.0
-    max_sources: int = 10_000
-    max_segments: int = 2_000_000
+    max_sources: int = 10_000  # files: 30 times a large course's 300
+    # Segments in all its files: 8 times a large course's 25,000; their vectors fill
+    # vectors.npy to 300 MB at 384 numbers each, under max_part_bytes. Importing them
+    # takes minutes (bench/pack_import.py), each one's vector added to the search index.
+    max_segments: int = 200_000
+    # Notes: ~3 times a note a minute of 60 hours. Each is embedded on import (a pack
+    # carries no vector of a note), some milliseconds each (bench/pack_import.py).
+    max_notes: int = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,3 +162,5 @@ class Pack:
     sentences: np.ndarray  # float16 (cues, dimension)
     thumbnails: dict[str, bytes]
     notes: tuple[PackNote, ...] = ()
+    # A line for each note or slide link left out, at a place its file does not have.
+    left_out: tuple[str, ...] = ()

@@ -6,13 +6,14 @@ model is embedded again from its text; and everything is written in one transact
 indexer, so a failure leaves the library as it was. A file that is not on this computer is
 imported all the same, at the place it is expected: searchable, its hits say it is not
 here, and importing or locating the file later links it (the pipeline moves a source whose
-file is gone to a new path with the same content).
+file is gone to a new path with the same content). What the library indexed already is
+never replaced (:mod:`engine.packs.ownership`): the pack's file is kept as the library has
+it, or left out as a conflict that the summary names.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -26,10 +27,11 @@ from engine.importing.embedding import Embedding
 from engine.index.indexer import SourceContent
 from engine.library import Library
 from engine.models import Embedder
-from engine.packs.format import Pack, PackError, PackLimits, PackSource
+from engine.own_folders import own_folder, remove_files, write_whole
+from engine.packs.format import Pack, PackLimits, PackSource
 from engine.packs.media import MediaFinder, Place, folder_name
+from engine.packs.ownership import Decision, decide
 from engine.packs.reader import read_pack
-from engine.private_files import open_private, private_dir
 from engine.store import NoteRow
 from engine.types import SourceStatus
 
@@ -52,7 +54,8 @@ class PackFile:
     title: str
     path: str  # where the library has it
     here: bool  # False: not on this computer (a hit on it says so)
-    kept_in: str | None = None  # the same file, already in this course of the library
+    kept_in: str | None = None  # the same file, indexed in this course of the library: kept
+    conflict: str | None = None  # other content where it goes: left out (why, in one line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +66,17 @@ class ImportSummary:
     notes: int
     reembedded: bool  # the pack's model was not the library's: embedded again from its text
     seconds: float
+    # A line for each note or slide link at a place its file does not have, not imported.
+    left_out: tuple[str, ...] = ()
 
     @property
     def missing(self) -> list[PackFile]:
-        return [f for f in self.files if not f.here and f.kept_in is None]
+        return [f for f in self.files if not f.here and f.conflict is None]
+
+    @property
+    def conflicts(self) -> list[PackFile]:
+        """The pack's files left out: the library's own at their places are kept."""
+        return [f for f in self.files if f.conflict is not None]
 
 
 Progress = Callable[[PackProgress], None]
@@ -100,45 +110,36 @@ def import_pack(
     fallback = path.resolve().parent / folder_name(course)
     finder = MediaFinder(media.resolve() if media is not None else None, fallback)
     with library.access.writing("import a course pack"):
-        places = _places(library, pack, finder, report, cancel)
+        places, fates = _places(library, pack, finder, report, cancel)
         # A pack in another language switches an English-only library first.
         library.fit.languages((source.language for source in pack.sources), cancel)
         embedder = library.embedder()
-        contents, reembedded = _contents(library, pack, places, embedder, report, cancel)
+        contents, reembedded = _contents(library, pack, places, fates, embedder, report, cancel)
         if cancel is not None and cancel.is_set():  # the last moment nothing is written yet
             raise Cancelled("pack import cancelled; the library is unchanged")
         report(PackProgress("writing", 0, 1))
-        written = _write_thumbnails(library, pack, places)
+        written = _write_thumbnails(library, pack, fates)
         try:
-            segments, notes = _write(library, pack, places, contents, embedder, media)
+            segments, notes = _write(library, pack, places, fates, contents, embedder, media)
         except BaseException:
-            for thumbnail in written:
-                thumbnail.unlink(missing_ok=True)
+            remove_files(library.thumbs, [t.name for t in written])
             raise
-        notes += _notes_on_kept(library, pack, places, embedder)
+        notes += _notes_on_kept(library, pack, places, fates, embedder)
         library.save()
     report(PackProgress("writing", 1, 1))
-    files = tuple(
-        PackFile(
-            s.title,
-            str(p.path),
-            p.here,
-            p.twin.course if p.twin is not None and _kept(p, course) else None,
-        )
-        for s, p in zip(pack.sources, places, strict=True)
+    files = tuple(_file(s, p, f) for s, p, f in zip(pack.sources, places, fates, strict=True))
+    for f in files:
+        if f.conflict is not None:
+            log.warning("a file of the pack left out: %s", f.conflict)
+    return ImportSummary(
+        course, files, segments, notes, reembedded, time.monotonic() - started, pack.left_out
     )
-    return ImportSummary(course, files, segments, notes, reembedded, time.monotonic() - started)
 
 
-def _kept(place: Place, course: str) -> bool:
-    """The user's own copy is indexed in another course: it stays as it is there."""
+def _file(source: PackSource, place: Place, fate: Decision) -> PackFile:
     twin = place.twin
-    return (
-        twin is not None
-        and place.here
-        and twin.status == SourceStatus.INDEXED
-        and twin.course.casefold() != course.casefold()
-    )
+    kept_in = twin.course if fate.keeps and twin is not None else None
+    return PackFile(source.title, str(place.path), place.here, kept_in, fate.why or None)
 
 
 def _places(
@@ -147,41 +148,34 @@ def _places(
     finder: MediaFinder,
     report: Progress,
     cancel: threading.Event | None,
-) -> list[Place]:
-    """Where each source goes. Refuses a place the library gives another course's file of
-    other content (two packs that expect files at one path)."""
+) -> tuple[list[Place], list[Decision]]:
+    """Where each source goes, and what becomes of it there (written, kept as the library
+    has it, or left out as a conflict)."""
     course = pack.manifest.course
     catalog = library.store.catalog
     places: list[Place] = []
+    fates: list[Decision] = []
     for i, source in enumerate(pack.sources):
         if cancel is not None and cancel.is_set():
             raise Cancelled("pack import cancelled; the library is unchanged")
         report(PackProgress("finding files", i, len(pack.sources)))
         twins = [t for t in catalog.sources_by_sha256(source.sha256) if t.kind == source.kind]
         place = finder.place(source, twins, course)
-        taken = catalog.source_by_path(str(place.path))
-        if (
-            taken is not None
-            and taken.sha256 != source.sha256
-            and taken.course.casefold() != course.casefold()
-        ):
-            raise PackError(
-                f"{place.path} is already a file of the course {taken.course!r}: give the "
-                "folder that holds this course's files with --media"
-            )
         places.append(place)
-    return places
+        fates.append(decide(source, place, catalog.source_by_path(str(place.path))))
+    return places, fates
 
 
 def _contents(
     library: Library,
     pack: Pack,
     places: Sequence[Place],
+    fates: Sequence[Decision],
     embedder: Embedder,
     report: Progress,
     cancel: threading.Event | None,
 ) -> tuple[list[SourceContent | None], bool]:
-    """What each source writes (None: kept as the library has it), with the pack's vectors,
+    """What each source writes (None: nothing, kept or left out), with the pack's vectors,
     or embedded again when the pack's model is not the library's."""
     same = (
         embedder.model_id == pack.manifest.model_id
@@ -197,7 +191,7 @@ def _contents(
     again = _Again(embedding, embedder, pack, report, cancel)
     out: list[SourceContent | None] = []
     row = cue = 0
-    for source, place in zip(pack.sources, places, strict=True):
+    for source, place, fate in zip(pack.sources, places, fates, strict=True):
         rows = sum(1 for s in source.segments if s.text.strip())
         cues = sum(source.cues)
         if same:
@@ -206,11 +200,7 @@ def _contents(
         else:
             vectors, sentences = again.source(source)
         row, cue = row + rows, cue + cues
-        out.append(
-            None
-            if _kept(place, pack.manifest.course)
-            else _content(source, place, vectors, sentences)
-        )
+        out.append(_content(source, place, vectors, sentences) if fate.writes else None)
     return out, not same
 
 
@@ -294,13 +284,13 @@ def _thumbnail_name(source: PackSource, scene_index: int) -> str:
     return f"{source.sha256[:16]}-{scene_index:04d}.jpg"
 
 
-def _write_thumbnails(library: Library, pack: Pack, places: Sequence[Place]) -> list[Path]:
+def _write_thumbnails(library: Library, pack: Pack, fates: Sequence[Decision]) -> list[Path]:
     """The scenes' thumbnails, named by the video's content as an import names them; the
     ones written here, so that a failed commit removes them."""
     written: list[Path] = []
-    private_dir(library.thumbs)
-    for source, place in zip(pack.sources, places, strict=True):
-        if _kept(place, pack.manifest.course):
+    own_folder(library.thumbs)
+    for source, fate in zip(pack.sources, fates, strict=True):
+        if not fate.writes:
             continue
         for i, scene in enumerate(source.scenes):
             if not scene.thumbnail:
@@ -308,9 +298,7 @@ def _write_thumbnails(library: Library, pack: Pack, places: Sequence[Place]) -> 
             target = library.thumbs / _thumbnail_name(source, i)
             if target.exists():
                 continue
-            fd = open_private(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            with os.fdopen(fd, "wb") as f:
-                f.write(pack.thumbnails[scene.thumbnail])
+            write_whole(target, pack.thumbnails[scene.thumbnail])
             written.append(target)
     return written
 
@@ -319,6 +307,7 @@ def _write(
     library: Library,
     pack: Pack,
     places: Sequence[Place],
+    fates: Sequence[Decision],
     contents: Sequence[SourceContent | None],
     embedder: Embedder,
     media: Path | None,
@@ -332,6 +321,7 @@ def _write(
 
     def register() -> list[int]:
         course_id = catalog.ensure_course(course, str(media.resolve()) if media else None)
+        _follow(library, places, fates)
         for i in written:
             source, place = pack.sources[i], places[i]
             twin = place.twin
@@ -374,20 +364,38 @@ def _write(
     return segments, sum(len(n) for n in notes)
 
 
-def _notes_on_kept(
-    library: Library, pack: Pack, places: Sequence[Place], embedder: Embedder
-) -> int:
-    """The pack's notes on files the user keeps in another course: added there, after the
-    pack is in (a note a pack imported again finds is not added twice)."""
-    added = 0
-    for i, place in enumerate(places):
-        twin = place.twin
-        if twin is None or not _kept(place, pack.manifest.course):
+def _follow(library: Library, places: Sequence[Place], fates: Sequence[Decision]) -> None:
+    """A kept record whose file was found elsewhere (in the media folder) follows it, as
+    ``pack locate`` links it: the content is the same, the record stays as it was."""
+    catalog = library.store.catalog
+    for place, fate in zip(places, fates, strict=True):
+        twin, path = place.twin, str(place.path)
+        if not fate.keeps or twin is None or not place.here or twin.path == path:
             continue
-        for row in _new_notes(library, pack, i, place):
-            kept = replace(row, course=twin.course, last_path=twin.path, last_title=twin.title)
-            library.indexer.add_note(kept, twin.title, embedder)
-            added += 1
+        if catalog.source_by_path(path) is None:
+            catalog.move_source(twin.id, path, twin.course_id)
+
+
+def _notes_on_kept(
+    library: Library,
+    pack: Pack,
+    places: Sequence[Place],
+    fates: Sequence[Decision],
+    embedder: Embedder,
+) -> int:
+    """The pack's notes on files the library keeps as it has them: added there, in their
+    course, after the pack is in (a note a pack imported again finds is not added twice)."""
+    added = 0
+    for i, (place, fate) in enumerate(zip(places, fates, strict=True)):
+        twin = place.twin
+        if twin is None or not fate.keeps:
+            continue
+        path = str(place.path)
+        kept = [
+            replace(row, course=twin.course, last_path=path, last_title=twin.title)
+            for row in _new_notes(library, pack, i, place)
+        ]
+        added += len(library.indexer.add_notes(kept, twin.title, embedder))  # in one batch
     return added
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.ingest.safezip import member_escapes
 from engine.languages import LANGUAGES
-from engine.notes.places import MAX_NOTE_CHARS
+from engine.numbers import RECORDING_SLACK_MS, span_fault
 from engine.packs.format import (
     FORMAT,
     SHA256,
@@ -133,7 +133,7 @@ def manifest_json(manifest: Manifest) -> bytes:
 # --- reading ------------------------------------------------------------------------------
 
 
-class _Fields:
+class Fields:
     """Typed reads of one JSON object; a wrong field names its place in the pack."""
 
     def __init__(self, value: object, where: str) -> None:
@@ -170,7 +170,25 @@ class _Fields:
         return value
 
 
-def _timings_from(raw: list[Any], where: str) -> tuple[Timing, ...]:
+class _Recording:
+    """A file's length as a pack gives it, against which each of its times is checked as
+    the engine checks its own (:func:`engine.numbers.span_fault`, a second of slack)."""
+
+    def __init__(self, path: str, duration_ms: int | None) -> None:
+        self.name = path.rsplit("/", 1)[-1]
+        self.length = duration_ms or None  # 0: not known
+
+    def check(self, start_ms: int | None, end_ms: int | None, where: str) -> None:
+        start = start_ms if start_ms is not None else end_ms
+        if start is None:
+            return
+        end = end_ms if end_ms is not None else start
+        fault = span_fault(start, end, self.length, self.name, slack_ms=RECORDING_SLACK_MS)
+        if fault is not None:
+            raise PackError(f"{where}: {fault}")
+
+
+def _timings_from(raw: list[Any], where: str, recording: _Recording) -> tuple[Timing, ...]:
     out: list[Timing] = []
     for item in raw:
         if (
@@ -178,15 +196,17 @@ def _timings_from(raw: list[Any], where: str) -> tuple[Timing, ...]:
             or len(item) != 3
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in item[:2])
             or not isinstance(item[2], str)
-            or not 0 <= item[0] <= item[1] <= _MAX_INT
+            or not 0 <= item[0] <= _MAX_INT
+            or not 0 <= item[1] <= _MAX_INT
         ):
             raise PackError(f"{where}: a time is not [start_ms, end_ms, text]")
+        recording.check(item[0], item[1], where)
         out.append(Timing(item[0], item[1], item[2]))
     return tuple(out)
 
 
-def _segment(raw: object, where: str) -> tuple[SegmentDraft, int]:
-    f = _Fields(raw, where)
+def _segment(raw: object, where: str, recording: _Recording) -> tuple[SegmentDraft, int]:
+    f = Fields(raw, where)
     try:
         kind = SegmentKind(f.text("kind"))
     except ValueError:
@@ -205,22 +225,32 @@ def _segment(raw: object, where: str) -> tuple[SegmentDraft, int]:
         line_start=f.int("line_start", optional=True, low=1),
         line_end=f.int("line_end", optional=True, low=1),
         extra=f.text("extra", default=""),
-        timings=_timings_from(f.list("timings"), where + ": timings"),
+        timings=_timings_from(f.list("timings"), where + ": timings", recording),
         needs_ocr=bool(f.d.get("needs_ocr", False) is True),
-        words=_timings_from(f.list("words"), where + ": words"),
+        words=_timings_from(f.list("words"), where + ": words", recording),
     )
+    recording.check(seg.start_ms, seg.end_ms, where)
+    if seg.line_start is not None and seg.line_end is not None and seg.line_end < seg.line_start:
+        raise PackError(
+            f"{where}: it ends (line {seg.line_end}) before it starts (line {seg.line_start})"
+        )
     cues = f.int("cues", optional=True) or 0
     return seg, cues
 
 
 def relative_path_escapes(path: str) -> bool:
-    """A source's place in the course that is empty, absolute, climbs out (``..``) or
-    names a drive: the folder given for the media must hold it."""
+    """A source's place in the course that is empty, absolute, climbs out (``..``), names a
+    drive, or has a part that is no name (``.``, ``a//b``): the folder given for the media
+    must hold it, as a file (an export writes none of these)."""
     parts = path.replace("\\", "/").split("/")
-    return not path or member_escapes(path) or ".." in parts or any(":" in p for p in parts)
+    return (
+        member_escapes(path)
+        or any(p in ("", ".", "..") for p in parts)  # ``./././.`` is the course's folder
+        or any(":" in p for p in parts)
+    )
 
 
-def _scene(raw: object, where: str) -> PackScene:
+def _scene(raw: object, where: str, recording: _Recording) -> PackScene:
     if (
         not isinstance(raw, list)
         or len(raw) != 4
@@ -230,11 +260,13 @@ def _scene(raw: object, where: str) -> PackScene:
         raise PackError(f"{where}: not [start_ms, end_ms, keyframe_ms, thumbnail]")
     if raw[3] and not THUMBNAIL_NAME.fullmatch(raw[3]):
         raise PackError(f"{where}: thumbnail {printable(raw[3])[:100]!r} is not a thumbnail's name")
+    recording.check(raw[0], raw[1], where)
+    recording.check(raw[2], raw[2], where)
     return PackScene(raw[0], raw[1], raw[2], raw[3])
 
 
-def _source(raw: object, where: str, limits: PackLimits) -> PackSource:
-    f = _Fields(raw, where)
+def _source(raw: object, where: str) -> PackSource:
+    f = Fields(raw, where)
     path = f.text("path")
     if relative_path_escapes(path):
         raise f.bad("path", f"not a place inside the course: {printable(path)[:100]}")
@@ -245,21 +277,25 @@ def _source(raw: object, where: str, limits: PackLimits) -> PackSource:
     sha = f.text("sha256")
     if not SHA256.fullmatch(sha):
         raise f.bad("sha256", "not a sha256")
-    raw_segments = f.list("segments")
-    if len(raw_segments) > limits.max_segments:
-        raise f.bad("segments", f"more than {limits.max_segments:,}")
-    read = [_segment(s, f"{where}, segment {i + 1}") for i, s in enumerate(raw_segments)]
+    path = path.replace("\\", "/")
+    duration_ms = f.int("duration_ms", optional=True)
+    recording = _Recording(path, duration_ms)
+    read = [
+        _segment(s, f"{where}, segment {i + 1}", recording)
+        for i, s in enumerate(f.list("segments"))
+    ]
+    scenes = f.list("scenes")
     return PackSource(
-        path=path.replace("\\", "/"),
+        path=path,
         kind=kind,
         title=f.text("title"),
         sha256=sha,
         size=f.int("size"),
-        duration_ms=f.int("duration_ms", optional=True),
+        duration_ms=duration_ms,
         speech_model=f.text("speech_model", optional=True),
         segments=tuple(s for s, _ in read),
         cues=tuple(n for _, n in read),
-        scenes=tuple(_scene(s, f"{where}, scene {i + 1}") for i, s in enumerate(f.list("scenes"))),
+        scenes=tuple(_scene(s, f"{where}, scene {i + 1}", recording) for i, s in enumerate(scenes)),
         language=_language(f.text("language", optional=True)),
     )
 
@@ -292,18 +328,28 @@ def read_json(data: bytes, name: str) -> object:
         raise PackError(f"{name} is not JSON ({type(e).__name__})") from None
 
 
+def bounded(part: str, count: int, most: int, what: str) -> None:
+    """Refuses a pack holding more of something than :class:`PackLimits` lets in, counted
+    before any of them is read."""
+    if count > most:
+        raise PackError(f"{part}: {count:,} {what}, more than the {most:,} a pack may hold")
+
+
 def course_from(
     data: bytes, limits: PackLimits
 ) -> tuple[tuple[PackSource, ...], tuple[PackLink, ...]]:
-    f = _Fields(read_json(data, "course.json"), "course.json")
+    f = Fields(read_json(data, "course.json"), "course.json")
     raw_sources = f.list("sources")
     if not raw_sources:
         raise PackError("course.json: the pack holds no file")
-    if len(raw_sources) > limits.max_sources:
-        raise PackError(f"course.json: more than {limits.max_sources:,} files")
-    sources = tuple(
-        _source(s, f"course.json: file {i + 1}", limits) for i, s in enumerate(raw_sources)
+    bounded("course.json", len(raw_sources), limits.max_sources, "files")
+    segments = sum(
+        len(s["segments"])
+        for s in raw_sources
+        if isinstance(s, dict) and isinstance(s.get("segments"), list)
     )
+    bounded("course.json", segments, limits.max_segments, "segments")
+    sources = tuple(_source(s, f"course.json: file {i + 1}") for i, s in enumerate(raw_sources))
     paths = [s.path.casefold() for s in sources]
     if len(set(paths)) != len(paths):
         raise PackError("course.json: two files have the same place in the course")
@@ -313,38 +359,10 @@ def course_from(
     return sources, links
 
 
-def notes_from(data: bytes, count: int) -> tuple[PackNote, ...]:
-    raw = read_json(data, "notes.json")
-    if not isinstance(raw, list):
-        raise PackError("notes.json: not a list of notes")
-    out: list[PackNote] = []
-    for i, item in enumerate(raw):
-        f = _Fields(item, f"notes.json: note {i + 1}")
-        source = f.int("source")
-        if source >= count:
-            raise f.bad("source", "not a file of the pack")
-        note = PackNote(
-            source=source,
-            text=f.text("text").strip(),
-            at_ms=f.int("at_ms", optional=True),
-            page=f.int("page", optional=True, low=1),
-            line=f.int("line", optional=True, low=1),
-            path_in_archive=f.text("path_in_archive", optional=True),
-        )
-        if not note.text or len(note.text) > MAX_NOTE_CHARS:
-            raise f.bad("text", f"blank or longer than {MAX_NOTE_CHARS:,} characters")
-        if sum(x is not None for x in (note.at_ms, note.page, note.line)) > 1:
-            raise PackError(f"{f.where}: more than one place (a time, a page or a line)")
-        if note.path_in_archive is not None and member_escapes(note.path_in_archive):
-            raise f.bad("path_in_archive", "a path out of its archive")
-        out.append(note)
-    return tuple(out)
-
-
 def manifest_from(data: bytes) -> Manifest:
     """The manifest, checked for the format and version first: a newer pack is refused by
     its version before anything else of it is judged."""
-    f = _Fields(read_json(data, "manifest.json"), "manifest.json")
+    f = Fields(read_json(data, "manifest.json"), "manifest.json")
     if f.d.get("format") != FORMAT:
         raise PackError("not a Coursedex course pack (its manifest names another format)")
     version = f.int("version", low=1)
@@ -358,7 +376,7 @@ def manifest_from(data: bytes) -> Manifest:
     if not isinstance(raw_parts, dict):
         raise f.bad("parts", "not an object")
     for name, entry in raw_parts.items():
-        p = _Fields(entry, f"manifest.json: part {printable(name)[:100]}")
+        p = Fields(entry, f"manifest.json: part {printable(name)[:100]}")
         sha = p.text("sha256")
         if not SHA256.fullmatch(sha):
             raise p.bad("sha256", "not a sha256")

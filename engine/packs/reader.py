@@ -5,7 +5,9 @@ all (a truncated one has lost its directory); every member's name (no ``..``, ab
 path, drive letter or symbolic link), their count, sizes and compression ratios
 (:mod:`engine.ingest.safezip`, as for code archives); the manifest's format and version
 (a newer pack is refused by its version); every part listed and no other, each of the size
-and sha256 the manifest gives (tampered); then every field of every part.
+and sha256 the manifest gives (tampered); then every field of every part, and how many
+files, segments and notes (:class:`PackLimits`), counted before they are read; last, each
+note and slide link at its place (:mod:`engine.packs.places`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from engine.packs.format import (
     PackLimits,
     PackSource,
 )
-from engine.packs.parts import course_from, manifest_from, notes_from
+from engine.packs.parts import course_from, manifest_from
+from engine.packs.places import notes_from, placed_links
 from engine.plain_text import human_size, printable
 from engine.regular_files import open_regular
 
@@ -198,7 +201,8 @@ def _with_text(source: PackSource) -> int:
 
 
 def _pack(manifest: Manifest, data: dict[str, bytes], limits: PackLimits) -> Pack:
-    sources, links = course_from(data[COURSE], limits)
+    sources, raw_links = course_from(data[COURSE], limits)
+    links, unlinked = placed_links(raw_links, sources)
     rows = sum(_with_text(s) for s in sources)
     cues = sum(sum(s.cues) for s in sources)
     vectors = _matrix(data[VECTORS], VECTORS, np.float32, manifest.dimension, rows)
@@ -215,5 +219,7 @@ def _pack(manifest: Manifest, data: dict[str, bytes], limits: PackLimits) -> Pac
         for scene in source.scenes:
             if scene.thumbnail and scene.thumbnail not in thumbnails:
                 raise PackError(f"the pack is incomplete: thumbnail {scene.thumbnail} is missing")
-    notes = notes_from(data[NOTES], len(sources)) if NOTES in data else ()
-    return Pack(manifest, sources, links, vectors, sentences, thumbnails, notes)
+    notes, unplaced = notes_from(data[NOTES], sources, limits) if NOTES in data else ((), ())
+    return Pack(
+        manifest, sources, links, vectors, sentences, thumbnails, notes, unlinked + unplaced
+    )

@@ -21,10 +21,9 @@ import numpy as np
 
 from engine import __version__
 from engine.errors import CoursedexError
-from engine.index.atomic_files import atomic_write
 from engine.library import Library
 from engine.notes import Note
-from engine.outputs import check_output, write_failed
+from engine.outputs import check_output, write_failed, write_output
 from engine.packs.format import (
     COURSE,
     MANIFEST,
@@ -73,7 +72,7 @@ def export_pack(
             incomplete, or ``out`` cannot be written (nothing is left half-written).
     """
     found = library.course(course)
-    out = check_output(out, library, force=force)
+    dest, out = out, check_output(out, library, force=force)
     store = library.store
     model_id, dimension = library.embedder_id, store.meta.get("dimension")
     sources = [
@@ -113,9 +112,9 @@ def export_pack(
     )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(out, lambda tmp: _zip(tmp, manifest, parts))
     except OSError as e:
         raise write_failed(out, e) from e
+    write_output(dest, out, lambda tmp: _zip(tmp, manifest, parts), library, force=force)
     return ExportSummary(
         out,
         found.name,

@@ -22,6 +22,8 @@ from app.window import SearchWindow
 from engine.api import EngineConfig, ImportSummary, Library, ModelRegistry, export_pack
 from engine.models.embedder import OnnxEmbedder
 from tests.app.ui import drop, on_next_modal
+from tools.hostile.collisions import ATTACKER, generate
+from tools.hostile.packs import _parts, _write
 
 WAIT_MS = 60_000
 
@@ -202,4 +204,56 @@ def test_a_pack_dropped_on_the_window_is_imported_with_the_folder_chosen(
     assert status.endswith("One course pack at a time: drop second.cdxpack again."), status
     assert [c.name for c in student.courses()] == ["Algorithms"]
     assert [s.status for s in student.sources()] == ["indexed"]
+    window.close()
+
+
+def test_a_pack_s_file_where_the_student_s_own_is_is_named_and_left_out(
+    qtbot: QtBot, pack: Path, student: Library, tmp_path: Path
+) -> None:
+    """Issue 34: the student indexed the lecture themselves; a pack of the course under
+    another case ("algorithms") with other bytes at lecture.mp4 and its own text leaves the
+    student's lecture as they indexed it, and the status line names the file left out."""
+    teacher = pack.parent.parent / "Algorithms"
+    lecture = str(teacher / "lecture.mp4")
+    student.ingest([teacher / "lecture.mp4"], course="Algorithms")
+    before = [s.text for s in student.segments_of(lecture)]
+    hostile = {c.path.name: c for c in generate(pack, tmp_path / "hostile")}
+    window = _window(qtbot, student)
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        window.pack_import.start(hostile["other-bytes.cdxpack"].path, teacher)
+    summary = done.args[0] if done.args else None
+    assert isinstance(summary, ImportSummary), summary
+    assert [f.path for f in summary.conflicts] == [lecture]
+    assert window.import_bar.status.text().endswith(
+        " 1 file of the pack left out: other content is at “lecture.mp4”; yours is kept as it is."
+    )
+    assert [s.text for s in student.segments_of(lecture)] == before
+    assert not any(ATTACKER in text for text in before)
+
+
+def test_the_status_line_names_a_note_left_out(qtbot: QtBot, pack: Path, student: Library) -> None:
+    """A note at a place its file does not have (issue 34, item 8) is left out of the
+    import, the rest comes in, and the status line names it."""
+    parts = _parts(pack)
+    sources = json.loads(parts["course.json"])["sources"]
+    video = next(i for i, s in enumerate(sources) if s["kind"] == "video")
+    notes = [
+        {"source": video, "text": "right here", "at_ms": 1000},
+        {"source": video, "text": "nowhere", "page": 3},
+    ]
+    noted = _write(
+        pack.with_name("noted.cdxpack"),
+        {**parts, "notes.json": json.dumps(notes).encode()},
+        rehash=True,
+    )
+    window = _window(qtbot, student)
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        window.pack_import.start(noted, None)
+    assert done.args is not None and isinstance(done.args[0], ImportSummary)
+    status = window.import_bar.status.text()
+    assert status.endswith(
+        " 1 note or slide link left out, at a place its file does not have (notes.json: "
+        "note 2: a note on lecture.mp4 is at a time, not at a page)."
+    ), status
+    assert [n.text for n in student.notes()] == ["right here"]
     window.close()

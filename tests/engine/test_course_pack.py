@@ -172,7 +172,7 @@ def test_the_users_own_copy_in_the_library_is_used_and_kept(
     assert len(library.sources(DEMO_COURSE)) == 3
 
 
-def test_importing_a_pack_again_replaces_it(demo_pack: Path, library: Library) -> None:
+def test_importing_a_pack_again_changes_nothing(demo_pack: Path, library: Library) -> None:
     import_pack(library, demo_pack)
     first = library.stats()
     import_pack(library, demo_pack)

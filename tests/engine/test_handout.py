@@ -166,6 +166,9 @@ def test_the_markdown_handout_links_its_pictures_in_a_folder_beside_it(
     assert len(times) > 12
     assert all(parse_link(link).source == lecture for _, link in times)
     assert "## Chapters" in text
+    # Written again (--force): the handout and its pictures are replaced, not refused.
+    assert write_handout(build_handout(demo, lecture), out, library=demo, force=True) == out
+    assert out.read_text(encoding="utf-8") == text
 
 
 def test_every_text_is_escaped(library: Library, tmp_path: Path) -> None:

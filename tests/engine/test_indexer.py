@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.config import SearchConfig
 from engine.library import Library
+from engine.store import NoteRow
 
 DENSE_ONLY = replace(SearchConfig(), fulltext=False, gate=0.0)
 # How long the import gets to slip in. Before the fix it ends in well under a second;
@@ -106,3 +107,26 @@ def test_an_import_during_a_removal_keeps_its_vectors(library: Library, tmp_path
     assert stats["vectors"] == stats["segments"] == 3
     top = library.search("birds that swim below frozen water", config=DENSE_ONLY).results[0]
     assert top.source == str(penguin)
+
+
+def test_notes_added_in_one_batch_are_each_stored_with_a_segment_and_vector(
+    library: Library, tmp_path: Path
+) -> None:
+    """Indexer.add_notes (a pack's notes on a file the user keeps, in one batch): each note
+    is stored, in order, and is a segment of its file with its vector."""
+    okapi = _notes(tmp_path / "okapi.md", "Okapi", ["The okapi is a giraffid.", "It is shy."])
+    library.ingest([okapi], course="Zoo")
+    found = library.store.catalog.source_by_path(str(okapi))
+    assert found is not None and found.sha256 is not None
+    before = library.indexer.vector_count()
+    said = ["stripes like a zebra", "shy", "seen in 1901"]
+    rows = [
+        NoteRow(0, "Zoo", found.sha256, None, None, None, line, text, 0.0, str(okapi), "okapi")
+        for line, text in zip((1, 3, 3), said, strict=True)
+    ]
+    ids = library.indexer.add_notes(rows, "okapi", library.embedder())
+    assert [n.text for n in (library.store.notes.get(i) for i in ids) if n] == said
+    segments = [library.store.notes.segment_ids(i) for i in ids]
+    assert [len(s) for s in segments] == [1, 1, 1]
+    assert library.indexer.vector_count() == before + 3
+    assert library.indexer.add_notes([], "okapi", library.embedder()) == []

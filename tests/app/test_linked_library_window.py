@@ -1,0 +1,48 @@
+"""A library whose own folder is a link out of it (issue 34, item 4) is said in the window's
+message box, in the same one line the command line prints, and nothing is written where the
+link leads."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from app.main import run
+from tests.app.ui import on_next_modal
+
+
+def test_a_library_whose_thumbs_folder_is_a_link_is_refused_in_the_window(
+    qtbot: QtBot,
+    tmp_path: Path,
+    models_dir: Path,
+    built_library_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    outside = tmp_path / "etc"
+    outside.mkdir()
+    thumbs = built_library_dir / "thumbs"
+    shutil.rmtree(thumbs)
+    thumbs.symlink_to(outside, target_is_directory=True)
+    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    seen: list[tuple[str, str]] = []
+
+    def answer(box: QMessageBox) -> None:
+        seen.append((box.text(), box.informativeText()))
+        box.accept()
+
+    on_next_modal(QMessageBox, answer, first_ms=0)
+    code = run(["--library", str(built_library_dir), "--models", str(models_dir), "--no-demo"])
+    assert code == 1
+    assert seen == [
+        (
+            "Coursedex cannot open your library.",
+            f"{thumbs} is a link to {outside}: Coursedex writes only in the library's own "
+            "folders, never through a link out of it (replace the link with a folder).",
+        )
+    ]
+    assert list(outside.iterdir()) == []
