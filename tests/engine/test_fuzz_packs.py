@@ -2,8 +2,9 @@
 
 Any pack, made of a manifest, members, arrays and notes as a hand, a newer Coursedex or an
 attacker might write them, is imported or refused with one line, a CoursedexError (never a
-traceback of another exception), and a refused pack leaves the library exactly as it was:
-its whole database, its thumbnails, its vectors. Any path given to an export (pack,
+traceback of another exception); a refused pack leaves the library exactly as it was (its
+whole database, its thumbnails, its vectors), and an imported one leaves the user's own
+files' records as they were. Any path given to an export (pack,
 handout, transcript) is written, as a regular file outside the library, or refused with one
 line, and a refused target is left as it was.
 
@@ -257,13 +258,54 @@ def pack_library(
         yield library
 
 
+def _own(library: Library, course: MixedCourse) -> dict[str, tuple[str | None, list[str]]]:
+    """What the library indexed from the user's own files: each one's sha256 and text."""
+    paths = [str(p) for p in (course.notes, course.lecture, course.slides, course.code)]
+    found = {p: library.source(p) for p in paths}
+    return {
+        p: (s.sha256 if s else None, [seg.text for seg in library.segments_of(p)])
+        for p, s in found.items()
+    }
+
+
 def _state(library: Library) -> tuple[str, list[str], int]:
     dump = "\n".join(library.store.conn.iterdump())
     thumbs = sorted(p.name for p in library.thumbs.glob("*")) if library.thumbs.exists() else []
     return dump, thumbs, library.indexer.vector_count()
 
 
+# What fuzzing found before issue 34, item 1 was fixed: a pack of the user's course, with
+# the user's own folder as its media, put its record (another sha256, no text) in place of
+# the user's slides.pdf.
+AT_OWN_PLACE = (
+    {
+        "format": "coursedex-pack",
+        "version": 1,
+        "course": "Biology 101",
+        "model_id": SAME_MODEL,
+        "dimension": DIMENSION,
+    },
+    {"lie": [], "listing": []},
+    {
+        "course.json": {
+            "sources": [
+                {
+                    "path": "slides.pdf",
+                    "kind": "code",
+                    "title": "x",
+                    "sha256": hashlib.sha256(b"other").hexdigest(),
+                    "size": 5,
+                }
+            ]
+        },
+        "vectors.npy": _npy("right", 0, np.float32),
+        "sentences.npy": _npy("right", 0, np.float16),
+    },
+)
+
+
 @fuzz(100)
+@example(AT_OWN_PLACE, True)
 @given(pack=packs(), media=st.booleans())
 def test_any_pack_is_imported_or_refused_in_one_line_leaving_the_library_as_it_was(
     pack_library: Library,
@@ -274,7 +316,7 @@ def test_any_pack_is_imported_or_refused_in_one_line_leaving_the_library_as_it_w
 ) -> None:
     path = tmp_path_factory.mktemp("pack") / "course.cdxpack"
     _write_pack(path, pack, pack_library)
-    before = _state(pack_library)
+    before, own = _state(pack_library), _own(pack_library, mixed_course)
     try:
         summary = import_pack(pack_library, path, media=mixed_course.folder if media else None)
     except CoursedexError as e:
@@ -283,8 +325,10 @@ def test_any_pack_is_imported_or_refused_in_one_line_leaving_the_library_as_it_w
         assert _state(pack_library) == before, str(e)
         return
     event("imported")
-    # A course of the library's, by its name in any case, or a new one.
+    # A course of the library's, by its name in any case, or a new one; and what the user
+    # indexed from their own files is theirs still (issue 34, item 1).
     assert summary.course.casefold() in {c.name.casefold() for c in pack_library.courses()}
+    assert _own(pack_library, mixed_course) == own
 
 
 # --- export paths -----------------------------------------------------------------------------
