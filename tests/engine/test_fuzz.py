@@ -6,7 +6,7 @@ SDK's ToolError for a tool call), and every number it gives is in range.
 Bounded work: small sizes, a fixed number of examples each (about 1,900 in all; the whole
 file runs in well under a minute on 2 cores), no example database left in the tree, and
 derandomized so that a run is the same run everywhere (CI included): tests/engine/fuzzing.py,
-which test_fuzz_packs.py (course packs and export paths) shares.
+which test_fuzz_packs.py (course packs) and test_fuzz_exports.py (export paths) share.
 """
 
 from __future__ import annotations
