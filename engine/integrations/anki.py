@@ -29,6 +29,7 @@ from engine.errors import CoursedexError
 from engine.integrations.flashcards import Card
 from engine.integrations.pictures import Picture
 from engine.outputs import check_output, write_failed, write_output
+from engine.plain_text import printable
 
 if TYPE_CHECKING:
     import genanki
@@ -87,7 +88,7 @@ def write_deck(
     given, dest = dest, check_output(dest, library, force=force)
     if dest.suffix.lower() != ".apkg":
         raise CoursedexError(
-            f"cannot write flashcards as {dest.suffix or 'a file without a suffix'}: "
+            f"cannot write flashcards as {printable(dest.suffix) or 'a file without a suffix'}: "
             "choose .apkg (Anki's package)"
         )
     import genanki
@@ -124,7 +125,8 @@ def write_deck(
         raise write_failed(dest, e) from e
     except sqlite3.Error as e:  # the collection is built in the temp folder first
         full = getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-        raise CoursedexError(f"cannot write {dest}: {'the disk is full' if full else e}") from e
+        why = "the disk is full" if full else e
+        raise CoursedexError(f"cannot write {printable(str(dest))}: {why}") from e
     return DeckWritten(dest, len(cards), len(pictures))
 
 

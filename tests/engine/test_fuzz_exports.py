@@ -1,7 +1,7 @@
 """Issue 34, item 11: property-based tests (Hypothesis) of export paths (course packs:
 test_fuzz_packs.py).
 
-Any path given to an export (pack, handout, transcript) is written, as a regular file
+Any path given to an export (pack, handout, flashcards, transcript) is written, as a regular file
 outside the library and not over a file it indexes, or refused with one line, a
 CoursedexError (never a traceback of another exception), and a refused target is left as
 it was.
@@ -21,6 +21,8 @@ from hypothesis import assume, event, example, given
 from hypothesis import strategies as st
 
 from engine.errors import CoursedexError
+from engine.integrations.anki import write_deck
+from engine.integrations.flashcards import course_cards
 from engine.integrations.handout import build_handout
 from engine.integrations.handout_render import write_handout
 from engine.integrations.transcript_export import write_transcript
@@ -83,8 +85,9 @@ def _sandboxed(path: Path, library: Library, scratch: Path, indexed: set[str]) -
 @example("handout", "scratch", ["loop", "file"], ".md", True)
 @example("transcript", "library", ["\n"], ".srt", False)
 @example("handout", "scratch", ["x"], ".\nmd", False)
+@example("anki", "scratch", ["x"], ".\napkg", False)
 @given(
-    export=st.sampled_from(["pack", "handout", "transcript"]),
+    export=st.sampled_from(["pack", "handout", "anki", "transcript"]),
     base=st.sampled_from(["scratch", "library", "indexed"]),
     parts=st.lists(component, max_size=3),
     end=suffix,
@@ -136,5 +139,8 @@ def _export(export: str, library: Library, course: MixedCourse, dest: Path, forc
     if export == "handout":
         handout = build_handout(library, str(course.lecture))
         return write_handout(handout, dest, library=library, force=force)
+    if export == "anki":
+        cards = course_cards(library, "Biology 101", slides=True)
+        return write_deck("Biology 101", cards, dest, library=library, force=force).path
     lines = library.transcript(str(course.lecture))
     return write_transcript(lines, dest, library=library, force=force)
