@@ -1,18 +1,27 @@
-"""Damage at rest to a library's database (issue 34, item 5): one 4 KB page of
-``library.db`` overwritten, as a bad sector or a restore gone wrong leaves it. The header
-and the schema are whole, so the database opens and most reads work; SQLite's check finds
-it. Every command that writes must refuse such a library in one line, exit 1, and leave
-it as it was (tests/engine/test_damaged_writes.py).
+"""Damage at rest to a library's database (issue 34, item 5), and a disk that fills while
+it is written (item 9).
+
+One 4 KB page of ``library.db`` overwritten, as a bad sector or a restore gone wrong
+leaves it: the header and the schema are whole, so the database opens and most reads work;
+SQLite's check finds it. Every command that writes must refuse such a library in one line,
+exit 1, and leave it as it was (tests/engine/test_damaged_writes.py).
 
 ``PAGE_DAMAGE`` names the table or index whose first page is overwritten: those that no
 import, note or removal reads before it writes (the tester's case: imports, pack imports,
 notes and removals wrote to such a library with exit 0), and one that some do.
 ``overwrite_page`` also takes a page by number: the middle of the file, where the tester
 wrote.
+
+``FREE_BYTES``: how much room :func:`fill` leaves on a small file system (1 MB) holding a
+new library, before an import of a short subtitled lecture or a course pack: the disk fills
+at a different write each time (the file's row, its text, its screen text, the vector
+index). Each ends in one line and the right exit status, with no file left "indexing"
+(tests/engine/test_one_line_failures.py).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -26,6 +35,26 @@ PAGE_DAMAGE: dict[str, str | None] = {
     "the full-text index": "segments_fts_idx",
     "the middle of the file": None,
 }
+
+
+FREE_BYTES = (50_000, 80_000, 120_000, 150_000, 180_000)
+
+
+def fill(disk: Path, leave: int) -> Path:
+    """Fill the file system at ``disk`` until ``leave`` bytes are free; returns the filler
+    (delete it to free the room again)."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    written = 0
+    try:
+        while True:
+            written += os.write(fd, b"x" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.ftruncate(fd, max(0, written - leave))
+        os.close(fd)
+    return filler
 
 
 def root_page(db: Path, name: str) -> int:
