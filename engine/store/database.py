@@ -224,8 +224,19 @@ class Database:
             LibraryDamagedError: the check found the database damaged, in the words a read
                 that meets a damaged page uses.
         """
-        with self._using():  # a page the check cannot even read is damage too
-            found = self.conn.execute("PRAGMA quick_check").fetchall()
+        # On a connection of its own: the shared one's lock stays free for searches meanwhile.
+        own: sqlite3.Connection | None = None
+        try:
+            if str(self.path) != ":memory:":
+                own = _connect_read_only(Path(self.path))
+            found = (own or self.conn).execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as e:  # a page the check cannot even read
+            if _is_damage(e):
+                raise _damaged(self.path, e) from e
+            raise
+        finally:
+            if own is not None:
+                own.close()
         if found != [("ok",)]:
             raise _damaged(self.path, "database disk image is malformed")
 
