@@ -258,9 +258,13 @@ class Pipeline:
             # A library failed in a way we did not foresee (a parser on odd input, a full
             # disk): the file is bad or could not be written, the import is not. Every write
             # is one transaction, so what failed left nothing half done. The log keeps the
-            # traceback.
-            log.warning("unexpected failure importing %s", path, exc_info=True)
+            # traceback, but for a full disk (a thumbnail that cannot be written): its reason,
+            # in the file's result, says all.
             reason = failure_reason(e)
+            if reason.startswith("disk full"):
+                log.info("%s: %s", path, reason)
+            else:
+                log.warning("unexpected failure importing %s", path, exc_info=True)
             self._mark_error(job, reason)
             return FileResult(path, Outcome.ERROR, reason)
         finally:
