@@ -25,7 +25,6 @@ from engine.config import EngineConfig
 from engine.errors import (
     Cancelled,
     CoursedexError,
-    LibraryError,
     ModelMismatchError,
     UnreadableFileError,
 )
@@ -161,6 +160,20 @@ class Pipeline:
             return self._run(jobs, _Run(config, reader, embedding), progress, cancel)
         finally:
             reader.close()  # the recognition child the run's files shared
+            self._requeue_unfinished({str(job.file.path) for job in jobs})
+
+    def _requeue_unfinished(self, paths: set[str]) -> None:
+        """No file of the run stays marked as being indexed once it ends, whatever ended
+        it: one whose failure could not be recorded (the disk full), or a run stopped at
+        once (a second Ctrl+C). It is queued again, and a later import takes it up; when
+        even that cannot be written, the next process that writes does it (WriteAccess)."""
+        try:
+            left = [sid for sid, path in self.store.catalog.indexing().items() if path in paths]
+            if left:
+                with self.store.transaction():
+                    self.store.catalog.requeue(left)
+        except CoursedexError as e:
+            log.warning("files being indexed are queued again at the next start: %s", e)
 
     def _run(
         self,
@@ -224,10 +237,7 @@ class Pipeline:
     def _save(self) -> None:
         """Save the vector index. When it cannot be written (a full disk), nothing is lost:
         the database holds every vector, and the index is rebuilt from it at the next open."""
-        try:
-            self.indexer.save()
-        except LibraryError as e:
-            log.warning("%s; it is rebuilt from the library database at the next start", e)
+        self.indexer.save_or_say()
 
     def _guarded(
         self, job: ImportJob, run: _Run, stage: StageReport, cancel: threading.Event | None
@@ -248,9 +258,13 @@ class Pipeline:
             # A library failed in a way we did not foresee (a parser on odd input, a full
             # disk): the file is bad or could not be written, the import is not. Every write
             # is one transaction, so what failed left nothing half done. The log keeps the
-            # traceback.
-            log.warning("unexpected failure importing %s", path, exc_info=True)
+            # traceback, but for a full disk (a thumbnail that cannot be written): its reason,
+            # in the file's result, says all.
             reason = failure_reason(e)
+            if reason.startswith("disk full"):
+                log.info("%s: %s", path, reason)
+            else:
+                log.warning("unexpected failure importing %s", path, exc_info=True)
             self._mark_error(job, reason)
             return FileResult(path, Outcome.ERROR, reason)
         finally:
@@ -279,6 +293,8 @@ class Pipeline:
             if source is not None:
                 self.indexer.drop_segments(source.id)
                 self.store.catalog.set_source_status(source.id, SourceStatus.ERROR, reason)
+        except CoursedexError as e:  # the disk is full: one line, its reason is the file's
+            log.warning("could not record the failure of %s: %s", job.file.path, e)
         except Exception:
             log.warning("could not record the failure of %s", job.file.path, exc_info=True)
 

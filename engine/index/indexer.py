@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import Cancelled
+from engine.errors import Cancelled, LibraryError
 from engine.importing.embedding import Embedding, embed_text
 from engine.index.vectors import HnswSettings, ReconcileReport, VectorIndex
 from engine.languages import texts_language
@@ -89,6 +89,7 @@ class Indexer:
         self._lock = threading.RLock()
         self._missing: set[int] = set()  # segments whose stored vector was lost
         self._seen: tuple[int, int, int] | None = None  # the index files as last read or saved
+        self._unsaved = False  # a save failed and said so (a full disk)
 
     @property
     def index(self) -> VectorIndex | None:
@@ -203,6 +204,18 @@ class Indexer:
         with self._lock:
             if self._index is not None:
                 self._save(self._index)
+                self._unsaved = False
+
+    def save_or_say(self) -> None:
+        """Save the vector index; when it cannot be written (a full disk), say so once,
+        not at each of the saves an import, its end and the close try: nothing is lost, the
+        database holds every vector and the index is rebuilt from it at the next open."""
+        try:
+            self.save()
+        except LibraryError as e:
+            if not self._unsaved:
+                log.warning("%s; it is rebuilt from the library database at the next start", e)
+            self._unsaved = True
 
     def _save(self, index: VectorIndex) -> None:
         """The index holds every stored vector now (the caller holds the write lock)."""
@@ -393,14 +406,18 @@ class Indexer:
 
     # --- repair and re-index ------------------------------------------------------------
 
-    def repair(self, embedder: Embedder, embedding: Embedding) -> None:
+    def repair(
+        self, embedder: Embedder, embedding: Embedding, before_writing: Callable[[], None]
+    ) -> None:
         """Embed what lacks vectors: segments whose stored vector was lost (found at open),
         and timed segments stored before cue vectors existed (or whose were lost), the way
         ``embedding`` says. Under the lock, so no id can change hands between reading a text
-        and storing its vector."""
+        and storing its vector. ``before_writing`` runs before the first write, only when
+        there is something to write (it may refuse: a damaged database)."""
         with self._lock:
             rows = self.store.segments.texts(sorted(self._missing))
             if rows:
+                before_writing()
                 vectors = embedding.stored(embedder, rows)
                 ids = [sid for sid, _, _, _ in rows]
                 index = self._ensure(embedder)
@@ -412,6 +429,8 @@ class Indexer:
             self._missing = set()
             done = 0
             for batch in self.store.segments.timed(missing_only=True):
+                if not done:
+                    before_writing()
                 cues = embedding.sentences(embedder, [r.timings for r in batch])
                 with self.store.transaction():
                     self.store.embeddings.put_sentences([r.id for r in batch], cues)

@@ -44,7 +44,7 @@ from engine.library.meaning import EmbedderFit
 from engine.library.models import LibraryModels
 from engine.library.notes import NoteTaking
 from engine.library.relanguage import choose_language
-from engine.library.write_access import WriteAccess
+from engine.library.write_access import WriteAccess, permission_denied
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.own_folders import check_library_folder
@@ -136,8 +136,15 @@ class Library(NoteTaking):
         reranker: Callable[[], Reranker | None] | None = None,
     ) -> Library:
         """Open (or create) a library. ``models`` finds the speech model and the reranker
-        (default: the user's model folder); ``reranker`` replaces the installed one."""
-        return cls(Path(folder), config, embedder, models=models, reranker=reranker)
+        (default: the user's model folder); ``reranker`` replaces the installed one.
+
+        Raises:
+            LibraryError: also when this user may not open it (another user's library).
+        """
+        try:
+            return cls(Path(folder), config, embedder, models=models, reranker=reranker)
+        except PermissionError as e:
+            raise permission_denied(Path(folder), e) from e
 
     @classmethod
     def open_own(
@@ -158,7 +165,10 @@ class Library(NoteTaking):
             name = embedder or (opened[0]._embedder_name() if opened else config.embedder)
             return models.load_embedder(name, config.threads)
 
-        library = cls(Path(folder), config, load, models=models, own_embedder=embedder is None)
+        try:
+            library = cls(Path(folder), config, load, models=models, own_embedder=embedder is None)
+        except PermissionError as e:
+            raise permission_denied(Path(folder), e) from e
         opened.append(library)
         return library
 
@@ -188,9 +198,7 @@ class Library(NoteTaking):
             return
         self._closed = True
         try:
-            self.save()
-        except LibraryError as e:  # a full disk: the database holds every vector
-            log.warning("%s; it is rebuilt from the library database at the next start", e)
+            self.save()  # a full disk is said once, by the indexer
         finally:
             self.store.close()
 

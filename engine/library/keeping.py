@@ -5,14 +5,18 @@ engine.library.meaning's when a file in another language arrives)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 
+from engine.errors import LibraryDamagedError
 from engine.importing.embedding import Embedding
 from engine.index.indexer import Indexer
 from engine.library.models import LibraryModels
 from engine.library.records import Records
 from engine.models import Embedder, Reranker
+
+log = logging.getLogger(__name__)
 
 
 class ModelKeeping(Records):
@@ -42,13 +46,20 @@ class ModelKeeping(Records):
 
     def _repair(self, model: Embedder) -> None:
         """Embed what the check at open found without vectors: the one place that happens,
-        once, on the embedder's first use (it needs the model; loading it repairs nothing)."""
+        once, on the embedder's first use (it needs the model; loading it repairs nothing).
+        A damaged database is not repaired, and says so once: what it holds is still read."""
         if not self._repaired:
             with self._repair_lock:
                 # While another process imports, the repair waits for a later use.
-                if not self._repaired and self.access.try_locked(
-                    lambda: self.indexer.repair(model, self._embedding())
-                ):
+                try:
+                    if not self._repaired and self.access.try_locked(
+                        lambda: self.indexer.repair(
+                            model, self._embedding(), self.access.refuse_if_damaged
+                        )
+                    ):
+                        self._repaired = True
+                except LibraryDamagedError as e:
+                    log.warning("%s; the vectors it lacks are not embedded again", e)
                     self._repaired = True
 
     def _embedder_if_any(self) -> Embedder | None:

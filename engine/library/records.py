@@ -76,7 +76,11 @@ class Records:
         return self.store.meta.get(f"flag:{name}") == "1"
 
     def set_flag(self, name: str) -> None:
+        """Raises:
+        LibraryDamagedError: the database is damaged (nothing is written).
+        """
         if self.read_only is None:  # a read-only library asks again next time
+            self.access.refuse_if_damaged()
             self.store.meta.set(f"flag:{name}", "1")
 
     def source(self, path: str) -> Source | None:
@@ -147,7 +151,7 @@ class Records:
     def _keep(self, key: str, value: str, what: str) -> None:
         # One row, written alone: it waits for no import (another process's included),
         # as SQLite serialises it with their transactions.
-        self.access.refuse_if_read_only(what)
+        self.access.refuse_unwritable(what)
         with self.store.transaction():
             self.store.meta.set(key, value)
 

@@ -27,6 +27,16 @@ from engine.private_files import tighten
 log = logging.getLogger(__name__)
 
 
+def permission_denied(folder: Path, error: PermissionError) -> LibraryError:
+    """The one line for a library this user may not open: another user's (its folder is
+    private, 0700), or one whose modes were changed."""
+    where = f" ({error.filename})" if error.filename and str(error.filename) != str(folder) else ""
+    return LibraryError(
+        f"cannot open the library {folder}: permission denied{where}; it belongs to another "
+        "user, or its permissions were changed"
+    )
+
+
 class WriteAccess:
     """The write lock of one library folder as the library uses it.
 
@@ -42,6 +52,7 @@ class WriteAccess:
         self._lock = LibraryLock(folder / "library.lock", self._taken, self._leaving)
         self._run_lock = threading.Lock()  # one import at a time in this process
         self._tightened = False
+        self._sound = False  # the database passed SQLite's check in this process
 
     @property
     def writing_here(self) -> bool:
@@ -73,22 +84,40 @@ class WriteAccess:
             self._tightened = True
         remove_stale_temporaries(self.folder)
         remove_unused_thumbnails(self.folder, self.indexer.store.recordings.thumbnail_names())
+        self._requeue_stale()
         self.indexer.open()
+
+    def _requeue_stale(self) -> None:
+        """Files marked as being indexed while this process takes the lock: no process is
+        at them (one that held the lock was killed, or its disk filled before it could say
+        so). They are queued again, as a stopped import leaves them; the next import or
+        resume takes them up. When the database is damaged or the disk full, it waits for a
+        later writer: this process only reads, or its own write says why it cannot."""
+        store = self.indexer.store
+        stale = store.catalog.indexing()
+        if not stale:
+            return
+        try:
+            self.refuse_if_damaged()
+            with store.transaction():
+                store.catalog.requeue(list(stale))
+        except LibraryError as e:
+            log.info("files left being indexed are not queued again now: %s", e)
+            return
+        log.info("%d files a stopped process was indexing are queued again", len(stale))
 
     def _leaving(self) -> None:
         """Save the index before another process may write, so it starts from all of it."""
-        try:
-            self.indexer.save()
-        except LibraryError as e:  # a full disk: the database holds every vector
-            log.warning("%s; it is rebuilt from the library database at the next start", e)
+        self.indexer.save_or_say()
 
     def save(self) -> None:
         """Save the vector index, unless another process is importing: it saves its own,
-        and what this one holds beyond that came from the database."""
+        and what this one holds beyond that came from the database. One that cannot be
+        written (a full disk) is said once and rebuilt from the database at the next open."""
         if self.read_only is not None:
             return
         if self._lock.held:
-            self.indexer.save()
+            self.indexer.save_or_say()
         elif self._lock.acquire():
             self._lock.release()
 
@@ -112,6 +141,26 @@ class WriteAccess:
                 f"but Coursedex cannot {what}"
             )
 
+    def refuse_if_damaged(self) -> None:
+        """Before the first write of this process: SQLite's quick check of the database
+        (Database.refuse_if_damaged). A damaged library is refused every time, a sound one
+        is checked once: what this process writes after that is SQLite's to keep sound.
+
+        Raises:
+            LibraryDamagedError: the database is damaged; nothing was written.
+        """
+        if not self._sound:
+            self.indexer.store.db.refuse_if_damaged()
+            self._sound = True
+
+    def refuse_unwritable(self, what: str) -> None:
+        """Raises:
+        LibraryError: the library is read-only (the message names ``what`` was refused).
+        LibraryDamagedError: its database is damaged.
+        """
+        self.refuse_if_read_only(what)
+        self.refuse_if_damaged()
+
     @contextmanager
     def writing(self, what: str) -> Iterator[None]:
         """Hold the write lock for a change that does not wait for another process's import.
@@ -119,6 +168,7 @@ class WriteAccess:
         Raises:
             LibraryBusyError: another process is importing into this library.
             LibraryError: the library is read-only.
+            LibraryDamagedError: its database is damaged (nothing is written).
         """
         self.refuse_if_read_only(what)
         if not self._lock.acquire():
@@ -126,6 +176,7 @@ class WriteAccess:
                 f"another Coursedex is importing into this library: {what} when it has finished"
             )
         try:
+            self.refuse_if_damaged()
             yield
         finally:
             self._lock.release()
@@ -139,6 +190,7 @@ class WriteAccess:
 
         Raises:
             LibraryError: the library is read-only.
+            LibraryDamagedError: its database is damaged (nothing is written).
         """
         self.refuse_if_read_only("import")
         with self._run_lock:
@@ -153,6 +205,7 @@ class WriteAccess:
                     said = True
                 time.sleep(0.2)
             try:
+                self.refuse_if_damaged()
                 yield True
             finally:
                 self._lock.release()

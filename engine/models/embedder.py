@@ -7,6 +7,8 @@ or the first token) and L2 normalisation happen here, as the manifest says.
 from __future__ import annotations
 
 import logging
+import threading
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -124,6 +126,48 @@ class OnnxEmbedder:
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             pooled = pooled / np.maximum(norms, 1e-12)
         return pooled.astype(np.float32, copy=False)
+
+
+# The embedders this process has loaded, held weakly: a second library of the same model in
+# one process (the window's and a command's, a pack's import beside a search, the MCP server's
+# libraries) shares the one in memory, ~0.2 s of CPU and its session's memory each, for as
+# long as anyone holds it. Keyed by the folder's files as they are (a file replaced, rewritten
+# or touched loads anew) and by threads; the registry has checked the files before.
+_LOADED: weakref.WeakValueDictionary[tuple[object, ...], OnnxEmbedder] = (
+    weakref.WeakValueDictionary()
+)
+_LOADING = threading.Lock()
+
+
+def shared_embedder(model_dir: Path, threads: int) -> OnnxEmbedder:
+    """The embedder of ``model_dir`` on ``threads`` threads: the one this process already
+    holds when the folder's files are unchanged, else loaded now.
+
+    Raises:
+        ModelError: as :class:`OnnxEmbedder`.
+    """
+    key = (str(model_dir.resolve()), threads, _file_stamps(model_dir))
+    with _LOADING:  # two threads asking at once load it once
+        embedder = _LOADED.get(key)
+        if embedder is None:
+            embedder = OnnxEmbedder(model_dir, threads)
+            _LOADED[key] = embedder
+    return embedder
+
+
+def _file_stamps(model_dir: Path) -> tuple[tuple[object, ...], ...]:
+    try:
+        paths = sorted(model_dir.iterdir())
+    except OSError:
+        return ()  # OnnxEmbedder says what is wrong
+    stamps = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        stamps.append((path.name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(stamps)
 
 
 def load_manifest(model_dir: Path, role: ModelRole) -> ModelManifest:

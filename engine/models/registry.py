@@ -37,7 +37,7 @@ from engine.models.catalog import (
     RemoteFile,
 )
 from engine.models.download import Progress, apply_mirror, download, part_path
-from engine.models.embedder import OnnxEmbedder
+from engine.models.embedder import OnnxEmbedder, shared_embedder
 from engine.models.integrity import VERIFIED_NAME, SoundFiles
 from engine.models.manifest import (
     MANIFEST_NAME,
@@ -255,7 +255,8 @@ class ModelRegistry:
                 raise ModelError(f"cannot remove {path}: {e.strerror or e}") from e
 
     def load_embedder(self, name: str = DEFAULT_EMBEDDER, threads: int = 2) -> OnnxEmbedder:
-        """The embedder ``name``, checked and loaded.
+        """The embedder ``name``, checked and loaded (or the one this process already holds
+        of the same files: :func:`engine.models.embedder.shared_embedder`).
 
         Raises:
             ModelError: it is not installed, damaged, or cannot be loaded (the message says
@@ -263,7 +264,7 @@ class ModelRegistry:
         """
         directory = self.path(name)
         try:
-            embedder = OnnxEmbedder(directory, threads)
+            embedder = shared_embedder(directory, threads)
         except ModelError as e:
             how = self._how_to_reinstall(name, directory)
             raise ModelError(f"model {name} cannot be loaded ({e}): {how}") from e

@@ -82,8 +82,10 @@ class MediaFinder:
                 return Place(found, True, twin)
         if twin is not None:  # imported before, still missing: where it was expected
             return Place(Path(twin.path), False, twin)
-        root = self.folder if self.folder is not None else self.fallback
-        return Place(root / Path(*source.path.split("/")), False, None)
+        if self.folder is not None:  # looked for there already
+            return Place(self.folder / Path(*source.path.split("/")), False, None)
+        at = self.fallback / Path(*source.path.split("/"))  # beside the pack, as exported
+        return Place(at, same_content(at, source.sha256, source.size, source.kind), None)
 
     def _in_folder(self, folder: Path, source: PackSource) -> Path | None:
         at = folder / Path(*source.path.split("/"))

@@ -214,6 +214,20 @@ class Catalog:
             (status.value, error, source_id),
         )
 
+    def indexing(self) -> dict[int, str]:
+        """The files marked as being indexed: their paths by id."""
+        rows = self._db.rows(
+            "SELECT id, path FROM sources WHERE status = ?", (SourceStatus.INDEXING.value,)
+        )
+        return {r.id: r.path for r in rows}
+
+    def requeue(self, source_ids: Sequence[int]) -> None:
+        """Mark files that were being indexed as queued again: no process is at them."""
+        self._db.executemany(
+            "UPDATE sources SET status = ? WHERE id = ? AND status = ?",
+            ((SourceStatus.QUEUED.value, sid, SourceStatus.INDEXING.value) for sid in source_ids),
+        )
+
     def move_source(self, source_id: int, new_path: str, course_id: int) -> None:
         with self._db.transaction():  # a new generation: the source may change course
             self._db.execute(

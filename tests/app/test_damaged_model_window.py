@@ -18,6 +18,7 @@ from app.window import SearchWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.app.ui import on_next_modal
 from tests.engine.test_damage_at_rest import _garble_segments_page, embedder_models
+from tools.hostile.damage import PAGE_DAMAGE, overwrite_page
 
 
 def test_the_window_names_a_damaged_model_and_how_to_reinstall_it(
@@ -146,3 +147,35 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
     assert again == held  # the same files, each with the same outcome (the demo not added)
     assert window is not None
     assert status[0].startswith(f"Started over: {len(held)} files to import again.")
+
+
+def test_a_damaged_page_no_read_meets_is_said_by_the_window_and_nothing_is_imported(
+    qtbot: QtBot,
+    tmp_path: Path,
+    models_dir: Path,
+    built_library_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 34, item 5: a page of library.db overwritten where no read goes (the library
+    opens and searches) was written over by the window's imports without a word."""
+    db = built_library_dir / "library.db"
+    overwrite_page(db, PAGE_DAMAGE["slide links"])
+    before = db.read_bytes()
+    note = tmp_path / "More" / "gecko.md"
+    note.parent.mkdir()
+    note.write_text("# Gecko\n\nThe gecko climbs glass.\n", encoding="utf-8")
+    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    window = start(["--library", str(built_library_dir), "--models", str(models_dir), "--no-demo"])
+    qtbot.addWidget(window)
+    try:
+        window.import_paths([note.parent])
+        qtbot.waitUntil(lambda: not window.importing, timeout=60_000)
+        assert window.import_bar.status.text().startswith(
+            f"the library database {db} is damaged (database disk image is malformed): "
+        )
+        assert window.import_bar.status.text().endswith("Nothing was changed")
+    finally:
+        window.close()
+        window.library.close()
+    assert db.read_bytes() == before

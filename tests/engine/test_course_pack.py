@@ -133,6 +133,24 @@ def test_without_media_the_course_is_searchable_and_its_files_are_missing(
     assert library.stats()["segments_by_kind"] == demo_library.stats()["segments_by_kind"]
 
 
+def test_a_pack_beside_its_course_folder_finds_the_files_there(
+    demo_pack: Path, library: Library, tmp_path: Path
+) -> None:
+    """Unzipped as shared (the pack and the course's folder side by side), the files are
+    where the pack expects them: found there, not called missing, nor someone else's."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    pack = Path(shutil.copyfile(demo_pack, shared / demo_pack.name))
+    shutil.copytree(DEMO_DIR, shared / DEMO_COURSE)
+    summary = import_pack(library, pack)
+    assert summary.missing == [] and summary.conflicts == []
+    assert {Path(f.path) for f in summary.files} == {
+        shared / DEMO_COURSE / p.name for p in demo_files()
+    }
+    assert all(f.here for f in summary.files)
+    assert Path(library.search("why is merge sort stable").results[0].source).exists()
+
+
 def test_a_missing_file_is_linked_by_its_content_only(
     demo_pack: Path, library: Library, tmp_path: Path
 ) -> None:
