@@ -159,7 +159,9 @@ def _places(
         if cancel is not None and cancel.is_set():
             raise Cancelled("pack import cancelled; the library is unchanged")
         report(PackProgress("finding files", i, len(pack.sources)))
-        twins = [t for t in catalog.sources_by_sha256(source.sha256) if t.kind == source.kind]
+        # Any kind: the same bytes are one file (an import counts a copy a duplicate), and a
+        # course holding one content twice could not be exported again.
+        twins = catalog.sources_by_sha256(source.sha256)
         place = finder.place(source, twins, course)
         places.append(place)
         fates.append(decide(source, place, catalog.source_by_path(str(place.path))))

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from engine.errors import CoursedexError
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
-from engine.packs import import_pack
+from engine.packs import export_pack, import_pack, read_pack
 from engine.types import SegmentKind, SourceKind
 from tests.conftest import MixedCourse, opened_copy
 from tests.engine.fuzzing import fuzz, json_value, text_like
@@ -323,3 +323,27 @@ def test_any_pack_is_imported_or_refused_in_one_line_leaving_the_library_as_it_w
     # indexed from their own files is theirs still (issue 34, item 1).
     assert summary.course.casefold() in {c.name.casefold() for c in pack_library.courses()}
     assert _own(pack_library, mixed_course) == own
+
+
+def test_one_content_given_as_two_kinds_stays_one_file_and_exports_again(
+    library: Library, tmp_path: Path
+) -> None:
+    """What fuzzing found after item 1: two packs of one course, the same bytes as notes in
+    one and as a video in the other, imported from two folders, made two records of one
+    content, and the course's own export was then refused by import ("two files have the
+    same content"). The same bytes are one file, as an import's duplicate is."""
+    one = {"path": "notes.md", "title": "t", "sha256": hashlib.sha256(b"x").hexdigest()}
+    for i, kind in enumerate(("notes", "video")):
+        manifest, how, parts = AT_OWN_PLACE
+        source = {**one, "kind": kind, "size": 1}
+        pack = (
+            {**manifest, "course": "Physics"},
+            how,
+            {**parts, "course.json": {"sources": [source]}},
+        )
+        (tmp_path / f"from{i}").mkdir()
+        _write_pack(tmp_path / f"from{i}" / "p.cdxpack", pack, library)
+        import_pack(library, tmp_path / f"from{i}" / "p.cdxpack")
+    assert len(library.sources("Physics")) == 1
+    export_pack(library, "Physics", tmp_path / "again.cdxpack")
+    assert [s.sha256 for s in read_pack(tmp_path / "again.cdxpack").sources] == [one["sha256"]]
