@@ -62,8 +62,10 @@ def _not_own(path: Path, *, folder: bool) -> str | None:
     there yet."""
     try:
         st = path.lstat()
-    except FileNotFoundError:
-        return None
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # not there yet, or the library's path is a file: its open says so
+    except PermissionError:
+        raise  # another user's library: the library's open says so in its own words
     except OSError as e:
         return f"cannot look at {path}: {e.strerror or e}"
     if stat.S_ISLNK(st.st_mode):
