@@ -2,16 +2,21 @@
 overwritten (tools/hostile/damage.py): the library opens and most reads work, and imports,
 pack imports, notes and removals wrote to it with exit 0 and no word. Each writing command
 now refuses it in the one line search gives for a damaged database, with the way out
-(start-over), and leaves the library as it was. The user's side is the real command line."""
+(start-over), and leaves the library as it was. The user's side is the real command line:
+every command on every damage in-process through ``engine.cli.main`` (its output read at the
+file descriptors, its log records as the stderr lines they would be), and the way out as a
+child process, as a user runs it."""
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from engine.cli import main
 from engine.config import EngineConfig
 from engine.errors import LibraryDamagedError
 from engine.library import Library
@@ -53,19 +58,41 @@ def _writes(library: Path, pack: Path) -> list[tuple[str, ...]]:
     ]
 
 
+def _stderr_in_process(
+    library: Path,
+    models: Path,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    *args: str,
+) -> tuple[int, list[str]]:
+    """The command's exit status and the lines a child process would print on stderr: what
+    reaches file descriptor 2 (native libraries' too) and each record logged at WARNING or
+    above, which the command line's log handler writes there."""
+    capfd.readouterr()
+    caplog.clear()
+    code = main(["--library", str(library), "--models", str(models), *args])
+    err = capfd.readouterr().err.splitlines()
+    logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    return code, err + logged
+
+
 @pytest.mark.parametrize("damage", PAGE_DAMAGE)
 def test_a_damaged_database_is_written_by_no_command(
-    built_library_dir: Path, models_dir: Path, geology_pack: Path, damage: str
+    built_library_dir: Path,
+    models_dir: Path,
+    geology_pack: Path,
+    damage: str,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     db = built_library_dir / "library.db"
     writes = _writes(built_library_dir, geology_pack)
     overwrite_page(db, PAGE_DAMAGE[damage])
     before = _files(built_library_dir)
     for command in writes:
-        refused = _cli(built_library_dir, models_dir, *command)
-        lines = refused.stderr.splitlines()
-        assert refused.returncode == 1, (command, refused.stdout[-2000:], refused.stderr[-2000:])
-        assert len(lines) == 1, (command, refused.stderr[-3000:])
+        code, lines = _stderr_in_process(built_library_dir, models_dir, capfd, caplog, *command)
+        assert code == 1, (command, lines)
+        assert len(lines) == 1, (command, lines)
         assert lines[0].startswith(f"coursedex: the library database {db} is damaged ("), lines
         assert lines[0].endswith(
             f"Nothing was changed (to start over: coursedex --library {built_library_dir} "
@@ -79,6 +106,8 @@ def test_the_way_out_it_names_starts_the_library_over(
 ) -> None:
     overwrite_page(built_library_dir / "library.db", PAGE_DAMAGE["slide links"])
     refused = _cli(built_library_dir, models_dir, "pack", "import", str(geology_pack))
+    assert refused.returncode == 1, refused.stderr[-3000:]
+    assert len(refused.stderr.splitlines()) == 1, refused.stderr[-3000:]
     way_out = refused.stderr.strip().rsplit("(to start over: ", 1)[1].removesuffix(")")
     assert way_out == f"coursedex --library {built_library_dir} start-over"
     again = _cli(built_library_dir, models_dir, "start-over")
