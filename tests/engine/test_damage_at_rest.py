@@ -1,6 +1,7 @@
 """Damage at rest (issue 15, item 4): a library's files damaged while nothing runs, each
 detected with one clear line, repaired where the library holds what it takes, and never
-silently wrong. The user's side is the real command line in a child process."""
+silently wrong. The user's side is the real command line in a child process; the steps
+before and after the one a test is about run it in-process (tests/engine/cli_run.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +25,10 @@ from engine.models.embedder import OnnxEmbedder
 from engine.models.integrity import VERIFIED_NAME
 from engine.models.manifest import sha256_file
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.engine.cli_run import InProcessCli
+from tests.engine.cli_run import child_cli as _cli
+from tests.engine.cli_run import library_files as _files
 from tests.engine.test_data_safety import _tmpfs
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # --- a full disk while the vector index is saved ------------------------------------------
 
@@ -68,27 +69,6 @@ def test_an_index_saved_to_a_full_disk_keeps_the_last_good_one(tmp_path: Path) -
 
 
 # --- the vector index against the database --------------------------------------------------
-
-
-def _cli(library: Path, models: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real command line in a child process, as a user runs it."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine.cli",
-            "--library",
-            str(library),
-            "--models",
-            str(models),
-            *args,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def _course(folder: Path, notes: dict[str, str]) -> Path:
@@ -182,7 +162,12 @@ ANOTHER_LIBRARY = {
 
 @pytest.mark.parametrize("damage", [*DAMAGE, *ANOTHER_LIBRARY])
 def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
-    built_library_dir: Path, models_dir: Path, embedder: OnnxEmbedder, damage: str
+    built_library_dir: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    damage: str,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     vectors = built_library_dir / "vectors"
     if damage in DAMAGE:
@@ -199,8 +184,8 @@ def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
         f"WARNING engine.index.vectors: vector index {vectors / 'text.hnsw'} was"
     )
     assert said[0].endswith("): it is rebuilt from the library database")
-    again = _cli(built_library_dir, models_dir, *query)
-    assert again.returncode == 0 and again.stderr == ""  # the rebuilt index was saved
+    again = InProcessCli(capfd, caplog)(built_library_dir, models_dir, *query)
+    assert again.returncode == 0 and again.lines == []  # the rebuilt index was saved
     _index_holds_the_stored_vectors(built_library_dir, embedder)
 
 
@@ -292,10 +277,15 @@ def own_models(tmp_path: Path, models_dir: Path) -> Path:
 
 @pytest.mark.parametrize("damage", [*MODEL_DAMAGE, "broken file, manifest matching"])
 def test_a_damaged_model_is_named_with_how_to_reinstall_it(
-    built_library_dir: Path, own_models: Path, damage: str
+    built_library_dir: Path,
+    own_models: Path,
+    damage: str,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    cli = InProcessCli(capfd, caplog)
     query = ("search", "--mode", "dense", "an amphibian that regrows its legs")
-    assert _cli(built_library_dir, own_models, *query).returncode == 0  # found sound once
+    assert cli(built_library_dir, own_models, *query).returncode == 0  # found sound once
     model = own_models / DEFAULT_EMBEDDER
     how = (
         f"run `coursedex models remove {DEFAULT_EMBEDDER}`, "
@@ -315,22 +305,26 @@ def test_a_damaged_model_is_named_with_how_to_reinstall_it(
     lines = refused.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(said) and lines[0].endswith(how), lines
     note = _course(built_library_dir.parent / "More", {"gecko": "The gecko climbs glass."})
-    ingest = _cli(built_library_dir, own_models, "ingest", str(note))
+    ingest = cli(built_library_dir, own_models, "ingest", str(note))
     assert f"error: {note / 'gecko.md'}: {lines[0].removeprefix('coursedex: ')}" in ingest.stdout
 
     for step in ("remove", "install"):  # what the message says to do
-        done = _cli(built_library_dir, own_models, "models", step, DEFAULT_EMBEDDER)
-        assert done.returncode == 0, done.stderr
-    found = _cli(built_library_dir, own_models, *query)
-    assert found.returncode == 0 and found.stderr == "", found.stderr
+        done = cli(built_library_dir, own_models, "models", step, DEFAULT_EMBEDDER)
+        assert done.returncode == 0, done.lines
+    found = cli(built_library_dir, own_models, *query)
+    assert found.returncode == 0 and found.lines == [], found.lines
     assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
 
 
 def test_a_damaged_model_still_finds_by_words_and_says_why_in_one_line(
-    built_library_dir: Path, own_models: Path
+    built_library_dir: Path,
+    own_models: Path,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Search refused everything while the model was damaged: the words still find a page."""
-    assert _cli(built_library_dir, own_models, "search", "axolotl").returncode == 0
+    cli = InProcessCli(capfd, caplog)
+    assert cli(built_library_dir, own_models, "search", "axolotl").returncode == 0
     MODEL_DAMAGE["cut short"][0](own_models / DEFAULT_EMBEDDER)
     said = (
         f"coursedex: keyword matches only: model {DEFAULT_EMBEDDER} in {own_models} is "
@@ -341,7 +335,7 @@ def test_a_damaged_model_still_finds_by_words_and_says_why_in_one_line(
     lines = found.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(said), lines
     assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
-    as_json = _cli(built_library_dir, own_models, "search", "--json", "axolotl")
+    as_json = cli(built_library_dir, own_models, "search", "--json", "axolotl")
     payload = json.loads(as_json.stdout)
     assert payload["notice"] == lines[0].removeprefix("coursedex: ")
     assert Path(payload["results"][0]["source"]).name == "notes.md"
@@ -394,18 +388,27 @@ DATABASE_DAMAGE = {
 
 @pytest.mark.parametrize("damage", DATABASE_DAMAGE)
 def test_a_damaged_database_is_refused_in_one_line_and_nothing_is_changed(
-    built_library_dir: Path, models_dir: Path, damage: str
+    built_library_dir: Path,
+    models_dir: Path,
+    damage: str,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     db = built_library_dir / "library.db"
     cut, said = DATABASE_DAMAGE[damage]
     cut(db)
     before = _files(built_library_dir)
     note = _course(built_library_dir.parent / "More", {"gecko": "The gecko climbs glass."})
-    for command in (("search", "axolotl"), ("ingest", str(note)), ("list",)):
-        refused = _cli(built_library_dir, models_dir, *command)
-        assert refused.returncode == 1, command
-        lines = refused.stderr.splitlines()
-        assert len(lines) == 1, (command, refused.stderr[-3000:])
+    child = _cli(built_library_dir, models_dir, "search", "axolotl")  # as a user runs it
+    refusals: dict[tuple[str, ...], tuple[int, list[str]]] = {
+        ("search", "axolotl"): (child.returncode, child.stderr.splitlines())
+    }
+    for command in (("ingest", str(note)), ("list",)):  # the same words in-process
+        run = InProcessCli(capfd, caplog)(built_library_dir, models_dir, *command)
+        refusals[command] = (run.returncode, run.lines)
+    for command, (code, lines) in refusals.items():
+        assert code == 1, command
+        assert len(lines) == 1, (command, lines)
         assert lines[0].startswith(f"coursedex: the library database {db} {said}"), lines
         assert "backup" in lines[0]
     assert _files(built_library_dir) == before
@@ -426,14 +429,6 @@ def test_a_first_import_stopped_while_a_video_is_read_leaves_a_library_that_open
     assert done.returncode == 0, done.stderr[-3000:]
     found = _cli(library, models_dir, "search", "--json", "gecko climbs")
     assert Path(json.loads(found.stdout)["results"][0]["source"]).name == "gecko.md"
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(folder)): p.read_bytes()
-        for p in folder.rglob("*")
-        if p.is_file() and not p.name.endswith(("-wal", "-shm"))
-    }
 
 
 def test_a_read_only_database_file_is_searched_and_an_import_refused_in_one_line(

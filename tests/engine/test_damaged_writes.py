@@ -3,26 +3,26 @@ overwritten (tools/hostile/damage.py): the library opens and most reads work, an
 pack imports, notes and removals wrote to it with exit 0 and no word. Each writing command
 now refuses it in the one line search gives for a damaged database, with the way out
 (start-over), and leaves the library as it was. The user's side is the real command line:
-every command on every damage in-process through ``engine.cli.main`` (its output read at the
-file descriptors, its log records as the stderr lines they would be), and the way out as a
-child process, as a user runs it."""
+every command on every damage in-process (tests/engine/cli_run.py: its stderr as a child's
+would be), and the way out in a child process, as a user runs it."""
 
 from __future__ import annotations
 
 import json
-import logging
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from engine.cli import main
 from engine.config import EngineConfig
 from engine.errors import LibraryDamagedError
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.packs import export_pack
-from tests.engine.test_damage_at_rest import _cli, _course, _files
+from tests.engine.cli_run import InProcessCli
+from tests.engine.cli_run import child_cli as _cli
+from tests.engine.cli_run import library_files as _files
+from tests.engine.test_damage_at_rest import _course
 from tools.hostile.damage import PAGE_DAMAGE, overwrite_page
 
 
@@ -58,24 +58,6 @@ def _writes(library: Path, pack: Path) -> list[tuple[str, ...]]:
     ]
 
 
-def _stderr_in_process(
-    library: Path,
-    models: Path,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
-    *args: str,
-) -> tuple[int, list[str]]:
-    """The command's exit status and the lines a child process would print on stderr: what
-    reaches file descriptor 2 (native libraries' too) and each record logged at WARNING or
-    above, which the command line's log handler writes there."""
-    capfd.readouterr()
-    caplog.clear()
-    code = main(["--library", str(library), "--models", str(models), *args])
-    err = capfd.readouterr().err.splitlines()
-    logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    return code, err + logged
-
-
 @pytest.mark.parametrize("damage", PAGE_DAMAGE)
 def test_a_damaged_database_is_written_by_no_command(
     built_library_dir: Path,
@@ -90,8 +72,9 @@ def test_a_damaged_database_is_written_by_no_command(
     overwrite_page(db, PAGE_DAMAGE[damage])
     before = _files(built_library_dir)
     for command in writes:
-        code, lines = _stderr_in_process(built_library_dir, models_dir, capfd, caplog, *command)
-        assert code == 1, (command, lines)
+        said = InProcessCli(capfd, caplog)(built_library_dir, models_dir, *command)
+        lines = said.lines
+        assert said.returncode == 1, (command, lines)
         assert len(lines) == 1, (command, lines)
         assert lines[0].startswith(f"coursedex: the library database {db} is damaged ("), lines
         assert lines[0].endswith(
