@@ -31,6 +31,7 @@ from engine.demo import DEMO_COURSE, demo_files
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
+from tests.engine.cli_run import InProcessCli
 from tests.english import english
 from tests.traced import has_strace, offline_env, strace
 from tools.factories import (
@@ -88,6 +89,13 @@ def no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     errors = [r for r in caplog.get_records("call") if r.levelno >= logging.ERROR]
     if errors:
         pytest.fail("logged at ERROR: " + "; ".join(r.getMessage() for r in errors))
+
+
+@pytest.fixture
+def cli_main(capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> InProcessCli:
+    """The command line in-process through engine.cli.main, its stderr as a child's would
+    be (tests/engine/cli_run.py)."""
+    return InProcessCli(capfd, caplog)
 
 
 @pytest.fixture(autouse=True)

@@ -97,7 +97,10 @@ def _index_holds_the_stored_vectors(folder: Path, embedder: OnnxEmbedder) -> Non
 
 
 def test_an_index_from_an_older_copy_never_keeps_a_vector_for_a_row_that_is_gone(
-    tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+    tmp_path: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    cli_main: InProcessCli,
 ) -> None:
     """The segment ids of a removed file go to the next file imported (SQLite reuses the
     highest free id). An index saved before that, put back from a copy (or left by a kill
@@ -106,12 +109,12 @@ def test_an_index_from_an_older_copy_never_keeps_a_vector_for_a_row_that_is_gone
     meaning."""
     library = tmp_path / "lib"
     course = _course(tmp_path / "Zoo", FILLERS | {"zz-pangolin": "The pangolin has scales."})
-    assert _cli(library, models_dir, "ingest", str(course)).returncode == 0
+    assert cli_main(library, models_dir, "ingest", str(course)).returncode == 0
     older = tmp_path / "older-vectors"
     shutil.copytree(library / "vectors", older)
-    assert _cli(library, models_dir, "remove", str(course / "zz-pangolin.md")).returncode == 0
+    assert cli_main(library, models_dir, "remove", str(course / "zz-pangolin.md")).returncode == 0
     volcano = _course(tmp_path / "Geology", {"volcano": "The volcano erupts molten lava and ash."})
-    assert _cli(library, models_dir, "ingest", str(volcano)).returncode == 0
+    assert cli_main(library, models_dir, "ingest", str(volcano)).returncode == 0
     shutil.rmtree(library / "vectors")
     shutil.copytree(older, library / "vectors")
 
@@ -124,8 +127,10 @@ def test_an_index_from_an_older_copy_never_keeps_a_vector_for_a_row_that_is_gone
         "1 added (1 of them replaced), 0 removed"
     ]
     _index_holds_the_stored_vectors(library, embedder)
-    again = _cli(library, models_dir, "search", "--mode", "dense", "--json", "a volcano erupting")
-    assert again.stderr == ""  # the repaired index was saved
+    again = cli_main(
+        library, models_dir, "search", "--mode", "dense", "--json", "a volcano erupting"
+    )
+    assert again.lines == []  # the repaired index was saved
 
 
 def _garble(path: Path) -> None:
@@ -166,8 +171,7 @@ def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
     models_dir: Path,
     embedder: OnnxEmbedder,
     damage: str,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    cli_main: InProcessCli,
 ) -> None:
     vectors = built_library_dir / "vectors"
     if damage in DAMAGE:
@@ -184,13 +188,17 @@ def test_a_damaged_vector_index_is_rebuilt_from_the_database_saying_so_once(
         f"WARNING engine.index.vectors: vector index {vectors / 'text.hnsw'} was"
     )
     assert said[0].endswith("): it is rebuilt from the library database")
-    again = InProcessCli(capfd, caplog)(built_library_dir, models_dir, *query)
+    again = cli_main(built_library_dir, models_dir, *query)
     assert again.returncode == 0 and again.lines == []  # the rebuilt index was saved
     _index_holds_the_stored_vectors(built_library_dir, embedder)
 
 
 def test_an_index_newer_than_a_restored_database_is_rebuilt(
-    built_library_dir: Path, tmp_path: Path, models_dir: Path, embedder: OnnxEmbedder
+    built_library_dir: Path,
+    tmp_path: Path,
+    models_dir: Path,
+    embedder: OnnxEmbedder,
+    cli_main: InProcessCli,
 ) -> None:
     """library.db put back from a backup made before a removal and an import: the index
     holds the new file's vectors under ids that are the removed file's rows again."""
@@ -198,9 +206,9 @@ def test_an_index_newer_than_a_restored_database_is_rebuilt(
     backup = tmp_path / "library.db.bak"
     shutil.copy(db, backup)
     # The last course's ids go to the next one imported, which the index then holds.
-    assert _cli(built_library_dir, models_dir, "remove", "Chemistry").returncode == 0
+    assert cli_main(built_library_dir, models_dir, "remove", "Chemistry").returncode == 0
     more = _course(tmp_path / "More", {"gecko": "The gecko climbs glass.", "ibis": "An ibis."})
-    assert _cli(built_library_dir, models_dir, "ingest", str(more)).returncode == 0
+    assert cli_main(built_library_dir, models_dir, "ingest", str(more)).returncode == 0
     shutil.copy(backup, db)
     found = _cli(built_library_dir, models_dir, "search", "--mode", "dense", "lizard on a window")
     assert found.returncode == 0, found.stderr
@@ -280,12 +288,10 @@ def test_a_damaged_model_is_named_with_how_to_reinstall_it(
     built_library_dir: Path,
     own_models: Path,
     damage: str,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    cli_main: InProcessCli,
 ) -> None:
-    cli = InProcessCli(capfd, caplog)
     query = ("search", "--mode", "dense", "an amphibian that regrows its legs")
-    assert cli(built_library_dir, own_models, *query).returncode == 0  # found sound once
+    assert cli_main(built_library_dir, own_models, *query).returncode == 0  # found sound once
     model = own_models / DEFAULT_EMBEDDER
     how = (
         f"run `coursedex models remove {DEFAULT_EMBEDDER}`, "
@@ -305,13 +311,13 @@ def test_a_damaged_model_is_named_with_how_to_reinstall_it(
     lines = refused.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(said) and lines[0].endswith(how), lines
     note = _course(built_library_dir.parent / "More", {"gecko": "The gecko climbs glass."})
-    ingest = cli(built_library_dir, own_models, "ingest", str(note))
+    ingest = cli_main(built_library_dir, own_models, "ingest", str(note))
     assert f"error: {note / 'gecko.md'}: {lines[0].removeprefix('coursedex: ')}" in ingest.stdout
 
     for step in ("remove", "install"):  # what the message says to do
-        done = cli(built_library_dir, own_models, "models", step, DEFAULT_EMBEDDER)
+        done = cli_main(built_library_dir, own_models, "models", step, DEFAULT_EMBEDDER)
         assert done.returncode == 0, done.lines
-    found = cli(built_library_dir, own_models, *query)
+    found = cli_main(built_library_dir, own_models, *query)
     assert found.returncode == 0 and found.lines == [], found.lines
     assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
 
@@ -319,12 +325,10 @@ def test_a_damaged_model_is_named_with_how_to_reinstall_it(
 def test_a_damaged_model_still_finds_by_words_and_says_why_in_one_line(
     built_library_dir: Path,
     own_models: Path,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    cli_main: InProcessCli,
 ) -> None:
     """Search refused everything while the model was damaged: the words still find a page."""
-    cli = InProcessCli(capfd, caplog)
-    assert cli(built_library_dir, own_models, "search", "axolotl").returncode == 0
+    assert cli_main(built_library_dir, own_models, "search", "axolotl").returncode == 0
     MODEL_DAMAGE["cut short"][0](own_models / DEFAULT_EMBEDDER)
     said = (
         f"coursedex: keyword matches only: model {DEFAULT_EMBEDDER} in {own_models} is "
@@ -335,7 +339,7 @@ def test_a_damaged_model_still_finds_by_words_and_says_why_in_one_line(
     lines = found.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(said), lines
     assert found.stdout.splitlines()[1].split()[1:3] == ["[note]", "Biology"], found.stdout
-    as_json = cli(built_library_dir, own_models, "search", "--json", "axolotl")
+    as_json = cli_main(built_library_dir, own_models, "search", "--json", "axolotl")
     payload = json.loads(as_json.stdout)
     assert payload["notice"] == lines[0].removeprefix("coursedex: ")
     assert Path(payload["results"][0]["source"]).name == "notes.md"
@@ -391,8 +395,7 @@ def test_a_damaged_database_is_refused_in_one_line_and_nothing_is_changed(
     built_library_dir: Path,
     models_dir: Path,
     damage: str,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    cli_main: InProcessCli,
 ) -> None:
     db = built_library_dir / "library.db"
     cut, said = DATABASE_DAMAGE[damage]
@@ -404,7 +407,7 @@ def test_a_damaged_database_is_refused_in_one_line_and_nothing_is_changed(
         ("search", "axolotl"): (child.returncode, child.stderr.splitlines())
     }
     for command in (("ingest", str(note)), ("list",)):  # the same words in-process
-        run = InProcessCli(capfd, caplog)(built_library_dir, models_dir, *command)
+        run = cli_main(built_library_dir, models_dir, *command)
         refusals[command] = (run.returncode, run.lines)
     for command, (code, lines) in refusals.items():
         assert code == 1, command

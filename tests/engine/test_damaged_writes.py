@@ -64,15 +64,14 @@ def test_a_damaged_database_is_written_by_no_command(
     models_dir: Path,
     geology_pack: Path,
     damage: str,
-    capfd: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    cli_main: InProcessCli,
 ) -> None:
     db = built_library_dir / "library.db"
     writes = _writes(built_library_dir, geology_pack)
     overwrite_page(db, PAGE_DAMAGE[damage])
     before = _files(built_library_dir)
     for command in writes:
-        said = InProcessCli(capfd, caplog)(built_library_dir, models_dir, *command)
+        said = cli_main(built_library_dir, models_dir, *command)
         lines = said.lines
         assert said.returncode == 1, (command, lines)
         assert len(lines) == 1, (command, lines)
