@@ -19,14 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
 from engine.config import EngineConfig
 from engine.importing.progress import IngestProgress, Stage
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.packs import export_pack
-from tests.engine.cli_run import ROOT
+from tests.engine.cli_run import ROOT, InProcessCli
 from tests.engine.cli_run import child_cli as _cli
 from tests.engine.test_data_safety import _tmpfs
 from tools.factories import make_pdf, make_srt
@@ -83,18 +82,12 @@ def _said(done: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in lines if not line.startswith("[")]
 
 
-def _new_library(library: Path, models: Path) -> int:
-    """A new library made as the command line makes one, in-process: the commands under
-    test run as child processes, this only prepares for them."""
-    return main(["--library", str(library), "--models", str(models), "list"])
-
-
 @pytest.mark.parametrize("free", FREE_BYTES)
 def test_a_disk_that_fills_during_an_import_says_so_and_leaves_no_file_indexing(
-    small_disk: Path, models_dir: Path, lecture: Path, free: int
+    small_disk: Path, models_dir: Path, lecture: Path, free: int, cli_main: InProcessCli
 ) -> None:
     library = small_disk / "lib"
-    assert _new_library(library, models_dir) == 0
+    assert cli_main(library, models_dir, "list").returncode == 0  # a new library
     filler = fill(small_disk, free)
     done = _cli(library, models_dir, "ingest", str(lecture.parent))
     filler.unlink()
@@ -105,17 +98,17 @@ def test_a_disk_that_fills_during_an_import_says_so_and_leaves_no_file_indexing(
         assert any("disk full" in line for line in said), said
     assert all(line.strip() for line in said), said  # no part of a traceback nor a blank
     assert "indexing" not in _statuses(library).values()
-    again = _cli(library, models_dir, "ingest", str(lecture.parent))  # with room again
-    assert again.returncode == 0, _said(again)
+    again = cli_main(library, models_dir, "ingest", str(lecture.parent))  # with room again
+    assert again.returncode == 0, again.lines
     assert _statuses(library) == {"lecture.mp4": "indexed"}
 
 
 @pytest.mark.parametrize("free", FREE_BYTES[:3])
 def test_a_disk_that_fills_during_a_pack_import_says_so_and_imports_nothing(
-    small_disk: Path, models_dir: Path, lecture_pack: Path, free: int
+    small_disk: Path, models_dir: Path, lecture_pack: Path, free: int, cli_main: InProcessCli
 ) -> None:
     library = small_disk / "lib"
-    assert _new_library(library, models_dir) == 0
+    assert cli_main(library, models_dir, "list").returncode == 0  # a new library
     filler = fill(small_disk, free)
     done = _cli(library, models_dir, "pack", "import", str(lecture_pack))
     filler.unlink()
