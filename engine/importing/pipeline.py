@@ -44,7 +44,8 @@ from engine.importing.progress import (
 )
 from engine.importing.reading import Reader, TextReaders
 from engine.importing.tracking import ProgressTracker
-from engine.index.indexer import Indexer, SourceContent
+from engine.index.content import SourceContent
+from engine.index.indexer import Indexer
 from engine.models import Embedder
 from engine.models.registry import ModelRegistry
 from engine.plain_text import plural

@@ -16,66 +16,23 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from engine.errors import Cancelled, LibraryError
-from engine.importing.embedding import Embedding, embed_text
+from engine.importing.embedding import Embedding
+from engine.index.content import SourceContent, content_language, note_vectors, with_text
 from engine.index.vectors import HnswSettings, ReconcileReport, VectorIndex
-from engine.languages import texts_language
 from engine.models import Embedder
 from engine.own_folders import remove_files
 from engine.store import NoteRow, Store
-from engine.types import SegmentDraft, SegmentKind, SourceStatus
+from engine.types import SegmentDraft, SourceStatus
 
 log = logging.getLogger(__name__)
 
 SPACE = "text"  # one embedding space for now: every segment's text, by the text embedder
-
-
-@dataclass(frozen=True, slots=True)
-class SourceContent:
-    """Everything one commit writes for a source. ``vectors``: one row per segment with text,
-    in order; ``sentences``: one matrix of cue vectors per segment."""
-
-    title: str
-    sha256: str
-    size: int
-    mtime_ns: int
-    duration_ms: int | None
-    segments: Sequence[SegmentDraft]
-    vectors: np.ndarray
-    sentences: Sequence[np.ndarray]
-    finished: bool = True  # False: a later stage (the video's frames) still has to run
-    speech_model: str | None = None  # the model that transcribed it, if one did
-    language: str | None = None  # the language of its text (None: not known)
-
-
-def content_language(segments: Sequence[SegmentDraft]) -> str | None:
-    """The language a file's text is in, read off the text (None: too little to tell).
-    The fallback for a file imported without one, so that its text is indexed in its
-    language (engine/analysis.py), told as the import tells it. A file with code
-    (an archive, a notebook) has none, as the import gives it (engine/importing/hearing.py):
-    its keywords make the identifier guess, and full-text search reads code as English, as
-    before; its notes and comments may be in any language."""
-    if any(seg.kind == SegmentKind.CODE for seg in segments):
-        return None
-    return texts_language(seg.text for seg in segments)
-
-
-def _note_vectors(embedder: Embedder, title: str, notes: Sequence[NoteRow]) -> np.ndarray:
-    """The vectors of notes' segments, embedded as an import embeds a segment."""
-    if not notes:
-        return np.zeros((0, embedder.dimension), dtype=np.float32)
-    texts = [embed_text(title, n.draft()) for n in notes]
-    return embedder.embed(texts).astype(np.float32, copy=False)
-
-
-def _with_text(ids: Sequence[int], drafts: Sequence[SegmentDraft]) -> np.ndarray:
-    embedded = [sid for sid, d in zip(ids, drafts, strict=True) if d.text.strip()]
-    return np.asarray(embedded, dtype=np.int64)
 
 
 class Indexer:
@@ -254,8 +211,8 @@ class Indexer:
                 [*self.store.notes.of_content(c.sha256), *more]
                 for c, more in zip(contents, adding, strict=True)
             ]
-            note_vectors = [
-                _note_vectors(embedder, c.title, found)
+            notes_vectors = [
+                note_vectors(embedder, c.title, found)
                 for c, found in zip(contents, notes, strict=True)
             ]
             with self.store.transaction():
@@ -264,7 +221,7 @@ class Indexer:
                 ids: list[list[int]] = []
                 note_ids: list[list[int]] = []
                 for sid, content, found, vectors in zip(
-                    source_ids, contents, notes, note_vectors, strict=True
+                    source_ids, contents, notes, notes_vectors, strict=True
                 ):
                     ids.append(self._replace(sid, content, embedder))
                     found = [n if n.id else self._insert_note(n) for n in found]
@@ -274,10 +231,10 @@ class Indexer:
                 if after is not None:
                     after(source_ids)
             for gone, new, content, attached, vectors in zip(
-                old, ids, contents, note_ids, note_vectors, strict=True
+                old, ids, contents, note_ids, notes_vectors, strict=True
             ):
                 index.delete(gone)
-                index.add(_with_text(new, content.segments), content.vectors)
+                index.add(with_text(new, content.segments), content.vectors)
                 index.add(np.asarray(attached, dtype=np.int64), vectors)
             self._caught_up(index, before)
         return sum(len(new) for new in ids)
@@ -316,7 +273,7 @@ class Indexer:
         with self._lock:
             index = self._ensure(embedder)
             before = self.store.embeddings.generation()
-            vectors = _note_vectors(embedder, title, notes)
+            vectors = note_vectors(embedder, title, notes)
             sources = self.store.notes.files_of(notes[0].sha256) if notes else []
             with self.store.transaction():
                 stored = [self._insert_note(note) for note in notes]
@@ -358,7 +315,7 @@ class Indexer:
                 self.store.recordings.put_scenes(source_id, scenes)
                 ids = self.store.append_segments(source_id, drafts, vectors, SPACE)
                 self.store.catalog.set_source_status(source_id, SourceStatus.INDEXED, None)
-            index.add(_with_text(ids, drafts), vectors)
+            index.add(with_text(ids, drafts), vectors)
             self._caught_up(index, before)
             self._delete_thumbnails(old - {s[3] for s in scenes})
         return len(ids)

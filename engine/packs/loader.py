@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.errors import Cancelled, CoursedexError
 from engine.importing.embedding import Embedding
-from engine.index.indexer import SourceContent
+from engine.index.content import SourceContent
 from engine.library import Library
 from engine.models import Embedder
 from engine.own_folders import own_folder, remove_files, write_whole
