@@ -13,12 +13,13 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from tools.hostile import addresses as hostile
+from tools.local_server import local_server, with_stop
 
 CAPYBARA_MS = 4_500
 VTT = """WEBVTT
@@ -69,16 +70,9 @@ def serve_site(root: Path) -> Iterator[str]:
         "<html><head><title>About</title></head><body><p>Nothing to watch.</p></body></html>",
         encoding="utf-8",
     )
-    handler = type("Site", (_Site,), {"stop": threading.Event()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        handler.stop.set()
-        server.shutdown()
-        server.server_close()
+    handler = with_stop(_Site, "Site")
+    with local_server(functools.partial(handler, directory=str(root)), handler.stop) as url:
+        yield url
 
 
 def clear_proxies(monkeypatch: pytest.MonkeyPatch) -> None:

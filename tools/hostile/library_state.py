@@ -27,8 +27,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+
+from tools.local_server import local_server, with_stop
 
 ROOT = Path(__file__).resolve().parents[2]
 LINK = r"is a link to .+: Coursedex writes only in the library's own folders"
@@ -195,16 +197,9 @@ class _Slow(BaseHTTPRequestHandler):
 @contextmanager
 def serve_slow_video() -> Iterator[str]:
     """http://127.0.0.1:PORT: every path a video of no announced length, ~300 KB/s, forever."""
-    handler = type("Slow", (_Slow,), {"stop": threading.Event()})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        handler.stop.set()
-        server.shutdown()
-        server.server_close()
+    handler = with_stop(_Slow, "Slow")
+    with local_server(handler, handler.stop) as url:
+        yield url
 
 
 def coursedex(*args: str) -> subprocess.Popen[str]:
