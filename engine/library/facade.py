@@ -37,6 +37,7 @@ from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import plan, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
+from engine.importing.unpacking import ARCHIVES_FOLDER, unpack
 from engine.index.indexer import Indexer
 from engine.languages import parse_language
 from engine.library.folder import prepare_folder, refuse_lost_database
@@ -254,8 +255,11 @@ class Library(NoteTaking):
         started = time.monotonic()
         planned = plan(paths, course)
         with self.access.importing(progress, cancel) as writing:
-            if writing:
-                report = self._run(self.pipeline.queue(planned), progress, cancel)
+            if writing:  # zips of course material are taken out member by member first
+                storage, limits = self.folder / ARCHIVES_FOLDER, self._config.limits
+                opened = unpack(planned, storage, limits, course=course, cancel=cancel)
+                report = self._run(self.pipeline.queue(opened.files), progress, cancel)
+                report.files += opened.results
             else:
                 report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
         report.seconds = time.monotonic() - started
