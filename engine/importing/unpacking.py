@@ -34,16 +34,16 @@ import errno
 import hashlib
 import os
 import posixpath
-import re
 import shutil
 import threading
 import time
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath, PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from engine.config import IngestLimits
 from engine.errors import Cancelled, UnreadableFileError
+from engine.importing.places import ARCHIVES_FOLDER, member_place
 from engine.importing.planning import PlannedFile, arranged
 from engine.importing.progress import FileResult, Outcome
 from engine.ingest.kinds import ARCHIVE_EXTENSIONS
@@ -66,9 +66,7 @@ from engine.plain_text import human_size
 from engine.private_files import open_private, private_dir
 from engine.types import SourceKind
 
-ARCHIVES_FOLDER = "archives"
 _OPENING = ".opening"  # nested zips while they are read
-_KEY = re.compile(r"~[0-9a-f]{12}$")
 _CHUNK = 1 << 20
 # Room left on the disk after taking a zip out: the library's database and index grow too.
 DISK_RESERVE = 256 * 1024**2
@@ -81,16 +79,6 @@ class Unpacked:
 
     files: list[PlannedFile] = field(default_factory=list)
     results: list[FileResult] = field(default_factory=list)
-
-
-def member_place(path: str | PurePath) -> tuple[str, str] | None:
-    """For a file taken out of a zip: the zip's name and the member's place in it
-    (``("course.zip", "Week 3/lecture.pdf")``); None for any other file."""
-    parts = PurePath(path).parts
-    for i in range(1, len(parts) - 1):
-        if parts[i - 1] == ARCHIVES_FOLDER and _KEY.search(parts[i]):
-            return _KEY.sub("", parts[i]), "/".join(parts[i + 1 :])
-    return None
 
 
 def unpack(

@@ -8,9 +8,10 @@ member imported as its own kind. A zip of code stays one CODE source, as it alwa
 The rule (:func:`holds_course_material`): a zip is course material when it holds a file of a
 kind a code archive never held (slides, video, audio, subtitles, or any document kind
 :func:`~engine.ingest.kinds.classify` learns later), unless it is plainly a source tree: a
-project file (``pyproject.toml``, ``package.json``, ``Makefile``...) and more than half of
-its files source code. A project's ``docs/diagram.pdf`` keeps it code; a course's
-``Week 2/lab/*.py`` beside its slides keeps it course material.
+project file (``pyproject.toml``, ``package.json``, ``Makefile``...) at its root (or in the
+one folder all its files are in) and more than half of its files source code. A project's
+``docs/diagram.pdf`` keeps it code; a course's ``Week 2/lab/Makefile`` beside its slides
+keeps it course material.
 """
 
 from __future__ import annotations
@@ -66,13 +67,27 @@ def holds_course_material(files: list[Member]) -> bool:
     if not material:
         return False
     sources = sum(1 for m in files if m.kind is SourceKind.CODE and not m.is_archive)
-    project = any(PurePosixPath(m.name).name.lower() in PROJECT_FILES for m in files)
+    # A project's file at its root: the zip's, or the one folder all its files are in (a
+    # lab's Makefile in "Week 1/lab/" is a lab of the course, not the zip's project).
+    tops = {m.name.split("/", 1)[0] for m in files if "/" in m.name}
+    roots = {"", *tops} if len(tops) == 1 and all("/" in m.name for m in files) else {""}
+    project = any(
+        PurePosixPath(m.name).name.lower() in PROJECT_FILES and _folder(m.name) in roots
+        for m in files
+    )
     return not (project and sources * 2 > len(files))
 
 
 def common_folder(files: list[Member]) -> str | None:
-    """The one top folder every file is in (Moodle's "Course name/"), or None."""
+    """The one top folder every file is in, with folders of its own (Moodle's "Course
+    name/Week 1/..."), or None: a zip of "Week 1/..." alone keeps its week in the places."""
     tops = {m.name.split("/", 1)[0] for m in files}
-    if len(tops) != 1 or any("/" not in m.name for m in files):
+    if len(tops) != 1 or any(m.name.count("/") < 1 for m in files):
+        return None
+    if not any(m.name.count("/") >= 2 for m in files):
         return None
     return tops.pop()
+
+
+def _folder(name: str) -> str:
+    return name.rpartition("/")[0]
