@@ -46,6 +46,7 @@ from engine.errors import Cancelled, UnreadableFileError
 from engine.importing.places import ARCHIVES_FOLDER, member_place
 from engine.importing.planning import PlannedFile, arranged
 from engine.importing.progress import FileResult, Outcome
+from engine.ingest import MEDIA_EXTENSIONS, find_sidecar
 from engine.ingest.kinds import ARCHIVE_EXTENSIONS
 from engine.ingest.members import (
     MAX_NESTING,
@@ -68,6 +69,7 @@ from engine.types import SourceKind
 
 _OPENING = ".opening"  # nested zips while they are read
 _CHUNK = 1 << 20
+_CORRUPT = "corrupt in the archive (its data is not what the archive says of it)"
 # Room left on the disk after taking a zip out: the library's database and index grow too.
 DISK_RESERVE = 256 * 1024**2
 
@@ -112,6 +114,18 @@ def unpack(
         done.results += opening.left_out
     done.files = arranged(done.files)
     return done
+
+
+def forget_copies(results: list[FileResult], storage: Path) -> None:
+    """Remove the files taken out of a zip that the library holds already (a duplicate is
+    not a second source: its copy would only take disk space)."""
+    for f in results:
+        path = Path(f.path)
+        if f.outcome == Outcome.DUPLICATE and path.is_relative_to(storage):
+            sidecar = find_sidecar(path) if path.suffix.lower() in MEDIA_EXTENSIONS else None
+            for copy in (path, sidecar):
+                if copy is not None:
+                    copy.unlink(missing_ok=True)
 
 
 def check_room(folder: Path, needed: int, reserve: int = DISK_RESERVE) -> None:
@@ -324,7 +338,7 @@ class _Opening:
             try:
                 source = zf.open(info)
             except ZIP_ERRORS as e:
-                raise UnreadableFileError("corrupt in the archive") from e
+                raise UnreadableFileError(_CORRUPT) from e
             with source:
                 while True:
                     if self.cancel is not None and self.cancel.is_set():
@@ -332,7 +346,7 @@ class _Opening:
                     try:
                         chunk = source.read(_CHUNK)
                     except ZIP_ERRORS as e:
-                        raise UnreadableFileError("corrupt in the archive") from e
+                        raise UnreadableFileError(_CORRUPT) from e
                     if not chunk:
                         return size
                     size += len(chunk)
@@ -371,4 +385,4 @@ def _os(error: OSError) -> str:
     return f"cannot be written: {error.strerror or error}"
 
 
-__all__ = ["ARCHIVES_FOLDER", "Unpacked", "check_room", "member_place", "unpack"]
+__all__ = ["ARCHIVES_FOLDER", "Unpacked", "check_room", "forget_copies", "member_place", "unpack"]

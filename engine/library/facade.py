@@ -37,7 +37,7 @@ from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import plan, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
-from engine.importing.unpacking import ARCHIVES_FOLDER, unpack
+from engine.importing.unpacking import ARCHIVES_FOLDER, forget_copies, unpack
 from engine.index.indexer import Indexer
 from engine.languages import parse_language
 from engine.library.folder import prepare_folder, refuse_lost_database
@@ -260,6 +260,7 @@ class Library(NoteTaking):
                 opened = unpack(planned, storage, limits, course=course, cancel=cancel)
                 report = self._run(self.pipeline.queue(opened.files), progress, cancel)
                 report.files += opened.results
+                forget_copies(report.files, storage)
             else:
                 report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
         report.seconds = time.monotonic() - started

@@ -235,3 +235,22 @@ def test_a_disk_without_room_for_the_members_is_said_before_anything_is_written(
     check_room(tmp_path, 1024)
     with pytest.raises(UnreadableFileError, match="not enough free disk space"):
         check_room(tmp_path / "not" / "yet", 1 << 60)
+
+
+def test_a_second_download_of_the_same_files_keeps_no_copy_of_them(
+    library: Library, tmp_path: Path
+) -> None:
+    first = make_moodle_zip(tmp_path / "cs101-monday.zip", tmp_path / "work")
+    second = tmp_path / "cs101-friday.zip"
+    second.write_bytes(first.read_bytes())
+    library.ingest([first])
+
+    report = library.ingest([second])
+
+    assert report.count(Outcome.DUPLICATE) == len(MOODLE_PLACES) - 1
+    kept = [p for p in (library.folder / ARCHIVES_FOLDER).rglob("*") if p.is_file()]
+    assert {member_place(p)[0] for p in kept if member_place(p)} == {  # type: ignore[index]
+        "cs101-monday.zip",
+        "cs101-friday.zip",  # its broken PDF, whose error row names it
+    }
+    assert [shown_name(p) for p in kept if "friday" in str(p)] == [f"Week 3/{BROKEN_MEMBER}"]
