@@ -85,7 +85,7 @@ def _timed_import(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="A course zip's import time.")
     parser.add_argument("--models", type=Path, default=None)
     parser.add_argument("--copies", type=int, nargs="+", default=[1, 4])
     args = parser.parse_args()
