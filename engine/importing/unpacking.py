@@ -38,7 +38,7 @@ import shutil
 import threading
 import time
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from engine.config import IngestLimits
@@ -116,16 +116,36 @@ def unpack(
     return done
 
 
-def forget_copies(results: list[FileResult], storage: Path) -> None:
-    """Remove the files taken out of a zip that the library holds already (a duplicate is
-    not a second source: its copy would only take disk space)."""
+def forget_copies(results: list[FileResult], storage: Path) -> list[FileResult]:
+    """``results`` once the copies taken out of a zip that serve nothing are removed: a
+    duplicate's (the library holds its content already: it is not a second source), and a
+    recording's whose import failed (it is large; the error row stays, and importing the
+    zip again takes it out again)."""
+    kept: list[FileResult] = []
     for f in results:
-        path = Path(f.path)
-        if f.outcome == Outcome.DUPLICATE and path.is_relative_to(storage):
-            sidecar = find_sidecar(path) if path.suffix.lower() in MEDIA_EXTENSIONS else None
-            for copy in (path, sidecar):
-                if copy is not None:
-                    copy.unlink(missing_ok=True)
+        media = Path(f.path).suffix.lower() in MEDIA_EXTENSIONS
+        failed = f.outcome == Outcome.ERROR and media
+        useless = f.outcome == Outcome.DUPLICATE or failed
+        if useless and remove_copies([f.path], storage) and failed:
+            f = replace(f, detail=f"{f.detail} (its copy taken out of the zip was removed)")
+        kept.append(f)
+    return kept
+
+
+def remove_copies(paths: list[str], storage: Path) -> int:
+    """Remove the files at ``paths`` that were taken out of a zip into ``storage`` (with a
+    recording's subtitles); returns how many were there."""
+    removed = 0
+    for name in paths:
+        path = Path(name)
+        if not path.is_relative_to(storage) or not path.is_file():
+            continue
+        sidecar = find_sidecar(path) if path.suffix.lower() in MEDIA_EXTENSIONS else None
+        for copy in (path, sidecar):
+            if copy is not None:
+                copy.unlink(missing_ok=True)
+        removed += 1
+    return removed
 
 
 def check_room(folder: Path, needed: int, reserve: int = DISK_RESERVE) -> None:
@@ -385,4 +405,12 @@ def _os(error: OSError) -> str:
     return f"cannot be written: {error.strerror or error}"
 
 
-__all__ = ["ARCHIVES_FOLDER", "Unpacked", "check_room", "forget_copies", "member_place", "unpack"]
+__all__ = [
+    "ARCHIVES_FOLDER",
+    "Unpacked",
+    "check_room",
+    "forget_copies",
+    "member_place",
+    "remove_copies",
+    "unpack",
+]

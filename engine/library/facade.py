@@ -37,7 +37,7 @@ from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import plan, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
-from engine.importing.unpacking import ARCHIVES_FOLDER, forget_copies, unpack
+from engine.importing.unpacking import ARCHIVES_FOLDER, forget_copies, remove_copies, unpack
 from engine.index.indexer import Indexer
 from engine.languages import parse_language
 from engine.library.folder import prepare_folder, refuse_lost_database
@@ -259,8 +259,7 @@ class Library(NoteTaking):
                 storage, limits = self.folder / ARCHIVES_FOLDER, self._config.limits
                 opened = unpack(planned, storage, limits, course=course, cancel=cancel)
                 report = self._run(self.pipeline.queue(opened.files), progress, cancel)
-                report.files += opened.results
-                forget_copies(report.files, storage)
+                report.files = forget_copies(report.files + opened.results, storage)
             else:
                 report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
         report.seconds = time.monotonic() - started
@@ -444,6 +443,7 @@ class Library(NoteTaking):
             )
         for source in doomed:
             self.indexer.remove_source(source.id)
+        remove_copies([s.path for s in doomed], self.folder / ARCHIVES_FOLDER)
         if course_id is not None:
             self.store.catalog.delete_course(course_id)
         elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:

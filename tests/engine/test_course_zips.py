@@ -254,3 +254,37 @@ def test_a_second_download_of_the_same_files_keeps_no_copy_of_them(
         "cs101-friday.zip",  # its broken PDF, whose error row names it
     }
     assert [shown_name(p) for p in kept if "friday" in str(p)] == [f"Week 3/{BROKEN_MEMBER}"]
+
+
+def test_removing_the_course_removes_the_files_taken_out_of_its_zip(
+    library: Library, tmp_path: Path
+) -> None:
+    library.ingest([make_moodle_zip(tmp_path / "cs101.zip", tmp_path / "work")])
+    storage = library.folder / ARCHIVES_FOLDER
+    assert any(p.is_file() for p in storage.rglob("*"))
+
+    library.remove(MOODLE_COURSE)
+
+    assert [p for p in storage.rglob("*") if p.is_file()] == []
+
+
+def test_a_recording_whose_import_fails_leaves_no_copy_and_says_so(
+    library: Library, tmp_path: Path
+) -> None:
+    members_ = moodle_members(tmp_path / "work")
+    silent = members_[f"{MOODLE_COURSE}/Week 2/recording.mp4"]  # a tone: no speech in it
+    archive = write_zip(tmp_path / "week.zip", {
+        "Week 1/notes.md": b"# Notes\nA tone is no lecture.\n",
+        "Week 2/tone.mp4": silent,
+    })  # fmt: skip
+
+    report = library.ingest([archive])
+
+    (failed,) = report.errors
+    assert shown_name(failed.path) == "Week 2/tone.mp4"
+    assert failed.detail.endswith("(its copy taken out of the zip was removed)")
+    assert not Path(failed.path).exists()
+    assert {shown_name(s.path): s.status for s in library.sources()} == {
+        "Week 1/notes.md": SourceStatus.INDEXED,
+        "Week 2/tone.mp4": SourceStatus.ERROR,
+    }
