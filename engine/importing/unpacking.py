@@ -46,6 +46,7 @@ from engine.errors import Cancelled, UnreadableFileError
 from engine.importing.places import ARCHIVES_FOLDER, member_place
 from engine.importing.planning import PlannedFile, arranged
 from engine.importing.progress import FileResult, Outcome
+from engine.index.indexer import Indexer
 from engine.ingest import MEDIA_EXTENSIONS, find_sidecar
 from engine.ingest.kinds import ARCHIVE_EXTENSIONS
 from engine.ingest.members import (
@@ -65,6 +66,7 @@ from engine.ingest.safezip import (
 from engine.ingest.text import check_file
 from engine.plain_text import human_size
 from engine.private_files import open_private, private_dir
+from engine.store.courses import Catalog
 from engine.types import SourceKind
 
 _OPENING = ".opening"  # nested zips while they are read
@@ -81,6 +83,9 @@ class Unpacked:
 
     files: list[PlannedFile] = field(default_factory=list)
     results: list[FileResult] = field(default_factory=list)
+    # Files an earlier import took out of a zip that no longer holds them: their rows and
+    # copies go (forget_gone), so a search never finds what the course took back.
+    gone: list[Path] = field(default_factory=list)
 
 
 def unpack(
@@ -112,8 +117,18 @@ def unpack(
             continue
         done.files += opening.files
         done.results += opening.left_out
+        done.gone += opening.gone()
     done.files = arranged(done.files)
     return done
+
+
+def forget_gone(gone: list[Path], catalog: Catalog, indexer: Indexer, storage: Path) -> None:
+    """Remove the rows and copies of files a zip no longer holds."""
+    for path in gone:
+        known = catalog.source_by_path(str(path))
+        if known is not None:
+            indexer.remove_source(known.id)
+        remove_copies([str(path)], storage)
 
 
 def forget_copies(results: list[FileResult], storage: Path) -> list[FileResult]:
@@ -261,6 +276,15 @@ class _Opening:
                 self._clean()
                 raise
         return True
+
+    def gone(self) -> list[Path]:
+        """The files in this zip's folder that this opening did not take (nor keep)."""
+        taken = {f.path for f in self.files}
+        return sorted(
+            p
+            for p in self.root.rglob("*")
+            if p.is_file() and p not in taken and _OPENING not in p.relative_to(self.root).parts
+        )
 
     def _open(self, zf: zipfile.ZipFile, found: list[tuple[Member, str]], depth: int) -> None:
         for member, place in found:

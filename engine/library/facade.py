@@ -32,12 +32,12 @@ from engine.errors import (
     ModelMismatchError,
     NotFoundError,
 )
+from engine.importing import unpacking
 from engine.importing.embedding import Embedding
 from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import plan, storable
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
-from engine.importing.unpacking import ARCHIVES_FOLDER, forget_copies, remove_copies, unpack
 from engine.index.indexer import Indexer
 from engine.languages import parse_language
 from engine.library.folder import prepare_folder, refuse_lost_database
@@ -256,10 +256,11 @@ class Library(NoteTaking):
         planned = plan(paths, course)
         with self.access.importing(progress, cancel) as writing:
             if writing:  # zips of course material are taken out member by member first
-                storage, limits = self.folder / ARCHIVES_FOLDER, self._config.limits
-                opened = unpack(planned, storage, limits, course=course, cancel=cancel)
+                storage, limits = self.folder / unpacking.ARCHIVES_FOLDER, self._config.limits
+                opened = unpacking.unpack(planned, storage, limits, course=course, cancel=cancel)
+                unpacking.forget_gone(opened.gone, self.store.catalog, self.indexer, storage)
                 report = self._run(self.pipeline.queue(opened.files), progress, cancel)
-                report.files = forget_copies(report.files + opened.results, storage)
+                report.files = unpacking.forget_copies(report.files + opened.results, storage)
             else:
                 report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
         report.seconds = time.monotonic() - started
@@ -443,7 +444,7 @@ class Library(NoteTaking):
             )
         for source in doomed:
             self.indexer.remove_source(source.id)
-        remove_copies([s.path for s in doomed], self.folder / ARCHIVES_FOLDER)
+        unpacking.remove_copies([s.path for s in doomed], self.folder / unpacking.ARCHIVES_FOLDER)
         if course_id is not None:
             self.store.catalog.delete_course(course_id)
         elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:

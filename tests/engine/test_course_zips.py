@@ -288,3 +288,26 @@ def test_a_recording_whose_import_fails_leaves_no_copy_and_says_so(
         "Week 1/notes.md": SourceStatus.INDEXED,
         "Week 2/tone.mp4": SourceStatus.ERROR,
     }
+
+
+def test_a_file_the_zip_no_longer_holds_is_no_longer_found(
+    library: Library, tmp_path: Path
+) -> None:
+    members_ = moodle_members(tmp_path / "work")
+    archive = write_zip(tmp_path / "cs101.zip", members_)
+    library.ingest([archive])
+    assert shown_name(library.search("amortised dynamic arrays").results[0].source) == (
+        "Week 1/notes.md"
+    )
+
+    del members_[f"{MOODLE_COURSE}/Week 1/notes.md"]
+    write_zip(archive, members_)
+    library.ingest([archive])
+
+    assert "Week 1/notes.md" not in _places(library)
+    assert all(
+        shown_name(r.source) != "Week 1/notes.md"
+        for r in library.search("amortised dynamic arrays").results
+    )
+    stored = [shown_name(p) for p in (library.folder / ARCHIVES_FOLDER).rglob("*.md")]
+    assert stored == []
