@@ -38,16 +38,15 @@ import shutil
 import threading
 import time
 import zipfile
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from engine.config import IngestLimits
 from engine.errors import Cancelled, UnreadableFileError
 from engine.importing.places import ARCHIVES_FOLDER, member_place
 from engine.importing.planning import PlannedFile, arranged
-from engine.importing.progress import FileResult, Outcome
-from engine.index.indexer import Indexer
-from engine.ingest import MEDIA_EXTENSIONS, find_sidecar
+from engine.importing.progress import FileResult, IngestProgress, Outcome, Stage
 from engine.ingest.kinds import ARCHIVE_EXTENSIONS
 from engine.ingest.members import (
     MAX_NESTING,
@@ -66,7 +65,6 @@ from engine.ingest.safezip import (
 from engine.ingest.text import check_file
 from engine.plain_text import human_size
 from engine.private_files import open_private, private_dir
-from engine.store.courses import Catalog
 from engine.types import SourceKind
 
 _OPENING = ".opening"  # nested zips while they are read
@@ -94,16 +92,20 @@ def unpack(
     limits: IngestLimits,
     *,
     course: str | None = None,
+    progress: Callable[[IngestProgress], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> Unpacked:
     """Take every zip of course material in ``planned`` out into ``storage`` (the library's
-    ``archives/`` folder); ``course``: the one the user named, if any."""
+    ``archives/`` folder); ``course``: the one the user named, if any. ``progress`` hears
+    the share of each zip's files taken out."""
     done = Unpacked()
     for item in planned:
         if item.path.suffix.lower() not in ARCHIVE_EXTENSIONS:
             done.files.append(item)
             continue
         opening = _Opening(item, storage, limits, course, cancel)
+        if progress is not None:
+            opening.report = _reporter(progress, str(item.path))
         try:
             material = opening.run()
         except Cancelled:
@@ -122,45 +124,12 @@ def unpack(
     return done
 
 
-def forget_gone(gone: list[Path], catalog: Catalog, indexer: Indexer, storage: Path) -> None:
-    """Remove the rows and copies of files a zip no longer holds."""
-    for path in gone:
-        known = catalog.source_by_path(str(path))
-        if known is not None:
-            indexer.remove_source(known.id)
-        remove_copies([str(path)], storage)
+def _reporter(progress: Callable[[IngestProgress], None], path: str) -> Callable[[float], None]:
+    def report(share: float) -> None:
+        stage = Stage.UNPACKING.value
+        progress(IngestProgress(path, 0, 1, stage, 0.0, None, None, share, "", share))
 
-
-def forget_copies(results: list[FileResult], storage: Path) -> list[FileResult]:
-    """``results`` once the copies taken out of a zip that serve nothing are removed: a
-    duplicate's (the library holds its content already: it is not a second source), and a
-    recording's whose import failed (it is large; the error row stays, and importing the
-    zip again takes it out again)."""
-    kept: list[FileResult] = []
-    for f in results:
-        media = Path(f.path).suffix.lower() in MEDIA_EXTENSIONS
-        failed = f.outcome == Outcome.ERROR and media
-        useless = f.outcome == Outcome.DUPLICATE or failed
-        if useless and remove_copies([f.path], storage) and failed:
-            f = replace(f, detail=f"{f.detail} (its copy taken out of the zip was removed)")
-        kept.append(f)
-    return kept
-
-
-def remove_copies(paths: list[str], storage: Path) -> int:
-    """Remove the files at ``paths`` that were taken out of a zip into ``storage`` (with a
-    recording's subtitles); returns how many were there."""
-    removed = 0
-    for name in paths:
-        path = Path(name)
-        if not path.is_relative_to(storage) or not path.is_file():
-            continue
-        sidecar = find_sidecar(path) if path.suffix.lower() in MEDIA_EXTENSIONS else None
-        for copy in (path, sidecar):
-            if copy is not None:
-                copy.unlink(missing_ok=True)
-        removed += 1
-    return removed
+    return report
 
 
 def check_room(folder: Path, needed: int, reserve: int = DISK_RESERVE) -> None:
@@ -237,6 +206,7 @@ class _Opening:
         self.files: list[PlannedFile] = []
         self.left_out: list[FileResult] = []
         self._written: list[Path] = []  # new files, removed again if the import fails
+        self.report: Callable[[float], None] = lambda _share: None  # the share taken out
         self._budget = limits.max_file_bytes  # bytes all its members may expand to
 
     def run(self) -> bool:
@@ -287,7 +257,9 @@ class _Opening:
         )
 
     def _open(self, zf: zipfile.ZipFile, found: list[tuple[Member, str]], depth: int) -> None:
-        for member, place in found:
+        for i, (member, place) in enumerate(found):
+            if depth == 1:
+                self.report(i / len(found))
             if self.cancel is not None and self.cancel.is_set():
                 raise Cancelled("cancelled")
             reason = _refusal(member, self.limits)
@@ -429,12 +401,4 @@ def _os(error: OSError) -> str:
     return f"cannot be written: {error.strerror or error}"
 
 
-__all__ = [
-    "ARCHIVES_FOLDER",
-    "Unpacked",
-    "check_room",
-    "forget_copies",
-    "member_place",
-    "remove_copies",
-    "unpack",
-]
+__all__ = ["ARCHIVES_FOLDER", "Unpacked", "check_room", "member_place", "unpack"]

@@ -32,7 +32,7 @@ from engine.errors import (
     ModelMismatchError,
     NotFoundError,
 )
-from engine.importing import unpacking
+from engine.importing import copies, unpacking
 from engine.importing.embedding import Embedding
 from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
@@ -257,10 +257,12 @@ class Library(NoteTaking):
         with self.access.importing(progress, cancel) as writing:
             if writing:  # zips of course material are taken out member by member first
                 storage, limits = self.folder / unpacking.ARCHIVES_FOLDER, self._config.limits
-                opened = unpacking.unpack(planned, storage, limits, course=course, cancel=cancel)
-                unpacking.forget_gone(opened.gone, self.store.catalog, self.indexer, storage)
+                opened = unpacking.unpack(
+                    planned, storage, limits, course=course, progress=progress, cancel=cancel
+                )
+                copies.forget_gone(opened.gone, self.store.catalog, self.indexer, storage)
                 report = self._run(self.pipeline.queue(opened.files), progress, cancel)
-                report.files = unpacking.forget_copies(report.files + opened.results, storage)
+                report.files = copies.forget_copies(report.files + opened.results, storage)
             else:
                 report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
         report.seconds = time.monotonic() - started
@@ -444,7 +446,7 @@ class Library(NoteTaking):
             )
         for source in doomed:
             self.indexer.remove_source(source.id)
-        unpacking.remove_copies([s.path for s in doomed], self.folder / unpacking.ARCHIVES_FOLDER)
+        copies.remove_copies([s.path for s in doomed], self.folder / unpacking.ARCHIVES_FOLDER)
         if course_id is not None:
             self.store.catalog.delete_course(course_id)
         elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:

@@ -13,7 +13,7 @@ import pytest
 
 from engine.errors import UnreadableFileError
 from engine.importing.places import left_out, member_place, not_imported_line, shown_name
-from engine.importing.progress import Outcome
+from engine.importing.progress import IngestProgress, Outcome, Stage
 from engine.importing.unpacking import ARCHIVES_FOLDER, check_room
 from engine.ingest.members import Member, holds_course_material, members
 from engine.library import Library
@@ -51,8 +51,15 @@ def test_a_moodle_download_imports_each_member_as_its_kind_at_its_place(
     library: Library, tmp_path: Path
 ) -> None:
     archive = make_moodle_zip(tmp_path / "CS101-20261201-0830.zip", tmp_path / "work")
+    heard: list[IngestProgress] = []
 
-    report = library.ingest([archive])
+    report = library.ingest([archive], progress=heard.append)
+
+    # The bar says the zip's files are being taken out, before they are read.
+    taking = [p.file_fraction or 0.0 for p in heard if p.stage == Stage.UNPACKING]
+    assert {p.path for p in heard if p.stage == Stage.UNPACKING} == {str(archive)}
+    assert taking == sorted(taking) and len(taking) == 10  # one report per member
+    assert heard.index(next(p for p in heard if p.stage == Stage.READING)) > len(taking) - 1
 
     places = _places(library)
     assert {p: s.kind for p, s in places.items()} == MOODLE_PLACES
