@@ -99,6 +99,8 @@ def _sections(data: dict[str, bytes], names: tuple[str, str, str, str]) -> dict[
         f"{second}/recording.srt": data["recording.srt"],
         f"{third}/{BROKEN_MEMBER}": data[BROKEN_MEMBER],
         f"{third}/{UNKNOWN_MEMBER}": data[UNKNOWN_MEMBER],
+        f"{third}/.DS_Store": b"\0\0\0\1Bud1",  # skipped as in a folder, not named
+        f"{first}/Thumbs.db": b"\xd0\xcf\x11\xe0",
     }
 
 

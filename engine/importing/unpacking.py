@@ -69,6 +69,7 @@ from engine.types import SourceKind
 
 _OPENING = ".opening"  # nested zips while they are read
 _CHUNK = 1 << 20
+_SYSTEM_FILES = frozenset({"thumbs.db", "desktop.ini", "ehthumbs.db"})
 _CORRUPT = "corrupt in the archive (its data is not what the archive says of it)"
 # Room left on the disk after taking a zip out: the library's database and index grow too.
 DISK_RESERVE = 256 * 1024**2
@@ -164,6 +165,13 @@ def _current(target: Path, info: zipfile.ZipInfo) -> bool:
     except OSError:
         return False
     return st.st_size == info.file_size and st.st_mtime_ns == _zip_time_ns(info)
+
+
+def _litter(name: str) -> bool:
+    """What a system leaves in a folder, skipped as a folder's import skips it: hidden
+    files (".DS_Store") and Windows' picture caches."""
+    parts = name.split("/")
+    return any(p.startswith(".") for p in parts) or parts[-1].lower() in _SYSTEM_FILES
 
 
 def _refusal(member: Member, limits: IngestLimits) -> str | None:
@@ -262,6 +270,8 @@ class _Opening:
                 self.report(i / len(found))
             if self.cancel is not None and self.cancel.is_set():
                 raise Cancelled("cancelled")
+            if _litter(member.name):
+                continue
             reason = _refusal(member, self.limits)
             if reason is not None:
                 self._leave(place, reason)

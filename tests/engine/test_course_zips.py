@@ -58,7 +58,7 @@ def test_a_moodle_download_imports_each_member_as_its_kind_at_its_place(
     # The bar says the zip's files are being taken out, before they are read.
     taking = [p.file_fraction or 0.0 for p in heard if p.stage == Stage.UNPACKING]
     assert {p.path for p in heard if p.stage == Stage.UNPACKING} == {str(archive)}
-    assert taking == sorted(taking) and len(taking) == 10  # one report per member
+    assert taking == sorted(taking) and len(taking) == 12  # one report per member
     assert heard.index(next(p for p in heard if p.stage == Stage.READING)) > len(taking) - 1
 
     places = _places(library)
