@@ -19,6 +19,7 @@ from engine.ingest.members import Member, holds_course_material, members
 from engine.library import Library
 from engine.store import Source
 from engine.types import SegmentKind, SourceKind, SourceStatus
+from tests.english import ENGLISH_INGEST
 from tools.course_zips import (
     BROKEN_MEMBER,
     MOODLE_COURSE,
@@ -318,3 +319,24 @@ def test_a_file_the_zip_no_longer_holds_is_no_longer_found(
     )
     stored = [shown_name(p) for p in (library.folder / ARCHIVES_FOLDER).rglob("*.md")]
     assert stored == []
+
+
+def test_coursedex_ingest_names_the_files_of_a_zip_it_did_not_import(
+    tmp_path: Path, models_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engine.cli import main
+
+    archive = make_moodle_zip(tmp_path / "CS101.zip", tmp_path / "work")
+    args = ["--library", str(tmp_path / "lib"), "--models", str(models_dir), "ingest"]
+
+    code = main([*args, *ENGLISH_INGEST, "--course", "Algorithms", str(archive)])
+
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "indexed: Week 1/Graphs slides.pdf\n" in err  # each file's line, at its place
+    assert "  2 files in CS101.zip not imported: Week 3/broken.pdf, Week 3/grades.xyz\n" in out
+    assert "    Week 3/grades.xyz: not a kind of file Coursedex reads (.xyz)\n" in out
+    main(["--library", str(tmp_path / "lib"), "list"])
+    listed = capsys.readouterr().out
+    assert listed.startswith("Algorithms\n")  # the course named wins over the zip's folder
+    assert "Week 2/recording.mp4" in listed
