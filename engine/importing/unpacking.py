@@ -59,12 +59,14 @@ from engine.ingest.safezip import (
     READABLE_COMPRESSION,
     ZIP_ERRORS,
     check_archive,
+    count_entries,
     is_symlink,
     open_zip,
 )
 from engine.ingest.text import check_file
 from engine.plain_text import human_size
 from engine.private_files import open_private, private_dir
+from engine.regular_files import open_regular
 from engine.types import SourceKind
 
 _OPENING = ".opening"  # nested zips while they are read
@@ -224,11 +226,18 @@ class _Opening:
             UnreadableFileError: the zip is unsafe, or the disk has no room for it.
             Cancelled.
         """
-        size = check_file(self.item.path, self.limits.max_file_bytes)
+        cap = self.limits.max_archive_members
         try:
+            size = check_file(self.item.path, self.limits.max_file_bytes)
+            with open_regular(self.item.path, named=False) as f:
+                # Counted in the file before zipfile makes an object for each entry.
+                many = count_entries(f, size, cap) > cap
             zf = open_zip(self.item.path)
-        except UnreadableFileError:
+        except (UnreadableFileError, OSError):
             return False  # the code archive reader says why, on its row
+        if many:
+            zf.close()
+            return False  # refused by the code archive reader: "too many files"
         with zf:
             found = members(zf)
             if not holds_course_material(found):
