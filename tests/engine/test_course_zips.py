@@ -340,3 +340,24 @@ def test_coursedex_ingest_names_the_files_of_a_zip_it_did_not_import(
     listed = capsys.readouterr().out
     assert listed.startswith("Algorithms\n")  # the course named wins over the zip's folder
     assert "Week 2/recording.mp4" in listed
+
+
+def test_an_import_cancelled_after_the_zip_was_opened_resumes_from_its_copies(
+    library: Library, tmp_path: Path
+) -> None:
+    archive = make_moodle_zip(tmp_path / "cs101.zip", tmp_path / "work")
+    cancel = threading.Event()
+
+    def cancel_after_the_first(p: IngestProgress) -> None:
+        if p.result is not None:
+            cancel.set()
+
+    first = library.ingest([archive], progress=cancel_after_the_first, cancel=cancel)
+    assert first.count(Outcome.INDEXED) == 1 and first.count(Outcome.CANCELLED) >= 6
+
+    resumed = library.resume()
+
+    assert resumed.count(Outcome.INDEXED) + resumed.count(Outcome.ERROR) == len(MOODLE_PLACES) - 1
+    assert shown_name(library.search(SLIDE_6_QUESTION).results[0].source) == (
+        "Week 1/Graphs slides.pdf"
+    )
