@@ -366,7 +366,10 @@ def report_text(report: IngestReport) -> str:
     line = f"Import {'cancelled' if cancelled else 'finished'}: {counts}"
     members = left_out(report.files)
     if members:  # a zip's files: named, so none is dropped without a word
-        return f"{line}. " + ". ".join(not_imported_line(a, f) for a, f in members.items())
+        said = ". ".join(not_imported_line(a, f) for a, f in members.items())
+        others = len(report.errors) - sum(len(f) for f in members.values())
+        more = f". {plural(others, 'other file')} could not be imported" if others else ""
+        return f"{line}. {said}{more}"
     errors = report.errors
     if len(errors) == 1:
         return f"{line}. {elided(printable(Path(errors[0].path).name))}: {errors[0].detail}"

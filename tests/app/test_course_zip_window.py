@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from app.library.import_bar import report_text
 from app.window import SearchWindow
 from engine.api import IngestReport, Library
 from tests.app.ui import drop
@@ -45,4 +46,20 @@ def test_a_dropped_course_zip_shows_its_files_at_their_places_and_names_the_rest
     assert (
         "grades.xyz\n    not a kind of file Coursedex reads (.xyz)\n    in the archive CS101.zip"
         in text
+    )
+
+
+def test_the_status_line_counts_the_other_files_that_failed_beside_a_zips(
+    quick_library: Library, tmp_path: Path
+) -> None:
+    folder = tmp_path / "Algorithms"
+    folder.mkdir()
+    make_moodle_zip(folder / "CS101.zip", tmp_path / "work")
+    (folder / "loose.pdf").write_bytes(b"%PDF-1.4 not really")
+
+    report = quick_library.ingest([folder])
+
+    assert report_text(report).endswith(
+        "2 files in CS101.zip not imported: CS101.zip/CS101 Algorithms/Week 3/broken.pdf, "
+        "CS101.zip/CS101 Algorithms/Week 3/grades.xyz. 1 other file could not be imported"
     )
