@@ -4,15 +4,21 @@ or in a zip inside them. Each holds a good deck (``Week 1/slides.pdf``, the word
 beside the hostile part, so a test sees the rest imported and the hostile part named, or
 the whole zip refused when what it declares is already a bomb.
 
-Used by tests/engine/test_hostile_course_zips.py; built in about a second.
+Used by tests/engine/test_hostile_course_zips.py; built in about a second:
+
+    python tools/hostile/lms.py OUT     # writes the cases and lists them
 """
 
 from __future__ import annotations
 
 import io
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tools.factories import make_pdf
 
@@ -154,3 +160,18 @@ def _traps(folder: Path, deck: bytes) -> list[LmsCase]:
             "password-protected",
         ),
     ]
+
+
+def main(argv: list[str]) -> int:
+    """``python tools/hostile/lms.py OUT``: write the cases and list them."""
+    if len(argv) != 1:
+        print("usage: python tools/hostile/lms.py OUT", file=sys.stderr)
+        return 2
+    for case in hostile_course_zips(Path(argv[0])):
+        named = "the whole zip" if case.named is WHOLE else case.named
+        print(f"{case.path.name}: {case.what} (refused: {named})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
