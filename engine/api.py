@@ -37,6 +37,13 @@ from engine.formatting import (
     time_left,
 )
 from engine.importing.hearing import ENGLISH_SPEECH_MODEL, MULTILINGUAL_SPEECH_MODEL
+from engine.importing.places import (
+    left_out,
+    member_place,
+    not_imported_line,
+    shown_name,
+    shown_path,
+)
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
 from engine.ingest.kinds import IMPORT_GROUPS
 from engine.integrations.anki import DeckWritten, write_deck
@@ -220,12 +227,15 @@ __all__ = [
     "is_url",
     "kind_named",
     "language_name",
+    "left_out",
     "link_of",
     "locate_file",
     "location",
     "make_link",
     "masked",
     "media_folder",
+    "member_place",
+    "not_imported_line",
     "note_json",
     "note_link",
     "note_times",
@@ -244,6 +254,8 @@ __all__ = [
     "result_link",
     "result_origin",
     "seconds_ms",
+    "shown_name",
+    "shown_path",
     "shown_words",
     "stage_text",
     "start_over",

@@ -6,9 +6,9 @@ below everything, in :mod:`engine.plain_text`."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.importing.places import shown_name
 from engine.importing.progress import IngestReport, Outcome
 from engine.plain_text import clock, plural, printable
 from engine.types import SegmentKind
@@ -92,4 +92,4 @@ def progress_line(p: IngestProgress) -> str:
     stage = stage_text(p) + (f" ({p.detail})" if p.detail else "")
     left = time_left(p.eta_s)
     left = f", {left}" if left else ""
-    return f"{p.index + 1}/{p.total} {printable(Path(p.path).name)}: {stage}{left}"
+    return f"{p.index + 1}/{p.total} {printable(shown_name(p.path))}: {stage}{left}"

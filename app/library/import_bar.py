@@ -32,6 +32,8 @@ from engine.api import (
     Source,
     SourceStatus,
     Stage,
+    left_out,
+    not_imported_line,
     outcome_counts,
     plural,
     printable,
@@ -362,6 +364,12 @@ def report_text(report: IngestReport) -> str:
     cancelled = report.count(Outcome.CANCELLED)
     counts = ", ".join(outcome_counts(report)) or "nothing to do"
     line = f"Import {'cancelled' if cancelled else 'finished'}: {counts}"
+    members = left_out(report.files)
+    if members:  # a zip's files: named, so none is dropped without a word
+        said = ". ".join(not_imported_line(a, f) for a, f in members.items())
+        others = len(report.errors) - sum(len(f) for f in members.values())
+        more = f". {plural(others, 'other file')} could not be imported" if others else ""
+        return f"{line}. {said}{more}"
     errors = report.errors
     if len(errors) == 1:
         return f"{line}. {elided(printable(Path(errors[0].path).name))}: {errors[0].detail}"

@@ -19,16 +19,22 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
-from engine.api import FileResult, plural, printable
+from engine.api import FileResult, member_place, plural, printable, shown_name
 
 
 def errors_text(errors: Sequence[FileResult]) -> str:
-    """Each file's name, its reason on the next line, then where it is."""
+    """Each file's name, its reason on the next line, then where it is (a zip's file: its
+    place in the zip, and the zip)."""
     return "\n\n".join(
-        f"{printable(Path(f.path).name)}\n    {f.detail or 'unknown error'}\n"
-        f"    in {printable(str(Path(f.path).parent))}"
+        f"{printable(shown_name(f.path))}\n    {f.detail or 'unknown error'}\n"
+        f"    in {printable(_where(f.path))}"
         for f in errors
     )
+
+
+def _where(path: str) -> str:
+    member = member_place(path)
+    return str(Path(path).parent) if member is None else f"the archive {member[0]}"
 
 
 class ImportErrorsDialog(QDialog):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtGui import QContextMenuEvent, QFont, QKeyEvent, QResizeEvent
@@ -47,7 +46,7 @@ from app.library.rows import (
     short_state,
     typical_width,
 )
-from engine.api import Course, Source, SourceKind
+from engine.api import Course, Source, SourceKind, shown_name
 
 _STATE_SHARE = 0.4  # the most of the panel's width the state column may take
 _NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
@@ -278,8 +277,8 @@ class LibraryPanel(QTreeWidget):
     def _fill_file(self, child: QTreeWidgetItem, source: Source, exists: bool) -> None:
         state, why = file_state(source, importing=self.importing, exists=exists)
         if source.path in self._removing:
-            state, why = REMOVING, f"{Path(source.path).name} is removed once the import ends"
-        child.setText(0, Path(source.path).name)
+            state, why = REMOVING, f"{shown_name(source.path)} is removed once the import ends"
+        child.setText(0, shown_name(source.path))
         child.setText(1, state)
         child.setData(0, PATH, source.path)
         child.setData(0, IS_COURSE, False)
@@ -336,7 +335,7 @@ class LibraryPanel(QTreeWidget):
             return
         if item.data(0, PROGRESS) != share:
             item.setData(0, PROGRESS, share)
-        if item.toolTip(1) == (why := f"{Path(path).name}: {text}"):
+        if item.toolTip(1) == (why := f"{shown_name(path)}: {text}"):
             return
         before, state = item.text(1), short_state(text)
         item.setText(1, state)

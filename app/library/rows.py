@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.languages import language_tag, named_language
-from engine.api import Source, SourceKind, SourceStatus, plural
+from engine.api import Source, SourceKind, SourceStatus, plural, shown_name
 
 PATH = Qt.ItemDataRole.UserRole  # a file row's source path; a course row's course name
 IS_COURSE = Qt.ItemDataRole.UserRole + 1
@@ -51,7 +51,7 @@ PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the da
 
 def file_state(source: Source, *, importing: bool, exists: bool) -> tuple[str, str]:
     """What the state column shows for a stored file, and the tooltip that explains it."""
-    name = Path(source.path).name
+    name = shown_name(source.path)
     if source.status == SourceStatus.ERROR:
         return "error", f"{name} could not be indexed: {source.error or 'unknown error'}"
     if source.status in _UNFINISHED and not importing:

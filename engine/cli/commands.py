@@ -29,6 +29,7 @@ from engine.api import (
     plural,
     printable,
     result_origin,
+    shown_name,
     valid_text,
 )
 from engine.cli.context import Context
@@ -241,7 +242,7 @@ def cmd_list(ctx: Context) -> int:
             course = s.course
             print(printable(course))
         status = printable(s.status.value + (f": {s.error}" if s.error else ""))
-        name = printable(Path(s.path).name)
+        name = printable(shown_name(s.path))
         language = f"{s.language:3s} " if s.language else "    "
         segments = plural(s.segments, "segment")
         print(f"  {s.kind.value:9s} {language}{name}  ({segments}, {status})")

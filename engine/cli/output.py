@@ -16,12 +16,17 @@ from engine.api import (
     Stage,
     clock,
     human_size,
+    left_out,
     location,
     masked,
+    member_place,
+    not_imported_line,
     outcome_counts,
     plural,
     printable,
     progress_line,
+    shown_name,
+    shown_path,
 )
 from engine.cli.stopping import status_after_signal
 
@@ -41,7 +46,7 @@ class ProgressBar:
             self.stream.write(line.ljust(100)[:100])
             self.stream.flush()
         elif p.result is not None:
-            name = printable(Path(p.path).name)
+            name = printable(shown_name(p.path))
             self.stream.write(f"[{p.index + 1}/{p.total}] {p.result.outcome.value}: {name}\n")
         elif p.stage is Stage.WAITING:  # else a script would see nothing until it starts
             self.stream.write(f"coursedex: {p.stage}\n")
@@ -111,11 +116,16 @@ def print_report(report: IngestReport, stream: TextIO) -> None:
         f"{plural(len(report.files), 'file')} in {report.seconds:.1f} s: "
         f"{', '.join(outcome_counts(report)) or 'nothing to do'}\n"
     )
+    members = left_out(report.files)
     for f in report.files:
-        if f.outcome == Outcome.ERROR:
+        if f.outcome == Outcome.ERROR and member_place(f.path) is None:
             stream.write(f"  error: {printable(f.path)}: {printable(f.detail)}\n")
         elif f.outcome == Outcome.INDEXED and f.detail:
-            stream.write(f"  note: {printable(f.path)}: {printable(f.detail)}\n")
+            stream.write(f"  note: {printable(shown_path(f.path))}: {printable(f.detail)}\n")
+    for archive, files in members.items():  # named zip by zip, each with its reason
+        stream.write(f"  {not_imported_line(archive, files)}\n")
+        for f in files:
+            stream.write(f"    {printable(shown_name(f.path))}: {printable(f.detail)}\n")
 
 
 def _counts(counts: object) -> str:

@@ -52,6 +52,13 @@ def plan(paths: Iterable[Path | str], course: str | None = None) -> list[Planned
                     planned.append(PlannedFile(f, name, root, SourceKind.NOTES))
                 continue
             planned.append(PlannedFile(f, name, root, kind))
+    return arranged(planned)
+
+
+def arranged(planned: Iterable[PlannedFile]) -> list[PlannedFile]:
+    """``planned`` once each, without the subtitles that are a lecture's transcript, and
+    the lectures last."""
+    planned = list(planned)
     media = (p.path for p in planned if p.kind in MEDIA)
     sidecars = {found for m in media if (found := ingest.find_sidecar(m)) is not None}
     unique: dict[Path, PlannedFile] = {p.path: p for p in planned if p.path not in sidecars}

@@ -31,6 +31,7 @@ class Stage(StrEnum):
 
     WAITING = "waiting for another import into this library to finish"
     READING = "reading"
+    UNPACKING = "taking its files out"  # a zip of course material, before its files
     TRANSCRIBING = "transcribing"
     READING_PAGES = "reading pages"
     EMBEDDING = "embedding"

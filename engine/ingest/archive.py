@@ -61,7 +61,7 @@ def parse_code_file(path: Path, config: EngineConfig) -> ParsedSource:
     return ParsedSource(kind=SourceKind.CODE, title=path.name, segments=tuple(segments))
 
 
-def _skip_reason(name: str) -> str | None:
+def skip_reason(name: str) -> str | None:
     parts = PurePosixPath(name.replace("\\", "/")).parts
     if any(part in SKIPPED_ARCHIVE_DIRS for part in parts[:-1]):
         return "ignored folder"
@@ -91,7 +91,7 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
         seen: set[str] = set()
         for info in sorted(zf.infolist(), key=lambda i: i.filename):
             name = info.filename.replace("\\", "/")
-            if info.is_dir() or name in seen or _skip_reason(name):
+            if info.is_dir() or name in seen or skip_reason(name):
                 continue
             seen.add(name)
             if is_symlink(info):

@@ -24,7 +24,7 @@ _NAME_CHARS = 100
 # Below this many uncompressed bytes a high ratio is harmless (e.g. a file of spaces).
 _RATIO_FLOOR_BYTES = 1024**2
 # What zipfile raises for damaged data (NotImplementedError: unknown versions/features).
-_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, EOFError, ValueError)
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, EOFError, ValueError)
 # zipfile reads all four (bz2 and lzma are in the standard library); members are always read
 # through read_member's byte budget, so the method does not matter for bombs.
 READABLE_COMPRESSION = frozenset(
@@ -42,7 +42,7 @@ def open_zip(path: Path | BinaryIO) -> zipfile.ZipFile:
         return zipfile.ZipFile(path)
     except (FileNotFoundError, PermissionError) as e:
         raise UnreadableFileError(f"cannot read file: {e.strerror or e}") from e
-    except _ZIP_ERRORS as e:
+    except ZIP_ERRORS as e:
         raise UnreadableFileError("not a zip file (corrupt or truncated)") from e
 
 
@@ -73,8 +73,12 @@ def is_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
-def check_archive(zf: zipfile.ZipFile, archive_bytes: int, limits: IngestLimits) -> None:
-    """Refuse archives that escape their folder or would expand into a bomb.
+def check_archive(
+    zf: zipfile.ZipFile, archive_bytes: int, limits: IngestLimits, total_bytes: int | None = None
+) -> None:
+    """Refuse archives that escape their folder or would expand into a bomb: more than
+    ``total_bytes`` in all (default ``limits.max_archive_total_bytes``: a code archive's; a
+    course's, with its recordings, may hold more), or compressed too well.
 
     Raises:
         UnreadableFileError: with a one-line reason naming the offending member or sizes.
@@ -97,7 +101,8 @@ def check_archive(zf: zipfile.ZipFile, archive_bytes: int, limits: IngestLimits)
                 f"zip bomb: {shown(info.filename)} expands {human_size(info.file_size)} "
                 f"from {human_size(info.compress_size)}"
             )
-    if total > limits.max_archive_total_bytes or (
+    most = limits.max_archive_total_bytes if total_bytes is None else total_bytes
+    if total > most or (
         total > _RATIO_FLOOR_BYTES and total > limits.max_compression_ratio * archive_bytes
     ):
         raise UnreadableFileError(
@@ -131,7 +136,7 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
                         f"zip bomb: {shown(info.filename)} expands beyond {human_size(limit)}"
                     )
                 chunks.append(chunk)
-    except _ZIP_ERRORS as e:
+    except ZIP_ERRORS as e:
         raise UnreadableFileError(f"corrupt zip member: {shown(info.filename)}") from e
     return b"".join(chunks)
 

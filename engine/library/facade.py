@@ -32,6 +32,7 @@ from engine.errors import (
     ModelMismatchError,
     NotFoundError,
 )
+from engine.importing import copies, unpacking
 from engine.importing.embedding import Embedding
 from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
@@ -264,8 +265,14 @@ class Library(NoteTaking):
         started = time.monotonic()
         planned = plan(paths, course)
         with self.access.importing(progress, cancel) as writing:
-            if writing:
-                report = self._run(self.pipeline.queue(planned), progress, cancel)
+            if writing:  # zips of course material are taken out member by member first
+                storage, limits = self.folder / unpacking.ARCHIVES_FOLDER, self._config.limits
+                opened = unpacking.unpack(
+                    planned, storage, limits, course=course, progress=progress, cancel=cancel
+                )
+                copies.forget_gone(opened.gone, self.store.catalog, self.indexer, storage)
+                report = self._run(self.pipeline.queue(opened.files), progress, cancel)
+                report.files = copies.forget_copies(report.files + opened.results, storage)
             else:
                 report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
         report.seconds = time.monotonic() - started
@@ -449,6 +456,7 @@ class Library(NoteTaking):
             )
         for source in doomed:
             self.indexer.remove_source(source.id)
+        copies.remove_copies([s.path for s in doomed], self.folder / unpacking.ARCHIVES_FOLDER)
         if course_id is not None:
             self.store.catalog.delete_course(course_id)
         elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:
