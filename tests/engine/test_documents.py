@@ -57,6 +57,25 @@ def test_docx_headings_paragraphs_tables_and_comments(tmp_path: Path) -> None:
     assert _at(shown, first.line_start - 2) == "# Backpropagation"
 
 
+def test_docx_headings_of_styles_named_otherwise(tmp_path: Path) -> None:
+    """Word in another language names its heading styles otherwise; a style based on a
+    heading style is a heading of that level."""
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+
+    doc = docx.Document()
+    chapter = doc.styles.add_style("Kapitel", WD_STYLE_TYPE.PARAGRAPH)
+    chapter.base_style = doc.styles["Heading 2"]  # pyright: ignore[reportAttributeAccessIssue]
+    doc.add_paragraph("Einleitung", style="Kapitel")
+    doc.add_paragraph("Der Gradient zeigt bergauf.")
+    doc.save(str(tmp_path / "kapitel.docx"))
+    parsed = parse_file(tmp_path / "kapitel.docx", CONFIG)
+    assert [(s.heading, s.text) for s in parsed.segments] == [
+        ("Einleitung", "Der Gradient zeigt bergauf.")
+    ]
+    assert "## Einleitung" in document_text(tmp_path / "kapitel.docx", CONFIG.limits)
+
+
 def test_odt_and_rtf_and_epub(tmp_path: Path) -> None:
     odt = parse_file(make_odt(tmp_path / "notes.odt", SECTIONS), CONFIG)
     assert [s.heading for s in odt.segments] == ["Backpropagation", "Regularisation"]
