@@ -192,9 +192,13 @@ def _docx_blocks(doc: object) -> Iterator[Block]:
 def _table_rows(table: object) -> Iterator[str]:
     for row in table.rows:  # type: ignore[attr-defined]
         cells: list[str] = []
+        previous = None
         for cell in row.cells:
+            if cell._tc is previous:  # a merged cell comes once for each column it spans
+                continue
+            previous = cell._tc
             text = " ".join(cell.text.split())
-            if text and (not cells or cells[-1] != text):  # a merged cell repeats
+            if text:
                 cells.append(text)
         if cells:
             yield " | ".join(cells)

@@ -124,7 +124,7 @@ def test_without_media_the_course_is_searchable_and_its_files_are_missing(
 ) -> None:
     summary = import_pack(library, demo_pack)
     assert starts == []
-    assert len(summary.missing) == 4
+    assert len(summary.missing) == 6
     expected = demo_pack.parent / DEMO_COURSE
     assert {Path(f.path) for f in summary.files} == {expected / p.name for p in demo_files()}
     for query in demo_queries():

@@ -40,7 +40,7 @@ def test_docx_headings_paragraphs_tables_and_comments(tmp_path: Path) -> None:
         tmp_path / "handout.docx",
         SECTIONS,
         title="Week 3 handout",
-        table=[["term", "meaning"], ["epoch", "one pass over the training set"]],
+        table=[["term", "meaning"], ["epoch", "one pass over the training set"], ["O(1)", "O(1)"]],
         comment=("Dr Ada", "ask about the vanishing gradient"),
     )
     parsed = parse_file(path, CONFIG)
@@ -49,7 +49,7 @@ def test_docx_headings_paragraphs_tables_and_comments(tmp_path: Path) -> None:
     assert set(by_heading) == {"Backpropagation", "Regularisation"}
     first, second = by_heading["Backpropagation"], by_heading["Regularisation"]
     assert "chain rule" in first.text and "[Dr Ada] ask about the vanishing gradient" in first.text
-    assert "epoch | one pass over the training set" in second.text
+    assert "epoch | one pass over the training set\nO(1) | O(1)" in second.text
     # The lines name the text the preview shows: the hit's first line is its first words.
     shown = document_text(path, CONFIG.limits)
     assert _at(shown, second.line_start).startswith("Dropout switches off")
