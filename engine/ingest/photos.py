@@ -24,6 +24,9 @@ _FORMATS = frozenset({"PNG", "JPEG", "WEBP", "MPO"})  # MPO: a phone's JPEG with
 # that decodes to gigabytes), refused before any pixel is decoded.
 MAX_PIXELS = 120_000_000
 MAX_PHOTO_BYTES = 200 * 1024**2
+# An icon or a button in a project's folder is no photo or scan: below this many pixels a
+# side, a picture holds no text worth an OCR pass (a phone's photo is 3,000 px and more).
+MIN_SIDE = 120
 
 
 def _open(path: Path):  # -> PIL.Image.Image
@@ -43,9 +46,14 @@ def _open(path: Path):  # -> PIL.Image.Image
         image.close()
         raise UnreadableFileError(f"not a photo: a {image.format} picture")
     width, height = image.size
-    if width * height > MAX_PIXELS or width < 1 or height < 1:
+    if width * height > MAX_PIXELS:
         image.close()
         raise UnreadableFileError(f"picture too large: {width} x {height} pixels")
+    if min(width, height) < MIN_SIDE:
+        image.close()
+        raise UnreadableFileError(
+            f"too small for a photo or a scan ({width} x {height} pixels): an icon is not read"
+        )
     return image
 
 

@@ -137,6 +137,8 @@ def test_odp_slides_are_pages(tmp_path: Path) -> None:
 
 
 def test_a_photo_is_one_page_waiting_for_ocr(tmp_path: Path) -> None:
+    from PIL import Image
+
     photo = parse_file(make_photo(tmp_path / "board.jpg", ["Entropy"]), CONFIG)
     assert photo.kind is SourceKind.SLIDES
     assert [(s.page, s.text, s.needs_ocr) for s in photo.segments] == [(1, "", True)]
@@ -144,10 +146,13 @@ def test_a_photo_is_one_page_waiting_for_ocr(tmp_path: Path) -> None:
     lying.write_text("this is text, not a picture")
     with pytest.raises(UnreadableFileError, match="not a picture"):
         parse_file(lying, CONFIG)
+    icon = tmp_path / "icon.png"
+    Image.new("RGB", (64, 64), "white").save(icon)
+    with pytest.raises(UnreadableFileError, match=r"too small for a photo or a scan \(64 x 64"):
+        parse_file(icon, CONFIG)
     gif = tmp_path / "anim.jpg"
-    from PIL import Image
 
-    Image.new("RGB", (10, 10)).save(gif, format="GIF")
+    Image.new("RGB", (300, 300)).save(gif, format="GIF")
     with pytest.raises(UnreadableFileError, match="not a photo: a GIF picture"):
         parse_file(gif, CONFIG)
 
