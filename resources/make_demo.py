@@ -591,7 +591,8 @@ HANDOUT_COMMENT = ("Teaching assistant", "Last year's exam asked for the linear-
 # What the whiteboard photo shows, one line each (written big, as a lecturer writes).
 WHITEBOARD = (
     "Merge sort: T(n) = 2 T(n/2) + n",
-    "Master theorem, case 2:",
+    "Master theorem, case 2: each level of",
+    "the recursion does the same work, so",
     "T(n) = O(n log n)",
 )
 
