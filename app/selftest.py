@@ -100,6 +100,14 @@ EXPECTED: tuple[Expected, ...] = (
         member="searching/binary_search.py",
     ),
     Expected("who wrote Timsort", "notes.md", SegmentKind.NOTE, "Tim Peters"),
+    Expected("how does a heap sift down", "handout-week-5.docx", SegmentKind.NOTE, "sift"),
+    Expected(
+        "master theorem for merge sort",
+        "whiteboard.jpg",
+        SegmentKind.SLIDE,
+        "master theorem",
+        page=1,
+    ),
     Expected("hash tables", LECTURE, SegmentKind.SCREEN, "hash tables", only_kind=True),
 )
 

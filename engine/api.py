@@ -45,7 +45,7 @@ from engine.importing.places import (
     shown_path,
 )
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
-from engine.ingest.kinds import IMPORT_GROUPS
+from engine.ingest.kinds import DOCUMENT_EXTENSIONS, IMPORT_GROUPS, PHOTO_EXTENSIONS
 from engine.integrations.anki import DeckWritten, write_deck
 from engine.integrations.documents import Chapter, SlidePage
 from engine.integrations.flashcards import Card, course_cards
@@ -130,6 +130,7 @@ __all__ = [
     "DEFAULT_EMBEDDER",
     "DEMO_COURSE",
     "DEMO_DIR",
+    "DOCUMENT_EXTENSIONS",
     "ENGLISH_SPEECH_MODEL",
     "HANDOUT_FORMATS",
     "IMPORT_GROUPS",
@@ -140,6 +141,7 @@ __all__ = [
     "MULTILINGUAL_EMBEDDER",
     "MULTILINGUAL_SPEECH_MODEL",
     "PDFIUM_LOCK",
+    "PHOTO_EXTENSIONS",
     "TRANSCRIPT_FORMATS",
     "WEB_COURSE",
     "Cancelled",

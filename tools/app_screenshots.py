@@ -6,8 +6,8 @@ Runs the real window on a real X server: the one in DISPLAY, or an Xvfb it start
 fresh library from the demo course in a temporary folder (about a minute: the lecture is
 transcribed), then saves one PNG per state: empty, importing, results, playing (VLC's own
 video output, grabbed from the screen, because QWidget.grab() cannot see it), slide, code,
-the Notes tab, results + code in dark mode, the course filter, and light and dark at
-1024x700 and 1600x1000. Prints each file it wrote.
+a Word handout's hit, a whiteboard photo's hit, the Notes tab, results + code in dark mode,
+the course filter, and light and dark at 1024x700 and 1600x1000. Prints each file it wrote.
 """
 
 from __future__ import annotations
@@ -211,6 +211,14 @@ def _shoot(out: Path, work: Path) -> int:
     window.open_current()
     settle(800)
     save("6-code")
+    search("how does a heap sift down", SegmentKind.NOTE)
+    window.open_current()
+    settle(800)
+    save("6-word-handout")
+    search("master theorem for merge sort", SegmentKind.SLIDE)
+    window.open_current()
+    settle(800)
+    save("6-whiteboard-photo")
     _notes(window, library, save, settle)
 
     apply_theme(app, "dark")  # type: ignore[arg-type]

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from pygments.lexer import Lexer
-from pygments.lexers import JsonLexer, TextLexer, get_lexer_for_filename, guess_lexer
+from pygments.lexers import (
+    JsonLexer,
+    MarkdownLexer,
+    TextLexer,
+    get_lexer_for_filename,
+    guess_lexer,
+)
 from pygments.style import StyleMeta
 from pygments.styles import get_style_by_name
 from pygments.token import Token, _TokenType
@@ -56,6 +62,7 @@ from PySide6.QtWidgets import (
 from app.accessible import describe
 from app.notes.editor import note_button
 from app.word_marks import folded_words, word_spans
+from engine.api import DOCUMENT_EXTENSIONS
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +83,8 @@ def _lexer(filename: str, text: str) -> Lexer:
     options: dict[str, Any] = {"stripnl": False, "stripall": False, "ensurenl": False}
     if filename.lower().endswith(".ipynb"):
         return JsonLexer(**options)
+    if filename.lower().endswith(tuple(DOCUMENT_EXTENSIONS)):  # its text, headings as "#"
+        return MarkdownLexer(**options)
     try:
         return get_lexer_for_filename(filename, text[:4096], **options)
     except ClassNotFound:

@@ -22,6 +22,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 from PySide6.QtCore import (
     QRectF,
+    QSize,
     Qt,
 )
 from PySide6.QtGui import (
@@ -29,12 +30,14 @@ from PySide6.QtGui import (
     QFont,
     QGuiApplication,
     QImage,
+    QImageIOHandler,
+    QImageReader,
     QPainter,
 )
 
 # PDFium is not thread-safe in a process: the app must take the same lock as the import,
 # which may be reading a deck on its own thread while a result row renders a thumbnail.
-from engine.api import PDFIUM_LOCK, Library, NotFoundError
+from engine.api import PDFIUM_LOCK, PHOTO_EXTENSIONS, Library, NotFoundError
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +55,8 @@ class ViewerError(Exception):
 @dataclass(frozen=True, slots=True)
 class Deck:
     sizes: tuple[tuple[float, float], ...]  # page width, height (points; 16:9 for .pptx)
-    texts: tuple[tuple[str, str], ...] = ()  # .pptx: each slide's title and body
+    texts: tuple[tuple[str, str], ...] = ()  # .pptx, .odp: each slide's title and body
+    picture: bool = False  # a photo or a scan: its one page is the picture itself
 
 
 class _ImageCache:
@@ -128,15 +132,31 @@ def _pptx_deck(p: Path, library: Library) -> Deck:
     return Deck(((16.0, 9.0),) * len(texts), tuple(texts))
 
 
+@functools.lru_cache(maxsize=64)
+def _picture_deck(path: str, mtime_ns: int, size: int) -> Deck:
+    """A photo's one page, its size as shown (upright, by its EXIF orientation)."""
+    reader = QImageReader(path)
+    reader.setAutoTransform(True)
+    shown = reader.size()
+    if not shown.isValid():
+        raise ViewerError(f"cannot read {Path(path).name}: {reader.errorString()}")
+    if reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90:
+        shown.transpose()
+    return Deck(((float(shown.width()), float(shown.height())),), picture=True)
+
+
 def deck_for(path: str, library: Library) -> tuple[Path, int, Deck]:
-    """A deck's pages: a PDF's sizes, or a .pptx's slides from the library."""
+    """A deck's pages: a PDF's sizes, a .pptx's or .odp's slides from the library, or a
+    photo's one page."""
     p, mtime_ns, size = _stat(path)
     suffix = p.suffix.lower()
     if suffix == ".pdf":
         return p, mtime_ns, _pdf_deck(str(p), mtime_ns, size)
-    if suffix == ".pptx":
+    if suffix in (".pptx", ".odp"):
         return p, mtime_ns, _pptx_deck(p, library)
-    raise ViewerError(f"cannot show {p.name} as pages (only .pdf and .pptx)")
+    if suffix in PHOTO_EXTENSIONS:
+        return p, mtime_ns, _picture_deck(str(p), mtime_ns, size)
+    raise ViewerError(f"cannot show {p.name} as pages (only .pdf, .pptx, .odp and photos)")
 
 
 def check_page(p: Path, deck: Deck, page: int) -> None:
@@ -159,7 +179,12 @@ def render_page(path: str, page: int, width: int, library: Library) -> QImage:
     key = (str(p), mtime_ns, page, width)
     image = _images.get(key)
     if image is None:
-        image = _render_pdf(p, page, width) if not deck.texts else _draw_card(deck, page, width)
+        if deck.picture:
+            image = _render_picture(p, width)
+        elif deck.texts:
+            image = _draw_card(deck, page, width)
+        else:
+            image = _render_pdf(p, page, width)
         _images.put(key, image)
     return image
 
@@ -194,6 +219,24 @@ def _render_pdf(p: Path, page: int, width: int) -> QImage:
             doc.close()
     if image.width() != width:  # rotated pages: PDFium's width is the unrotated one
         image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+    return image
+
+
+def _render_picture(p: Path, width: int) -> QImage:
+    """A photo upright, ``width`` pixels wide (decoded at that size, not in full first)."""
+    reader = QImageReader(str(p))
+    reader.setAutoTransform(True)
+    size = reader.size()
+    if size.isValid() and size.width() > 0:
+        rotated = reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90
+        across, down = (size.height(), size.width()) if rotated else (size.width(), size.height())
+        if rotated:  # the reader scales before it turns the picture
+            reader.setScaledSize(QSize(max(1, round(width * down / across)), width))
+        else:
+            reader.setScaledSize(QSize(width, max(1, round(width * down / across))))
+    image = reader.read()
+    if image.isNull():
+        raise ViewerError(f"cannot read {p.name}: {reader.errorString()}")
     return image
 
 

@@ -260,14 +260,21 @@ class Reader:
     def _read_pages(
         self, path: Path, parsed: ParsedSource, stage: StageReport, cancel: threading.Event | None
     ) -> ParsedSource:
-        """Read pages that have no text layer with OCR before the deck is indexed."""
-        from engine.models.ocr import ocr_pdf_pages
+        """Read pages that have no text layer (a PDF's, a photo's) with OCR before the deck
+        is indexed."""
+        from engine.ingest.photos import PHOTO_EXTENSIONS, picture_rgb
+        from engine.models.ocr import lines_to_text, ocr_pdf_pages
 
-        if path.suffix.lower() != ".pdf":
+        suffix = path.suffix.lower()
+        if suffix not in PHOTO_EXTENSIONS and suffix != ".pdf":
             return parsed
         pages = [s.page for s in parsed.segments if s.needs_ocr and s.page is not None]
         stage(Stage.READING_PAGES, 0.0, f"{len(pages)} pages without text")
-        texts = ocr_pdf_pages(path, pages, self._recognizer(self.config.threads), cancel=cancel)
+        recognizer = self._recognizer(self.config.threads)
+        if suffix in PHOTO_EXTENSIONS:  # a photo or a scan: its one page is the picture
+            texts = {1: lines_to_text(recognizer.read(picture_rgb(path)))}
+        else:
+            texts = ocr_pdf_pages(path, pages, recognizer, cancel=cancel)
         segments = []
         for seg in parsed.segments:
             text = texts.get(seg.page or 0, "").strip() if seg.needs_ocr else ""

@@ -14,14 +14,21 @@ from engine.config import EngineConfig
 from engine.errors import CoursedexError, UnreadableFileError
 from engine.ingest.archive import parse_archive, parse_code_file
 from engine.ingest.chunking import chunk_transcript
+from engine.ingest.documents import parse_document
 from engine.ingest.kinds import (
     ARCHIVE_EXTENSIONS,
     AUDIO_EXTENSIONS,
+    DOCUMENT_EXTENSIONS,
+    PHOTO_EXTENSIONS,
     SUBTITLE_EXTENSIONS,
     VIDEO_EXTENSIONS,
+    WEB_PAGE_EXTENSIONS,
     classify,
 )
+from engine.ingest.markup import is_saved_page
 from engine.ingest.notes import parse_notes
+from engine.ingest.opendoc import parse_odp
+from engine.ingest.photos import parse_photo
 from engine.ingest.slides import parse_pdf, parse_pptx
 from engine.ingest.subtitles import duration_of, read_subtitles
 from engine.ingest.text import check_file
@@ -161,11 +168,25 @@ def _parse_by_kind(path: Path, config: EngineConfig) -> ParsedSource:
     if kind is SourceKind.SUBTITLES:
         return parse_subtitle_file(path, config, kind)
     if kind is SourceKind.SLIDES:
-        if suffix == ".pdf":
-            return parse_pdf(path, config.limits)
-        return parse_pptx(path, config.limits)
+        return _parse_pages(path, config)
+    if suffix in DOCUMENT_EXTENSIONS or (
+        suffix in WEB_PAGE_EXTENSIONS and is_saved_page(path, config.limits)
+    ):
+        return parse_document(path, config)
     if kind is SourceKind.NOTES:
         return parse_notes(path, config)
     if suffix in ARCHIVE_EXTENSIONS:
         return parse_archive(path, config)
     return parse_code_file(path, config)
+
+
+def _parse_pages(path: Path, config: EngineConfig) -> ParsedSource:
+    """A deck (.pdf, .pptx, .odp) or a photo: one page per page, slide or picture."""
+    suffix = path.suffix.lower()
+    if suffix in PHOTO_EXTENSIONS:
+        return parse_photo(path, config.limits)
+    if suffix == ".odp":
+        return parse_odp(path, config.limits)
+    if suffix == ".pdf":
+        return parse_pdf(path, config.limits)
+    return parse_pptx(path, config.limits)

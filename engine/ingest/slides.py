@@ -45,7 +45,7 @@ _JUNK_TITLE = re.compile(
 )
 
 
-def _meta_title(raw: str) -> str:
+def meta_title(raw: str) -> str:
     """A document-properties title, unless it is a tool's placeholder."""
     title = _first_line(_clean(raw))
     return "" if _JUNK_TITLE.match(title) else title
@@ -78,7 +78,7 @@ def parse_pdf(path: Path, limits: IngestLimits) -> ParsedSource:
                 raise UnreadableFileError("PDF has no pages") from e
             raise UnreadableFileError("not a PDF file (corrupt or truncated)") from e
         try:
-            meta_title = _meta_title(doc.get_metadata_value("Title") or "")
+            doc_title = meta_title(doc.get_metadata_value("Title") or "")
             for index in range(len(doc)):
                 page = doc[index]
                 try:
@@ -104,7 +104,7 @@ def parse_pdf(path: Path, limits: IngestLimits) -> ParsedSource:
             doc.close()
     if not segments:
         raise UnreadableFileError("PDF has no pages")
-    title = meta_title or next((s.heading for s in segments if s.heading), "") or path.stem
+    title = doc_title or next((s.heading for s in segments if s.heading), "") or path.stem
     return ParsedSource(kind=SourceKind.SLIDES, title=title, segments=tuple(segments))
 
 
@@ -185,7 +185,7 @@ def parse_pptx(path: Path, limits: IngestLimits) -> ParsedSource:
                     needs_ocr=not text,
                 )
             )
-        core_title = _meta_title(prs.core_properties.title or "")
+        core_title = meta_title(prs.core_properties.title or "")
     except UnreadableFileError:
         raise
     except (zipfile.BadZipFile, KeyError, ValueError, AttributeError, OSError) as e:

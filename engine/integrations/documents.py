@@ -9,10 +9,12 @@ from pathlib import Path
 
 from engine.config import IngestLimits
 from engine.errors import NotFoundError
+from engine.ingest.documents import document_text
+from engine.ingest.kinds import DOCUMENT_EXTENSIONS, WEB_PAGE_EXTENSIONS
 from engine.ingest.safezip import open_zip, read_member
 from engine.ingest.text import decode_text, read_text
 from engine.store import Source, Store
-from engine.types import SegmentKind, Timing
+from engine.types import SegmentKind, SourceKind, Timing
 
 MAX_TITLE_CHARS = 80
 
@@ -54,12 +56,15 @@ def transcript(store: Store, source: Source) -> list[Timing]:
 
 def source_text(source: Source, limits: IngestLimits, member: str | None = None) -> str:
     """The text of a code or notes file, or of ``member`` of an imported archive, decoded
-    the way the import decoded it.
+    the way the import decoded it; a document's (.docx, .odt, .rtf, .epub, a saved page)
+    text as its import wrote it out, whose lines its hits name.
 
     Raises:
         NotFoundError: the archive has no such member.
         UnreadableFileError: the file is gone or changed so it cannot be read as text.
     """
+    if member is None and is_document(source):
+        return document_text(Path(source.path), limits)
     if member is None:
         return read_text(Path(source.path), limits.max_file_bytes, "a text file")
     with open_zip(Path(source.path)) as zf:
@@ -69,6 +74,14 @@ def source_text(source: Source, limits: IngestLimits, member: str | None = None)
             raise NotFoundError(f"{member} is not in {Path(source.path).name}") from None
         data = read_member(zf, info, limits.max_archive_member_bytes)
     return decode_text(data, "a text file")
+
+
+def is_document(source: Source) -> bool:
+    """Whether a file was read as a document (a .html that is code is shown as written)."""
+    suffix = Path(source.path).suffix.lower()
+    return suffix in DOCUMENT_EXTENSIONS or (
+        suffix in WEB_PAGE_EXTENSIONS and source.kind is SourceKind.NOTES
+    )
 
 
 def chapters(store: Store, source: Source) -> list[Chapter]:

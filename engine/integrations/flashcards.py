@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import CoursedexError, NotFoundError
+from engine.ingest.kinds import PHOTO_EXTENSIONS
 from engine.integrations import documents
 from engine.integrations.links import make_link
 from engine.integrations.pictures import Picture, page_picture, thumbnail_picture
@@ -193,13 +194,14 @@ def _lines_at(library: Library, source: Source, member: str | None, line: int) -
 
 
 def slide_cards(library: Library, sources: Sequence[Source]) -> list[Card]:
-    """One card per page of each deck: its title; what was said while it was shown."""
+    """One card per page of each deck: its title; what was said while it was shown. A photo
+    or a scan is no deck: its first line read by OCR is no card's question."""
     lectures = {s.path: s for s in sources}
     spoken: dict[str, list[Timing]] = {}
     return [
         _slide_card(library, deck, page, lectures, spoken)
         for deck in sources
-        if deck.kind == SourceKind.SLIDES
+        if deck.kind == SourceKind.SLIDES and Path(deck.path).suffix.lower() not in PHOTO_EXTENSIONS
         for page in documents.slide_pages(library.store, deck)
     ]
 

@@ -18,7 +18,9 @@ from engine.api import Library
 from engine.ingest.kinds import (
     AUDIO_EXTENSIONS,
     CODE_EXTENSIONS,
+    DOCUMENT_EXTENSIONS,
     NOTE_EXTENSIONS,
+    PHOTO_EXTENSIONS,
     SLIDE_EXTENSIONS,
     VIDEO_EXTENSIONS,
 )
@@ -80,13 +82,24 @@ def test_add_files_starts_in_videos_with_filters_and_remembers_the_folder(
     folder, filters = dialog_from(qtbot, window, "Add &files…")
     assert folder == str(home / "Videos")
     names = [f.split(" (")[0] for f in filters]
-    assert names == ["All supported", "Lectures", "Slides", "Code", "Notes", "All files"]
-    supported, lectures, slides, code, notes, _all = map(extensions, filters)
+    assert names == [
+        "All supported",
+        "Lectures",
+        "Slides",
+        "Documents",
+        "Photos and scans",
+        "Code",
+        "Notes",
+        "All files",
+    ]
+    supported, lectures, slides, documents, photos, code, notes, _all = map(extensions, filters)
     assert lectures >= VIDEO_EXTENSIONS | AUDIO_EXTENSIONS
     assert slides == SLIDE_EXTENSIONS
     assert code == CODE_EXTENSIONS and {".zip", ".py", ".ipynb"} <= code
     assert notes >= NOTE_EXTENSIONS and {".md", ".txt", ".ipynb"} <= notes
-    assert supported == lectures | slides | code | notes
+    assert documents == DOCUMENT_EXTENSIONS | {".html", ".htm"}
+    assert photos == PHOTO_EXTENSIONS and {".jpg", ".png"} <= photos
+    assert supported == lectures | slides | documents | photos | code | notes
     assert filters[-1] == "All files (*)"
 
     course = tmp_path / "Downloads" / "Algorithms"

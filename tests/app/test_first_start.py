@@ -22,9 +22,12 @@ def test_first_start_imports_the_demo_course_searchable_before_its_video(
     qtbot.addWidget(window)
     assert window.importing and window.library.flag(DEMO_FLAG)
     notes, video = str(DEMO_DIR / "notes.md"), str(DEMO_DIR / "lecture-01-sorting.mp4")
-    # Notes, slides and code are imported before the lecture video, so they are searchable
-    # while it transcribes.
+    # Notes, slides, code, the handout and the whiteboard photo are imported before the
+    # lecture video, so they are searchable while it transcribes (and only the video is left
+    # to resume once the import is cancelled).
     qtbot.waitUntil(lambda: window.panel.state_of(notes) == "indexed", timeout=60_000)
+    photo = str(DEMO_DIR / "whiteboard.jpg")
+    qtbot.waitUntil(lambda: window.panel.state_of(photo) == "indexed", timeout=60_000)
     qtbot.keyClicks(window.search_pane.search, "binary search published 1946")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source == notes)
     assert window.result_at(0).course == DEMO_COURSE  # type: ignore[union-attr]

@@ -67,7 +67,7 @@ def test_self_test_imports_searches_plays_and_exits_0(tmp_path: Path, models_dir
     assert detail["find the models"].endswith(f"in {models_dir}")
     for model in ("faster-whisper-base", "multilingual-e5-small-int8"):  # other languages'
         assert model in detail["find the models"], detail
-    assert detail["import the demo course"] == "4 files"
+    assert detail["import the demo course"] == "6 files"
     assert re.fullmatch(
         r"\d+ sentences up to 0[5-6]:\d\d", detail["recognise the lecture's speech"]
     )

@@ -151,8 +151,12 @@ def test_render_page_refuses_missing_and_broken_files(tmp_path: Path, library: L
         render_page(str(broken), 1, 200, library)
     notes = tmp_path / "notes.md"
     notes.write_text("# not a deck\n")
-    with pytest.raises(ViewerError, match=r"only \.pdf and \.pptx"):
+    with pytest.raises(ViewerError, match=r"only \.pdf, \.pptx, \.odp and photos"):
         render_page(str(notes), 1, 200, library)
+    photo = tmp_path / "board.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0 not the rest of a JPEG")
+    with pytest.raises(ViewerError, match=r"cannot read board\.jpg"):
+        render_page(str(photo), 1, 200, library)
 
 
 def test_render_page_from_several_threads_at_once(deck: Path, library: Library) -> None:

@@ -12,7 +12,7 @@ from types import ModuleType
 import pypdfium2 as pdfium
 import pytest
 
-from engine.config import MediaConfig
+from engine.config import IngestLimits, MediaConfig
 from engine.media.probe import probe
 from engine.media.scenes import detect_cuts
 from tests.scripts import load_script
@@ -35,11 +35,12 @@ def make_demo() -> ModuleType:
 def built_timed(
     make_demo: ModuleType, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, list[int]]:
-    """The whole demo, video included (about 20 s: espeak-ng and ffmpeg), and when each
+    """The whole demo, video and photo included (about 20 s: espeak-ng and ffmpeg), and when each
     sentence of the lecture starts in its video."""
     out = tmp_path_factory.mktemp("demo")
     make_demo.build_demo(out, video=False)
     starts = make_demo.lecture_video(out / make_demo.VIDEO_FILE, out / make_demo.SLIDES_FILE)
+    make_demo.whiteboard_photo(out / make_demo.WHITEBOARD_FILE)
     return out, starts
 
 
@@ -60,6 +61,12 @@ def _file_text(path: Path, make_demo: ModuleType) -> str:
     """What a reader of the file sees (or a listener hears), whatever its format."""
     if path.suffix == ".mp4":
         return " ".join(s for _, section in make_demo.LECTURE for s in section)
+    if path.suffix == ".jpg":  # what the photo shows (it is read with OCR: test_demo_lecture)
+        return "\n".join(make_demo.WHITEBOARD)
+    if path.suffix == ".docx":
+        from engine.ingest.documents import document_text
+
+        return document_text(path, IngestLimits())
     if path.suffix == ".pdf":
         return "\n".join(_pdf_pages(path))
     if path.suffix == ".zip":
@@ -174,7 +181,7 @@ def test_each_example_query_has_its_evidence_in_one_file_only(
     texts = {name: _file_text(built / name, make_demo).lower() for name in make_demo.COURSE_FILES}
     queries = (built / "queries.txt").read_text(encoding="utf-8").splitlines()
     assert queries == [q.text for q in make_demo.QUERIES]
-    assert len(queries) == 5
+    assert len(queries) == 7  # one a kind of material (two for the lecture)
     assert {q.best_file for q in make_demo.QUERIES} == set(make_demo.COURSE_FILES)
     for query in make_demo.QUERIES:
         holders = [name for name, text in texts.items() if query.evidence.lower() in text]

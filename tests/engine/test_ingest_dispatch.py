@@ -28,7 +28,9 @@ CONFIG = EngineConfig()
         ("a.tsx", SourceKind.CODE), ("a.rs", SourceKind.CODE), ("a.sql", SourceKind.CODE),
         ("Makefile", SourceKind.CODE),
         ("a.md", SourceKind.NOTES), ("a.txt", SourceKind.NOTES), ("a.rst", SourceKind.NOTES),
-        ("a.png", None), ("a.docx", None), ("noextension", None),
+        ("a.png", SourceKind.SLIDES), ("a.JPEG", SourceKind.SLIDES), ("a.odp", SourceKind.SLIDES),
+        ("a.docx", SourceKind.NOTES), ("a.epub", SourceKind.NOTES), ("a.html", SourceKind.CODE),
+        ("a.gif", None), ("a.doc", None), ("noextension", None),
     ],
 )  # fmt: skip
 def test_classify(name: str, kind: SourceKind | None) -> None:
@@ -110,8 +112,8 @@ def test_every_kind_dispatches(tmp_path: Path) -> None:
 
 
 def test_unsupported_and_size_limits(tmp_path: Path) -> None:
-    with pytest.raises(UnreadableFileError, match=r"^unsupported file type: \.png$"):
-        parse_file(tmp_path / "x.png", CONFIG)
+    with pytest.raises(UnreadableFileError, match=r"^unsupported file type: \.gif$"):
+        parse_file(tmp_path / "x.gif", CONFIG)
     big = make_srt(tmp_path / "big.srt", [(i, i + 1, "word " * 20) for i in range(100)])
     tiny = EngineConfig(limits=IngestLimits(max_text_file_bytes=1000))
     with pytest.raises(UnreadableFileError, match=r"^file too large"):

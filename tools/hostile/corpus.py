@@ -393,7 +393,8 @@ def _specials(special: Path) -> list[Case]:
 
 def generate(out: Path) -> list[Case]:
     """Write the corpus under ``out`` (an empty or missing folder); one Case per input."""
-    from tools.hostile.zips import hostile_zips  # it builds on this module's Case
+    from tools.hostile.documents import hostile_documents  # they build on this module's Case
+    from tools.hostile.zips import hostile_zips
 
     course, special, work = out / "course", out / "special", out / "work"
     for folder in (course, special, work):
@@ -401,6 +402,7 @@ def generate(out: Path) -> list[Case]:
     parts: list[Callable[[Path], list[Case]]] = [
         _slides,
         hostile_zips,
+        hostile_documents,
         _notebooks,
         _subtitles,
         _notes_and_code,
