@@ -6,12 +6,12 @@ member imported as its own kind. A zip of code stays one CODE source, as it alwa
 (:func:`engine.ingest.archive.parse_archive`).
 
 The rule (:func:`holds_course_material`): a zip is course material when it holds a file of a
-kind a code archive never held (slides, video, audio, subtitles, or any document kind
-:func:`~engine.ingest.kinds.classify` learns later), unless it is plainly a source tree: a
-project file (``pyproject.toml``, ``package.json``, ``Makefile``...) at its root (or in the
-one folder all its files are in) and more than half of its files source code. A project's
-``docs/diagram.pdf`` keeps it code; a course's ``Week 2/lab/Makefile`` beside its slides
-keeps it course material.
+kind a code archive never held (slides, video, audio, subtitles, Word, OpenDocument, RTF or
+e-book documents), or photos and no source code (a project's ``img/logo.png`` is no photo of
+the board), unless it is plainly a source tree: a project file (``pyproject.toml``,
+``package.json``, ``Makefile``...) at its root (or in the one folder all its files are in) and
+more than half of its files source code. A project's ``docs/diagram.pdf`` keeps it code; a
+course's ``Week 2/lab/Makefile`` beside its slides keeps it course material.
 """
 
 from __future__ import annotations
@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from engine.ingest.archive import skip_reason
-from engine.ingest.kinds import ARCHIVE_EXTENSIONS, classify
+from engine.ingest.kinds import (
+    ARCHIVE_EXTENSIONS,
+    AUDIO_EXTENSIONS,
+    DOCUMENT_EXTENSIONS,
+    PHOTO_EXTENSIONS,
+    SLIDE_EXTENSIONS,
+    SUBTITLE_EXTENSIONS,
+    VIDEO_EXTENSIONS,
+    classify,
+)
 from engine.types import SourceKind
 
 # A zip in a zip in a zip is as deep as a course download goes (a week's folder of labs,
@@ -32,7 +41,11 @@ PROJECT_FILES = frozenset(
      "pom.xml", "build.gradle", "build.gradle.kts", "makefile", "cmakelists.txt", "gemfile",
      "requirements.txt", "composer.json", "meson.build", "build.sbt", ".gitignore"}
 )  # fmt: skip
-_CODE_KINDS = (SourceKind.CODE, SourceKind.NOTES)
+# Kinds of file no code archive is read for: a zip holding one is opened member by member.
+MATERIAL_EXTENSIONS = (
+    VIDEO_EXTENSIONS | AUDIO_EXTENSIONS | SUBTITLE_EXTENSIONS | SLIDE_EXTENSIONS
+    | DOCUMENT_EXTENSIONS
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +58,12 @@ class Member:
     kind: SourceKind | None
 
     @property
+    def suffix(self) -> str:
+        return PurePosixPath(self.name).suffix.lower()
+
+    @property
     def is_archive(self) -> bool:
-        return PurePosixPath(self.name).suffix.lower() in ARCHIVE_EXTENSIONS
+        return self.suffix in ARCHIVE_EXTENSIONS
 
 
 def members(zf: zipfile.ZipFile) -> list[Member]:
@@ -63,10 +80,10 @@ def members(zf: zipfile.ZipFile) -> list[Member]:
 
 def holds_course_material(files: list[Member]) -> bool:
     """Whether the zip is course material to open member by member (see the module)."""
-    material = any(m.kind not in _CODE_KINDS and m.kind is not None for m in files)
-    if not material:
-        return False
     sources = sum(1 for m in files if m.kind is SourceKind.CODE and not m.is_archive)
+    photos = not sources and any(m.suffix in PHOTO_EXTENSIONS for m in files)
+    if not photos and not any(m.suffix in MATERIAL_EXTENSIONS for m in files):
+        return False
     # A project's file at its root: the zip's, or the one folder all its files are in (a
     # lab's Makefile in "Week 1/lab/" is a lab of the course, not the zip's project).
     tops = {m.name.split("/", 1)[0] for m in files if "/" in m.name}

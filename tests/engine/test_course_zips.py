@@ -202,6 +202,13 @@ def test_a_source_tree_stays_code_and_a_course_with_a_lab_folder_does_not(
     }
     assert holds_course_material(_zip(tmp_path, course))
     assert not holds_course_material(_zip(tmp_path, {"a.py": b"x = 1\n", "b.md": b"# b\n"}))
+    # A handout is course material though it is read as notes are; a photo is, beside no
+    # code; a project's logo is not.
+    handout = {"Week 1/handout.docx": b"PK", "Week 1/notes.md": b"# n\n"}
+    assert holds_course_material(_zip(tmp_path, handout))
+    assert holds_course_material(_zip(tmp_path, {"Week 1/board.jpg": b"", "n.md": b"# n\n"}))
+    app = {"app/main.py": b"x = 1\n", "app/ui.py": b"y = 2\n", "app/img/logo.png": b""}
+    assert not holds_course_material(_zip(tmp_path, app))
 
     archive = write_zip(tmp_path / "graphs.zip", project)
     library.ingest([archive])
