@@ -6,9 +6,11 @@ bench/course_zip_import.py.
 - Canvas (a course's Files, downloaded): no top folder, one flat folder per module
   ("Module 1 - Sorting/...").
 
-Both hold slides (PDF and PowerPoint), notes, a notebook, a nested code zip, a short video
-with its subtitles beside it, a broken PDF and a file of a kind Coursedex does not read.
-Slide 6 of the Week 1 deck (Module 1's in Canvas) answers :data:`SLIDE_6_QUESTION`.
+Both hold slides (PDF, PowerPoint and OpenDocument), notes, a notebook, a Word handout, an
+OpenDocument text, an RTF file, a saved web page, an e-book chapter, a photo of the board, a
+nested code zip, a short video with its subtitles beside it, a broken PDF and a file of a
+kind Coursedex does not read. Slide 6 of the Week 1 deck (Module 1's in Canvas) answers
+:data:`SLIDE_6_QUESTION`; each document kind answers its question in :data:`ASKED`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,15 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+from tools.document_files import (
+    make_docx,
+    make_epub,
+    make_html,
+    make_odp,
+    make_odt,
+    make_photo,
+    make_rtf,
+)
 from tools.factories import make_code_zip, make_notebook, make_pdf, make_pptx, srt_text
 
 MOODLE_COURSE = "CS101 Algorithms"
@@ -41,6 +52,16 @@ LAB_CODE = {
     "lab/heap.py": "def sift_down(heap, i):\n    '''Restore the heap order below i.'''\n"
     "    return heap\n",
     "lab/README.md": "# Lab 2\nImplement sift_down for the binary heap.\n",
+}
+# A question each document kind answers, by the place (in a section folder) that answers it.
+ASKED = {
+    "handout.docx": "which probing sequence does double hashing use",
+    "reading.odt": "why do splay trees move an accessed node to the root",
+    "Heaps.odp": "which key moves up a level in a tournament tree",
+    "errata.rtf": "what was wrong in the Prim proof",
+    "Syllabus.html": "when is the final exam and what may I bring",
+    "chapter.epub": "how does a B-tree split a full node",
+    "board.jpg": "master theorem",
 }
 UNKNOWN_MEMBER = "grades.xyz"
 BROKEN_MEMBER = "broken.pdf"
@@ -75,6 +96,7 @@ def _files(work: Path) -> dict[str, bytes]:
             work / "nb.ipynb", [("markdown", "# Hashing"), ("code", "def probe(k): return k")]
         ),
     }
+    made |= _documents(work)
     data = {name: path.read_bytes() for name, path in made.items()}
     for path in made.values():
         path.unlink()
@@ -86,6 +108,43 @@ def _files(work: Path) -> dict[str, bytes]:
     return data
 
 
+def _documents(work: Path) -> dict[str, Path]:
+    """A file of each document kind, and a photo of the board."""
+    return {
+        "handout.docx": make_docx(
+            work / "handout.docx",
+            [("Open addressing", ["Double hashing probes with a second hash function's step."])],
+            table=[["probe", "step"], ["linear", "1"]],
+        ),
+        "reading.odt": make_odt(
+            work / "reading.odt",
+            [("Splay trees", ["A splay moves each accessed node to the root by rotations."])],
+        ),
+        "Heaps.odp": make_odp(
+            work / "Heaps.odp",
+            [
+                ("Selection", "k-th smallest"),
+                ("Tournament trees", "each match winner moves up a level"),
+            ],
+        ),
+        "errata.rtf": make_rtf(
+            work / "errata.rtf", ["Errata: the proof of Prim's cut property missed a case."]
+        ),
+        "Syllabus.html": make_html(
+            work / "Syllabus.html",
+            "Syllabus",
+            [("Final exam", ["The final exam is on 14 January; bring one page of notes."])],
+            menu=["Home", "Grades", "Forum"],
+        ),
+        "chapter.epub": make_epub(
+            work / "chapter.epub",
+            "Data Structures",
+            [("B-trees", ["A full node splits around its median key into two nodes."])],
+        ),
+        "board.jpg": make_photo(work / "board.jpg", ["Master theorem", "T(n) = aT(n/b) + f(n)"]),
+    }
+
+
 def _sections(data: dict[str, bytes], names: tuple[str, str, str, str]) -> dict[str, bytes]:
     general, first, second, third = names
     return {
@@ -93,6 +152,13 @@ def _sections(data: dict[str, bytes], names: tuple[str, str, str, str]) -> dict[
         f"{first}/Graphs slides.pdf": data["deck.pdf"],
         f"{first}/notes.md": data["notes.md"],
         f"{first}/hashing.ipynb": data["nb.ipynb"],
+        f"{first}/handout.docx": data["handout.docx"],
+        f"{first}/errata.rtf": data["errata.rtf"],
+        f"{general}/Syllabus.html": data["Syllabus.html"],
+        f"{second}/Heaps.odp": data["Heaps.odp"],
+        f"{second}/board.jpg": data["board.jpg"],
+        f"{third}/reading.odt": data["reading.odt"],
+        f"{third}/chapter.epub": data["chapter.epub"],
         f"{second}/Sorting.pptx": data["sorting.pptx"],
         f"{second}/lab2-code.zip": data["lab.zip"],
         f"{second}/recording.mp4": data["recording.mp4"],

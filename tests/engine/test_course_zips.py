@@ -21,6 +21,7 @@ from engine.store import Source
 from engine.types import SegmentKind, SourceKind, SourceStatus
 from tests.english import ENGLISH_INGEST
 from tools.course_zips import (
+    ASKED,
     BROKEN_MEMBER,
     MOODLE_COURSE,
     SLIDE_6_QUESTION,
@@ -37,6 +38,13 @@ MOODLE_PLACES = {
     "Week 1/Graphs slides.pdf": SourceKind.SLIDES,
     "Week 1/notes.md": SourceKind.NOTES,
     "Week 1/hashing.ipynb": SourceKind.CODE,
+    "Week 1/handout.docx": SourceKind.NOTES,
+    "Week 1/errata.rtf": SourceKind.NOTES,
+    "General/Syllabus.html": SourceKind.CODE,  # by its name; read as a saved page, by content
+    "Week 2/Heaps.odp": SourceKind.SLIDES,
+    "Week 2/board.jpg": SourceKind.SLIDES,  # a photo: one page read with OCR
+    "Week 3/reading.odt": SourceKind.NOTES,
+    "Week 3/chapter.epub": SourceKind.NOTES,
     "Week 2/Sorting.pptx": SourceKind.SLIDES,
     "Week 2/lab2-code.zip": SourceKind.CODE,
     "Week 2/recording.mp4": SourceKind.VIDEO,
@@ -59,7 +67,7 @@ def test_a_moodle_download_imports_each_member_as_its_kind_at_its_place(
     # The bar says the zip's files are being taken out, before they are read.
     taking = [p.file_fraction or 0.0 for p in heard if p.stage == Stage.UNPACKING]
     assert {p.path for p in heard if p.stage == Stage.UNPACKING} == {str(archive)}
-    assert taking == sorted(taking) and len(taking) == 12  # one report per member
+    assert taking == sorted(taking) and len(taking) == 19  # one report per member
     assert heard.index(next(p for p in heard if p.stage == Stage.READING)) > len(taking) - 1
 
     places = _places(library)
@@ -103,6 +111,9 @@ def test_slide_6_answers_its_question_and_the_sidecar_is_the_videos_transcript(
         "Week 2/lab2-code.zip",
         "lab/heap.py",
     )
+    # Each document kind and the photo of the board answer their question at their place.
+    for name, question in ASKED.items():
+        assert shown_name(library.search(question).results[0].source).endswith(f"/{name}")
 
 
 def test_the_same_zip_again_is_unchanged_and_a_changed_member_alone_is_indexed_again(
