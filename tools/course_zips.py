@@ -133,7 +133,17 @@ def _documents(work: Path) -> dict[str, Path]:
         "Syllabus.html": make_html(
             work / "Syllabus.html",
             "Syllabus",
-            [("Final exam", ["The final exam is on 14 January; bring one page of notes."])],
+            [
+                ("Final exam", ["The final exam is on 14 January; bring one page of notes."]),
+                (
+                    "Grading",
+                    [
+                        "Four problem sets count for forty percent of the grade, the midterm "
+                        "for twenty and the final exam for forty. Late work loses ten percent "
+                        "a day unless you ask for an extension before the deadline."
+                    ],
+                ),
+            ],
             menu=["Home", "Grades", "Forum"],
         ),
         "chapter.epub": make_epub(

@@ -40,7 +40,7 @@ MOODLE_PLACES = {
     "Week 1/hashing.ipynb": SourceKind.CODE,
     "Week 1/handout.docx": SourceKind.NOTES,
     "Week 1/errata.rtf": SourceKind.NOTES,
-    "General/Syllabus.html": SourceKind.CODE,  # by its name; read as a saved page, by content
+    "General/Syllabus.html": SourceKind.NOTES,  # a saved page, read as a document
     "Week 2/Heaps.odp": SourceKind.SLIDES,
     "Week 2/board.jpg": SourceKind.SLIDES,  # a photo: one page read with OCR
     "Week 3/reading.odt": SourceKind.NOTES,
@@ -113,7 +113,9 @@ def test_slide_6_answers_its_question_and_the_sidecar_is_the_videos_transcript(
     )
     # Each document kind and the photo of the board answer their question at their place.
     for name, question in ASKED.items():
-        assert shown_name(library.search(question).results[0].source).endswith(f"/{name}")
+        hit = library.search(question).results[0]
+        assert shown_name(hit.source).endswith(f"/{name}")
+        assert hit.kind is not SegmentKind.CODE  # the saved page is read, not shown as HTML
 
 
 def test_the_same_zip_again_is_unchanged_and_a_changed_member_alone_is_indexed_again(
