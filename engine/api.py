@@ -33,6 +33,7 @@ from engine.formatting import (
     location,
     outcome_counts,
     progress_line,
+    shown_title,
     stage_text,
     time_left,
 )
@@ -258,6 +259,7 @@ __all__ = [
     "seconds_ms",
     "shown_name",
     "shown_path",
+    "shown_title",
     "shown_words",
     "stage_text",
     "start_over",

@@ -6,9 +6,10 @@ below everything, in :mod:`engine.plain_text`."""
 from __future__ import annotations
 
 import math
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from engine.importing.places import shown_name
+from engine.importing.places import member_place, shown_name
 from engine.importing.progress import IngestReport, Outcome
 from engine.plain_text import clock, plural, printable
 from engine.types import SegmentKind
@@ -47,6 +48,18 @@ def outcome_counts(report: IngestReport) -> list[str]:
         for o in Outcome
         if report.count(o)
     ]
+
+
+def shown_title(result: SearchResult) -> str:
+    """A hit's file as its row names it: its title; for a file taken out of a course zip, its
+    place there first ("Week 1/handout.docx · Open addressing"), the title left out when it
+    only repeats the file's name."""
+    member = member_place(result.source)
+    if member is None:
+        return result.title
+    place = member[1]
+    same = result.title.strip().casefold() in ("", PurePath(place).stem.casefold())
+    return place if same else f"{place} · {result.title}"
 
 
 def location(result: SearchResult) -> str:

@@ -40,6 +40,7 @@ from engine.api import (
     clock,
     location,
     plural,
+    shown_title,
 )
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,7 @@ def spoken(group: ResultGroup) -> str:
     where = location(result)
     language = shown_language(result.language)
     parts = [
-        f"{KIND_NAMES[result.kind]}, {result.course}: {result.title}"
+        f"{KIND_NAMES[result.kind]}, {result.course}: {shown_title(result)}"
         + (f" at {where}" if where else "")
         + (f", in {language}" if language else ""),
         on_screen(result),
@@ -188,7 +189,7 @@ class ResultRow(QWidget):
         screen = on_screen(result)
         self.text = QLabel(
             f"<small>{html.escape(header(result))}</small><br>"
-            f"<b>{html.escape(result.title)}</b>&nbsp;&nbsp;"
+            f"<b>{html.escape(shown_title(result))}</b>&nbsp;&nbsp;"
             f"{html.escape(location(result))}"
             + (f"<br><small><i>{html.escape(screen)}</i></small>" if screen else "")
             + ("" if "\n" in result.snippet else "<br>")  # code: its block starts a line

@@ -27,6 +27,7 @@ from engine.api import (
     progress_line,
     shown_name,
     shown_path,
+    shown_title,
 )
 from engine.cli.stopping import status_after_signal
 
@@ -88,7 +89,7 @@ def print_results(query: str, outcome: SearchOutcome) -> None:
         return
     print(f"{plural(len(results), 'result')} for {query!r} ({took:.0f} ms)")
     for i, r in enumerate(results, start=1):
-        where = printable(f"{r.course} / {r.title}  {location(r)}")
+        where = printable(f"{r.course} / {shown_title(r)}  {location(r)}")
         print(f"{i:2d}. [{r.kind.value}] {where}")
         if not Path(r.source).exists():  # a course pack's file not found here, or moved since
             print(f"    media missing: the file is not here (expected at {printable(r.source)})")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import UnreadableFileError
+from engine.formatting import shown_title
 from engine.importing.places import left_out, member_place, not_imported_line, shown_name
 from engine.importing.progress import IngestProgress, Outcome, Stage
 from engine.importing.unpacking import ARCHIVES_FOLDER, check_room
@@ -112,10 +113,15 @@ def test_slide_6_answers_its_question_and_the_sidecar_is_the_videos_transcript(
         "lab/heap.py",
     )
     # Each document kind and the photo of the board answer their question at their place.
+    titles: dict[str, str] = {}
     for name, question in ASKED.items():
         hit = library.search(question).results[0]
         assert shown_name(hit.source).endswith(f"/{name}")
         assert hit.kind is not SegmentKind.CODE  # the saved page is read, not shown as HTML
+        # Its row names its place in the zip, and its title where that says more.
+        titles[name] = shown_title(hit)
+    assert titles["handout.docx"] == "Week 1/handout.docx · Open addressing"
+    assert titles["board.jpg"] == "Week 2/board.jpg"
 
 
 def test_the_same_zip_again_is_unchanged_and_a_changed_member_alone_is_indexed_again(
