@@ -256,7 +256,10 @@ def _notes(
     line (added as the player's B, a slide's and a file's Add note… add them)."""
     from engine.api import CoursedexError, SourceKind
 
-    files = {source.kind: source.path for source in library.sources()}
+    # The first file of each kind, by name: the slide deck before the whiteboard photo.
+    files: dict[Any, str] = {}
+    for source in sorted(library.sources(), key=lambda s: Path(s.path).suffix != ".pdf"):
+        files.setdefault(source.kind, source.path)
     for kind, text, place in (
         (SourceKind.VIDEO, "Stable: equal keys keep their order (exam!)", {"at_ms": 95_000}),
         (SourceKind.SLIDES, "Median of three avoids the sorted-input trap", {"page": 5}),
