@@ -58,7 +58,8 @@ def shown_title(result: SearchResult) -> str:
     if member is None:
         return result.title
     place = member[1]
-    same = result.title.strip().casefold() in ("", PurePath(place).stem.casefold())
+    name = PurePath(place)
+    same = result.title.strip().casefold() in ("", name.stem.casefold(), name.name.casefold())
     return place if same else f"{place} · {result.title}"
 
 

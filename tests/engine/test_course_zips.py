@@ -122,6 +122,8 @@ def test_slide_6_answers_its_question_and_the_sidecar_is_the_videos_transcript(
         titles[name] = shown_title(hit)
     assert titles["handout.docx"] == "Week 1/handout.docx · Open addressing"
     assert titles["board.jpg"] == "Week 2/board.jpg"
+    notebook = library.search("def probe(k)").results[0]
+    assert shown_title(notebook) == "Week 1/hashing.ipynb"  # not "... · hashing.ipynb"
 
 
 def test_the_same_zip_again_is_unchanged_and_a_changed_member_alone_is_indexed_again(
