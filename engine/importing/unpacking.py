@@ -119,6 +119,8 @@ def unpack(
             continue
         if not material:
             done.files.append(item)  # a code archive: one source, as before
+            if opening.code:  # what an earlier import took out of it, when it held slides
+                done.gone += opening.gone()
             continue
         done.files += opening.files
         done.results += opening.left_out
@@ -218,6 +220,7 @@ class _Opening:
         self._written: list[Path] = []  # new files, removed again if the import fails
         self.report: Callable[[float], None] = lambda _share: None  # the share taken out
         self._budget = limits.max_file_bytes  # bytes all its members may expand to
+        self.code = False  # read, and found to be a code archive
 
     def run(self) -> bool:
         """Take the zip's members out; False (nothing written) for a code archive.
@@ -241,6 +244,7 @@ class _Opening:
         with zf:
             found = members(zf)
             if not holds_course_material(found):
+                self.code = True
                 return False
             check_archive(zf, size, self.limits, total_bytes=self.limits.max_file_bytes)
             loose = self.item.course_root is None

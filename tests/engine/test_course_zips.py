@@ -349,6 +349,23 @@ def test_a_file_the_zip_no_longer_holds_is_no_longer_found(
     assert stored == []
 
 
+def test_a_zip_that_now_holds_only_code_keeps_none_of_its_old_course_files(
+    library: Library, tmp_path: Path
+) -> None:
+    pdf = make_pdf(tmp_path / "d.pdf", ["Tries\nkeys stored by prefix"]).read_bytes()
+    archive = write_zip(tmp_path / "week.zip", {"Week 1/tries.pdf": pdf, "Week 1/n.md": b"# n\n"})
+    library.ingest([archive])
+    assert set(_places(library)) == {"Week 1/tries.pdf", "Week 1/n.md"}
+
+    write_zip(archive, {"lab/trie.py": b"def insert(root, key):\n    return root\n"})
+    library.ingest([archive])
+
+    (source,) = library.sources()  # one code archive, none of the slides taken out before
+    assert (source.path, source.kind) == (str(archive), SourceKind.CODE)
+    assert all(r.page is None for r in library.search("keys stored by prefix").results)
+    assert [p for p in (library.folder / ARCHIVES_FOLDER).rglob("*") if p.is_file()] == []
+
+
 def test_coursedex_ingest_names_the_files_of_a_zip_it_did_not_import(
     tmp_path: Path, models_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
