@@ -10,9 +10,10 @@ Times are integer milliseconds. Everything is generated: no binary fixtures in t
 from __future__ import annotations
 
 import json
+import random
 import struct
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 Cue = tuple[int, int, str]  # (start_ms, end_ms, text)
@@ -233,3 +234,18 @@ def make_narrated_slides(
     ]
     make_lecture_video(path, clips, fps=5)
     return path
+
+
+def damaged_copies(
+    data: bytes, rng: random.Random, count: int, folder: Path, ext: str
+) -> Iterator[tuple[int, Path]]:
+    """``count`` damaged copies of a file's ``data`` written in ``folder``: every other one
+    cut short at a random length, each with 1-11 random bytes changed (for tests that check
+    a reader fails with our error and no other)."""
+    for i in range(count):
+        damaged = bytearray(data[: rng.randrange(1, len(data))] if i % 2 else data)
+        for _ in range(rng.randrange(1, 12)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        path = folder / f"d{i}.{ext}"
+        path.write_bytes(bytes(damaged))
+        yield i, path

@@ -22,6 +22,7 @@ from tools.document_files import (
     make_photo,
     make_rtf,
 )
+from tools.factories import damaged_copies
 
 CONFIG = EngineConfig()
 SECTIONS = [
@@ -235,12 +236,7 @@ def test_damaged_documents_and_photos_only_raise_unreadable(tmp_path: Path) -> N
     }
     unexpected: list[str] = []
     for ext, data in originals.items():
-        for i in range(40):
-            damaged = bytearray(data[: rng.randrange(1, len(data))] if i % 2 else data)
-            for _ in range(rng.randrange(1, 12)):
-                damaged[rng.randrange(len(damaged))] = rng.randrange(256)
-            path = tmp_path / f"d{i}.{ext}"
-            path.write_bytes(bytes(damaged))
+        for i, path in damaged_copies(data, rng, 40, tmp_path, ext):
             try:
                 parse_file(path, CONFIG)
                 if ext in ("png", "jpg", "webp"):

@@ -10,7 +10,15 @@ from engine.config import EngineConfig, IngestLimits
 from engine.errors import UnreadableFileError
 from engine.ingest import NO_SPEECH_RECOGNITION, classify, find_sidecar, parse_file
 from engine.types import SegmentKind, SourceKind
-from tools.factories import make_code_zip, make_notebook, make_pdf, make_pptx, make_srt, make_vtt
+from tools.factories import (
+    damaged_copies,
+    make_code_zip,
+    make_notebook,
+    make_pdf,
+    make_pptx,
+    make_srt,
+    make_vtt,
+)
 
 CONFIG = EngineConfig()
 
@@ -136,12 +144,7 @@ def test_damaged_files_only_raise_unreadable(tmp_path: Path) -> None:
     }
     unexpected: list[str] = []
     for ext, data in originals.items():
-        for i in range(60):
-            damaged = bytearray(data[: rng.randrange(1, len(data))] if i % 2 else data)
-            for _ in range(rng.randrange(1, 12)):
-                damaged[rng.randrange(len(damaged))] = rng.randrange(256)
-            path = tmp_path / f"d{i}.{ext}"
-            path.write_bytes(bytes(damaged))
+        for i, path in damaged_copies(data, rng, 60, tmp_path, ext):
             try:
                 parse_file(path, CONFIG)
             except CoursedexError:
