@@ -5,7 +5,9 @@ its members out, against the same files imported as a folder; and the same zip a
     uv run python bench/course_zip_import.py [--models DIR] [--copies 1 4]
 
 The zip is tools/course_zips.py's Moodle shape (slides, a PowerPoint, notes, a notebook, a
-nested code zip, a 2 s video with its subtitles, a broken PDF, an unknown file); ``--copies
+Word handout, an OpenDocument text and deck, an RTF file, a saved page, an e-book chapter, a
+whiteboard photo, a nested code zip, a 2 s video with its subtitles, a broken PDF, an unknown
+file); ``--copies
 N`` puts N such courses' week folders in one zip (their files made distinct), for a larger
 download. Each import goes into a new library whose embedder is already loaded; files are
 told English (no language detection), screen text off (the test video has none).
@@ -49,11 +51,13 @@ def _distinct(name: str, data: bytes, i: int) -> bytes:
     suffix = Path(name).suffix
     if suffix == ".pdf":
         return data + f"%part {i}\n".encode()
-    if suffix in (".md", ".srt", ".xyz"):
+    if suffix in (".md", ".srt", ".xyz", ".rtf", ".html"):
         return data + f"\npart {i}\n".encode()
+    if suffix == ".jpg":  # after the picture's end: a reader never sees it
+        return data + f"part {i}".encode()
     if suffix == ".ipynb":
         return data.replace(b"# Hashing", f"# Hashing part {i}".encode())
-    if suffix in (".pptx", ".zip"):
+    if suffix in (".pptx", ".zip", ".docx", ".odt", ".odp", ".epub"):
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             parts = {n: zf.read(n) for n in zf.namelist()}
         buffer = io.BytesIO()
