@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 import posixpath
 import shutil
@@ -77,6 +78,9 @@ _CORRUPT = "corrupt in the archive (its data is not what the archive says of it)
 DISK_RESERVE = 256 * 1024**2
 
 
+log = logging.getLogger(__name__)
+
+
 @dataclass(slots=True)
 class Unpacked:
     """The files to import (zips of course material replaced by their members), and a
@@ -117,6 +121,12 @@ def unpack(
         except UnreadableFileError as e:
             done.results.append(FileResult(str(item.path), Outcome.ERROR, str(e)))
             continue
+        except Exception:
+            # A zip odd in a way nobody foresaw (zipfile on a nameless entry): what was
+            # written is gone again, and the zip goes on to the code archive reader, inside
+            # the import's guard of each file, which names the failure on its row.
+            log.warning("unexpected failure opening %s", item.path, exc_info=True)
+            material = False
         if not material:
             done.files.append(item)  # a code archive: one source, as before
             if opening.code:  # what an earlier import took out of it, when it held slides
