@@ -22,7 +22,7 @@ from lxml import etree  # pyright: ignore[reportAttributeAccessIssue] (a compile
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
-from engine.ingest.documents import Block, Document, checked_zip, clean_line, member_bytes
+from engine.ingest.blocks import Block, Document, checked_zip, clean_line, member_bytes
 from engine.ingest.text import check_file
 
 _SKIP = frozenset(

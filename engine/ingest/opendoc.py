@@ -16,7 +16,7 @@ from lxml import etree  # pyright: ignore[reportAttributeAccessIssue] (a compile
 
 from engine.config import IngestLimits
 from engine.errors import UnreadableFileError
-from engine.ingest.documents import Block, Document, checked_zip, clean_line, member_bytes
+from engine.ingest.blocks import Block, Document, checked_zip, clean_line, member_bytes
 from engine.types import ParsedSource, SegmentDraft, SegmentKind, SourceKind
 
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
