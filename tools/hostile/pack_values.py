@@ -41,10 +41,12 @@ class LeftOut:
     reason: str
 
 
-def _index(course: dict[str, object], kind: str) -> int:
+def _index(course: dict[str, object], which: str) -> int:
+    """The index of the pack's file named ``which`` (``notes.md``), or its first of that
+    kind (``video``)."""
     sources = course["sources"]
     assert isinstance(sources, list)
-    return next(i for i, s in enumerate(sources) if s["kind"] == kind)
+    return next(i for i, s in enumerate(sources) if which in (s["path"], s["kind"]))
 
 
 def _with_lecture(parts: Parts) -> Parts:
@@ -105,7 +107,7 @@ def _noted(
         notes.append({**bad, "source": _index(course, str(bad["source"]))})
     if link is not None:
         start, end, page = link
-        course["slide_links"] = [[lecture, start, end, _index(course, "slides"), page, 0.9]]
+        course["slide_links"] = [[lecture, start, end, _index(course, "slides.pdf"), page, 0.9]]
     return {
         **parts,
         "course.json": json.dumps(course).encode(),
@@ -160,6 +162,9 @@ def generate_bounds(good: Path, out: Path) -> list[HostilePack]:
         _course(parts, lambda c: _first_source(c).update(path="./././.")),
     )
 
+    # The lecture each case changes is the file after the good pack's own.
+    lecture = len(json.loads(parts["course.json"])["sources"]) + 1
+
     def segment(**times: int) -> Callable[[dict[str, object]], None]:
         def change(lecture: dict[str, object]) -> None:
             first = lecture["segments"][0]  # type: ignore[index]
@@ -170,25 +175,26 @@ def generate_bounds(good: Path, out: Path) -> list[HostilePack]:
     case(
         "segment-backwards.cdxpack",
         "a lecture's segment from 00:30 to 00:10",
-        r"course\.json: file 4, segment 1: it ends \(00:10\) before it starts \(00:30\)",
+        rf"course\.json: file {lecture}, segment 1: it ends \(00:10\) before it starts \(00:30\)",
         _lecture_changed(parts, segment(start_ms=30_000, end_ms=10_000)),
     )
     case(
         "segment-past-end.cdxpack",
         "a segment at 1:00:00 of a one-minute lecture",
-        r"course\.json: file 4, segment 1: 1:00:00 is after the end of lecture-09\.mp4 \(01:00\)",
+        rf"course\.json: file {lecture}, segment 1: 1:00:00 is after the end of lecture-09\.mp4 "
+        r"\(01:00\)",
         _lecture_changed(parts, segment(start_ms=3_600_000, end_ms=3_600_000)),
     )
     case(
         "word-past-end.cdxpack",
         "a word at 10^12 ms in a one-minute lecture",
-        r"course\.json: file 4, segment 1: words: .* is after the end of lecture-09\.mp4",
+        rf"course\.json: file {lecture}, segment 1: words: .* is after the end of lecture-09\.mp4",
         _lecture_changed(parts, segment(words=[[0, 10**12, "sort"]])),  # type: ignore[arg-type]
     )
     case(
         "scene-past-end.cdxpack",
         "a scene from 00:00 to 10^12 ms in a one-minute lecture",
-        r"course\.json: file 4, scene 1: .* is after the end of lecture-09\.mp4",
+        rf"course\.json: file {lecture}, scene 1: .* is after the end of lecture-09\.mp4",
         _lecture_changed(parts, lambda s: s.update(scenes=[[0, 10**12, 0, ""]])),
     )
     case(
@@ -197,7 +203,7 @@ def generate_bounds(good: Path, out: Path) -> list[HostilePack]:
         r"course\.json: file \d, segment 1: it ends \(line 2\) before it starts \(line 9\)",
         _course(
             parts,
-            lambda c: c["sources"][_index(c, "notes")]["segments"][0].update(  # type: ignore[index]
+            lambda c: c["sources"][_index(c, "notes.md")]["segments"][0].update(  # type: ignore[index]
                 line_start=9, line_end=2
             ),
         ),
@@ -225,13 +231,13 @@ def generate_left_out(good: Path, out: Path) -> list[LeftOut]:
         "note-page-9999.cdxpack",
         "a note on page 9999 of the slides",
         r"^notes\.json: note 2: page 9999 is not in slides\.pdf: it has \d+ pages$",
-        _noted(parts, {"source": "slides", "text": "far", "page": 9999}),
+        _noted(parts, {"source": "slides.pdf", "text": "far", "page": 9999}),
     )
     case(
         "note-line-999999.cdxpack",
         "a note on line 999999 of notes.md",
         r"^notes\.json: note 2: line 999999 is not in notes\.md: it has \d+ lines$",
-        _noted(parts, {"source": "notes", "text": "deep", "line": 999_999}),
+        _noted(parts, {"source": "notes.md", "text": "deep", "line": 999_999}),
     )
     case(
         "note-page-of-lecture.cdxpack",
