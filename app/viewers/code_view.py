@@ -9,22 +9,8 @@ from __future__ import annotations
 import bisect
 import logging
 import re
-import time
 from collections.abc import Sequence
-from typing import Any
 
-from pygments.lexer import Lexer
-from pygments.lexers import (
-    JsonLexer,
-    MarkdownLexer,
-    TextLexer,
-    get_lexer_for_filename,
-    guess_lexer,
-)
-from pygments.style import StyleMeta
-from pygments.styles import get_style_by_name
-from pygments.token import Token, _TokenType
-from pygments.util import ClassNotFound
 from PySide6.QtCore import (
     QEvent,
     QRect,
@@ -41,10 +27,7 @@ from PySide6.QtGui import (
     QPalette,
     QResizeEvent,
     QShowEvent,
-    QSyntaxHighlighter,
-    QTextCharFormat,
     QTextCursor,
-    QTextDocument,
     QTextFormat,
     QTextOption,
 )
@@ -61,8 +44,8 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe
 from app.notes.editor import note_button
+from app.viewers.highlight import ASTRAL, Highlighter, Lexing, is_dark, lexer_for, mix
 from app.word_marks import folded_words, word_spans
-from engine.api import DOCUMENT_EXTENSIONS
 
 log = logging.getLogger(__name__)
 
@@ -73,131 +56,6 @@ _MAX_TERM_MARKS = 5000
 LIGHT_STYLE, DARK_STYLE = "default", "github-dark"
 
 # --- code view --------------------------------------------------------------------------
-
-_Span = tuple[int, int, _TokenType]  # start column, length (UTF-16 units), token type
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 units in Qt, one in Python
-_PLAIN = (Token.Text, Token.Text.Whitespace)
-
-
-def _lexer(filename: str, text: str) -> Lexer:
-    options: dict[str, Any] = {"stripnl": False, "stripall": False, "ensurenl": False}
-    if filename.lower().endswith(".ipynb"):
-        return JsonLexer(**options)
-    if filename.lower().endswith(tuple(DOCUMENT_EXTENSIONS)):  # its text, headings as "#"
-        return MarkdownLexer(**options)
-    try:
-        return get_lexer_for_filename(filename, text[:4096], **options)
-    except ClassNotFound:
-        pass
-    try:
-        return guess_lexer(text[:4096], **options)
-    except ClassNotFound:
-        return TextLexer(**options)
-
-
-class _Lexing:
-    """Pygments tokens of a text cut at line ends, in Qt's columns, gathered a time slice
-    at a time on the UI thread (a worker thread would hold the GIL against the UI)."""
-
-    def __init__(self, text: str, lexer: Lexer) -> None:
-        self.lines: list[list[_Span]] = [[] for _ in range(text.count("\n") + 1)]
-        self.done = False
-        self._astral = _ASTRAL.search(text) is not None
-        self._tokens = lexer.get_tokens_unprocessed(text)
-        self._line = 0
-        self._col = 0
-
-    @property
-    def complete_lines(self) -> int:
-        """Lines whose tokens are all known (the last one may still grow otherwise)."""
-        return len(self.lines) if self.done else self._line
-
-    def run(self, seconds: float | None = None) -> bool:
-        """Lex for about ``seconds`` (None: to the end); True once the text is done."""
-        deadline = None if seconds is None else time.perf_counter() + seconds
-        lines, astral = self.lines, self._astral
-        line, col = self._line, self._col
-        try:
-            for n, (_, ttype, value) in enumerate(self._tokens):
-                for i, part in enumerate(value.split("\n")):
-                    if i:
-                        line += 1
-                        col = 0
-                    if part:
-                        length = len(part) + len(_ASTRAL.findall(part)) if astral else len(part)
-                        if ttype not in _PLAIN and line < len(lines):
-                            lines[line].append((col, length, ttype))
-                        col += length
-                if deadline is not None and n % 256 == 255 and time.perf_counter() > deadline:
-                    self._line, self._col = line, col
-                    return False
-        except Exception:  # a lexer bug leaves the rest of the file plain, never the view broken
-            log.warning("syntax colouring stopped at line %d", line + 1, exc_info=True)
-        self._line, self._col = line, col
-        self.done = True
-        return True
-
-
-def _mix(a: QColor, b: QColor, share_b: float) -> QColor:
-    return QColor.fromRgbF(
-        a.redF() + (b.redF() - a.redF()) * share_b,
-        a.greenF() + (b.greenF() - a.greenF()) * share_b,
-        a.blueF() + (b.blueF() - a.blueF()) * share_b,
-    )
-
-
-def _is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
-
-
-class _Highlighter(QSyntaxHighlighter):
-    """Colours each block from the spans the lexer found for its line, in a Pygments style."""
-
-    def __init__(self, document: QTextDocument) -> None:
-        super().__init__(document)
-        self.lexing: _Lexing | None = None
-        self.style_name = ""
-        self._style: StyleMeta | None = None
-        self._formats: dict[_TokenType, QTextCharFormat | None] = {}
-
-    def set_style(self, name: str) -> None:
-        self.style_name = name
-        self._style = get_style_by_name(name)
-        self._formats.clear()
-
-    def _format(self, ttype: _TokenType) -> QTextCharFormat | None:
-        if ttype in self._formats:
-            return self._formats[ttype]
-        fmt: QTextCharFormat | None = None
-        if self._style is not None:
-            style = self._style.style_for_token(ttype)
-            plain = self._style.style_for_token(Token.Text)
-            if (style["color"], style["bold"], style["italic"]) != (
-                plain["color"],
-                plain["bold"],
-                plain["italic"],
-            ):
-                fmt = QTextCharFormat()
-                if style["color"]:
-                    fmt.setForeground(QColor(f"#{style['color']}"))
-                if style["bold"]:
-                    fmt.setFontWeight(QFont.Weight.Bold)
-                if style["italic"]:
-                    fmt.setFontItalic(True)
-        self._formats[ttype] = fmt
-        return fmt
-
-    def highlightBlock(self, text: str) -> None:
-        lexing = self.lexing
-        if lexing is None:
-            return
-        number = self.currentBlock().blockNumber()
-        if number >= lexing.complete_lines:
-            return
-        for start, length, ttype in lexing.lines[number]:
-            fmt = self._format(ttype)
-            if fmt is not None:
-                self.setFormat(start, length, fmt)
 
 
 def code_font() -> QFont:
@@ -258,7 +116,7 @@ class _Editor(QPlainTextEdit):
         painter = QPainter(gutter)
         try:
             painter.fillRect(event.rect(), palette.color(QPalette.ColorRole.Window))
-            dim = _mix(
+            dim = mix(
                 palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.5
             )
             bold = QFont(self.font())
@@ -326,7 +184,7 @@ class CodeView(QWidget):
         self.editor.updateRequest.connect(self._colour_visible)
         self.editor.cursorPositionChanged.connect(self._cursor_moved)
         self.editor.verticalScrollBar().actionTriggered.connect(self._user_scrolled)
-        self._highlighter = _Highlighter(self.editor.document())
+        self._highlighter = Highlighter(self.editor.document())
         self._highlighter.set_style(self._style_for_palette())
 
         self.note_button = note_button("Add a note at the cursor's line")
@@ -358,7 +216,7 @@ class CodeView(QWidget):
         self._text = text
         self.note_button.setEnabled(True)
         self._terms = tuple(t for t in terms if t.strip())
-        lexing = _Lexing(text, _lexer(filename, text))
+        lexing = Lexing(text, lexer_for(filename, text))
         self._lazy = len(lexing.lines) > _SYNC_LEX_LINES
         self._coloured.clear()
         if not self._lazy:
@@ -421,13 +279,13 @@ class CodeView(QWidget):
         """The matched line across the full width, then every whole-word match of a term."""
         palette = self.palette()
         base = palette.color(QPalette.ColorRole.Base)
-        dark = _is_dark(palette)
+        dark = is_dark(palette)
         marks: list[QTextEdit.ExtraSelection] = []
         document = self.editor.document()
         if self._line is not None:
             mark = QTextEdit.ExtraSelection()
             mark.format.setBackground(
-                _mix(base, palette.color(QPalette.ColorRole.Highlight), 0.35 if dark else 0.22)
+                mix(base, palette.color(QPalette.ColorRole.Highlight), 0.35 if dark else 0.22)
             )
             mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             mark.cursor = QTextCursor(document.findBlockByNumber(self._line - 1))
@@ -437,8 +295,8 @@ class CodeView(QWidget):
             pattern = re.compile(
                 r"(?<!\w)(?:" + "|".join(map(re.escape, words)) + r")(?!\w)", re.IGNORECASE
             )
-            term_colour = _mix(base, QColor("#ffd400"), 0.45 if dark else 0.6)
-            astral = [m.start() for m in _ASTRAL.finditer(self._text)]
+            term_colour = mix(base, QColor("#ffd400"), 0.45 if dark else 0.6)
+            astral = [m.start() for m in ASTRAL.finditer(self._text)]
             for n, (start, end) in enumerate(word_spans(self._text, pattern)):
                 if n >= _MAX_TERM_MARKS:
                     break
@@ -478,7 +336,7 @@ class CodeView(QWidget):
 
     def _style_for_palette(self) -> str:
         # our own palette: a palette change reaches this widget before its children
-        return DARK_STYLE if _is_dark(self.palette()) else LIGHT_STYLE
+        return DARK_STYLE if is_dark(self.palette()) else LIGHT_STYLE
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
