@@ -36,7 +36,7 @@ from engine.importing import copies, unpacking
 from engine.importing.embedding import Embedding
 from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
-from engine.importing.planning import plan, storable
+from engine.importing.planning import plan
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.index.indexer import Indexer
 from engine.languages import parse_language
@@ -50,7 +50,7 @@ from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.own_folders import check_library_folder
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
-from engine.store import Source, Store
+from engine.store import Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 
 log = logging.getLogger(__name__)
@@ -463,26 +463,6 @@ class Library(NoteTaking):
             self.link_slides([doomed[0].course])  # its lectures may fit another deck
         self.save()
         return len(doomed)
-
-    def _doomed(self, target: str) -> tuple[int | None, list[Source]]:
-        """The course ``target`` names (its id and sources), or the one source at that path.
-
-        Raises:
-            NotFoundError: nothing in the library has that name or path.
-        """
-        doomed: list[Source]
-        if not storable(Path(target)):  # invalid UTF-8 from a command line
-            raise NotFoundError(f"no course or file named {target!r} in the library")
-        try:
-            course_id = self.store.catalog.course_id(target)
-            doomed = self.store.catalog.sources(course_id)
-        except NotFoundError:
-            course_id = None
-            found = self._file_named(target)
-            if found is None:
-                raise NotFoundError(f"no course or file named {target!r} in the library") from None
-            doomed = [found]
-        return course_id, doomed
 
     def rename_course(self, old: str, new: str) -> None:
         """Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken, or

@@ -203,6 +203,26 @@ class Records:
         paths = (str(p) for p in named if storable(p))
         return next(filter(None, map(self.store.catalog.source_by_path, paths)), None)
 
+    def _doomed(self, target: str) -> tuple[int | None, list[Source]]:
+        """The course ``target`` names (its id and sources), or the one source at that path.
+
+        Raises:
+            NotFoundError: nothing in the library has that name or path.
+        """
+        doomed: list[Source]
+        if not storable(Path(target)):  # invalid UTF-8 from a command line
+            raise NotFoundError(f"no course or file named {target!r} in the library")
+        try:
+            course_id = self.store.catalog.course_id(target)
+            doomed = self.store.catalog.sources(course_id)
+        except NotFoundError:
+            course_id = None
+            found = self._file_named(target)
+            if found is None:
+                raise NotFoundError(f"no course or file named {target!r} in the library") from None
+            doomed = [found]
+        return course_id, doomed
+
     def _source_or_raise(self, path: str) -> Source:
         source = self.store.catalog.source_by_path(path)
         if source is None:
