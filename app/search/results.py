@@ -72,12 +72,14 @@ class ResultGroup:
 
 
 def grouped(results: Sequence[SearchResult]) -> list[ResultGroup]:
-    """A lecture's hits become one group at the rank of its best; other files' hits stay
-    one row each. A group is as strong as its best hit."""
+    """A lecture's hits become one group at the rank of its best; other files' hits, and
+    the user's own notes (a note at a moment is not a moment of what was said), stay one
+    row each. A group is as strong as its best hit."""
     order: list[str | int] = []
     hits: dict[str | int, list[SearchResult]] = {}
     for result in results:
-        key: str | int = result.source if result.source_kind in LECTURES else result.segment_id
+        said = result.source_kind in LECTURES and result.kind != SegmentKind.BOOKMARK
+        key: str | int = result.source if said else result.segment_id
         if key not in hits:
             order.append(key)
             hits[key] = []

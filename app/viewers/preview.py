@@ -80,6 +80,7 @@ class PreviewPane(QWidget):
         self._lecture = ""  # the last lecture played
         self._shown = ""  # the file whose lecture, slide or text is on show
         self._removed: set[str] = set()  # files removed from the library while open
+        self._said_removed = ""  # the file the placeholder says was removed
         self._text_file: tuple[str, str | None] = ("", None)  # the code view's file, member
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -159,13 +160,19 @@ class PreviewPane(QWidget):
             self._say_removed(self._shown)
 
     def restored(self, paths: Collection[str]) -> None:
-        """These files are in the library (again): they open as any other."""
+        """These files are in the library (again): they open as any other, and the preview
+        no longer says one of them was removed."""
         self._removed.difference_update(paths)
+        if self._said_removed in paths:
+            name, self._said_removed = Path(self._said_removed).name, ""
+            if self.stack.currentWidget() is self.placeholder:
+                self.placeholder.setText(f"“{name}” is in the library again. {OPEN_HINT}")
 
     def _say_removed(self, path: str) -> None:
         if self._player is not None:
             self._player.stop()
         self._shown = self._lecture = ""
+        self._said_removed = path
         self.placeholder.setText(f"“{Path(path).name}” was removed from the library.")
         self.stack.setCurrentWidget(self.placeholder)
 

@@ -7,6 +7,7 @@
     seek.py            where each hit starts playing; windows at one moment collapse
     rerank.py       4. cross-encoder on the head, within a time budget
     distinct.py     5. MMR (off), near-copies and same-moment hits collapse
+    said_first.py      a lecture's strong spoken hit before its on-screen text
     snippets.py        results: snippet, highlights, line, thumbnail, slide links
     searcher.py     the orchestrator; lexical.py, stats.py: what the stages share
     scale.py           the thresholds and weights on similarity: the embedder's

@@ -15,6 +15,7 @@ from engine.search.granularity import by_sentence
 from engine.search.query import analyse
 from engine.search.rerank import rerank
 from engine.search.results import NO_FILTERS, SearchFilters, SearchOutcome
+from engine.search.said_first import said_first
 from engine.search.scale import on_scale
 from engine.search.seek import distinct_moments, refine_seeks
 from engine.search.snippets import ResultMaker
@@ -90,6 +91,7 @@ class Searcher:
         with clock("fuse"):  # its key in took_ms from before the split (bench/ prints it)
             hits = distinct_hits(head, cfg, limit)
             strong = strengths(hits, q.weights_for, pool.similarity, cfg, scale.gate)
+            hits, strong = said_first(hits, strong)
             results = self._results.results(hits, q.weights_for, cfg, strong)
         return SearchOutcome(
             results, clock.took(), best_similarity=pool.best_similarity, reranked=reranked

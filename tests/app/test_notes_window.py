@@ -186,6 +186,25 @@ def test_a_click_on_a_note_in_the_panel_plays_the_lecture_from_its_time(
     qtbot.waitUntil(lambda: 15_000 <= pane.player.position_ms() <= 18_000)
 
 
+def test_a_note_at_a_moment_is_its_own_row_without_the_lectures_times(
+    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+) -> None:
+    """A "My notes" hit on a lecture listed the lecture's spoken times under "Also at" (or,
+    below a spoken hit, was one of its times): a note is the user's, not a moment said."""
+    lecture = path_of(lecture_library, SourceKind.VIDEO)
+    lecture_library.add_note(lecture, "binary search halves the range: ask on Friday", at_ms=15_000)
+    pane = window.search_pane
+    qtbot.keyClicks(pane.search, "binary search halves the range")
+    qtbot.waitUntil(lambda: pane.shown_query == "binary search halves the range")
+    rows = [pane.row_widget(i) for i in range(pane.results.count())]
+    groups = [(r.result, r.moments) for r in rows if r is not None]
+    notes = [(best, moments) for best, moments in groups if best.kind == SegmentKind.BOOKMARK]
+    assert len(notes) == 1 and notes[0][1] == (), notes
+    said = [(best, moments) for best, moments in groups if best.source == lecture]
+    assert len(said) == 2, groups  # the note's row and the lecture's
+    assert all(m.kind != SegmentKind.BOOKMARK for _best, moments in said for m in moments)
+
+
 def test_a_note_another_process_adds_shows_in_the_open_panel(
     qtbot: QtBot, window: SearchWindow, lecture_library: Library, models_dir: Path
 ) -> None:

@@ -65,9 +65,13 @@ def test_a_removed_lecture_stops_and_its_result_no_longer_plays(
     assert preview.stack.currentWidget() is preview.placeholder
     assert not preview.player.is_playing()
 
-    # Imported again, it plays again.
+    # Imported again, the preview no longer says it was removed (issue 36, item 15), and it
+    # plays again.
     with qtbot.waitSignal(window.imported, timeout=60_000):
         window.import_paths([lecture])
+    qtbot.waitUntil(lambda: "was removed" not in preview.placeholder.text())
+    assert preview.stack.currentWidget() is preview.placeholder
+    assert preview.placeholder.text().startswith("“lecture.mp4” is in the library again.")
     window.open_result(hit)
     qtbot.waitUntil(lambda: preview.player.is_playing(), timeout=15_000)
     preview.shutdown()

@@ -19,6 +19,7 @@ from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library
 from tests.conftest import LECTURE_CUES
+from tests.engine.cli_run import InProcessCli
 from tools.factories import make_pdf, make_srt
 
 
@@ -147,6 +148,30 @@ def test_weaker_matches_are_set_apart_and_stepped_over(
     window.search_pane.results.setPalette(dark)
     item = window.search_pane.results.item(divider)
     assert item.foreground().color() == QColor("#eeeeee")
+
+
+@pytest.mark.parametrize("word", ["giraffe", "ZEPHYRUS"])
+def test_one_word_in_nothing_gets_the_command_lines_answer_in_the_window(
+    qtbot: QtBot, demo_text_library: Library, models_dir: Path, cli_main: InProcessCli, word: str
+) -> None:
+    """The window searches as the user types; the word being typed was left out of the early
+    exit, so a one-word question had nothing left to gate and the nearest noise (a quicksort
+    function) showed. A word no candidate's word starts with counts, as on the command line."""
+    said = cli_main(demo_text_library.folder, models_dir, "search", "--", word)
+    assert said.returncode == 0
+    assert said.stdout.startswith(f"Nothing in your library is close to {word!r} "), said.stdout
+    window = shown_window(qtbot, demo_text_library)
+    pane = window.search_pane
+    qtbot.keyClicks(pane.search, word)
+    expected = f"Nothing in your library is close to “{word}”."
+    qtbot.waitUntil(lambda: pane.status.text() == expected, timeout=10_000)
+    assert pane.results.count() == 0 and pane.empty_note.text() == expected
+    # A word still being typed that a word of the course starts with is not gated.
+    pane.search.clear()
+    qtbot.keyClicks(pane.search, "quicks")
+    qtbot.waitUntil(lambda: pane.shown_query == "quicks", timeout=10_000)
+    top = window.result_at(0)
+    assert top is not None and "quicksort" in top.snippet.casefold()
 
 
 def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Library) -> None:
