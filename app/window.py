@@ -136,7 +136,7 @@ class SearchWindow(QMainWindow):
             library, self.tasks, self.panel, lambda: self.importing, self
         )
         self.follower.courses_read.connect(self._courses_read)
-        self.follower.search_due.connect(self._search_again)
+        self.follower.search_due.connect(self.search_pane.refresh)
         self.follower.failed.connect(self.search_pane.status.setText)
         self.library_changed.connect(self._library_changed)
         self.panel.play_requested.connect(lambda path: self.play(path, None))  # where left
@@ -286,12 +286,6 @@ class SearchWindow(QMainWindow):
         self.search_pane.set_courses(courses, files)
         if not self.search_pane.query:
             self.preview_pane.placeholder.setText(EMPTY_LIBRARY if not files else OPEN_HINT)
-
-    def _search_again(self) -> None:
-        """The library changed under the results shown: they must not show what was removed,
-        and may find what was added."""
-        if self.search_pane.query:
-            self.search_pane.start_search()
 
     def _position_of(self, path: str) -> int | None:
         """Where a lecture was left, if the player remembers (it does beside the settings)."""

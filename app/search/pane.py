@@ -302,6 +302,12 @@ class SearchPane(QWidget):
             job, lambda found: self._show(generation, found), lambda f: self._failed(generation, f)
         )
 
+    def refresh(self) -> None:
+        """The library changed under the results shown: they must not show what was removed,
+        and may find what was added."""
+        if self.query:
+            self.start_search()
+
     def _failed(self, generation: int, failed: Failure) -> None:
         if generation == self._generation:
             self.status.setText(failed.message)
