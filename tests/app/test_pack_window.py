@@ -287,11 +287,13 @@ def test_a_course_exported_from_the_window_is_imported_into_a_new_library_from_t
 
     def pick_course(dialog: QInputDialog) -> None:
         asked.append(dialog.comboBoxItems())
-        on_next_modal(
-            QFileDialog, lambda d: (offered.append(d.selectedFiles()[0]), _type_into(d, out))
-        )
+        on_next_modal(QFileDialog, save_as)
         dialog.setTextValue("Algorithms")
         dialog.accept()
+
+    def save_as(dialog: QFileDialog) -> None:
+        offered.append(dialog.selectedFiles()[0])
+        _type_into(dialog, out)
 
     offered: list[str] = []
     out = tmp_path / "to share" / "algorithms week 1"  # no suffix typed: .cdxpack is added
@@ -318,17 +320,20 @@ def test_a_course_exported_from_the_window_is_imported_into_a_new_library_from_t
         next(
             a for a in teacher.panel.menu_for(row).actions() if a.text() == "Export course pack…"
         ).trigger()
-    assert isinstance(done.args[0], ExportSummary) and again.is_file()
+    assert done.args is not None and isinstance(done.args[0], ExportSummary)
+    assert again.is_file()
     teacher.close()
 
     window = _window(qtbot, student)
-    on_next_modal(
-        QFileDialog,
-        lambda d: (on_next_modal(QFileDialog, lambda m: _type_into(m, None)), _type_into(d, saved)),
-    )
+
+    def answer_pack(dialog: QFileDialog) -> None:
+        on_next_modal(QFileDialog, lambda media: _type_into(media, None))
+        _type_into(dialog, saved)
+
+    on_next_modal(QFileDialog, answer_pack)
     with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
         _file_action(window, "Import course &pack…").trigger()
-    assert isinstance(done.args[0], ImportSummary), done.args
+    assert done.args is not None and isinstance(done.args[0], ImportSummary), done.args
     qtbot.keyClicks(window.search_pane.search, "merge sort halves")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.course == "Algorithms")
     assert [c.name for c in student.courses()] == ["Algorithms"]
