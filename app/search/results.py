@@ -70,13 +70,18 @@ class ResultGroup:
     moments: tuple[SearchResult, ...] = ()
 
 
+def row_key(result: SearchResult) -> str | int:
+    """What a row of the list stands for: a lecture (its hits are one row), else one hit."""
+    return result.source if result.source_kind in LECTURES else result.segment_id
+
+
 def grouped(results: Sequence[SearchResult]) -> list[ResultGroup]:
     """A lecture's hits become one group at the rank of its best; other files' hits stay
     one row each. A group is as strong as its best hit."""
     order: list[str | int] = []
     hits: dict[str | int, list[SearchResult]] = {}
     for result in results:
-        key: str | int = result.source if result.source_kind in LECTURES else result.segment_id
+        key = row_key(result)
         if key not in hits:
             order.append(key)
             hits[key] = []
