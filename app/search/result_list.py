@@ -2,8 +2,10 @@
 first weak hit, and a note inside the list when it is empty (with a link to act on it).
 A row's menu opens it or copies a coursedex:// link to its moment, or a quote with its time.
 
-Rows are added a few per turn of the event loop (a row costs about 1.5 ms of layout), and
-they wrap to the list's width, so a resize lays them out again.
+Rows are added a few per turn of the event loop (a row costs about 1.5 ms of layout), and the
+list is painted once they are all there: a frame shows a whole result set, never its first
+rows. The same search again (the library changed under it) keeps the row being read where
+it is on screen. Rows wrap to the list's width, so a resize lays them out again.
 """
 
 from __future__ import annotations
