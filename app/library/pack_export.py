@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QInputDialog, QWidget
+from PySide6.QtWidgets import QComboBox, QInputDialog, QWidget
 
 from app.library.bar_job import BarJob
 from app.library.file_dialogs import FileDialogs
@@ -81,10 +81,21 @@ class PackExport(BarJob):
             return None
         if len(names) == 1:
             return names[0]
-        name, chosen = QInputDialog.getItem(
-            self.window, "Export course pack", "Course to share:", names, 0, False
-        )
-        return name if chosen else None
+        dialog = QInputDialog(self.window)
+        dialog.setWindowTitle("Export course pack")
+        dialog.setLabelText("The course to share as a pack:")
+        dialog.setComboBoxItems(names)
+        dialog.setComboBoxEditable(False)
+        # Room for its title: a window manager elides it in a dialog as narrow as its list
+        # (the dialog's own layout sets its width from its parts).
+        box = dialog.findChild(QComboBox)
+        if box is not None:
+            box.setMinimumWidth(2 * box.fontMetrics().horizontalAdvance(dialog.windowTitle()))
+        try:
+            chosen = dialog.exec() == QInputDialog.DialogCode.Accepted
+            return dialog.textValue() if chosen else None
+        finally:
+            dialog.deleteLater()
 
     def start(self, course: str, where: Path) -> None:
         """Write ``course``'s pack to ``where`` (replaced: the save dialog asked) on the import
