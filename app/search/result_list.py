@@ -47,9 +47,8 @@ OPEN_ROW = (
     "offers a quote too."
 )
 _DIVIDER = Qt.ItemDataRole.UserRole + 1  # set on the divider's item
-# The current row's result (its row_key), its row, its top on screen and the list's scroll;
-# None: the first row
-Place = tuple[str | int, int, int, int] | None
+# The current row's result, its row, its top on screen and the list's scroll; None: the first
+Place = tuple[SearchResult, int, int, int] | None
 
 
 class ResultList(QListWidget):
@@ -143,13 +142,13 @@ class ResultList(QListWidget):
         self._current = -1
 
     def _place(self) -> Place:
-        """The current row: its result's key, its row, its top on screen, and the scroll."""
+        """The current row: its result, its row, its top on screen, and the scroll."""
         row = self.currentRow()
         result, item = self.result_at(row), self.item(row)
         if result is None or item is None:
             return None
         top = self.visualItemRect(item).top()
-        return row_key(result), row, top, self.verticalScrollBar().value()
+        return result, row, top, self.verticalScrollBar().value()
 
     def _add_rows(self, shown: int) -> None:
         if shown != self._shown:
@@ -170,6 +169,8 @@ class ResultList(QListWidget):
             row.moment_chosen.connect(self.open_requested)
             item.setSizeHint(QSize(width, row.height_for(width)))
             self.setItemWidget(item, row)
+        if batch and self.currentRow() < 0 and self._keep is None:
+            self.setCurrentRow(0)  # a new search: Enter opens its top hit at once
         if self._pending:
             QTimer.singleShot(0, self, lambda: self._add_rows(shown))  # none once it is gone
             return
@@ -177,18 +178,15 @@ class ResultList(QListWidget):
         self.setUpdatesEnabled(True)  # the whole set, painted at once
 
     def _restore_place(self) -> None:
-        """The current row once the set is whole: the first (a new search), or where the
-        reader was (the same search again): their result at the same height on screen,
-        else the row at their row's place, the list scrolled as it was."""
+        """Where the reader was, once the set made again is whole (the same search again):
+        their result at the same height on screen, else the row at their row's place, the
+        list scrolled as it was. (A new search's first row is current from its first rows.)"""
         place, self._keep = self._keep, None
-        if not self.count() or self.currentRow() >= 0:  # a row picked meanwhile stays
+        if place is None or not self.count() or self.currentRow() >= 0:  # picked meanwhile
             return
-        if place is None:
-            self.setCurrentRow(0)
-            return
-        key, row, top, scrolled = place
+        read, row, top, scrolled = place
         results = {i: r for i in range(self.count()) if (r := self.result_at(i)) is not None}
-        found = [i for i, result in results.items() if row_key(result) == key]
+        found = [i for i, result in results.items() if row_key(result) == row_key(read)]
         self.setCurrentRow(found[0] if found else min(results, key=lambda i: abs(i - row)))
         bar = self.verticalScrollBar()
         item = self.item(self.currentRow())
@@ -265,7 +263,10 @@ class ResultList(QListWidget):
                 return
 
     def open_current(self) -> None:
+        """Open the current row's result; while a refresh makes its rows, the one shown."""
         result = self.result_at(self.currentRow())
+        if result is None and self._keep is not None:
+            result = self._keep[0]
         if result is not None:
             self.open_requested.emit(result)
 

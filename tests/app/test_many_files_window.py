@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.search.result_list import ResultList
 from app.window import SearchWindow
-from engine.api import IngestProgress, IngestReport, Library, Outcome
+from engine.api import IngestProgress, IngestReport, Library, Outcome, SearchResult
 
 NOTES = 300
 TOPICS = ("merge sort is stable", "binary search halves the range", "heaps keep the minimum")
@@ -135,8 +135,12 @@ def test_the_row_being_read_stays_put_while_an_import_adds_results(
     window.show()
     qtbot.waitExposed(window)
     pane, results = window.search_pane, window.search_pane.results
+    opened: list[SearchResult] = []
+    window.opened.connect(opened.append)
     qtbot.keyClicks(pane.search, "binary search")
-    qtbot.waitUntil(lambda: pane.shown_query == "binary search" and not results.filling)
+    qtbot.keyClick(pane.search, Qt.Key.Key_Return)  # before its results: the top hit opens
+    qtbot.waitUntil(lambda: bool(opened) and not results.filling)
+    assert opened == [results.result_at(0)]
     shown = sum(1 for r in range(results.count()) if results.result_at(r) is not None)
     assert shown == len(FIRST_WORDS)
     for _ in range(4):
@@ -161,3 +165,5 @@ def test_the_row_being_read_stays_put_while_an_import_adds_results(
     assert now is not None and (now.source, now.segment_id) == (read.source, read.segment_id)
     assert results.visualItemRect(results.currentItem()).top() == top
     assert painted.counts and min(painted.counts) >= shown, painted.counts
+    qtbot.keyClick(pane.search, Qt.Key.Key_Return)  # opens the row being read
+    assert opened[-1].segment_id == read.segment_id
