@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.library.import_bar import ImportBar
 from app.tasks import Failure, Task
-from engine.api import PackProgress
+from engine.api import Cancelled, PackProgress
 
 
 class BarJob(QObject):
@@ -71,3 +71,11 @@ class BarJob(QObject):
         self.bar.progress.hide()
         self.bar.cancel_button.hide()
         self.bar.status.setText(line)
+
+    def failed(self, failure: Failure, cancelled: str, could_not: str) -> None:
+        """The job ended without its result: ``cancelled`` when the user cancelled it, else
+        ``could_not`` and why; ``finished`` carries the line."""
+        stopped = isinstance(failure.error, Cancelled)
+        line = cancelled if stopped else f"{could_not}: {failure.message}"
+        self.ended(line)
+        self.finished.emit(line)

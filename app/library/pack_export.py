@@ -22,7 +22,6 @@ from app.library.import_bar import ImportBar
 from app.library.panel import LibraryPanel
 from app.tasks import Failure, Task
 from engine.api import (
-    Cancelled,
     ExportSummary,
     Library,
     PackProgress,
@@ -129,9 +128,8 @@ class PackExport(BarJob):
         self.finished.emit(done)
 
     def _failed(self, failed: Failure) -> None:
-        if isinstance(failed.error, Cancelled):
-            line = f"The export of “{self._course}” was cancelled: no pack was written."
-        else:
-            line = f"Could not export “{self._course}” as a course pack: {failed.message}"
-        self.ended(line)
-        self.finished.emit(line)
+        self.failed(
+            failed,
+            f"The export of “{self._course}” was cancelled: no pack was written.",
+            f"Could not export “{self._course}” as a course pack",
+        )

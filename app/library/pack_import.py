@@ -24,7 +24,6 @@ from app.library.file_dialogs import ALL_FILES, PACK_FILTER, FileDialogs
 from app.library.import_bar import ImportBar
 from app.tasks import Failure, Task
 from engine.api import (
-    Cancelled,
     ImportSummary,
     Library,
     PackProgress,
@@ -129,12 +128,12 @@ class PackImport(BarJob):
         stage = STAGES.get(p.stage, p.stage)
         self.show_progress(p, f"Importing the course pack {self._name}: {stage}…")
 
-    def _ended(self, line: str) -> None:
-        self.ended(line + self._left_out)
+    def ended(self, line: str) -> None:
+        super().ended(line + self._left_out)
         self._left_out = ""
 
     def _done(self, summary: ImportSummary) -> None:
-        self._ended(summary_text(summary, self._name))
+        self.ended(summary_text(summary, self._name))
         written = tuple(f.path for f in summary.files if f.conflict is None)
         self.changed(FilesChanged(written, indexed=True))
         self.changed(Reread())  # a new course: the panel reads the library again
@@ -145,12 +144,11 @@ class PackImport(BarJob):
         self.changed(FilesChanged((old, new), indexed=True))
 
     def _failed(self, failed: Failure) -> None:
-        if isinstance(failed.error, Cancelled):
-            line = f"The import of {self._name} was cancelled: the library is as it was."
-        else:
-            line = f"Could not import the course pack {self._name}: {failed.message}"
-        self._ended(line)
-        self.finished.emit(line)
+        self.failed(
+            failed,
+            f"The import of {self._name} was cancelled: the library is as it was.",
+            f"Could not import the course pack {self._name}",
+        )
 
 
 def summary_text(summary: ImportSummary, name: str) -> str:
