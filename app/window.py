@@ -49,6 +49,7 @@ from app.library.changes import (
 from app.library.file_dialogs import FileDialogs
 from app.library.import_bar import ImportBar, file_state
 from app.library.outside_changes import OutsideChanges
+from app.library.pack_export import PackExport
 from app.library.pack_import import PackImport
 from app.library.panel import LibraryPanel
 from app.notes.panel import NotesPanel
@@ -136,7 +137,7 @@ class SearchWindow(QMainWindow):
             library, self.tasks, self.panel, lambda: self.importing, self
         )
         self.follower.courses_read.connect(self._courses_read)
-        self.follower.search_due.connect(self._search_again)
+        self.follower.search_due.connect(self.search_pane.refresh)
         self.follower.failed.connect(self.search_pane.status.setText)
         self.library_changed.connect(self._library_changed)
         self.panel.play_requested.connect(lambda path: self.play(path, None))  # where left
@@ -158,6 +159,7 @@ class SearchWindow(QMainWindow):
         self.pack_import = PackImport(  # File > Import course pack…, on the bar's worker
             library, self.import_bar, self.file_dialogs, self.library_changed.emit, self
         )
+        self.pack_export = PackExport(library, self.import_bar, self.file_dialogs, self.panel, self)
         self.preview_pane.missing.linked.connect(self.pack_import.located)
         self.notes_panel = NotesPanel(library, self.tasks)  # a tab beside the library's
         self.side = SideTabs(self.panel, self.notes_panel)
@@ -199,6 +201,7 @@ class SearchWindow(QMainWindow):
         menu.addAction("Add from &URL…", self.add_from_url)
         menu.addAction("Follow course &folders…", self.follow_folders)
         menu.addAction("Import course &pack…", self.pack_import.choose)
+        menu.addAction("&Export course pack…", lambda: self.pack_export.choose())
         menu.addSeparator()
         settings = menu.addAction("&Settings…", self.open_settings)
         settings.setShortcut(QKeySequence.StandardKey.Preferences)
@@ -286,12 +289,6 @@ class SearchWindow(QMainWindow):
         self.search_pane.set_courses(courses, files)
         if not self.search_pane.query:
             self.preview_pane.placeholder.setText(EMPTY_LIBRARY if not files else OPEN_HINT)
-
-    def _search_again(self) -> None:
-        """The library changed under the results shown: they must not show what was removed,
-        and may find what was added."""
-        if self.search_pane.query:
-            self.search_pane.start_search()
 
     def _position_of(self, path: str) -> int | None:
         """Where a lecture was left, if the player remembers (it does beside the settings)."""

@@ -29,6 +29,7 @@ from engine.errors import (
 )
 from engine.formatting import (
     KIND_NAMES,
+    copies_line,
     kind_named,
     location,
     outcome_counts,
@@ -211,6 +212,7 @@ __all__ = [
     "capital",
     "check_output",
     "clock",
+    "copies_line",
     "course_cards",
     "default_library",
     "default_models",

@@ -63,6 +63,28 @@ def shown_title(result: SearchResult) -> str:
     return place if same else f"{place} · {result.title}"
 
 
+def copies_line(report: IngestReport) -> str:
+    """Where an import's duplicates are (files whose content the library holds already: it
+    keeps one copy, listed in the course that has it): one by name, with its course and the
+    file holding its content, or how many and in which courses; "" when there are none."""
+    copies = [f for f in report.files if f.outcome == Outcome.DUPLICATE]
+    if len(copies) == 1:
+        f = copies[0]
+        return (
+            f"{printable(shown_name(f.path))} is already in the library, in the course "
+            f"“{printable(f.kept_in)}” ({printable(f.detail)}): it is listed there, once"
+        )
+    if not copies:
+        return ""
+    courses = sorted({f.kept_in for f in copies}, key=str.casefold)
+    named = ", ".join(f"“{printable(c)}”" for c in courses)
+    return (
+        f"{plural(len(copies), 'file')} already in the library, in "
+        f"{'the course' if len(courses) == 1 else 'the courses'} {named}: each is listed "
+        "there, once"
+    )
+
+
 def location(result: SearchResult) -> str:
     """Where in its file a hit is: ``mm:ss``, ``page N``, ``member:line`` inside an archive,
     ``line N``, or nothing for a hit that is the whole file."""

@@ -1,5 +1,5 @@
 """The file dialogs the window opens: files or a folder to import, where to save a transcript,
-a handout or flashcards.
+a handout, flashcards or a course pack.
 
 They open where the student keeps such things: the last folder used (remembered between
 starts by the window), else their Videos folder for lectures, Documents for a course folder
@@ -19,6 +19,7 @@ from engine.api import IMPORT_GROUPS
 
 Location = QStandardPaths.StandardLocation
 ALL_FILES = "All files (*)"
+PACK_FILTER = "Course packs (*.cdxpack)"
 
 
 def _patterns(extensions: frozenset[str]) -> str:
@@ -31,6 +32,11 @@ def import_filters() -> list[str]:
     every = frozenset().union(*(extensions for _name, extensions in IMPORT_GROUPS))
     groups = [f"{name} ({_patterns(extensions)})" for name, extensions in IMPORT_GROUPS]
     return [f"All supported ({_patterns(every)})", *groups, ALL_FILES]
+
+
+def _file_name(course: str, otherwise: str) -> str:
+    """A course's name as a file's, without the characters a file system refuses."""
+    return "".join("_" if c in '/\\:*?"<>|' else c for c in course).strip() or otherwise
 
 
 class FileDialogs:
@@ -90,8 +96,13 @@ class FileDialogs:
 
     def flashcards_to_save(self, course: str) -> Path | None:
         """Where to save a course's flashcards (an Anki package)."""
-        name = "".join("_" if c in '/\\:*?"<>|' else c for c in course).strip() or "flashcards"
+        name = _file_name(course, "flashcards")
         return self._save_as("Export flashcards", name, [("Anki deck (*.apkg)", ".apkg")])
+
+    def pack_to_save(self, course: str) -> Path | None:
+        """Where to save a course pack (named after the course)."""
+        name = _file_name(course, "course")
+        return self._save_as("Export course pack", name, [(PACK_FILTER, ".cdxpack")])
 
     def _save_as(self, title: str, name: str, kinds: list[tuple[str, str]]) -> Path | None:
         """A save dialog offering ``kinds`` ((filter, suffix), the first the default)."""

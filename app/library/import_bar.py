@@ -21,6 +21,7 @@ from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.library.import_errors import ImportErrorsDialog
+from app.library.rows import ALREADY_IN
 from app.tasks import Failure, Task, Tasks
 from engine.api import (
     CoursedexError,
@@ -32,6 +33,7 @@ from engine.api import (
     Source,
     SourceStatus,
     Stage,
+    copies_line,
     left_out,
     not_imported_line,
     outcome_counts,
@@ -347,6 +349,8 @@ def file_state(p: IngestProgress) -> str:
     if p.result is not None:
         if p.result.outcome == Outcome.ERROR:
             return f"error: {p.result.detail}"
+        if p.result.outcome == Outcome.DUPLICATE:  # not listed here: where it is
+            return f"{ALREADY_IN} “{p.result.kept_in}”: {p.result.detail}, listed there once"
         return p.result.outcome.value
     return stage_text(p)
 
@@ -364,6 +368,8 @@ def report_text(report: IngestReport) -> str:
     cancelled = report.count(Outcome.CANCELLED)
     counts = ", ".join(outcome_counts(report)) or "nothing to do"
     line = f"Import {'cancelled' if cancelled else 'finished'}: {counts}"
+    if copies := copies_line(report):  # not listed in the course imported into: where they are
+        line += f". {copies}"
     members = left_out(report.files)
     if members:  # a zip's files: named, so none is dropped without a word
         said = ". ".join(not_imported_line(a, f) for a, f in members.items())

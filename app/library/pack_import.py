@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, Signal
+from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from app.library.bar_job import BarJob
 from app.library.changes import FilesChanged, LibraryChange, Reread
-from app.library.file_dialogs import ALL_FILES, FileDialogs
+from app.library.file_dialogs import ALL_FILES, PACK_FILTER, FileDialogs
 from app.library.import_bar import ImportBar
 from app.tasks import Failure, Task
 from engine.api import (
-    Cancelled,
     ImportSummary,
     Library,
     PackProgress,
@@ -33,7 +33,6 @@ from engine.api import (
 )
 
 Location = QStandardPaths.StandardLocation
-PACK_FILTER = "Course packs (*.cdxpack)"
 PACK_SUFFIX = ".cdxpack"
 MEDIA_TITLE = "Folder holding the course's files (Cancel: import without them)"
 STAGES = {
@@ -44,10 +43,9 @@ STAGES = {
 }
 
 
-class PackImport(QObject):
-    """Asks for a pack and its files' folder, imports it in the background, says the outcome."""
-
-    finished = Signal(object)  # ImportSummary, or the one line that says why not
+class PackImport(BarJob):
+    """Asks for a pack and its files' folder, imports it in the background, says the outcome
+    (``finished``: the ImportSummary, or the one line that says why not)."""
 
     def __init__(
         self,
@@ -57,20 +55,13 @@ class PackImport(QObject):
         changed: Callable[[LibraryChange], None],
         parent: QWidget,
     ) -> None:
-        super().__init__(parent)
+        super().__init__(bar, parent)
         self.library = library
-        self.bar = bar
         self.dialogs = dialogs
         self.changed = changed
         self.window = parent
-        self._job: Task[PackProgress] | None = None
         self._name = ""
         self._left_out = ""  # said after the outcome: the packs of a drop not imported
-        bar.cancel_button.clicked.connect(self.cancel)  # the bar's own runs ignore it
-
-    @property
-    def running(self) -> bool:
-        return self._job is not None
 
     def choose(self) -> None:
         """The two dialogs, then the import (nothing happens when the first is cancelled)."""
@@ -89,7 +80,7 @@ class PackImport(QObject):
         if packs:
             self._with_media(packs[0])
             later = ", ".join(printable(p.name) for p in packs[1:])
-            if later and self._job is not None:
+            if later and self.running:
                 self._left_out = f" One course pack at a time: drop {later} again."
         return [p for p in paths if p not in packs]
 
@@ -120,45 +111,29 @@ class PackImport(QObject):
 
     def start(self, pack: Path, media: Path | None) -> None:
         """Import ``pack`` on the import bar's worker (one import at a time)."""
-        if self._job is not None or self.bar.running:
-            self.bar.say("An import is running: import the course pack when it has finished.")
+        if self.busy("import the course pack"):
             return
         library, self._name = self.library, printable(pack.name)
+        self.cancelling = f"Cancelling the import of {self._name}…"
 
         def work(job: Task[PackProgress]) -> ImportSummary:
             return import_pack(
                 library, pack, media=media, progress=job.report, cancel=job.cancelled
             )
 
-        bar = self.bar
-        bar.progress.setValue(0)
-        bar.progress.show()
-        bar.cancel_button.show()
-        bar.status.setText(f"Importing the course pack {self._name}…")
-        self._job = bar.tasks.start(work, self._done, self._failed, self._progress)
+        line = f"Importing the course pack {self._name}…"
+        self.begin(line, work, self._done, self._failed, self._progress)
 
     def _progress(self, p: PackProgress) -> None:
-        if self._job is None:
-            return
-        self.bar.progress.setValue(round(p.fraction * 1000))
         stage = STAGES.get(p.stage, p.stage)
-        self.bar.status.setText(f"Importing the course pack {self._name}: {stage}…")
+        self.show_progress(p, f"Importing the course pack {self._name}: {stage}…")
 
-    def cancel(self) -> None:
-        """Stop before anything is written (the pack is written whole or not at all)."""
-        if self._job is not None:
-            self._job.cancel()
-            self.bar.status.setText(f"Cancelling the import of {self._name}…")
-
-    def _ended(self, line: str) -> None:
-        self._job = None
-        self.bar.progress.hide()
-        self.bar.cancel_button.hide()
-        self.bar.status.setText(line + self._left_out)
+    def ended(self, line: str) -> None:
+        super().ended(line + self._left_out)
         self._left_out = ""
 
     def _done(self, summary: ImportSummary) -> None:
-        self._ended(summary_text(summary, self._name))
+        self.ended(summary_text(summary, self._name))
         written = tuple(f.path for f in summary.files if f.conflict is None)
         self.changed(FilesChanged(written, indexed=True))
         self.changed(Reread())  # a new course: the panel reads the library again
@@ -169,12 +144,11 @@ class PackImport(QObject):
         self.changed(FilesChanged((old, new), indexed=True))
 
     def _failed(self, failed: Failure) -> None:
-        if isinstance(failed.error, Cancelled):
-            line = f"The import of {self._name} was cancelled: the library is as it was."
-        else:
-            line = f"Could not import the course pack {self._name}: {failed.message}"
-        self._ended(line)
-        self.finished.emit(line)
+        self.failed(
+            failed,
+            f"The import of {self._name} was cancelled: the library is as it was.",
+            f"Could not import the course pack {self._name}",
+        )
 
 
 def summary_text(summary: ImportSummary, name: str) -> str:

@@ -64,7 +64,8 @@ class LibraryPanel(QTreeWidget):
     open_requested = Signal(str)  # a file's path: open it in its own application
     reveal_requested = Signal(str)  # a file's or a course folder's path: show its folder
     export_requested = Signal(str)  # a lecture's path: save its transcript
-    study_requested = Signal(str, str)  # ("handout", a lecture's path) or ("flashcards", course)
+    # ("handout", a lecture's path), or ("flashcards" or "pack", a course's name)
+    study_requested = Signal(str, str)
     language_requested = Signal(str, bool)  # a file's path or a course's name, is_course
 
     def __init__(self, parent: QWidget | None = None) -> None:

@@ -1,6 +1,6 @@
 """The context menu of a library panel row: play or resume a lecture, open the file, show
 its folder, export a transcript or a handout, set its language, remove it; a course's: show
-its folder, export its flashcards, set its language, remove it."""
+its folder, export its flashcards or its course pack, set its language, remove it."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class RowAsks:
     reveal: Callable[[str], None]  # show in its folder
     export: Callable[[str], None]  # the transcript
     remove: Callable[[str, bool], None]  # (target, is_course), after asking
-    study: Callable[[str, str], None]  # ("handout", lecture) or ("flashcards", course)
+    study: Callable[[str, str], None]  # ("handout", lecture), ("flashcards"|"pack", course)
     language: Callable[[str, bool], None]  # (target, is_course): ask which, then set it
 
 
@@ -46,6 +46,7 @@ def row_menu(
         menu.addAction("Export flashcards…").triggered.connect(
             lambda: asks.study("flashcards", target)
         )
+        menu.addAction("Export course pack…").triggered.connect(lambda: asks.study("pack", target))
         menu.addAction("Language…").triggered.connect(lambda: asks.language(target, True))
         menu.addSeparator()
         remove = menu.addAction(f"Remove course “{target}” from the library…")

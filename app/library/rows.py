@@ -45,6 +45,7 @@ TRANSCRIBED = (SourceKind.VIDEO, SourceKind.AUDIO, SourceKind.SUBTITLES)
 NOT_INDEXED = "not indexed"
 MISSING = "missing"
 REMOVING = "to be removed"
+ALREADY_IN = "already in"  # a duplicate's live state: "already in “Course”: same content as …"
 _UNFINISHED = (SourceStatus.QUEUED, SourceStatus.INDEXING)
 PROBLEM_COLOUR = QColor("#d9534f")  # an error: readable on the light and the dark theme
 
@@ -115,7 +116,10 @@ def missing_paths(sources: Sequence[Source]) -> set[str]:
 
 
 def short_state(text: str) -> str:
-    """A live state as the column shows it: an error's reason goes to the tooltip."""
+    """A live state as the column shows it: an error's reason goes to the tooltip, and so
+    does the file holding a duplicate's content (the column names its course)."""
+    if text.startswith(ALREADY_IN):
+        return text[: text.find("”") + 1]
     return "error" if text.startswith("error") else text
 
 

@@ -50,16 +50,12 @@ class SideTabs(QTabWidget):
         changes what its notes show (``library_changed``, the window's one notice)."""
         notes = self.notes
 
-        def search_again() -> None:
-            if search.query:
-                search.start_search()
-
         def added(note: Note) -> None:
             notes.refresh(note.id)
-            search_again()
+            search.refresh()
 
         notes.open_requested.connect(preview.open_note)
-        notes.changed.connect(search_again)
+        notes.changed.connect(search.refresh)
         search.results.note_requested.connect(preview.note_at_result)
 
         preview.notes.added.connect(added)

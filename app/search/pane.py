@@ -278,7 +278,9 @@ class SearchPane(QWidget):
             self.search.blockSignals(False)
             self.start_search()
 
-    def start_search(self) -> None:
+    def start_search(self, *, refresh: bool = False) -> None:
+        """Search what the box holds; ``refresh``: the same search again, whose results
+        replace those shown in place, without "Searching…"."""
         self._debounce.stop()
         self._generation += 1
         generation = self._generation
@@ -289,7 +291,9 @@ class SearchPane(QWidget):
             self.results.note_empty("")
             self.show_idle()
             return
-        self.status.setText("Searching…")
+        refresh = refresh and query == self._shown
+        if not refresh:
+            self.status.setText("Searching…")
         library, filters = self.library, self.filters()
 
         def job() -> Found:
@@ -299,19 +303,28 @@ class SearchPane(QWidget):
             return outcome.results, thumbs, took, outcome.gated, outcome.notice
 
         self.tasks.run(
-            job, lambda found: self._show(generation, found), lambda f: self._failed(generation, f)
+            job,
+            lambda found: self._show(generation, found, refresh),
+            lambda f: self._failed(generation, f),
         )
+
+    def refresh(self) -> None:
+        """The library changed under the results shown: they must not show what was removed,
+        and may find what was added. Quietly: the reader's row stays where it is (during an
+        import this comes at most every few seconds: app/library/changes.py)."""
+        if self.query:
+            self.start_search(refresh=True)
 
     def _failed(self, generation: int, failed: Failure) -> None:
         if generation == self._generation:
             self.status.setText(failed.message)
 
-    def _show(self, generation: int, found: Found) -> None:
+    def _show(self, generation: int, found: Found, refresh: bool = False) -> None:
         if generation != self._generation:
             return  # an older query finished after a newer one started
         results, thumbs, took, gated, notice = found
         self._shown = self.query
-        self.results.show_results(results, thumbs)
+        self.results.show_results(results, thumbs, keep=refresh)
         note = ""
         if results:
             self.status.setText(f"{count_line(results)} ({took:.0f} ms)")

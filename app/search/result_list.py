@@ -2,8 +2,10 @@
 first weak hit, and a note inside the list when it is empty (with a link to act on it).
 A row's menu opens it or copies a coursedex:// link to its moment, or a quote with its time.
 
-Rows are added a few per turn of the event loop (a row costs about 1.5 ms of layout), and
-they wrap to the list's width, so a resize lays them out again.
+Rows are added a few per turn of the event loop (a row costs about 1.5 ms of layout), and the
+list is painted once they are all there: a frame shows a whole result set, never its first
+rows. The same search again (the library changed under it) keeps the row being read where
+it is on screen. Rows wrap to the list's width, so a resize lays them out again.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.accessible import describe
-from app.search.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped, spoken
+from app.search.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped, row_key, spoken
 from engine.api import SearchResult, SegmentKind
 
 ROW_BATCH = 4  # result rows added per turn of the event loop
@@ -45,6 +47,8 @@ OPEN_ROW = (
     "offers a quote too."
 )
 _DIVIDER = Qt.ItemDataRole.UserRole + 1  # set on the divider's item
+# The current row's result, its row, its top on screen and the list's scroll; None: the first
+Place = tuple[SearchResult, int, int, int] | None
 
 
 class ResultList(QListWidget):
@@ -92,15 +96,23 @@ class ResultList(QListWidget):
         self._relayout.timeout.connect(self._relayout_rows)
         self._shown = 0  # counts the result sets shown: a batch of an older one stops
         self._pending: list[tuple[ResultGroup | None, QImage | None]] = []
+        self._keep: Place = None  # where the reader was, for the set being made
 
     # --- rows ------------------------------------------------------------------------------
 
     def show_results(
-        self, results: Sequence[SearchResult], thumbs: Mapping[int, QImage | None]
+        self,
+        results: Sequence[SearchResult],
+        thumbs: Mapping[int, QImage | None],
+        *,
+        keep: bool = False,
     ) -> None:
         """Replace the rows: a lecture's hits as one row, and the divider before the first
-        group whose best hit is weak (none when every hit is weak: nothing is above it)."""
-        self.clear_results()
+        group whose best hit is weak (none when every hit is weak: nothing is above it).
+        ``keep`` (the same search again, the library changed under it): the current row's
+        result stays current at the same height on screen, or else the same row does."""
+        place = self._place() if keep else None
+        self._clear()
         groups = grouped(results)
         rows: list[tuple[ResultGroup | None, QImage | None]] = []
         for group in groups:
@@ -108,13 +120,35 @@ class ResultList(QListWidget):
                 rows.append((None, None))
             rows.append((group, thumbs.get(group.best.segment_id)))
         self._pending = rows
+        self._keep = place
         self._add_rows(self._shown)
 
+    @property
+    def filling(self) -> bool:
+        """Whether rows of the result set are still being made (none of them is seen)."""
+        return bool(self._pending)
+
     def clear_results(self) -> None:
+        self._clear()
+        self.setUpdatesEnabled(True)
+
+    def _clear(self) -> None:
+        """No rows; the list is not painted until the next set is whole (a frame with 4 of
+        its 20 rows, or none, showed the results flicker at each search)."""
         self._shown += 1
         self._pending = []
+        self.setUpdatesEnabled(False)
         self.clear()
         self._current = -1
+
+    def _place(self) -> Place:
+        """The current row: its result, its row, its top on screen, and the scroll."""
+        row = self.currentRow()
+        result, item = self.result_at(row), self.item(row)
+        if result is None or item is None:
+            return None
+        top = self.visualItemRect(item).top()
+        return result, row, top, self.verticalScrollBar().value()
 
     def _add_rows(self, shown: int) -> None:
         if shown != self._shown:
@@ -135,12 +169,31 @@ class ResultList(QListWidget):
             row.moment_chosen.connect(self.open_requested)
             item.setSizeHint(QSize(width, row.height_for(width)))
             self.setItemWidget(item, row)
-            row.set_current(self.row(item) == self.currentRow())
-            row.set_focus_ring(self.hasFocus() and self.row(item) == self.currentRow())
-        if batch and self.currentRow() < 0:
-            self.setCurrentRow(0)
+        if batch and self.currentRow() < 0 and self._keep is None:
+            self.setCurrentRow(0)  # a new search: Enter opens its top hit at once
         if self._pending:
             QTimer.singleShot(0, self, lambda: self._add_rows(shown))  # none once it is gone
+            return
+        self._restore_place()
+        self.setUpdatesEnabled(True)  # the whole set, painted at once
+
+    def _restore_place(self) -> None:
+        """Where the reader was, once the set made again is whole (the same search again):
+        their result at the same height on screen, else the row at their row's place, the
+        list scrolled as it was. (A new search's first row is current from its first rows.)"""
+        place, self._keep = self._keep, None
+        if place is None or not self.count() or self.currentRow() >= 0:  # picked meanwhile
+            return
+        read, row, top, scrolled = place
+        results = {i: r for i in range(self.count()) if (r := self.result_at(i)) is not None}
+        found = [i for i, result in results.items() if row_key(result) == row_key(read)]
+        self.setCurrentRow(found[0] if found else min(results, key=lambda i: abs(i - row)))
+        bar = self.verticalScrollBar()
+        item = self.item(self.currentRow())
+        if found and item is not None:
+            bar.setValue(bar.value() + self.visualItemRect(item).top() - top)
+        else:
+            bar.setValue(scrolled)
 
     def _add_divider(self, width: int) -> None:
         item = QListWidgetItem(WEAKER, self)
@@ -210,7 +263,10 @@ class ResultList(QListWidget):
                 return
 
     def open_current(self) -> None:
+        """Open the current row's result; while a refresh makes its rows, the one shown."""
         result = self.result_at(self.currentRow())
+        if result is None and self._keep is not None:
+            result = self._keep[0]
         if result is not None:
             self.open_requested.emit(result)
 

@@ -71,6 +71,13 @@ class ResultGroup:
     moments: tuple[SearchResult, ...] = ()
 
 
+def row_key(result: SearchResult) -> str | int:
+    """What a row of the list stands for: a lecture (what was said in it is one row), else
+    one hit (a user's note at a moment is its own row)."""
+    said = result.source_kind in LECTURES and result.kind != SegmentKind.BOOKMARK
+    return result.source if said else result.segment_id
+
+
 def grouped(results: Sequence[SearchResult]) -> list[ResultGroup]:
     """A lecture's hits become one group at the rank of its best; other files' hits, and
     the user's own notes (a note at a moment is not a moment of what was said), stay one
@@ -78,8 +85,7 @@ def grouped(results: Sequence[SearchResult]) -> list[ResultGroup]:
     order: list[str | int] = []
     hits: dict[str | int, list[SearchResult]] = {}
     for result in results:
-        said = result.source_kind in LECTURES and result.kind != SegmentKind.BOOKMARK
-        key: str | int = result.source if said else result.segment_id
+        key = row_key(result)
         if key not in hits:
             order.append(key)
             hits[key] = []

@@ -15,6 +15,7 @@ from engine.api import (
     SearchOutcome,
     Stage,
     clock,
+    copies_line,
     human_size,
     left_out,
     location,
@@ -117,6 +118,8 @@ def print_report(report: IngestReport, stream: TextIO) -> None:
         f"{plural(len(report.files), 'file')} in {report.seconds:.1f} s: "
         f"{', '.join(outcome_counts(report)) or 'nothing to do'}\n"
     )
+    if copies := copies_line(report):
+        stream.write(f"  {copies}\n")
     members = left_out(report.files)
     for f in report.files:
         if f.outcome == Outcome.ERROR and member_place(f.path) is None:

@@ -388,7 +388,9 @@ class Pipeline:
                 # A copy is not a second source: forget the row queued for it.
                 if known is not None:
                     self.indexer.remove_source(known.id)
-                return FileResult(path, Outcome.DUPLICATE, f"same content as {twin.path}")
+                return FileResult(
+                    path, Outcome.DUPLICATE, f"same content as {twin.path}", kept_in=twin.course
+                )
             # A loose file with no course named keeps the course it had.
             if known is not None:
                 self.indexer.remove_source(known.id)

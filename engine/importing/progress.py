@@ -49,6 +49,8 @@ class FileResult:
     # (stage, seconds) in the order first met: how long each stage was the file's current
     # one; work done alongside another stage is named for it (e.g. scenes while transcribing)
     stages: tuple[tuple[str, float], ...] = ()
+    # A duplicate: the course of the file that holds its content (``detail`` names that file).
+    kept_in: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ another library imports in seconds instead of transcribing the lectures again.
 - loader.py  ``import_pack``: a checked pack into a library, in one transaction
 """
 
-from engine.packs.format import SUFFIX, VERSION, Pack, PackError, PackLimits
-from engine.packs.loader import ImportSummary, PackFile, PackProgress, import_pack
+from engine.packs.format import SUFFIX, VERSION, Pack, PackError, PackLimits, PackProgress
+from engine.packs.loader import ImportSummary, PackFile, import_pack
 from engine.packs.reader import read_pack
 from engine.packs.writer import ExportSummary, export_pack
 

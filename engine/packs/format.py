@@ -35,6 +35,7 @@ place). Two outcomes, by what the value is part of:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,23 @@ SHA256 = re.compile(r"[0-9a-f]{64}")
 class PackError(CoursedexError):
     """A pack cannot be imported (damaged, tampered, unsafe, too large, too new); the
     message is one line, and nothing of the pack was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class PackProgress:
+    """How far a pack's import or export is: its stage, and that stage's work done."""
+
+    stage: str  # import: "checking", "finding files", "embedding", "writing"; export:
+    # "reading" (a file a step), "writing"
+    done: int
+    total: int
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 0.0
+
+
+Progress = Callable[[PackProgress], None]
 
 
 @dataclass(frozen=True, slots=True)

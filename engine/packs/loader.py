@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from engine.index.content import SourceContent
 from engine.library import Library
 from engine.models import Embedder
 from engine.own_folders import own_folder, remove_files, write_whole
-from engine.packs.format import Pack, PackLimits, PackSource
+from engine.packs.format import Pack, PackLimits, PackProgress, PackSource, Progress
 from engine.packs.media import MediaFinder, Place, folder_name
 from engine.packs.ownership import Decision, decide
 from engine.packs.reader import read_pack
@@ -36,17 +36,6 @@ from engine.store import NoteRow
 from engine.types import SourceStatus
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class PackProgress:
-    stage: str  # "checking", "finding files", "embedding", "writing"
-    done: int
-    total: int
-
-    @property
-    def fraction(self) -> float:
-        return self.done / self.total if self.total else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +66,6 @@ class ImportSummary:
     def conflicts(self) -> list[PackFile]:
         """The pack's files left out: the library's own at their places are kept."""
         return [f for f in self.files if f.conflict is not None]
-
-
-Progress = Callable[[PackProgress], None]
 
 
 def import_pack(

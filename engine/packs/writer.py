@@ -12,6 +12,7 @@ import hashlib
 import io
 import logging
 import os
+import threading
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from pathlib import Path, PurePath
 import numpy as np
 
 from engine import __version__
-from engine.errors import CoursedexError
+from engine.errors import Cancelled, CoursedexError
 from engine.library import Library
 from engine.notes import Note
 from engine.outputs import check_output, write_failed, write_output
@@ -35,8 +36,10 @@ from engine.packs.format import (
     Manifest,
     PackLink,
     PackNote,
+    PackProgress,
     PackScene,
     PackSource,
+    Progress,
 )
 from engine.packs.parts import course_json, manifest_json, notes_json
 from engine.store import Source, now_iso
@@ -62,15 +65,21 @@ def export_pack(
     *,
     with_notes: bool = False,
     force: bool = False,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
 ) -> ExportSummary:
     """Write ``course`` to ``out`` as a pack, with the notes on its files (``with_notes``),
     only where :func:`~engine.outputs.check_output` allows (replacing a file: ``force``).
+    ``progress`` hears of each file read ("reading") and of the writing; ``cancel`` stops
+    it before the pack is written.
 
     Raises:
         NotFoundError: no such course.
         CoursedexError: ``out`` is refused, the course has no indexed file, its vectors are
             incomplete, or ``out`` cannot be written (nothing is left half-written).
+        Cancelled: ``cancel`` was set (nothing was written).
     """
+    report = progress or (lambda _p: None)
     found = library.course(course)
     dest, out = out, check_output(out, library, force=force)
     store = library.store
@@ -86,7 +95,10 @@ def export_pack(
     sources.sort(key=lambda s: first[s.id])
     base = _base(found.root, sources)
     packed, vectors, sentences, thumbnails = [], [], [], {}
-    for source in sources:
+    for i, source in enumerate(sources):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("pack export cancelled; nothing was written")
+        report(PackProgress("reading", i, len(sources)))
         one, v, s, t = _source(library, source, base, int(dimension))
         packed.append(one)
         vectors.append(v)
@@ -110,11 +122,15 @@ def export_pack(
         created=now_iso(),
         parts={n: (hashlib.sha256(b).hexdigest(), len(b)) for n, b in parts.items()},
     )
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("pack export cancelled; nothing was written")
+    report(PackProgress("writing", 0, 1))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise write_failed(out, e) from e
     write_output(dest, out, lambda tmp: _zip(tmp, manifest, parts), library, force=force)
+    report(PackProgress("writing", 1, 1))
     return ExportSummary(
         out,
         found.name,

@@ -234,7 +234,7 @@ def test_the_current_row_shows_a_focus_ring_while_the_results_have_the_focus(
     window = shown(qtbot, demo_text_library)
     search(qtbot, window, "merge sort")
     results = window.search_pane.results
-    qtbot.waitUntil(lambda: window.row_widget(1) is not None)
+    qtbot.waitUntil(lambda: window.row_widget(1) is not None and not results.filling)  # shown
     results.setCurrentRow(1)
 
     def left_edge() -> QColor:

@@ -1,6 +1,7 @@
 """The import bar as a user meets it (issue 24): Resume offered at once after a cancel
 (item 4), one bar that only grows with a time left that means something (item 5), and a
-status line that counts the files that failed, with their list one click away (item 9).
+status line that counts the files that failed, with their list one click away (item 9); a
+copy of a file another course holds says where it is (issue 36, item 9).
 
 Real widgets, a real library, real files: notes, broken PDFs, and a spoken video that is
 transcribed (tiny.en), cut into scenes and read for on-screen text.
@@ -8,6 +9,7 @@ transcribed (tiny.en), cut into scenes and read for on-screen text.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -283,3 +285,51 @@ def test_quitting_after_a_removal_promises_only_real_resumes(
         SourceStatus.QUEUED,
         SourceStatus.INDEXING,
     ), "the talk is what the next start offers to resume"
+
+
+# --- issue 36, item 9: a file the library holds already, imported into another course ---------
+
+
+def test_a_file_already_in_another_course_says_where_in_its_row_and_on_the_status_line(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """The library keeps a content once, in one course: a copy of a Botany note imported into
+    Review is not listed there; its row says, while the import runs, which course has it
+    (the file holding it in its tooltip), and so does the status line once it ends."""
+    [kept] = notes(tmp_path / "Botany", 1)
+    library.ingest([kept.parent])
+    review = tmp_path / "Review"
+    [new] = notes(review, 1)
+    new.write_text("# Revision\n\nMosses hold water like sponges.\n")
+    copy = review / "lichens again.md"
+    copy.write_bytes(kept.read_bytes())
+    cancelled = threading.Event()
+    cancelled.set()
+    library.ingest([review], cancel=cancelled)  # Review's rows wait, not indexed: shown at once
+    window = shown(qtbot, library)
+    panel = window.panel
+    qtbot.waitUntil(lambda: panel.state_of(str(copy)) == NOT_INDEXED)
+    seen: list[tuple[str | None, str]] = []
+
+    def look(p: IngestProgress) -> None:  # after the window has shown the same report
+        if p.path == str(copy) and p.result is not None:
+            row = panel.item_of(str(copy))
+            seen.append((panel.state_of(str(copy)), "" if row is None else row.toolTip(1)))
+
+    window.import_bar.progress_reported.connect(look)
+    with qtbot.waitSignal(window.imported, timeout=60_000) as ended:
+        window.import_paths([review])
+    report = ended.args[0] if ended.args else None
+    assert isinstance(report, IngestReport) and report.count(Outcome.DUPLICATE) == 1
+    assert seen == [
+        (
+            "already in “Botany”",
+            f"lichens again.md: already in “Botany”: same content as {kept}, listed there once",
+        )
+    ]
+    assert window.import_bar.status.text() == (
+        "Import finished: 1 indexed, 1 duplicate. lichens again.md is already in the library, "
+        f"in the course “Botany” (same content as {kept}): it is listed there, once"
+    )
+    qtbot.waitUntil(lambda: panel.item_of(str(copy)) is None)  # one copy, one place
+    assert panel.state_of(str(new)) == "indexed" and panel.state_of(str(kept)) == "indexed"

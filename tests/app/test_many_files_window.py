@@ -2,20 +2,61 @@
 23: one typed letter took 10 to 25 s to show, because each file started or done re-read the
 whole library and rebuilt every row of the panel). The search answers during the import, the
 panel shows each file's state as it goes, and it follows row by row: a row, once shown, stays
-the same row. No timing is asserted."""
+the same row. The results follow it in whole frames, the row being read staying put (issue
+36, item 12). No timing is asserted."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
+from app.search.result_list import ResultList
 from app.window import SearchWindow
-from engine.api import IngestProgress, IngestReport, Library, Outcome
+from engine.api import IngestProgress, IngestReport, Library, Outcome, SearchResult
 
 NOTES = 300
 TOPICS = ("merge sort is stable", "binary search halves the range", "heaps keep the minimum")
+FIRST_WORDS = (
+    "Binary search halves the sorted range at each step.",
+    "A binary search needs the array sorted first.",
+    "Binary search compares the middle element with the key.",
+    "Binary search runs in logarithmic time.",
+    "Searching a sorted list: binary search beats a linear scan.",
+    "Binary search finds the first position where a key could go.",
+    "An off-by-one error is the classic bug in binary search.",
+    "Binary search on the answer: guess a value and test it.",
+    "Bisection is binary search on a continuous function.",
+    "Binary search trees keep keys in order for searching.",
+)
+LATER_WORDS = (
+    "Binary search: binary search halves the range; binary search is fast.",
+    "Binary search of a rotated array finds the pivot first.",
+    "Exponential search doubles the bound, then binary search finishes.",
+    "Binary search in Python: the bisect module.",
+    "Interpolation search guesses better than binary search on even data.",
+)
+
+
+class PaintedRows(QObject):
+    """How many result rows the results list holds each time it is painted, and how many
+    times it was painted with some rows of its result set still to come."""
+
+    def __init__(self, results: ResultList) -> None:
+        super().__init__(results)
+        self.results = results
+        self.counts: list[int] = []
+        self.partial = 0
+        results.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            rows = range(self.results.count())
+            self.counts.append(sum(1 for r in rows if self.results.result_at(r) is not None))
+            self.partial += self.results.filling
+        return False
 
 
 def test_300_notes_import_while_the_search_answers_and_the_panel_follows(
@@ -47,6 +88,7 @@ def test_300_notes_import_while_the_search_answers_and_the_panel_follows(
             midway.extend(panel.state_of(path) for path in notes)
 
     window.import_bar.progress_reported.connect(look)
+    painted = PaintedRows(window.search_pane.results)
     with qtbot.waitSignal(window.imported, timeout=600_000) as ended:
         window.import_paths([folder])
         qtbot.waitUntil(lambda: panel.state_of(notes[-1]) == "queued", timeout=60_000)
@@ -71,3 +113,57 @@ def test_300_notes_import_while_the_search_answers_and_the_panel_follows(
     qtbot.waitUntil(
         lambda: (r := window.search_pane.result_at(0)) is not None and "Note" in r.title
     )
+    # Issue 36, item 12: the results followed the import in whole frames, never a few rows.
+    assert painted.counts and not painted.partial, painted.counts
+
+
+def test_the_row_being_read_stays_put_while_an_import_adds_results(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """Issue 36, item 12: the results of a search follow an import without moving the row the
+    student reads (the same result stays current, at the same height on screen), and every
+    frame of the list shows a whole set of results, never the first few rows of one."""
+    first, later = tmp_path / "Searching", tmp_path / "More searching"
+    for folder, words in ((first, FIRST_WORDS), (later, LATER_WORDS)):
+        folder.mkdir()
+        for i, text in enumerate(words):
+            (folder / f"{folder.name} {i}.md").write_text(f"# Binary search {i}\n\n{text}\n")
+    library.ingest([first])
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.resize(1000, 600)  # the list scrolls
+    window.show()
+    qtbot.waitExposed(window)
+    pane, results = window.search_pane, window.search_pane.results
+    opened: list[SearchResult] = []
+    window.opened.connect(opened.append)
+    qtbot.keyClicks(pane.search, "binary search")
+    qtbot.keyClick(pane.search, Qt.Key.Key_Return)  # before its results: the top hit opens
+    qtbot.waitUntil(lambda: bool(opened) and not results.filling)
+    assert opened == [results.result_at(0)]
+    shown = sum(1 for r in range(results.count()) if results.result_at(r) is not None)
+    assert shown == len(FIRST_WORDS)
+    for _ in range(4):
+        qtbot.keyClick(pane.search, Qt.Key.Key_Down)
+    reading = results.currentRow()
+    read = results.result_at(reading)
+    assert reading >= 4 and read is not None
+    top = results.visualItemRect(results.item(reading)).top()
+    painted = PaintedRows(results)
+    with qtbot.waitSignal(window.imported, timeout=120_000):
+        window.import_paths([later])
+    qtbot.waitUntil(
+        lambda: (
+            not results.filling
+            and any(
+                (r := results.result_at(i)) is not None and r.course == later.name
+                for i in range(results.count())
+            )
+        )
+    )
+    now = results.result_at(results.currentRow())
+    assert now is not None and (now.source, now.segment_id) == (read.source, read.segment_id)
+    assert results.visualItemRect(results.currentItem()).top() == top
+    assert painted.counts and min(painted.counts) >= shown, painted.counts
+    qtbot.keyClick(pane.search, Qt.Key.Key_Return)  # opens the row being read
+    assert opened[-1].segment_id == read.segment_id

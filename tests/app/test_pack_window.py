@@ -1,7 +1,8 @@
 """Course packs in the window (issue 27, item 4): File > Import course pack… (the pack's
 dialog, then the media folder's, cancelled), the import on the bar's worker, the outcome or
 the refusal on its status line; a hit on the lecture that is not here says so in the
-preview, and Locate… links the copy chosen (only one of the same content)."""
+preview, and Locate… links the copy chosen (only one of the same content). Export course
+pack… (issue 36, item 10) from the File menu and a course's menu, imported back."""
 
 from __future__ import annotations
 
@@ -14,12 +15,19 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QLineEdit
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from app.library.pack_import import MEDIA_TITLE
 from app.window import SearchWindow
-from engine.api import EngineConfig, ImportSummary, Library, ModelRegistry, export_pack
+from engine.api import (
+    EngineConfig,
+    ExportSummary,
+    ImportSummary,
+    Library,
+    ModelRegistry,
+    export_pack,
+)
 from engine.models.embedder import OnnxEmbedder
 from tests.app.ui import drop, on_next_modal
 from tools.hostile.collisions import ATTACKER, generate
@@ -256,4 +264,77 @@ def test_the_status_line_names_a_note_left_out(qtbot: QtBot, pack: Path, student
         "note 2: a note on lecture.mp4 is at a time, not at a page)."
     ), status
     assert [n.text for n in student.notes()] == ["right here"]
+    window.close()
+
+
+def test_a_course_exported_from_the_window_is_imported_into_a_new_library_from_the_window(
+    qtbot: QtBot, lecture_library: Library, student: Library, tmp_path: Path
+) -> None:
+    """Issue 36, item 10: File > Export course pack… (two courses, none picked: the course is
+    chosen from a list) writes the pack with its progress on the import bar; a course's menu
+    in the library panel exports it too. A new library imports the pack from its own File
+    menu, and its search finds the lecture."""
+    zoology = tmp_path / "Zoology"
+    zoology.mkdir()
+    (zoology / "giraffes.md").write_text("# Giraffes\n\nThe giraffe eats acacia leaves.\n")
+    lecture_library.ingest([zoology])
+    teacher = _window(qtbot, lecture_library)
+    qtbot.waitUntil(lambda: teacher.panel.item_of_course("Zoology") is not None)
+    bar, export = teacher.import_bar, teacher.pack_export
+    seen: list[tuple[str, bool]] = []  # the bar's line and its progress bar, at each report
+    export.progressed.connect(lambda _p: seen.append((bar.status.text(), bar.progress.isVisible())))
+    asked: list[list[str]] = []
+
+    def pick_course(dialog: QInputDialog) -> None:
+        asked.append(dialog.comboBoxItems())
+        on_next_modal(QFileDialog, save_as)
+        dialog.setTextValue("Algorithms")
+        dialog.accept()
+
+    def save_as(dialog: QFileDialog) -> None:
+        offered.append(dialog.selectedFiles()[0])
+        _type_into(dialog, out)
+
+    offered: list[str] = []
+    out = tmp_path / "to share" / "algorithms week 1"  # no suffix typed: .cdxpack is added
+    out.parent.mkdir()
+    on_next_modal(QInputDialog, pick_course)
+    with qtbot.waitSignal(export.finished, timeout=WAIT_MS) as done:
+        _file_action(teacher, "&Export course pack…").trigger()
+    summary = done.args[0] if done.args else None
+    assert isinstance(summary, ExportSummary), summary
+    saved = out.with_name("algorithms week 1.cdxpack")
+    assert asked == [["Algorithms", "Zoology"]] and Path(offered[0]).name == "Algorithms.cdxpack"
+    assert summary.path == saved and summary.course == "Algorithms" and saved.is_file()
+    assert bar.status.text().startswith(f"Course pack saved: {saved} (1 file, "), bar.status.text()
+    assert not bar.progress.isVisible() and not bar.cancel_button.isVisible()
+    lines = [line for line, shown in seen if shown]
+    assert "Exporting “Algorithms” as a course pack: reading its files (1 of 1)…" in lines
+    assert lines[-1] == "Exporting “Algorithms” as a course pack: writing the pack…"
+
+    row = teacher.panel.item_of_course("Algorithms")
+    assert row is not None
+    again = tmp_path / "again.cdxpack"
+    on_next_modal(QFileDialog, lambda d: _type_into(d, again))
+    with qtbot.waitSignal(export.finished, timeout=WAIT_MS) as done:
+        next(
+            a for a in teacher.panel.menu_for(row).actions() if a.text() == "Export course pack…"
+        ).trigger()
+    assert done.args is not None and isinstance(done.args[0], ExportSummary)
+    assert again.is_file()
+    teacher.close()
+
+    window = _window(qtbot, student)
+
+    def answer_pack(dialog: QFileDialog) -> None:
+        on_next_modal(QFileDialog, lambda media: _type_into(media, None))
+        _type_into(dialog, saved)
+
+    on_next_modal(QFileDialog, answer_pack)
+    with qtbot.waitSignal(window.pack_import.finished, timeout=WAIT_MS) as done:
+        _file_action(window, "Import course &pack…").trigger()
+    assert done.args is not None and isinstance(done.args[0], ImportSummary), done.args
+    qtbot.keyClicks(window.search_pane.search, "merge sort halves")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.course == "Algorithms")
+    assert [c.name for c in student.courses()] == ["Algorithms"]
     window.close()

@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import shutil
+import threading
 import zipfile
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
-from engine.errors import CoursedexError
+from engine.errors import Cancelled, CoursedexError
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.packs import PackProgress, export_pack, import_pack
@@ -301,6 +302,27 @@ def test_a_pack_given_to_ingest_says_how_to_import_it(demo_pack: Path, library: 
     (error,) = report.errors
     assert "a course pack: import it with File > Import course pack" in error.detail
     assert "coursedex pack import" in error.detail and library.stats()["segments"] == 0
+
+
+def test_an_export_reports_each_file_and_stops_when_cancelled(
+    demo_library: Library, tmp_path: Path
+) -> None:
+    """The window's progress bar and Cancel (issue 36, item 10): a report per file read and
+    for the writing; a cancel writes nothing."""
+    seen: list[PackProgress] = []
+    out = tmp_path / "demo.cdxpack"
+    done = export_pack(demo_library, DEMO_COURSE, out, progress=seen.append)
+    files = done.files
+    assert [(p.stage, p.done, p.total) for p in seen] == [
+        *(("reading", i, files) for i in range(files)),
+        ("writing", 0, 1),
+        ("writing", 1, 1),
+    ]
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        export_pack(demo_library, DEMO_COURSE, tmp_path / "not.cdxpack", cancel=cancel)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.cdxpack"]
 
 
 def test_a_pack_that_cannot_be_written_says_so_in_one_line(

@@ -18,6 +18,7 @@ from engine.api import (
     Outcome,
     SourceKind,
     clock,
+    copies_line,
     default_library,
     default_models,
     default_models_dir,
@@ -134,6 +135,21 @@ def test_counts_are_said_in_words_with_plurals() -> None:
         + [FileResult("c.md", Outcome.DUPLICATE)]
     )
     assert outcome_counts(report) == ["1 indexed", "1 duplicate", "3 errors"]
+
+
+def test_the_cli_summary_says_where_a_duplicate_is(capsys: CaptureFixture[str]) -> None:
+    """Issue 36, item 9: a copy imported into another course is not listed there; the
+    summary says which course has it, as the window's status line does."""
+    copy = FileResult("/r/Review/b.md", Outcome.DUPLICATE, "same content as /c/a.md", kept_in="C")
+    print_report(IngestReport([copy], 0.5), sys.stdout)
+    assert capsys.readouterr().out == (
+        "1 file in 0.5 s: 1 duplicate\n  b.md is already in the library, in the course “C” "
+        "(same content as /c/a.md): it is listed there, once\n"
+    )
+    others = [FileResult(f"/r/{n}.md", Outcome.DUPLICATE, "", kept_in=n) for n in "BA"]
+    assert copies_line(IngestReport([copy, *others])) == (
+        "3 files already in the library, in the courses “A”, “B”, “C”: each is listed there, once"
+    )
 
 
 def test_the_cli_summary_of_one_file_says_file(capsys: CaptureFixture[str]) -> None:

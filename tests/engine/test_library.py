@@ -277,6 +277,8 @@ def test_copy_with_same_content_is_a_duplicate(library: Library, tmp_path: Path)
     results = {Path(f.path).name: (f.outcome, f.detail) for f in report.files}
     assert results["a.md"] == (Outcome.UNCHANGED, "")
     assert results["copy.md"][0] == Outcome.DUPLICATE
+    # Where it is, for the window's row and status line (issue 36, item 9)
+    assert [f.kept_in for f in report.files if f.outcome == Outcome.DUPLICATE] == ["Zoology"]
     assert str(notes["a.md"]) in results["copy.md"][1]
     _, segments, vectors = _counts(library)
     assert (segments, vectors) == counts[1:]
