@@ -7,14 +7,14 @@ written only by the window.
 The window is kept on its screen: a size remembered on a larger screen, or at a smaller
 scale (QT_SCALE_FACTOR=1.5 makes a 1600x1000 screen 1066x666), came back larger than the
 screen, the import bar and the player's controls below its edge (issue 36, item 4); Qt's
-restoreGeometry did not shrink it."""
+restoreGeometry did not shrink it. So did the first start's 1280x800."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMargins, QRect, QSettings
+from PySide6.QtCore import QByteArray, QMargins, QRect, QSettings, QSize
 from PySide6.QtWidgets import QStyle, QWidget
 
 GEOMETRY, SPLITTER, QUERY, HISTORY = (
@@ -25,6 +25,7 @@ GEOMETRY, SPLITTER, QUERY, HISTORY = (
 )
 EXPANDED, COLLAPSED = "library/open", "library/closed"
 FOLDER = "dialogs/folder"  # the last folder a file dialog was used in
+DEFAULT_SIZE = QSize(1280, 800)  # at the first start, on a screen with room for it
 
 
 def state_path(settings_path: Path | None) -> Path | None:
@@ -81,10 +82,12 @@ def save_state(path: Path, state: WindowState) -> None:
     stored.sync()
 
 
-def restore_geometry(window: QWidget, geometry: QByteArray) -> None:
-    """``window`` where it was (``geometry``: its saveGeometry()), kept on the screen."""
-    if window.restoreGeometry(geometry):
-        fit_on_screen(window)
+def place_window(window: QWidget, geometry: QByteArray | None = None) -> None:
+    """``window`` where it was (``geometry``: its saveGeometry()), else DEFAULT_SIZE large,
+    kept on the screen (fit_on_screen)."""
+    if geometry is None or geometry.isEmpty() or not window.restoreGeometry(geometry):
+        window.resize(DEFAULT_SIZE)
+    fit_on_screen(window)
 
 
 def fit_on_screen(window: QWidget) -> None:

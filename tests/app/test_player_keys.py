@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.api import parse_link
 from engine.library import Library
+from tests.app.player_fit import broken_words, cut_controls, narrowest_preview
 
 PLAYING_TIMEOUT_MS = 10_000
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
@@ -190,6 +191,27 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     qtbot.waitUntil(window.search_pane.search.hasFocus)
     qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Escape)
     assert window.search_pane.search.text() == ""
+
+
+def test_at_1024_by_700_the_players_controls_are_whole_and_its_transcript_splits_no_word(
+    qtbot: QtBot, window: SearchWindow
+) -> None:
+    """Issue 36, item 5 (1.5x: test_small_screen): "+10 s" read "+…s", the speed box was
+    empty and the volume slider a stub; with the preview at its narrowest the buttons go on
+    two lines, each whole, and the transcript wraps between words."""
+    window.resize(1024, 700)
+    open_first_hit(qtbot, window, "merge sort halves")
+    player = window.preview_pane.player
+    qtbot.waitUntil(lambda: player.controls.width() > 0)
+    assert cut_controls(player) == []
+    narrowest_preview(window, player)
+    qtbot.waitUntil(lambda: player.transcript_list.width() < 200)
+    qtbot.wait(100)  # the rows laid out again at the new width
+    assert cut_controls(player) == []
+    assert broken_words(player) == []
+    # and at its narrowest, a line of the transcript still holds a dozen characters
+    listing = player.transcript_list
+    assert listing.viewport().width() >= 12 * listing.fontMetrics().averageCharWidth()
 
 
 def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -> None:

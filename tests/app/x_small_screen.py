@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
 from engine.library import Library
+from tests.app.player_fit import broken_words, cut_controls, narrowest_preview
 from tests.app.x_server import ON_X_SERVER, x_window
 
 pytestmark = ON_X_SERVER
 
+PLAYING_TIMEOUT_MS = 15_000
 SETTLE_MS = 1_000  # for the window manager to frame and place the window
 
 
@@ -44,4 +46,30 @@ def test_a_window_remembered_larger_than_the_screen_comes_back_on_it(
     bar = window.import_bar
     bottom = bar.mapToGlobal(QPoint(0, bar.height())).y()
     assert bottom <= area.bottom() + 1, (bottom, area)
+    window.close()
+
+
+def test_the_players_controls_and_transcript_fit_the_window_at_1_5x(
+    qtbot: QtBot, lecture_library: Library
+) -> None:
+    window = SearchWindow(lecture_library, player_backend="qt")
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=10_000)
+    qtbot.keyClicks(window.search_pane.search, "merge sort halves")
+    qtbot.waitUntil(lambda: window.result_at(0) is not None, timeout=10_000)
+    qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
+    pane = window.preview_pane
+    qtbot.waitUntil(
+        lambda: pane.has_player and pane.player.is_playing(), timeout=PLAYING_TIMEOUT_MS
+    )
+    qtbot.wait(SETTLE_MS)
+    assert window.screen().availableGeometry().contains(window.frameGeometry())
+    assert cut_controls(pane.player) == []
+    assert broken_words(pane.player) == []
+    narrowest_preview(window, pane.player)
+    qtbot.wait(SETTLE_MS)
+    assert cut_controls(pane.player) == []
+    assert broken_words(pane.player) == []
+    pane.shutdown()
     window.close()
