@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
+from app.player.controls import FocusRing
 from app.word_marks import folded_words, word_spans
 from engine.api import Chapter, Timing, clock, fold, make_link
 
@@ -227,10 +228,16 @@ class TranscriptColumn(QWidget):
         # narrower, a line held a word or two: too little to read, and words were split
         self.setMinimumWidth(LEAST_CHARACTERS * self.fontMetrics().averageCharWidth())
         column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
+        margin = FocusRing.MARGIN  # room for the ring round the box and the lists
+        column.setContentsMargins(margin, margin, margin, margin)
         column.addWidget(self.find_box)
         column.addWidget(self.chapter_list)
         column.addWidget(self.transcript_list, 1)
+        # Fusion shows a focused list by a dotted line round its current row, if at all:
+        # the ring shows where Tab went, as on the player's controls (issue 36, item 6).
+        self.focus_ring = FocusRing(self)
+        for stop in self.focus_order():
+            self.focus_ring.add(stop)
 
     def _describe(self) -> None:
         describe(self.find_box, "Find in the transcript", FIND_HELP, FIND_HELP)
