@@ -14,10 +14,11 @@ PANEL_LEAST, RESULTS_LEAST, PREVIEW_LEAST = 160, 300, 340
 
 
 def preview_wanted() -> int:
-    """The width the preview wants: the player's control bar laid out whole, in this font."""
+    """The width the preview wants: the player's control bar on one line, in this font (in
+    a narrower preview its buttons wrap to a second line)."""
     bar = ControlBar()
     try:
-        return max(PREVIEW_LEAST, bar.minimumSizeHint().width())
+        return max(PREVIEW_LEAST, bar.sizeHint().width())
     finally:
         bar.deleteLater()
 

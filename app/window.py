@@ -60,7 +60,7 @@ from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
 from app.search.results import OPEN_HINT, ResultRow
 from app.tasks import Tasks
 from app.viewers.preview import PreviewPane
-from app.window_state import WindowState, load_state, save_state, state_path
+from app.window_state import WindowState, load_state, place_window, save_state, state_path
 from engine.api import (
     Course,
     IngestProgress,
@@ -108,7 +108,7 @@ class SearchWindow(QMainWindow):
         self.settings = settings
         self.settings_path = settings_path
         self.setWindowTitle("Coursedex")
-        self.resize(1280, 800)
+        place_window(self)  # 1280 x 800, or as large as a smaller screen
         self.tasks = tasks or Tasks(self)  # searches, panel refreshes, file texts
         self.panel = LibraryPanel()
         self.panel.course_selected.connect(self._course_picked)
@@ -347,7 +347,7 @@ class SearchWindow(QMainWindow):
 
     def _restore_state(self, state: WindowState) -> None:
         if not state.geometry.isEmpty():
-            self.restoreGeometry(state.geometry)
+            place_window(self, state.geometry)
         if not state.splitter.isEmpty() and self.splitter.restoreState(state.splitter):
             self._panes_placed = True
         self.search_pane.restore(state.query, state.history)

@@ -289,6 +289,9 @@ def apply_theme(app: QApplication, theme: str) -> None:
         "light": Qt.ColorScheme.Light,
     }.get(theme, Qt.ColorScheme.Unknown)
     hints.setColorScheme(scheme)
+    # A desktop's own file dialog keeps the desktop's colours (light in our dark theme):
+    # with a theme of ours, Qt's dialogs, which follow the palette (issue 36, item 13).
+    app.setAttribute(Qt.ApplicationAttribute.AA_DontUseNativeDialogs, theme in ("dark", "light"))
     if theme == "dark":
         app.setPalette(dark_palette())
     elif theme == "light":

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe, label_box
 from app.player.controls import FocusRing, SeekBar, media_icon
+from app.player.flow_row import FlowRow
 from app.player.keys import (
     COPY_LINK_KEY,
     FASTER_KEY,
@@ -169,8 +170,7 @@ class ControlBar(QWidget):
         self.volume_slider.setValue(100)
         self.volume_slider.setSingleStep(VOLUME_STEP)
         self.volume_slider.setPageStep(2 * VOLUME_STEP)
-        self.volume_slider.setMaximumWidth(100)
-        self.volume_slider.setMinimumWidth(40)
+        self.volume_slider.setFixedWidth(100)  # long enough to drag, in a row that wraps
         describe(
             self.volume_slider,
             "Volume",
@@ -194,15 +194,18 @@ class ControlBar(QWidget):
         # buttons it had what they left, 38 of its 124 px at 1280 px ("Note adde").
         seek_row.addWidget(self.notice)
         seek_row.addWidget(self.time_label)
-        buttons = QHBoxLayout()
+        buttons = FlowRow()  # a second line where one is too short: each control whole
         for widget in (self.back_button, self.play_button, self.forward_button,
                        self.replay_button, self.speed_box, self.previous_match_button,
                        self.next_match_button, self.subtitles_button, self.full_screen_button,
                        self.copy_link_button, self.note_button):  # fmt: skip
             buttons.addWidget(widget)
-        buttons.addStretch(1)
-        buttons.addWidget(self.mute_button)
-        buttons.addWidget(self.volume_slider)
+        sound = QHBoxLayout()  # mute and volume stay together, at the end of the row
+        sound.setContentsMargins(0, 0, 0, 0)
+        sound.addWidget(self.mute_button)
+        sound.addWidget(self.volume_slider)
+        buttons.right_from = buttons.count()
+        buttons.add_layout(sound)
         layout = QVBoxLayout(self)
         margin = FocusRing.MARGIN  # room for the focus ring round the controls at the edges
         layout.setContentsMargins(margin, margin, margin, margin)
@@ -234,6 +237,8 @@ class ControlBar(QWidget):
         self.play_button.setIcon(media_icon("pause" if self._playing else "play", palette))
         self.mute_button.setIcon(media_icon("muted" if self._muted else "volume", palette))
         for button, name in (
+            (self.back_button, "back"),
+            (self.forward_button, "forward"),
             (self.replay_button, "replay"),
             (self.previous_match_button, "previous"),
             (self.next_match_button, "next"),
@@ -241,7 +246,7 @@ class ControlBar(QWidget):
             (self.copy_link_button, "link"),
             (self.note_button, "note"),
         ):
-            button.setIcon(media_icon(name, palette))  # icon only: the row fits at 1024 px
+            button.setIcon(media_icon(name, palette))  # icon only, the words in the tooltip
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 ICON_PX = 32  # drawn at this size; Qt scales it down for the buttons
 ICONS = ("play", "pause", "volume", "muted", "replay", "previous", "next", "full screen",
-         "link", "note")  # fmt: skip
+         "link", "note", "back", "forward")  # fmt: skip
 
 
 def media_icon(name: str, palette: QPalette) -> QIcon:
@@ -72,6 +72,11 @@ def media_icon(name: str, palette: QPalette) -> QIcon:
         painter.drawPolygon(QPolygonF([QPointF(tip * s, 16 * s), QPointF(back * s, 6 * s),
                                        QPointF(back * s, 26 * s)]))  # fmt: skip
         painter.drawRect(QRectF(bar * s, 6 * s, 3 * s, 20 * s))
+    elif name in ("back", "forward"):  # two arrowheads: a jump of 10 s
+        for left in (3, 15):
+            tip, back = (left, left + 13) if name == "back" else (left + 13, left)
+            painter.drawPolygon(QPolygonF([QPointF(tip * s, 16 * s), QPointF(back * s, 7 * s),
+                                           QPointF(back * s, 25 * s)]))  # fmt: skip
     elif name == "full screen":
         pen = QPen(colour, 3 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.SquareCap)
         painter.setPen(pen)

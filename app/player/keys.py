@@ -1,10 +1,13 @@
 """The player's keys: which they are, the rule for text boxes, and Help > Keyboard shortcuts.
 
 The player's shortcuts work in its whole window. A text box takes the keys it types with
-(Qt's shortcut override), so letters always type there. The search box lets Space, Left and
-Right through to the player while it is empty or has not been typed in since a lecture was
-opened: after Enter plays a hit, Space pauses it; the first letter typed makes them edit
-the query again.
+(Qt's shortcut override), so letters type there. The search box lets Space, Left and Right
+through to the player while it is empty or has not been typed in since a lecture was opened.
+Right after a lecture opens (Enter on a hit) it lets all the player's single keys through
+(F, Space, ], [, M, C, N, P…): until the box changes, the query it shows is the one playing
+and F there means full screen, not "f". The first edit ends that, and so does going to the
+box to type (a click, Tab, Ctrl+L, which selects the query, or Esc, which clears it): from
+then on every letter of a question types, none is lost to the player.
 """
 
 from __future__ import annotations
@@ -66,9 +69,10 @@ SHORTCUTS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 TEXT_BOX_RULE = (
     "The player's keys work wherever the focus is, except while you type in a text box: "
-    "there letters type, and Space, Left and Right edit the text. In the search box they "
-    "play, pause and skip while the box is empty or you have not typed in it since the "
-    "lecture opened (right after Enter); the first letter you type makes them edit again. "
+    "there letters type, and Space, Left and Right edit the text. Right after Enter opens a "
+    "lecture, the player's keys (F, Space, M, N, P…) work in the search box too, until you "
+    "type in it, click it, or clear it with Esc: from then on every letter types. Space, "
+    "Left and Right also play, pause and skip while the search box is empty. "
     "Esc never clears anything outside the search box."
 )
 PASSED_KEYS = (Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Right)
@@ -125,13 +129,17 @@ class ShortcutsDialog(QDialog):
 
 
 class SearchBoxKeys(QObject):
-    """Lets Space, Left and Right through to the player's shortcuts from the search box while
-    it is empty or not typed in since a lecture opened (``typed`` is reset then)."""
+    """Lets the player's keys through from the search box (the module's rule): Space, Left
+    and Right while it is empty or not typed in since a lecture opened; every single key of
+    the player (``player_keys``) from the lecture's opening (``opened``) to the box's first
+    change, click or selection."""
 
     def __init__(self, player_showing: Callable[[], bool], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._player_showing = player_showing
         self.typed = False
+        self.player_keys: frozenset[Qt.Key] = frozenset()
+        self._playing_keys = False  # the player's single keys pass the box
         self._boxes: list[QLineEdit] = []
 
     def watch(self, box: QLineEdit) -> None:
@@ -140,19 +148,39 @@ class SearchBoxKeys(QObject):
         self._boxes.append(box)
         box.installEventFilter(self)
         box.textEdited.connect(self._edited)  # typing, pasting, deleting: not setText()
+        box.textChanged.connect(self._changed)  # Esc's clear, an earlier search put back
+
+    def opened(self) -> None:
+        """A lecture opened: the box's keys are the player's again, as after Enter."""
+        self.typed = False
+        self._playing_keys = True
 
     def _edited(self, _text: str) -> None:
         self.typed = True
 
+    def _changed(self, _text: str) -> None:
+        self._playing_keys = False
+
+    def _passes(self, box: QLineEdit, key: int) -> bool:
+        if key in PASSED_KEYS and (not self.typed or not box.text()):
+            return True
+        return (
+            self._playing_keys
+            and key in self.player_keys
+            and bool(box.text())
+            and not box.hasSelectedText()  # Ctrl+L or Tab selected it: a new question
+        )
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self._playing_keys = False  # a click in the box: the user means to type
+            return False
         if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
             return False
-        plain = event.modifiers() in PLAIN
         if (
-            plain
-            and event.key() in PASSED_KEYS
+            event.modifiers() in PLAIN
             and isinstance(watched, QLineEdit)
-            and (not self.typed or not watched.text())
+            and self._passes(watched, event.key())
             and self._player_showing()
         ):
             event.ignore()  # not the box's: the player's shortcut takes it
@@ -164,13 +192,20 @@ def add_shortcuts(
     widget: QWidget,
     table: Sequence[tuple[Sequence[str], Callable[[], object]]],
     active: Callable[[], bool],
-) -> None:
-    """``widget``'s window-wide keys: each key of a row runs its action while ``active()``."""
+) -> frozenset[Qt.Key]:
+    """``widget``'s window-wide keys: each key of a row runs its action while ``active()``.
+    Returns the single keys among them (no Ctrl, Alt or Shift)."""
+    single: set[Qt.Key] = set()
     for keys, action in table:
         for key in keys:
-            shortcut = QShortcut(QKeySequence(key), widget)
+            sequence = QKeySequence(key)
+            shortcut = QShortcut(sequence, widget)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(lambda action=action: active() and action())
+            combination = sequence[0]  # pyright: ignore[reportIndexIssue]  (no stub)
+            if sequence.count() == 1 and combination.keyboardModifiers() in PLAIN:
+                single.add(combination.key())
+    return frozenset(single)
 
 
 class ControlKeys(QObject):

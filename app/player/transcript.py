@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QTextDocument,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -46,11 +47,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
+from app.player.controls import FocusRing
 from app.word_marks import folded_words, word_spans
 from engine.api import Chapter, Timing, clock, fold, make_link
 
 MARKS = {False: ("#ffe58a", "#000000"), True: ("#806a00", "#ffffff")}  # light, dark: mark, ink
 CHAPTER_ROWS = 5  # the chapter list shows this many before it scrolls
+LEAST_CHARACTERS = 16  # the column's least width, in average characters
 FIND_HELP = (
     "Marks the transcript's lines with these words (the words searched to begin with). "
     "Enter goes to the next line found, Shift+Enter to the previous one"
@@ -109,10 +112,13 @@ class _MarkedLines(QStyledItemDelegate):
         self.listing = listing
         self.pattern: re.Pattern[str] | None = None
 
-    def _document(self, text: str, width: int, colour: str) -> QTextDocument:
+    def document(self, text: str, width: int, colour: str) -> QTextDocument:
         document = QTextDocument()
         document.setDocumentMargin(0)
         document.setDefaultFont(self.listing.font())
+        wrap = QTextOption()
+        wrap.setWrapMode(QTextOption.WrapMode.WordWrap)  # between words only: not "proble m"
+        document.setDefaultTextOption(wrap)
         dark = self.listing.palette().color(QPalette.ColorRole.Base).lightness() < 128
         mark, ink = MARKS[dark]
         marked = marked_html(text, self.pattern, mark, ink)
@@ -127,7 +133,7 @@ class _MarkedLines(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        document = self._document(text, self._width(), "black")
+        document = self.document(text, self._width(), "black")
         return QSize(self._width(), round(document.size().height()) + 2 * self.MARGIN)
 
     def paint(
@@ -145,7 +151,7 @@ class _MarkedLines(QStyledItemDelegate):
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         colour = item.palette.color(role).name()
         rect = item.rect.adjusted(self.MARGIN, self.MARGIN, -self.MARGIN, -self.MARGIN)
-        document = self._document(text, rect.width(), colour)
+        document = self.document(text, rect.width(), colour)
         painter.save()
         painter.translate(rect.topLeft())
         painter.setClipRect(0, 0, rect.width(), rect.height())
@@ -197,8 +203,8 @@ class TranscriptColumn(QWidget):
         self.transcript_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.transcript_list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.transcript_list.setResizeMode(QListWidget.ResizeMode.Adjust)
-        self._delegate = _MarkedLines(self.transcript_list)
-        self.transcript_list.setItemDelegate(self._delegate)
+        self.delegate = _MarkedLines(self.transcript_list)
+        self.transcript_list.setItemDelegate(self.delegate)
         palette = self.transcript_list.palette()  # the spoken row stays visible unfocused
         for role in (QPalette.ColorRole.Highlight, QPalette.ColorRole.HighlightedText):
             color = palette.color(QPalette.ColorGroup.Active, role)
@@ -219,11 +225,19 @@ class TranscriptColumn(QWidget):
         self.transcript_list.installEventFilter(self)  # the Menu key
         self.find_box.installEventFilter(self)  # Enter: the next match, Shift+Enter the previous
         self._describe()
+        # narrower, a line held a word or two: too little to read, and words were split
+        self.setMinimumWidth(LEAST_CHARACTERS * self.fontMetrics().averageCharWidth())
         column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
+        margin = FocusRing.MARGIN  # room for the ring round the box and the lists
+        column.setContentsMargins(margin, margin, margin, margin)
         column.addWidget(self.find_box)
         column.addWidget(self.chapter_list)
         column.addWidget(self.transcript_list, 1)
+        # Fusion shows a focused list by a dotted line round its current row, if at all:
+        # the ring shows where Tab went, as on the player's controls (issue 36, item 6).
+        self.focus_ring = FocusRing(self)
+        for stop in self.focus_order():
+            self.focus_ring.add(stop)
 
     def _describe(self) -> None:
         describe(self.find_box, "Find in the transcript", FIND_HELP, FIND_HELP)
@@ -264,7 +278,7 @@ class TranscriptColumn(QWidget):
 
     def _find(self, text: str) -> None:
         pattern = words_pattern(text)
-        self._delegate.pattern = pattern
+        self.delegate.pattern = pattern
         self.matches = [t.start_ms for t in self.lines if word_spans(t.text, pattern)]
         self.transcript_list.viewport().update()
         self.matches_changed.emit(self.matches)

@@ -164,7 +164,7 @@ class PlayerView(QWidget):
         """Window-wide shortcuts: text boxes keep the keys they type with, a focused control
         the keys it works with (keys.py)."""
         bar = self.controls
-        add_shortcuts(self, (
+        self._box_keys.player_keys = add_shortcuts(self, (
             (("Space", "K"), self.toggle_pause),
             (("Left", "J"), lambda: self.skip(-SKIP_MS)),
             (("Right", "L"), lambda: self.skip(SKIP_MS)),
@@ -241,7 +241,7 @@ class PlayerView(QWidget):
             start_ms = (self._memory.position(path) if self._memory else None) or 0
         self._path = path
         self._start_ms = max(0, start_ms)
-        self._box_keys.typed = False
+        self._box_keys.opened()
         self.message_label.hide()
         self.transcript.sha256 = source.sha256 if source is not None else None
         self.transcript.title = source.title if source is not None else Path(path).stem
@@ -262,8 +262,8 @@ class PlayerView(QWidget):
         self._refresh()
 
     def watch_text_box(self, box: QLineEdit) -> None:
-        """Let Space, Left and Right reach the player from ``box`` while it is empty or not
-        typed in since a lecture opened (the search box; see app/player/keys.py)."""
+        """Let the player's keys reach it from ``box`` right after a lecture opened, Space,
+        Left and Right while it is empty too (the search box; see app/player/keys.py)."""
         self._box_keys.watch(box)
 
     def position_ms(self) -> int:

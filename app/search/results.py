@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import (
     QIcon,
     QImage,
@@ -180,6 +180,7 @@ class ResultRow(QWidget):
         group = group if isinstance(group, ResultGroup) else ResultGroup(group)
         self.result = result = group.best
         self.focus_ring = False
+        self._current: bool | None = None  # what the links were coloured for, once they were
         self.moments = group.moments
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -235,10 +236,16 @@ class ResultRow(QWidget):
     def set_current(self, current: bool) -> None:
         """Links in the link colour, or in the selection's text colour on the current row
         (dark blue on the selection's blue could hardly be read)."""
+        self._current = current
         if not self.moments:
             return
         role = QPalette.ColorRole.HighlightedText if current else QPalette.ColorRole.Link
         self.moment_links.setText(self._moments_html(self.palette().color(role).name()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._current is not None:
+            self.set_current(self._current)  # the theme changed: its link colours, at once
 
     def set_focus_ring(self, on: bool) -> None:
         """A ring round the row while the list has the keyboard focus and this row is its

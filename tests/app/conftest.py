@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# A laptop's 1920x1080 screen (offscreen's own is 800x600): the window starts 1280x800 on it,
+# as on a student's, rather than cut to the screen (app/window_state.py, fit_on_screen).
+os.environ.setdefault(
+    "QT_QPA_PLATFORM",
+    f"offscreen:configfile={os.path.join(os.path.dirname(__file__), 'offscreen.json')}",
+)
 
 import shutil
 from collections.abc import Iterator

@@ -9,15 +9,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QAccessible, QAccessibleInterface, QGuiApplication, QPalette
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import (
+    QAccessible,
+    QAccessibleInterface,
+    QColor,
+    QGuiApplication,
+    QImage,
+    QPalette,
+)
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.dialogs.settings import dark_palette
 from app.player.keys import SHORTCUTS
 from app.player.view import PlayerView
-from engine.api import parse_link
+from engine.api import Chapter, parse_link
 from tests.app.media import PlayerMedia
 from tests.app.ui import on_next_modal
 
@@ -162,30 +169,55 @@ def test_keys_for_speed_volume_a_point_a_typed_time_and_a_link(
     assert link.start_ms is not None and abs(link.start_ms - playing.position_ms()) <= 1_500
 
 
+def near(colour: QColor, highlight: QColor) -> bool:
+    return max(abs(colour.red() - highlight.red()), abs(colour.green() - highlight.green()),
+               abs(colour.blue() - highlight.blue())) <= 60  # fmt: skip
+
+
+def sides_without_a_ring(image: QImage, box: QRect, highlight: QColor, outside: bool) -> list[str]:
+    """The sides of ``box`` in ``image`` with no pixel near ``highlight`` at their middle,
+    looking just outside the side (``outside``) or on it."""
+    x, y = box.center().x(), box.center().y()
+    sides = {
+        "left": (box.left(), y, 1, 0),
+        "right": (box.right(), y, -1, 0),
+        "top": (x, box.top(), 0, 1),
+        "bottom": (x, box.bottom(), 0, -1),
+    }
+    steps = range(-4, 0) if outside else range(0, 3)  # inward is + (dx, dy)
+    return [
+        side
+        for side, (sx, sy, dx, dy) in sides.items()
+        if not any(near(image.pixelColor(sx + n * dx, sy + n * dy), highlight) for n in steps)
+    ]
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_the_control_with_the_focus_has_a_ring_in_the_highlight_colour(
-    qtbot: QtBot, player: PlayerView, theme: str
+def test_every_tab_stop_of_the_player_shows_a_ring_in_the_highlight_colour(
+    qtbot: QtBot, player: PlayerView, media: PlayerMedia, theme: str
 ) -> None:
+    """Tab from the player to its last stop: each one, the chapters and the transcript lists
+    too (issue 36, item 6), has a ring in the highlight colour just round it, seen by grabbing
+    the player; around the others, nothing."""
     if theme == "dark":
         player.setPalette(dark_palette())
-    bar = player.controls
+    chapters = [Chapter(0, "Opening"), Chapter(9_000, "Merge sort"), Chapter(18_000, "Graphs")]
+    player.open(str(media.video), 3_000, media.transcript, chapters=chapters)
+    player.pause()
+    qtbot.waitUntil(player.transcript.chapter_list.isVisible)
+    highlight = player.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Highlight)
     player.setFocus()
     qtbot.waitUntil(player.hasFocus)
-    while QApplication.focusWidget() is not bar.speed_box:
-        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
-    highlight = bar.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Highlight)
-    image = bar.grab().toImage()
-    box = bar.speed_box.rect().translated(bar.speed_box.mapTo(bar, QPoint(0, 0)))
-
-    def ringed(x: int, y: int) -> bool:
-        colour = image.pixelColor(x, y)
-        return max(abs(colour.red() - highlight.red()), abs(colour.green() - highlight.green()),
-                   abs(colour.blue() - highlight.blue())) <= 60  # fmt: skip
-
-    # Just outside each side of the focused box, the ring shows; around the others, nothing.
-    middle_y, middle_x = box.center().y(), box.center().x()
-    for x, y in ((box.left() - 2, middle_y), (box.right() + 2, middle_y),
-                 (middle_x, box.top() - 2), (middle_x, box.bottom() + 2)):  # fmt: skip
-        assert ringed(x, y), (theme, x, y, image.pixelColor(x, y).name(), highlight.name())
-    other = bar.replay_button.rect().translated(bar.replay_button.mapTo(bar, QPoint(0, 0)))
-    assert not ringed(other.left() - 2, other.center().y())
+    for stop in [player, *player.controls.focus_order(), *player.transcript.focus_order()]:
+        name = stop.accessibleName()
+        assert QApplication.focusWidget() is stop, (name, QApplication.focusWidget())
+        # the player's own stop rings its controls, on the bar's edges (the player's own)
+        ringed = player.controls if stop is player else stop
+        box = ringed.rect().translated(ringed.mapTo(player, QPoint(0, 0)))
+        image = player.grab().toImage()
+        assert not sides_without_a_ring(image, box, highlight, stop is not player), (theme, name)
+        qtbot.keyClick(stop, Qt.Key.Key_Tab)
+    replay = player.controls.replay_button
+    other = replay.rect().translated(replay.mapTo(player, QPoint(0, 0)))
+    image = player.grab().toImage()
+    assert not near(image.pixelColor(other.left() - 2, other.center().y()), highlight)

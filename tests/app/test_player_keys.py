@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.api import parse_link
 from engine.library import Library
+from tests.app.player_fit import broken_words, cut_controls, narrowest_preview
 
 PLAYING_TIMEOUT_MS = 10_000
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
@@ -68,6 +69,74 @@ def test_space_and_arrows_reach_the_player_from_the_search_box_until_the_user_ty
     assert window.search_pane.search.cursorPosition() == len("merge sort halvess")
     assert not player.is_playing()
     assert abs(player.position_ms() - before) <= 500, player.position_ms()
+
+
+def test_after_enter_the_players_keys_act_from_the_search_box_and_a_question_loses_no_letter(
+    qtbot: QtBot, window: SearchWindow
+) -> None:
+    """Issue 36, item 3: after Enter plays a hit, F, ], [, M, C, N and P act on the player
+    though the search box has the focus, and leave the query alone; once the user goes back
+    to the box (Esc clears it, Ctrl+L selects it, a letter the player has no use for edits
+    it), every letter of a question types, F, M, N and P included."""
+    box = window.search_pane.search
+    open_first_hit(qtbot, window, "merge sort halves")
+    player = window.preview_pane.player
+    qtbot.keyClick(box, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: not player.is_playing())
+    qtbot.keyClick(box, Qt.Key.Key_F)
+    qtbot.waitUntil(player.full_screen.is_on)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is player.window())
+    assert box.text() == "merge sort halves"
+    focus = QApplication.focusWidget()
+    assert focus is not None
+    qtbot.keyClick(focus, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not player.full_screen.is_on())
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is box)
+    assert box.text() == "merge sort halves"
+
+    qtbot.keyClick(box, Qt.Key.Key_BracketRight)
+    assert player.rate() == 1.25
+    qtbot.keyClick(box, Qt.Key.Key_BracketLeft)
+    assert player.rate() == 1.0
+    qtbot.keyClick(box, Qt.Key.Key_M)
+    assert player.is_muted()
+    qtbot.keyClick(box, Qt.Key.Key_M)
+    assert not player.is_muted()
+    qtbot.keyClick(box, Qt.Key.Key_C)
+    assert player.controls.subtitles_on()
+    qtbot.keyClick(box, Qt.Key.Key_C)
+    assert not player.controls.subtitles_on()
+    player.seek(0)
+    qtbot.keyClick(box, Qt.Key.Key_N)
+    first = player.position_ms()
+    assert first in player.matches(), (first, player.matches())
+    qtbot.keyClick(box, Qt.Key.Key_N)
+    assert player.position_ms() in player.matches() and player.position_ms() > first
+    qtbot.keyClick(box, Qt.Key.Key_P)
+    assert player.position_ms() == first
+    assert box.text() == "merge sort halves"
+
+    # Esc clears the box: a new question types whole.
+    qtbot.keyClick(box, Qt.Key.Key_Escape)
+    qtbot.keyClicks(box, "fast pivot merge")
+    assert box.text() == "fast pivot merge"
+    # Ctrl+L selects the query: the next question replaces it, letter by letter.
+    qtbot.waitUntil(lambda: window.search_pane.query == "fast pivot merge")
+    qtbot.waitUntil(lambda: window.result_at(0) is not None)
+    qtbot.keyClick(box, Qt.Key.Key_Return)  # the player was paused: it plays the hit
+    qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)
+    qtbot.keySequence(box, "Ctrl+L")  # type: ignore[attr-defined]
+    qtbot.keyClicks(box, "fmnp quick sort")
+    assert box.text() == "fmnp quick sort"
+    # A letter the player has no use for edits the query: the ones after it type too.
+    qtbot.waitUntil(lambda: window.search_pane.query == "fmnp quick sort")
+    qtbot.waitUntil(lambda: window.result_at(0) is not None)
+    player.pause()
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)
+    qtbot.keyClicks(box, "sfmnp")
+    assert box.text() == "fmnp quick sortsfmnp"
+    assert not player.full_screen.is_on() and not player.is_muted()
 
 
 def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_query(
@@ -122,6 +191,27 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     qtbot.waitUntil(window.search_pane.search.hasFocus)
     qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Escape)
     assert window.search_pane.search.text() == ""
+
+
+def test_at_1024_by_700_the_players_controls_are_whole_and_its_transcript_splits_no_word(
+    qtbot: QtBot, window: SearchWindow
+) -> None:
+    """Issue 36, item 5 (1.5x: test_small_screen): "+10 s" read "+…s", the speed box was
+    empty and the volume slider a stub; with the preview at its narrowest the buttons go on
+    two lines, each whole, and the transcript wraps between words."""
+    window.resize(1024, 700)
+    open_first_hit(qtbot, window, "merge sort halves")
+    player = window.preview_pane.player
+    qtbot.waitUntil(lambda: player.controls.width() > 0)
+    assert cut_controls(player) == []
+    narrowest_preview(window, player)
+    qtbot.waitUntil(lambda: player.transcript_list.width() < 200)
+    qtbot.wait(100)  # the rows laid out again at the new width
+    assert cut_controls(player) == []
+    assert broken_words(player) == []
+    # and at its narrowest, a line of the transcript still holds a dozen characters
+    listing = player.transcript_list
+    assert listing.viewport().width() >= 12 * listing.fontMetrics().averageCharWidth()
 
 
 def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -> None:

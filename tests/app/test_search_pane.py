@@ -13,6 +13,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
+from app.dialogs.settings import apply_theme, is_dark
 from app.search.pane import StatusLine
 from app.search.results import ResultRow, count_line, thumbnail
 from app.window import SearchWindow
@@ -191,6 +192,26 @@ def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Librar
     with qtbot.waitSignal(window.opened) as blocker:
         row.moment_links.linkActivated.emit(str(len(row.moments) - 1))  # the last moment's link
     assert blocker.args == [row.moments[-1]]
+
+    # Dark, then Light: the links are the light theme's colour at once, not the dark one's
+    # pale blue on white (issue 36, item 13).
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    results, lecture = window.search_pane.results, rows.index(lecture_rows[0])
+    try:
+        apply_theme(app, "dark")
+        qtbot.waitUntil(lambda: is_dark(row.palette()))
+        results.setCurrentRow(lecture)
+        results.setCurrentRow(0 if lecture else 1)  # the row's links in the link colour
+        dark_link = row.palette().color(QPalette.ColorRole.Link).name()
+        assert dark_link in row.moment_links.text()
+        apply_theme(app, "light")
+        qtbot.waitUntil(lambda: not is_dark(row.palette()))
+        light_link = row.palette().color(QPalette.ColorRole.Link).name()
+        assert light_link != dark_link
+        assert light_link in row.moment_links.text() and dark_link not in row.moment_links.text()
+    finally:
+        apply_theme(app, "light")
 
 
 def test_the_count_names_the_lectures_and_files_its_rows_hold(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.dialogs.models_page import ModelsPage
@@ -110,12 +110,21 @@ def test_dark_and_light_themes_change_the_palette(qtbot: QtBot) -> None:
         apply_theme(app, "dark")
         assert is_dark(app.palette())
         assert app.style().name().lower() == "fusion"
+        # File dialogs are Qt's, in the theme's colours, not the desktop's light ones.
+        native = Qt.ApplicationAttribute.AA_DontUseNativeDialogs
+        assert app.testAttribute(native)
+        dialog = QFileDialog()
+        assert is_dark(dialog.palette())
         apply_theme(app, "light")
         assert not is_dark(app.palette())
+        qtbot.waitUntil(lambda: not is_dark(dialog.palette()))  # at once, in the next events
+        dialog.deleteLater()
         apply_theme(app, "dark")
         apply_theme(app, "system")
-        # No colour of ours stays: the platform's palette (light on offscreen) shows.
+        # No colour of ours stays: the platform's palette (light on offscreen) shows, and
+        # the desktop's own dialogs, in its colours.
         assert app.palette().resolveMask() == 0 and not is_dark(app.palette())
+        assert not app.testAttribute(native)
     finally:
         apply_theme(app, "light")
 

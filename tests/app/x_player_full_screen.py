@@ -1,6 +1,7 @@
 """Full screen on a real X server with a window manager (run by test_player_full_screen.py
 through the x_server fixture): F then Esc, pressed as real keys, leave one window with the
-player back in its place, its picture and transcript still following playback."""
+player back in its place, its picture and transcript still following playback. F works from
+the search box right after Enter played a hit."""
 
 from __future__ import annotations
 
@@ -82,7 +83,15 @@ def test_f_then_esc_leaves_one_window_with_the_player_back_in_place(
     )
     player = pane.player
     assert player.backend_name == "vlc"
-    window.search_pane.results.setFocus()  # letters type in the search box
+    # Right after Enter, F in the search box is the player's (issue 36, item 3).
+    press("f")
+    qtbot.waitUntil(player.full_screen.is_on)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is player.window(), timeout=10_000)
+    press("Escape")
+    qtbot.waitUntil(lambda: not player.full_screen.is_on())
+    qtbot.waitUntil(window.search_pane.search.hasFocus, timeout=10_000)
+    assert window.search_pane.search.text() == "merge sort halves"
+    window.search_pane.results.setFocus()  # and from the results, round after round
     qtbot.waitUntil(window.search_pane.results.hasFocus)
     for gap_ms in GAPS_MS:
         player.seek(SLOT_MS)  # the lecture (27 s) would end before the last round
