@@ -26,7 +26,7 @@ from engine.importing.progress import Stage, StageReport
 from engine.importing.seeing import TextReaders, VideoFrames
 from engine.media.transcript import SpeechPart, transcript_windows
 from engine.models.registry import ModelRegistry
-from engine.plain_text import clock
+from engine.plain_text import clock, plural
 from engine.store import Store
 from engine.types import ParsedSource, SourceKind
 
@@ -269,9 +269,14 @@ class Reader:
         if suffix not in PHOTO_EXTENSIONS and suffix != ".pdf":
             return parsed
         pages = [s.page for s in parsed.segments if s.needs_ocr and s.page is not None]
-        stage(Stage.READING_PAGES, 0.0, f"{len(pages)} pages without text")
+        photo = suffix in PHOTO_EXTENSIONS
+        stage(
+            Stage.READING_PAGES,
+            0.0,
+            "a photo" if photo else f"{plural(len(pages), 'page')} without text",
+        )
         recognizer = self._recognizer(self.config.threads)
-        if suffix in PHOTO_EXTENSIONS:  # a photo or a scan: its one page is the picture
+        if photo:  # a photo or a scan: its one page is the picture
             texts = {1: lines_to_text(recognizer.read(picture_rgb(path)))}
         else:
             texts = ocr_pdf_pages(path, pages, recognizer, cancel=cancel)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.api import Library, Outcome, SegmentKind, SourceKind
+from engine.api import IngestProgress, Library, Outcome, SegmentKind, SourceKind, Stage
 from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
 from engine.ingest import classify, parse_file
@@ -171,7 +171,11 @@ def test_each_kind_is_searchable_at_its_place(library: Library, tmp_path: Path) 
     make_odp(folder / "slides.odp", [("Intro", "welcome"), ("Convolutions", "a filter slides")])
     # On its side, with the EXIF orientation a phone writes: read only if turned upright.
     make_photo(folder / "whiteboard.jpg", ["Softmax normalises logits"], rotate_exif=True)
-    report = library.ingest([folder])
+    heard: list[IngestProgress] = []
+    report = library.ingest([folder], progress=heard.append)
+    # The import bar says what it reads: a photo, not "1 pages without text".
+    photo = [p.detail for p in heard if p.stage == Stage.READING_PAGES]
+    assert photo and set(photo) == {"a photo"}
     assert {Path(f.path).name: f.outcome for f in report.files} == {
         name: Outcome.INDEXED
         for name in (
