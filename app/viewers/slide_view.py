@@ -274,10 +274,10 @@ class SlideView(QWidget):
         if not self._shown_in:
             return
         video, ms = self._shown_in[0]
-        self.play_button.setText(f"Play where this slide is shown ({clock(ms)})")
+        self._fit_play_text()
         describe(
             self.play_button,
-            self.play_button.text(),
+            f"Play where this slide is shown ({clock(ms)})",
             f"Play {Path(video).name} from {clock(ms)}.",
             f"{Path(video).name} at {clock(ms)}",
         )
@@ -291,6 +291,20 @@ class SlideView(QWidget):
                 menu.addAction(action)
             self.play_button.setMenu(menu)
             self.play_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+
+    def _fit_play_text(self) -> None:
+        """"Play where this slide is shown (01:23)" where the bar has room beside the other
+        buttons, else "Play (01:23)" (its tooltip says the rest): never a cut "Play where …"."""
+        if not self._shown_in:
+            return
+        at = clock(self._shown_in[0][1])
+        full = f"Play where this slide is shown ({at})"
+        others = (self.note_button, self.prev_button, self.next_button)
+        room = self.width() - sum(w.sizeHint().width() for w in others) - 5 * 6 - 12
+        self.play_button.setText(full)
+        if self.play_button.sizeHint().width() > room:
+            self.play_button.setText(f"Play ({at})")
+        self.play_button.setToolTip(full)
 
     def _play_first(self) -> None:
         if self._shown_in:
@@ -368,5 +382,6 @@ class SlideView(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._fit_play_text()
         if self._path:
             self._resize_timer.start()

@@ -269,6 +269,14 @@ def test_slide_view_plays_where_the_slide_is_shown(
         qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
     assert signal.args == [VIDEO, 83_000]
 
+    # In a narrow preview it says less rather than a cut "Play where …own (01:23)".
+    view.resize(520, 400)
+    qtbot.waitUntil(lambda: view.play_button.text() == "Play (01:23)")
+    assert view.play_button.toolTip() == "Play where this slide is shown (01:23)"
+    qtbot.waitUntil(lambda: view.play_button.width() >= view.play_button.sizeHint().width())
+    view.resize(800, 560)
+    qtbot.waitUntil(lambda: view.play_button.text() == "Play where this slide is shown (01:23)")
+
     # Another page of the deck was not found in the video.
     qtbot.keyClick(view, Qt.Key.Key_PageDown)
     assert view.current_page == 3 and not view.play_button.isVisible()
