@@ -140,23 +140,23 @@ def spanish(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return audio
 
 
-def test_it_hears_spanish_as_spanish(base: Path, spanish: Path) -> None:
-    """Through the app's transcriber (child process, int8, VAD, word times), the language
-    found by the model itself (none is given)."""
-    segments: list[SpeechSegment] = []
-    info = Transcriber(base).transcribe(spanish, on_segment=segments.append)
-    text = " ".join(s.text for s in segments)
-    assert info.language == "es", text
-    assert heard_share(text, SPANISH) >= 0.5, text
-    assert sum(len(s.words) for s in segments) >= 10, text
-
-
 @pytest.fixture(scope="module")
 def kept(base: Path) -> Iterator[Transcriber]:
     """One child (and base loaded once) for the tests that only listen."""
     transcriber = Transcriber(base, keep_alive=True)
     yield transcriber
     transcriber.close()
+
+
+def test_it_hears_spanish_as_spanish(kept: Transcriber, spanish: Path) -> None:
+    """Through the app's transcriber (child process, int8, VAD, word times), the language
+    found by the model itself (none is given)."""
+    segments: list[SpeechSegment] = []
+    info = kept.transcribe(spanish, on_segment=segments.append)
+    text = " ".join(s.text for s in segments)
+    assert info.language == "es", text
+    assert heard_share(text, SPANISH) >= 0.5, text
+    assert sum(len(s.words) for s in segments) >= 10, text
 
 
 def test_silence_has_no_language_and_no_speech(kept: Transcriber, tmp_path: Path) -> None:
