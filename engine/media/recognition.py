@@ -33,6 +33,11 @@ _SEARCH_S = 10  # a piece ends at the quietest moment this close to its nominal 
 PROBE_WINDOWS = 3
 PROBE_S = (90, 300)
 SURE = 0.5
+# Audio whose loudest half second is quieter than this holds nothing anyone could hear (a
+# recorder left running, a muted microphone): its silence is found in one pass over the
+# samples, not by voice activity detection and the model.
+SILENT_DBFS = -60.0
+_SILENT_POWER = 10 ** (SILENT_DBFS / 10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,19 +205,43 @@ def _detect(conn: Connection, job: _Job, models: _Models) -> None:
     else:
         language, probability = "", 0.0
         for seconds in PROBE_S:
-            try:
-                language, probability, _ = model.detect_language(
-                    audio[: seconds * SAMPLE_RATE],
-                    vad_filter=job.vad,
-                    language_detection_segments=PROBE_WINDOWS,
-                    language_detection_threshold=SURE,
-                )
-            except ValueError:  # no speech at all: nothing to concatenate after VAD
-                language, probability = "", 0.0
+            language, probability = _language(model, audio[: seconds * SAMPLE_RATE], job.vad)
             if probability >= SURE or len(audio) <= seconds * SAMPLE_RATE:
                 break
-        conn.send(("language", str(language), float(probability)))
+        conn.send(("language", language, probability))
     conn.send(("done",))
+
+
+def _language(model: Any, audio: np.ndarray, vad: bool) -> tuple[str, float]:
+    """The language ``model`` hears in ``audio``; ("", 0.0) when it holds no speech. Whisper
+    given no speech (voice activity detection left nothing) guesses from the silence, and
+    says English at 0.57: a lecture whose first 90 s are silent was heard as English."""
+    if _silent(audio):
+        return "", 0.0
+    if vad:
+        from faster_whisper.vad import collect_chunks, get_speech_timestamps
+
+        speech = get_speech_timestamps(audio)
+        if not speech:
+            return "", 0.0
+        audio = np.concatenate(collect_chunks(audio, speech)[0])
+    language, probability, _ = model.detect_language(
+        audio,
+        language_detection_segments=PROBE_WINDOWS,
+        language_detection_threshold=SURE,
+    )
+    return str(language), float(probability)
+
+
+def _silent(audio: np.ndarray) -> bool:
+    """Whether no half second of ``audio`` is louder than ``SILENT_DBFS``: there is nothing
+    to hear, and neither voice activity detection (0.55 s of CPU per 300 s of audio) nor
+    the model need to listen to it."""
+    frame = SAMPLE_RATE // 2
+    return not any(
+        np.mean(np.square(audio[start : start + frame], dtype=np.float64)) >= _SILENT_POWER
+        for start in range(0, len(audio), frame)
+    )
 
 
 def _recognise(conn: Connection, job: _Job, models: _Models) -> None:
@@ -230,7 +259,7 @@ def _recognise(conn: Connection, job: _Job, models: _Models) -> None:
     # stays flat however long the lecture is.
     for begin, end in _pieces(audio):
         piece = audio[begin:end]
-        if len(piece) < SAMPLE_RATE // 10:
+        if len(piece) < SAMPLE_RATE // 10 or _silent(piece):
             continue
         segments, info = model.transcribe(
             piece,

@@ -11,9 +11,12 @@ from engine.errors import CoursedexError
 from engine.ingest import parse_file
 from engine.ingest.photos import picture_rgb
 from tools.hostile.corpus import ERROR, INDEXED, Case
-from tools.hostile.documents import hostile_documents
+from tools.hostile.documents import LONG_DOCUMENTS, hostile_documents, paragraph_word
 
 CONFIG = EngineConfig()
+
+
+Read = tuple[str, str, list[str]]  # outcome, reason, the words read
 
 
 @pytest.fixture(scope="module")
@@ -23,14 +26,20 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> list[Case]:
     return hostile_documents(course)
 
 
-def _outcome(case: Case) -> tuple[str, str]:
+@pytest.fixture(scope="module")
+def outcomes(cases: list[Case]) -> dict[str, Read]:
+    """Each case read once, by name."""
+    return {case.path.name: _read(case) for case in cases}
+
+
+def _read(case: Case) -> Read:
     try:
         parsed = parse_file(case.path, CONFIG)
         if any(s.needs_ocr for s in parsed.segments):
             picture_rgb(case.path)  # what the import's OCR reads
     except CoursedexError as e:
-        return ERROR, str(e)
-    return INDEXED, ""
+        return ERROR, str(e), []
+    return INDEXED, "", " ".join(s.text for s in parsed.segments).split()
 
 
 def test_every_kind_is_broken_huge_encrypted_and_lying(cases: list[Case]) -> None:
@@ -41,10 +50,10 @@ def test_every_kind_is_broken_huge_encrypted_and_lying(cases: list[Case]) -> Non
         assert word in whats
 
 
-def test_each_is_read_or_refused_in_one_line(cases: list[Case]) -> None:
+def test_each_is_read_or_refused_in_one_line(cases: list[Case], outcomes: dict[str, Read]) -> None:
     wrong = []
     for case in cases:
-        outcome, reason = _outcome(case)
+        outcome, reason, _ = outcomes[case.path.name]
         if case.expect not in (None, outcome):
             wrong.append(f"{case.path.name}: {outcome} {reason}")
         if outcome == ERROR and ("\n" in reason or not reason.strip() or len(reason) > 200):
@@ -65,6 +74,14 @@ def test_each_is_read_or_refused_in_one_line(cases: list[Case]) -> None:
         ("pdf_named.jpg", "not a picture"),
     ],
 )
-def test_refusals_say_why(cases: list[Case], name: str, reason: str) -> None:
-    case = next(c for c in cases if c.path.name == name)
-    assert _outcome(case)[1].startswith(reason)
+def test_refusals_say_why(outcomes: dict[str, Read], name: str, reason: str) -> None:
+    assert outcomes[name][1].startswith(reason)
+
+
+@pytest.mark.parametrize(("name", "paragraphs"), LONG_DOCUMENTS.items())
+def test_a_long_document_is_read_to_its_last_paragraph(
+    outcomes: dict[str, Read], name: str, paragraphs: int
+) -> None:
+    """Every paragraph, once, in order (a word each: tools/hostile/documents.py)."""
+    words = outcomes[name][2]
+    assert words == [paragraph_word(i) for i in range(paragraphs)], words[-3:]

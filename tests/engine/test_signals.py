@@ -27,6 +27,7 @@ import pytest
 from engine.config import EngineConfig
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
+from tests.engine.cli_run import InProcessCli
 from tests.web_site import clear_proxies, serve_site
 
 REPO = Path(__file__).resolve().parents[2]
@@ -104,24 +105,23 @@ def _both_cores(argv: list[str]) -> list[str]:
     return [*argv[: argv.index("--threads") + 1], "2", *argv[argv.index("--threads") + 2 :]]
 
 
-def _stats(library: Path, models: Path) -> dict[str, object]:
-    argv = ["--library", str(library), "--models", str(models), "stats", "--json"]
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli", *argv],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+def _stats(cli_main: InProcessCli, library: Path, models: Path) -> dict[str, object]:
+    """``coursedex stats --json``, in-process: the signalled command is the child here."""
+    done = cli_main(library, models, "stats", "--json")
+    assert done.returncode == 0, done.lines
     return json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_reindex_and_leaves_the_library_as_it_was(
-    tmp_path: Path, big_library: Path, models_dir: Path, signum: signal.Signals
+    tmp_path: Path,
+    big_library: Path,
+    models_dir: Path,
+    signum: signal.Signals,
+    cli_main: InProcessCli,
 ) -> None:
     library = Path(shutil.copytree(big_library, tmp_path / "lib"))
-    before = _stats(library, models_dir)
+    before = _stats(cli_main, library, models_dir)
     argv = ["--library", str(library), "--models", str(models_dir), "--threads", "1"]
     command = Command(*argv, "reindex", sigint_ignored=signum == signal.SIGINT)
     command.wait_for("re-embedding 512/1100")
@@ -130,7 +130,7 @@ def test_a_signal_stops_reindex_and_leaves_the_library_as_it_was(
     assert code == STATUS[signum], err
     assert "re-index stopped; the library is as it was" in err, err
     assert "Traceback" not in err and "re-indexed" not in out, err
-    after = _stats(library, models_dir)
+    after = _stats(cli_main, library, models_dir)
     assert after == before
     assert not list(library.rglob("*.tmp")) and not list(library.rglob("*.part"))
 

@@ -9,8 +9,10 @@ import hashlib
 import importlib.util
 import json
 import shutil
+import subprocess
 import sys
 import threading
+import wave
 from collections.abc import Iterator
 from dataclasses import replace
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -20,7 +22,7 @@ import numpy as np
 import pytest
 
 from engine.errors import ModelError
-from engine.media.transcribe import SpeechSegment, Transcriber
+from engine.media.transcribe import DetectedLanguage, SpeechSegment, Transcriber
 from engine.models.catalog import KNOWN_MODELS, ModelSpec
 from engine.models.manifest import file_entry
 from engine.models.registry import INT8_NOTE, ModelRegistry
@@ -138,15 +140,54 @@ def spanish(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return audio
 
 
-def test_it_hears_spanish_as_spanish(base: Path, spanish: Path) -> None:
+@pytest.fixture(scope="module")
+def kept(base: Path) -> Iterator[Transcriber]:
+    """One child (and base loaded once) for the tests that only listen."""
+    transcriber = Transcriber(base, keep_alive=True)
+    yield transcriber
+    transcriber.close()
+
+
+def test_it_hears_spanish_as_spanish(kept: Transcriber, spanish: Path) -> None:
     """Through the app's transcriber (child process, int8, VAD, word times), the language
     found by the model itself (none is given)."""
     segments: list[SpeechSegment] = []
-    info = Transcriber(base).transcribe(spanish, on_segment=segments.append)
+    info = kept.transcribe(spanish, on_segment=segments.append)
     text = " ".join(s.text for s in segments)
     assert info.language == "es", text
     assert heard_share(text, SPANISH) >= 0.5, text
     assert sum(len(s.words) for s in segments) >= 10, text
+
+
+def test_silence_has_no_language_and_no_speech(kept: Transcriber, tmp_path: Path) -> None:
+    """Eleven minutes of silence (a recorder left running; two pieces, past both probes):
+    the probe hears no speech rather than guessing English from the silence, and the
+    transcription finds none and claims no language."""
+    path = tmp_path / "silence.mp3"
+    silent = ("-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "660")
+    mp3 = ("-c:a", "libmp3lame", "-b:a", "8k")
+    subprocess.run(["ffmpeg", "-v", "error", *silent, *mp3, str(path)], check=True)
+    assert kept.detect_language(path) == DetectedLanguage("", 0.0)
+    segments: list[SpeechSegment] = []
+    result = kept.transcribe(path, on_segment=segments.append)
+    assert (result.language, result.segments, segments) == ("", 0, [])
+    assert abs(result.duration_ms - 660_000) < 1000
+    assert result.model_loads == 1
+
+
+def test_a_lecture_after_a_long_silence_is_heard_in_its_language(
+    kept: Transcriber, spanish: Path, tmp_path: Path
+) -> None:
+    """A recording that starts 100 s before the teacher speaks: the first 90 s hold no
+    speech, so the probe listens on (to 300 s) instead of taking the silence for English."""
+    with wave.open(str(spanish), "rb") as w:
+        params, speech = w.getparams(), w.readframes(w.getnframes())
+    path = tmp_path / "late_start.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setparams(params)
+        w.writeframes(b"\0" * (params.sampwidth * params.framerate * 100) + speech)
+    detected = kept.detect_language(path)
+    assert detected.language == "es", detected
 
 
 def test_the_int8_file_computes_what_ctranslate2_made_of_the_float16_one(

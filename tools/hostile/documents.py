@@ -23,11 +23,23 @@ from tools.factories import make_pdf, make_zip_bomb
 from tools.hostile.corpus import ERROR, INDEXED, Case, _rand
 
 SECTION = [("Thermodynamics", ["Entropy of an isolated system never decreases."])]
+# The long documents and their count of paragraphs. What is hostile in them is the count
+# (python-docx looked each paragraph's style up among all the styles: 20,000 took 23 s), so
+# each paragraph is one word, paragraph_word(i): nine words a paragraph made a megabyte of
+# text whose embedding took 76 s of CPU; embedding a huge text is test_hostile_inputs's
+# ten-megabyte one.
+LONG_DOCUMENTS = {"twenty_thousand_paragraphs.docx": 20_000, "long.rtf": 12_000}
 _LAUGHS = (
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
     + "".join(f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i else "&lol;" * 10}">' for i in range(9))
     + "]>"
 )
+
+
+def paragraph_word(i: int) -> str:
+    """Paragraph ``i`` of a long document: a word of its own, so that a reader that stops
+    early, skips or repeats paragraphs is seen."""
+    return f"para{i}"
 
 
 def _rezip(source: Path, out: Path, replace: dict[str, bytes]) -> Path:
@@ -78,8 +90,9 @@ def _docx(course: Path, work: Path) -> list[Case]:
             ERROR,
         ),
     ]
-    paragraphs = [f"Paragraph {i} of a long handout about heat engines." for i in range(20_000)]
-    long = make_docx(course / "twenty_thousand_paragraphs.docx", [("Heat", paragraphs)])
+    name = "twenty_thousand_paragraphs.docx"
+    paragraphs = [paragraph_word(i) for i in range(LONG_DOCUMENTS[name])]
+    long = make_docx(course / name, [("Heat", paragraphs)])
     cases.append(Case(long, "a .docx of 20,000 paragraphs", INDEXED))
     return cases
 
@@ -142,8 +155,7 @@ def _rtf_and_html(course: Path) -> list[Case]:
             None,
         ),
     ]
-    paragraphs = [f"Paragraph {i}: stoichiometry balances reactions." for i in range(12_000)]
-    make_rtf(course / "long.rtf", paragraphs)
+    make_rtf(course / "long.rtf", [paragraph_word(i) for i in range(LONG_DOCUMENTS["long.rtf"])])
     cases.append(Case(course / "long.rtf", "an .rtf of 12,000 paragraphs", INDEXED))
     page = make_html(course / "saved_page.html", "Kinetics", [("Rates", ["Rate laws. " * 30])])
     cases.append(Case(page, "a saved page", INDEXED))
