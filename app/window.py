@@ -17,14 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import (
-    QCloseEvent,
-    QDragEnterEvent,
-    QDropEvent,
-    QKeySequence,
-    QResizeEvent,
-    QShowEvent,
-)
+from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -46,6 +39,7 @@ from app.library.changes import (
     Removed,
     Reread,
 )
+from app.library.drops import DropTarget
 from app.library.file_dialogs import FileDialogs
 from app.library.import_bar import ImportBar, file_state
 from app.library.outside_changes import OutsideChanges
@@ -172,7 +166,7 @@ class SearchWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.import_bar)
         self.setCentralWidget(body)
-        self.setAcceptDrops(True)
+        self.drops = DropTarget(self, self.pack_import.take_packs, self.import_paths)
         self._menus()
         self.state_file = window_state or state_path(settings_path)
         remembered = self._load_state()
@@ -421,17 +415,6 @@ class SearchWindow(QMainWindow):
         self.settings = new
 
     # --- import ----------------------------------------------------------------------------
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
-            event.acceptProposedAction()
-            if files := self.pack_import.take_packs(paths):  # a course pack: its own import
-                self.import_paths(files)
 
     def _add_files(self) -> None:
         if paths := self.file_dialogs.files_to_import():
