@@ -166,7 +166,7 @@ class SearchWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.import_bar)
         self.setCentralWidget(body)
-        self.drops = DropTarget(self, self.pack_import.take_packs, self.import_paths)
+        self.drops = DropTarget(self, body, self.pack_import.take_packs, self.import_paths)
         self._menus()
         self.state_file = window_state or state_path(settings_path)
         remembered = self._load_state()

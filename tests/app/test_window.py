@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QDropEvent, QPalette
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.library.import_bar import progress_text
@@ -109,6 +111,43 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
     assert reports[-1].result is not None
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.title != "")
     assert library.search("hippopotamus").results[0].source == str(course / "lecture.srt")
+
+
+def test_files_dragged_over_the_window_show_what_a_drop_does(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """Issue 36, item 17: while files are dragged over the window a hint covers it (seen:
+    the window's middle is painted in the highlight colour), gone when they leave or drop."""
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path))])
+    middle = QPoint(window.width() // 2, window.height() // 2)
+    buttons, keys = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    highlight = window.palette().color(QPalette.ColorRole.Highlight)
+
+    def hint_shown() -> bool:
+        hints = [w for w in window.findChildren(QLabel) if "Drop to import" in w.text()]
+        painted = QColor(window.grab().toImage().pixel(middle)) == highlight
+        return painted and any(w.isVisible() for w in hints)
+
+    assert not hint_shown()
+    enter = QDragEnterEvent(middle, Qt.DropAction.CopyAction, mime, buttons, keys)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted() and hint_shown()
+    QApplication.sendEvent(window, QDragLeaveEvent())
+    assert not hint_shown()
+    QApplication.sendEvent(
+        window, QDragEnterEvent(middle, Qt.DropAction.CopyAction, mime, buttons, keys)
+    )
+    assert hint_shown()
+    with qtbot.waitSignal(window.imported, timeout=30_000):  # an empty folder: nothing to do
+        QApplication.sendEvent(
+            window, QDropEvent(QPointF(middle), Qt.DropAction.CopyAction, mime, buttons, keys)
+        )
+    assert not hint_shown()
 
 
 def test_progress_line_names_file_stage_and_time_left() -> None:
