@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
-    QMessageBox,
     QPushButton,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
+from app.dialogs.confirm import confirmed
 from app.notes.editor import ask_note
 from app.notes.places import note_place
 from app.notes.tree import NOTE_ID, NotesTree
@@ -266,18 +266,9 @@ class NotesPanel(QWidget):
         note = self.current_note()
         if note is None:
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Remove note",
-            f"Remove the note at {note_place(note)}?\n\n“{note.text}”",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self.window(),
-        )
-        try:
-            if box.exec() != QMessageBox.StandardButton.Yes:
-                return
-        finally:
-            box.deleteLater()
+        asked = f"Remove the note at {note_place(note)}?\n\n“{note.text}”"
+        if not confirmed(self.window(), "Remove note", asked):
+            return
         items = self.note_rows()
         at = next(n for n, item in enumerate(items) if item.data(0, NOTE_ID) == note.id)
         after = [item.data(0, NOTE_ID) for item in (items[at + 1 :] + items[:at][::-1])]
