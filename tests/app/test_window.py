@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QDropEvent, 
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from app.library.import_bar import progress_text
+from app.library.import_bar import ElidedLabel, progress_text
 from app.search.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.importing.progress import IngestProgress, IngestReport, Outcome
@@ -152,8 +152,21 @@ def test_files_dragged_over_the_window_show_what_a_drop_does(
 
 def test_progress_line_names_file_stage_and_time_left() -> None:
     p = IngestProgress("/x/lecture.mp4", 1, 3, "transcribing", 0.4, 95.0, None, 0.43, "0.04x")
-    line = "Importing 2/3 lecture.mp4: transcribing 43% (0.04x), about 2 min left"
+    line = "Importing 2/3 lecture.mp4: transcribing 43%, about 2 min left"  # no "(0.04x)"
     assert progress_text(p) == line
+
+
+def test_the_bar_cuts_a_long_name_not_the_time_left(qtbot: QtBot) -> None:
+    """Issue 36, item 14: "less than a minute l…" was cut; the file's name gives way."""
+    name = "week-03-dynamic-programming-memoisation-and-tabulation-worked-examples.mp4"
+    p = IngestProgress(f"/x/{name}", 5, 6, "transcribing", 0.9, 30.0, None, 0.47, "0.05x")
+    label = ElidedLabel()
+    qtbot.addWidget(label)
+    label.resize(label.fontMetrics().horizontalAdvance("x" * 60), 20)
+    label.setText(progress_text(p), name)
+    assert label.shown().endswith(": transcribing 47%, less than a minute left")
+    assert label.shown().startswith("Importing 6/6 week") and "…" in label.shown()
+    assert label.toolTip() == label.text() == progress_text(p)  # all of it
 
 
 def test_closing_mid_search_leaves_nothing_running_on_the_library(
