@@ -69,10 +69,8 @@ class NotesPanel(QWidget):
             shortcut = QShortcut(QKeySequence(key), self.tree)
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(act)
-        self.empty = QLabel(EMPTY)
-        self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.empty.setMargin(12)
+        self.empty = self.tree.empty  # "No notes yet…", inside the list
+        self.empty.setText(EMPTY)
         self.status = QLabel()  # what failed
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #d9534f;")  # readable on the light and the dark theme
@@ -100,10 +98,8 @@ class NotesPanel(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.tree, 1)
-        column.addWidget(self.empty, 1)
         column.addWidget(self.status)
         column.addLayout(buttons)
-        self.empty.hide()
         self.setFocusProxy(self.tree)
 
     # --- reading the library ---------------------------------------------------------------
@@ -158,7 +154,6 @@ class NotesPanel(QWidget):
             course.setData(0, Qt.ItemDataRole.AccessibleTextRole, said)
         self.tree.expandAll()
         self.empty.setText(EMPTY)
-        self.tree.setVisible(bool(notes))
         self.empty.setVisible(not notes)
         self._update_buttons()
 

@@ -191,6 +191,12 @@ def test_a_note_another_process_adds_shows_in_the_open_panel(
 ) -> None:
     go_to_notes(qtbot, window)
     qtbot.waitUntil(window.notes_panel.empty.isVisible)  # "No notes yet…"
+    # Issue 36, item 17: with no notes, Ctrl+6 still takes the focus to the Notes panel
+    # (it stayed in the search box), its empty list saying how to add one.
+    assert QApplication.focusWidget() is window.notes_panel.tree
+    qtbot.keySequence(window.focusWidget() or window, "Ctrl+L")  # type: ignore[attr-defined]
+    go_to_notes(qtbot, window)
+    assert window.notes_panel.empty.isVisible()
     lecture = path_of(lecture_library, SourceKind.VIDEO)
     child = subprocess.run(  # `coursedex notes add` in a terminal
         [
