@@ -49,13 +49,13 @@ from app.notes.panel import NotesPanel
 from app.notes.side import SideTabs
 from app.panes import PREVIEW_LEAST, pane_widths, preview_wanted
 from app.player.memory import PlaybackMemory
-from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
-from app.search.results import OPEN_HINT, ResultRow
+from app.search.examples import EMPTY_LIBRARY, FirstSteps
+from app.search.pane import SEARCH_SHORTCUTS, SearchPane
+from app.search.results import ResultRow
 from app.tasks import Tasks
 from app.viewers.preview import PreviewPane
 from app.window_state import WindowState, load_state, save_state, state_path
 from engine.api import (
-    Course,
     IngestProgress,
     IngestReport,
     Library,
@@ -129,7 +129,10 @@ class SearchWindow(QMainWindow):
         self.follower = LibraryFollower(
             library, self.tasks, self.panel, lambda: self.importing, self
         )
-        self.follower.courses_read.connect(self._courses_read)
+        self.first_steps = FirstSteps(  # what is said while the library is empty, examples
+            self.search_pane, self.preview_pane.placeholder, self.panel, self.import_bar
+        )
+        self.follower.courses_read.connect(self.first_steps.courses_read)
         self.follower.search_due.connect(self._search_again)
         self.follower.failed.connect(self.search_pane.status.setText)
         self.library_changed.connect(self._library_changed)
@@ -275,11 +278,6 @@ class SearchWindow(QMainWindow):
         elif isinstance(change, FilesChanged):
             self.preview_pane.restored(change.paths)
         self.follower.apply(change)
-
-    def _courses_read(self, courses: list[Course], files: int) -> None:
-        self.search_pane.set_courses(courses, files)
-        if not self.search_pane.query:
-            self.preview_pane.placeholder.setText(EMPTY_LIBRARY if not files else OPEN_HINT)
 
     def _search_again(self) -> None:
         """The library changed under the results shown: they must not show what was removed,

@@ -139,6 +139,7 @@ class ImportBar(QWidget):
         self._unfinished = 0  # files offered for resuming
         self._note = ""  # said during the run: shown after its progress until it ends
         self._files = 0  # how many files the run has (0: not known yet)
+        self.course: str | None = None  # the course the run imports into, when one is named
         self._ended: set[str] = set()  # the run's files that have their result
 
     @property
@@ -156,7 +157,7 @@ class ImportBar(QWidget):
         def work(job: Task[IngestProgress]) -> IngestReport:
             return library.ingest(chosen, course=course, progress=job.report, cancel=job.cancelled)
 
-        self._run(work)
+        self._run(work, course)
         self.status.setText(f"Importing {plural(len(paths), 'item')}…")
 
     def import_again(self, paths: Sequence[Path]) -> None:
@@ -271,8 +272,11 @@ class ImportBar(QWidget):
             then += " not imported: add them again after the next start."
         return f"An import is still running. Quit anyway? {then}"
 
-    def _run(self, work: Callable[[Task[IngestProgress]], IngestReport]) -> None:
+    def _run(
+        self, work: Callable[[Task[IngestProgress]], IngestReport], course: str | None = None
+    ) -> None:
         self._hide_offer()
+        self.course = course
         self.errors_button.hide()
         self._note, self._files, self._ended = "", 0, set()
         self.progress.setValue(0)
