@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QPainter, QPaintEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.library.import_errors import ImportErrorsDialog
@@ -55,18 +55,27 @@ class ElidedLabel(QLabel):
     """One line of text; when it does not fit, the part given to squeeze (a file's name) is
     cut in its middle, so that what follows it (the stage, the time left) is whole, or else
     the line is cut at its end. ``text()`` is all of it and so is the tooltip. Its height
-    never changes with the text."""
+    never changes with the text. The line is fitted when the text or the width changes and
+    Qt paints it (a paint in Python waited for the import's thread to let go of Python)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWordWrap(False)
         self.setTextFormat(Qt.TextFormat.PlainText)
+        self._full = ""
         self._squeeze = ""
 
     def setText(self, text: str, squeeze: str = "") -> None:
-        self._squeeze = squeeze
-        super().setText(text)
+        self._full, self._squeeze = text, squeeze
         self.setToolTip(text if "\n" in text or len(text) > 60 else "")
+        super().setText(self.shown())
+
+    def text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        super().setText(self.shown())
 
     def minimumSizeHint(self) -> QSize:
         return QSize(0, self.fontMetrics().height())
@@ -86,12 +95,6 @@ class ElidedLabel(QLabel):
                 cut = metrics.elidedText(squeeze, Qt.TextElideMode.ElideMiddle, room)
                 line = line.replace(squeeze, cut, 1)
         return metrics.elidedText(line, Qt.TextElideMode.ElideRight, width)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        painter.setPen(self.palette().color(self.foregroundRole()))
-        painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignVCenter), self.shown())
-        painter.end()
 
 
 class ImportBar(QWidget):
