@@ -99,7 +99,8 @@ def _cannot_open(reason: str, *, offer_start_over: bool = False) -> bool:
         f"{text}\n\nStart Over keeps the damaged files in a folder inside the library."
     )
     again = box.addButton("Start Over", QMessageBox.ButtonRole.AcceptRole)
-    box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
+    # Start Over sets the library aside: Enter alone quits (issue 36, item 16).
+    box.setDefaultButton(box.addButton("Quit", QMessageBox.ButtonRole.RejectRole))
     box.exec()
     return box.clickedButton() is again
 

@@ -17,14 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import (
-    QCloseEvent,
-    QDragEnterEvent,
-    QDropEvent,
-    QKeySequence,
-    QResizeEvent,
-    QShowEvent,
-)
+from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -46,6 +39,7 @@ from app.library.changes import (
     Removed,
     Reread,
 )
+from app.library.drops import DropTarget
 from app.library.file_dialogs import FileDialogs
 from app.library.import_bar import ImportBar, file_state
 from app.library.outside_changes import OutsideChanges
@@ -56,13 +50,13 @@ from app.notes.panel import NotesPanel
 from app.notes.side import SideTabs
 from app.panes import PREVIEW_LEAST, pane_widths, preview_wanted
 from app.player.memory import PlaybackMemory
-from app.search.pane import EMPTY_LIBRARY, SEARCH_SHORTCUTS, SearchPane
-from app.search.results import OPEN_HINT, ResultRow
+from app.search.examples import EMPTY_LIBRARY, FirstSteps
+from app.search.pane import SEARCH_SHORTCUTS, SearchPane
+from app.search.results import ResultRow
 from app.tasks import Tasks
 from app.viewers.preview import PreviewPane
 from app.window_state import WindowState, load_state, place_window, save_state, state_path
 from engine.api import (
-    Course,
     IngestProgress,
     IngestReport,
     Library,
@@ -136,7 +130,10 @@ class SearchWindow(QMainWindow):
         self.follower = LibraryFollower(
             library, self.tasks, self.panel, lambda: self.importing, self
         )
-        self.follower.courses_read.connect(self._courses_read)
+        self.first_steps = FirstSteps(  # what is said while the library is empty, examples
+            self.search_pane, self.preview_pane.placeholder, self.panel, self.import_bar
+        )
+        self.follower.courses_read.connect(self.first_steps.courses_read)
         self.follower.search_due.connect(self.search_pane.refresh)
         self.follower.failed.connect(self.search_pane.status.setText)
         self.library_changed.connect(self._library_changed)
@@ -174,7 +171,7 @@ class SearchWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.import_bar)
         self.setCentralWidget(body)
-        self.setAcceptDrops(True)
+        self.drops = DropTarget(self, body, self.pack_import.take_packs, self.import_paths)
         self._menus()
         self.state_file = window_state or state_path(settings_path)
         remembered = self._load_state()
@@ -285,10 +282,6 @@ class SearchWindow(QMainWindow):
             self.preview_pane.restored(change.paths)
         self.follower.apply(change)
 
-    def _courses_read(self, courses: list[Course], files: int) -> None:
-        self.search_pane.set_courses(courses, files)
-        if not self.search_pane.query:
-            self.preview_pane.placeholder.setText(EMPTY_LIBRARY if not files else OPEN_HINT)
 
     def _position_of(self, path: str) -> int | None:
         """Where a lecture was left, if the player remembers (it does beside the settings)."""
@@ -418,17 +411,6 @@ class SearchWindow(QMainWindow):
         self.settings = new
 
     # --- import ----------------------------------------------------------------------------
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls():
-            event.acceptProposedAction()
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
-            event.acceptProposedAction()
-            if files := self.pack_import.take_packs(paths):  # a course pack: its own import
-                self.import_paths(files)
 
     def _add_files(self) -> None:
         if paths := self.file_dialogs.files_to_import():

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableWidget,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
+from app.dialogs.confirm import confirmed
 from app.tasks import Failure, Tasks
 from engine.api import Cancelled, CoursedexError, ModelError, ModelInfo, ModelRegistry, human_size
 
@@ -219,10 +219,8 @@ class ModelsPage(QWidget):
         if info is None or info.path is None or self._busy:
             return
         if confirm:
-            answer = QMessageBox.question(
-                self, "Remove model", f"Delete {info.name} ({info.path}) from this computer?"
-            )
-            if answer != QMessageBox.StandardButton.Yes:
+            asked = f"Delete {info.name} ({info.path}) from this computer?"
+            if not confirmed(self, "Remove model", asked):
                 return
         try:
             self.registry.remove(info.name)

@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QProcess, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from app.dialogs.confirm import confirmed
 from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
 from app.library.file_dialogs import FileDialogs
 from app.library.language import LanguageActions
@@ -202,17 +203,11 @@ class LibraryActions(QObject):
     def _confirm_removal(self, target: str, is_course: bool, importing: bool) -> bool:
         what = _what(target, is_course) + (" and its files" if is_course else "")
         stops = " An import is running: its work on it stops." if importing else ""
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        return confirmed(
+            self.parent_,
             "Remove from the library",
             f"Remove {what} from the library?{stops} The files on disk are not touched.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self.parent_,
         )
-        try:
-            return box.exec() == QMessageBox.StandardButton.Yes
-        finally:
-            box.deleteLater()
 
     def _removed(self, target: str, is_course: bool, outcome: int | Failure) -> None:
         self.panel.set_removing(target, False)

@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from app.dialogs.confirm import confirmed
 from engine.api import IMPORT_GROUPS
 
 Location = QStandardPaths.StandardLocation
@@ -126,18 +127,12 @@ class FileDialogs:
         after): asked as the dialog asks when it is there."""
         if not path.exists():
             return True
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
+        return confirmed(
+            self.parent,
             "Replace the file?",
             f"{path.name} already exists. Do you want to replace it?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self.parent,
+            QMessageBox.Icon.Warning,
         )
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        try:
-            return box.exec() == QMessageBox.StandardButton.Yes
-        finally:
-            box.deleteLater()
 
     def _dialog(self, title: str, usual: Location) -> QFileDialog:
         return QFileDialog(self.parent, title, self.start_folder(usual))

@@ -2,9 +2,11 @@
 (searches keep theirs), with the file, stage and time left, a progress bar and Cancel.
 Paths given during a run wait for the next one. Files an earlier run did not finish are
 offered for resuming, not resumed unasked. The bar is one line high whatever it shows: a
-long line is elided, the whole of it in its tooltip. It shows an import's progress at most
-ten times a second (a folder of small files reports many times a second, and each repaint of
-the bar waits for the import's thread to let go of Python); every report is still passed on.
+long line is elided, the whole of it in its tooltip. It shows a file's share of a stage at
+most ten times a second (a folder of small files reports many times a second, and each
+repaint of the bar waits for the import's thread to let go of Python), but a new file or
+stage at once, before it is passed on: a file's row never says a stage the bar does not.
+Every report is passed on.
 
 A cancelled import offers Resume at once (the files it left are queued in the library, and
 speech already recognised is kept), as does the next start. Files that could not be read
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QPainter, QPaintEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.library.import_errors import ImportErrorsDialog
@@ -40,6 +43,7 @@ from engine.api import (
     plural,
     printable,
     progress_line,
+    shown_name,
     stage_text,
 )
 
@@ -50,17 +54,30 @@ SHOW_EVERY_MS = 100
 
 
 class ElidedLabel(QLabel):
-    """One line of text, elided at the end when it does not fit; ``text()`` is all of it and
-    so is the tooltip. Its height never changes with the text."""
+    """One line of text; when it does not fit, the part given to squeeze (a file's name) is
+    cut in its middle, so that what follows it (the stage, the time left) is whole, or else
+    the line is cut at its end. ``text()`` is all of it and so is the tooltip. Its height
+    never changes with the text. The line is fitted when the text or the width changes and
+    Qt paints it (a paint in Python waited for the import's thread to let go of Python)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWordWrap(False)
         self.setTextFormat(Qt.TextFormat.PlainText)
+        self._full = ""
+        self._squeeze = ""
 
-    def setText(self, text: str) -> None:
-        super().setText(text)
+    def setText(self, text: str, squeeze: str = "") -> None:
+        self._full, self._squeeze = text, squeeze
         self.setToolTip(text if "\n" in text or len(text) > 60 else "")
+        super().setText(self.shown())
+
+    def text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        super().setText(self.shown())
 
     def minimumSizeHint(self) -> QSize:
         return QSize(0, self.fontMetrics().height())
@@ -69,13 +86,17 @@ class ElidedLabel(QLabel):
         line = " ".join(self.text().split())
         return QSize(self.fontMetrics().horizontalAdvance(line), self.fontMetrics().height())
 
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
+    def shown(self) -> str:
+        """The line as painted at the label's width."""
         line = " · ".join(part for part in self.text().splitlines() if part.strip())
-        shown = self.fontMetrics().elidedText(line, Qt.TextElideMode.ElideRight, self.width())
-        painter.setPen(self.palette().color(self.foregroundRole()))
-        painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignVCenter), shown)
-        painter.end()
+        metrics, width, squeeze = self.fontMetrics(), self.width(), self._squeeze
+        if metrics.horizontalAdvance(line) > width and squeeze and squeeze in line:
+            rest = metrics.horizontalAdvance(line.replace(squeeze, "", 1))
+            room = width - rest - metrics.averageCharWidth()  # the painter's rounding
+            if room >= metrics.horizontalAdvance("ab…yz"):
+                cut = metrics.elidedText(squeeze, Qt.TextElideMode.ElideMiddle, room)
+                line = line.replace(squeeze, cut, 1)
+        return metrics.elidedText(line, Qt.TextElideMode.ElideRight, width)
 
 
 class ImportBar(QWidget):
@@ -103,7 +124,7 @@ class ImportBar(QWidget):
         self._errors: list[FileResult] = []  # the last import's files that failed
         bar = QHBoxLayout(self)
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.status, 1)
+        bar.addWidget(self.status, 3)  # the line is read; the bar is glanced at
         bar.addWidget(self.progress, 1)
         buttons = (self.errors_button, self.cancel_button, self.resume_button, self.later_button)
         for button in buttons:
@@ -115,6 +136,7 @@ class ImportBar(QWidget):
         self.setFixedHeight(max(part.sizeHint().height() for part in parts))
         self._job: Task[IngestProgress] | None = None
         self._latest: IngestProgress | None = None  # the report not shown yet
+        self._stage = ("", "")  # the file and stage the bar shows
         self._shown = QTimer(self, singleShot=True, interval=SHOW_EVERY_MS)
         self._shown.timeout.connect(self._show_latest)
         # (paths, course, True: import again, queued by Library.set_language)
@@ -122,6 +144,7 @@ class ImportBar(QWidget):
         self._unfinished = 0  # files offered for resuming
         self._note = ""  # said during the run: shown after its progress until it ends
         self._files = 0  # how many files the run has (0: not known yet)
+        self.course: str | None = None  # the course the run imports into, when one is named
         self._ended: set[str] = set()  # the run's files that have their result
 
     @property
@@ -139,7 +162,7 @@ class ImportBar(QWidget):
         def work(job: Task[IngestProgress]) -> IngestReport:
             return library.ingest(chosen, course=course, progress=job.report, cancel=job.cancelled)
 
-        self._run(work)
+        self._run(work, course)
         self.status.setText(f"Importing {plural(len(paths), 'item')}…")
 
     def import_again(self, paths: Sequence[Path]) -> None:
@@ -254,8 +277,11 @@ class ImportBar(QWidget):
             then += " not imported: add them again after the next start."
         return f"An import is still running. Quit anyway? {then}"
 
-    def _run(self, work: Callable[[Task[IngestProgress]], IngestReport]) -> None:
+    def _run(
+        self, work: Callable[[Task[IngestProgress]], IngestReport], course: str | None = None
+    ) -> None:
         self._hide_offer()
+        self.course = course
         self.errors_button.hide()
         self._note, self._files, self._ended = "", 0, set()
         self.progress.setValue(0)
@@ -282,7 +308,8 @@ class ImportBar(QWidget):
         if p.result is not None:
             self._ended.add(p.path)
         self._latest = p
-        if not self._shown.isActive():  # the first at once, then the latest every 100 ms
+        # The first at once, then the latest every 100 ms; a new file or stage at once.
+        if not self._shown.isActive() or self._stage != (p.path, p.stage):
             self._show_latest()
         self.progress_reported.emit(p)
 
@@ -293,7 +320,9 @@ class ImportBar(QWidget):
         self.progress.setValue(round(p.fraction * 1000))
         waiting = f" ({self._waiting_text()})" if self._queued else ""
         note = f" · {self._note}" if self._note else ""
-        self.status.setText(progress_text(p) + waiting + note)
+        name = printable(shown_name(p.path))  # cut in its middle if the line is too long
+        self.status.setText(progress_text(p) + waiting + note, name)
+        self._stage = (p.path, p.stage)
         self._shown.start()
 
     def _failed(self, failed: Failure) -> None:
@@ -356,8 +385,9 @@ def file_state(p: IngestProgress) -> str:
 
 
 def progress_text(p: IngestProgress) -> str:
-    """The bar's line: which file of how many, its stage and share, and the time left."""
-    return f"Importing {progress_line(p)}"
+    """The bar's line: which file of how many, its stage and share, and the time left, in
+    plain words (the CLI's speed of transcription, "0.05x real time", is left out)."""
+    return f"Importing {progress_line(replace(p, detail=''))}"
 
 
 def report_text(report: IngestReport) -> str:

@@ -27,7 +27,6 @@ from app.library.row_menu import RowAsks, row_menu
 from app.library.rows import (
     IS_COURSE,
     KIND,
-    KIND_LABEL,
     LANGUAGE,
     LECTURES,
     MISSING,
@@ -41,7 +40,9 @@ from app.library.rows import (
     course_line,
     file_state,
     languages_line,
+    live_why,
     mark,
+    name_tooltip,
     set_language,
     short_state,
     typical_width,
@@ -285,8 +286,8 @@ class LibraryPanel(QTreeWidget):
         child.setData(0, IS_COURSE, False)
         child.setData(0, KIND, source.kind.value)
         child.setData(0, PROGRESS, None)
-        language = set_language(child, source.language)  # its tag, its tooltip's line
-        child.setToolTip(0, f"{KIND_LABEL[source.kind]}: {source.path}\n{why}{language}")
+        set_language(child, source.language)  # before its tooltip, which names it
+        child.setToolTip(0, name_tooltip(child, source.path, why))
         child.setToolTip(1, why)
         mark(child, state, self.palette())
         self._files[source.path] = child
@@ -336,10 +337,12 @@ class LibraryPanel(QTreeWidget):
             return
         if item.data(0, PROGRESS) != share:
             item.setData(0, PROGRESS, share)
-        if item.toolTip(1) == (why := f"{shown_name(path)}: {text}"):
+        if item.toolTip(1) == (why := live_why(path, text)):
             return
         before, state = item.text(1), short_state(text)
         item.setText(1, state)
+        # Both tooltips say the live state: the name's said "queued" while the row said error.
+        item.setToolTip(0, name_tooltip(item, path, why))
         item.setToolTip(1, why)
         mark(item, state, self.palette())
         course = item.parent()

@@ -82,14 +82,12 @@ def mark(item: QTreeWidgetItem, state: str, palette: QPalette) -> None:
     item.setFont(0, font)
 
 
-def set_language(item: QTreeWidgetItem, code: str | None) -> str:
-    """Keep a file row's language, for its tag (drawn by ProgressDelegate) and a screen
-    reader ("Spanish" as the name's description); returns the tooltip's line for it, ""
-    when not known."""
+def set_language(item: QTreeWidgetItem, code: str | None) -> None:
+    """Keep a file row's language, for its tag (drawn by ProgressDelegate), its name's
+    tooltip (:func:`name_tooltip`) and a screen reader ("Spanish" as the name's
+    description)."""
     item.setData(0, LANGUAGE, code)
-    name = named_language(code)
-    item.setData(0, Qt.ItemDataRole.AccessibleDescriptionRole, name or None)
-    return f"\nLanguage: {name}" if name else ""
+    item.setData(0, Qt.ItemDataRole.AccessibleDescriptionRole, named_language(code) or None)
 
 
 def languages_line(codes: Iterable[str | None]) -> str:
@@ -121,6 +119,23 @@ def short_state(text: str) -> str:
     if text.startswith(ALREADY_IN):
         return text[: text.find("”") + 1]
     return "error" if text.startswith("error") else text
+
+
+def live_why(path: str, text: str) -> str:
+    """The tooltip of an import's live state of a file: an error says why, as a stored
+    error does (:func:`file_state`)."""
+    name = shown_name(path)
+    if text.startswith("error: "):
+        return f"{name} could not be indexed: {text.removeprefix('error: ')}"
+    return f"{name}: {text}"
+
+
+def name_tooltip(item: QTreeWidgetItem, path: str, why: str) -> str:
+    """A file row's name tooltip: its kind and path, its state's words ``why``, and its
+    language when known (the row's data, set by :func:`set_language`)."""
+    kind = KIND_LABEL[SourceKind(item.data(0, KIND))]
+    language = named_language(item.data(0, LANGUAGE))
+    return f"{kind}: {path}\n{why}" + (f"\nLanguage: {language}" if language else "")
 
 
 def typical_width(view: QTreeView) -> int:

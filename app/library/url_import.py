@@ -7,19 +7,23 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import SignalInstance
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QProgressBar,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.library.fetch_words import plain_fetch_error
 from app.tasks import Failure, Task, Tasks
 from engine.api import (
     WEB_COURSE,
@@ -75,12 +79,15 @@ class UrlImportDialog(QDialog):
             "library's media folder."
         )
         self.note.setWordWrap(True)
-        self.error = QLabel()
+        self.error = QLabel()  # what went wrong in plain words; the engine's in details
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #c62828")
-        self.error.hide()
+        self.details_button = QPushButton("Details…")
+        self.details_button.setToolTip("The error as the downloader gave it")
+        self.details_button.clicked.connect(self.show_details)
+        self.details_box: QMessageBox | None = None
+        self._detail = ""
         self.progress = QProgressBar()
-        self.progress.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -96,10 +103,25 @@ class UrlImportDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.note)
         layout.addWidget(self.progress)
-        layout.addWidget(self.error)
+        layout.addLayout(self._error_row())
         layout.addWidget(self.buttons)
         self.resize(520, self.sizeHint().height())
         self._job: Task[FetchProgress] | None = None
+
+    def _error_row(self) -> QHBoxLayout:
+        """The error and its Details button, and the progress bar, keep their room when
+        hidden, the error two lines of it: what comes and goes never squashes the fields."""
+        for part in (self.progress, self.error, self.details_button):
+            policy = part.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            part.setSizePolicy(policy)
+            part.hide()
+        self.error.setFixedHeight(2 * self.error.fontMetrics().lineSpacing() + 2)
+        self.error.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        row = QHBoxLayout()
+        row.addWidget(self.error, 1)
+        row.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        return row
 
     def start(self) -> None:
         url = self.url.text().strip()
@@ -107,6 +129,7 @@ class UrlImportDialog(QDialog):
             self._fail("Give the page's address, starting with https:// or http://")
             return
         self.error.hide()
+        self.details_button.hide()
         self.fetch_button.setEnabled(False)
         self.progress.setRange(0, 0)
         self.progress.show()
@@ -166,10 +189,22 @@ class UrlImportDialog(QDialog):
 
     def _failed(self, failed: Failure) -> None:
         self._job = None
-        self._fail(failed.message)
+        self._fail(plain_fetch_error(self.url.text().strip(), failed.message), failed.message)
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str, detail: str = "") -> None:
         self.progress.hide()
         self.fetch_button.setEnabled(True)
         self.error.setText(message)
         self.error.show()
+        self._detail = detail
+        self.details_button.setVisible(bool(detail))
+
+    def show_details(self) -> None:
+        """The error as the engine (and yt-dlp) gave it: selectable, to search or report."""
+        if self.details_box is not None:
+            self.details_box.deleteLater()
+        box = QMessageBox(QMessageBox.Icon.Information, "What went wrong", self._detail)
+        box.setParent(self, box.windowFlags())
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details_box = box
+        box.open()

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
-    QMessageBox,
     QPushButton,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
+from app.dialogs.confirm import confirmed
 from app.notes.editor import ask_note
 from app.notes.places import note_place
 from app.notes.tree import NOTE_ID, NotesTree
@@ -69,10 +69,8 @@ class NotesPanel(QWidget):
             shortcut = QShortcut(QKeySequence(key), self.tree)
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(act)
-        self.empty = QLabel(EMPTY)
-        self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.empty.setMargin(12)
+        self.empty = self.tree.empty  # "No notes yet…", inside the list
+        self.empty.setText(EMPTY)
         self.status = QLabel()  # what failed
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #d9534f;")  # readable on the light and the dark theme
@@ -100,10 +98,8 @@ class NotesPanel(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.tree, 1)
-        column.addWidget(self.empty, 1)
         column.addWidget(self.status)
         column.addLayout(buttons)
-        self.empty.hide()
         self.setFocusProxy(self.tree)
 
     # --- reading the library ---------------------------------------------------------------
@@ -158,7 +154,6 @@ class NotesPanel(QWidget):
             course.setData(0, Qt.ItemDataRole.AccessibleTextRole, said)
         self.tree.expandAll()
         self.empty.setText(EMPTY)
-        self.tree.setVisible(bool(notes))
         self.empty.setVisible(not notes)
         self._update_buttons()
 
@@ -266,18 +261,9 @@ class NotesPanel(QWidget):
         note = self.current_note()
         if note is None:
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Remove note",
-            f"Remove the note at {note_place(note)}?\n\n“{note.text}”",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self.window(),
-        )
-        try:
-            if box.exec() != QMessageBox.StandardButton.Yes:
-                return
-        finally:
-            box.deleteLater()
+        asked = f"Remove the note at {note_place(note)}?\n\n“{note.text}”"
+        if not confirmed(self.window(), "Remove note", asked):
+            return
         items = self.note_rows()
         at = next(n for n, item in enumerate(items) if item.data(0, NOTE_ID) == note.id)
         after = [item.data(0, NOTE_ID) for item in (items[at + 1 :] + items[:at][::-1])]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QContextMenuEvent, QFont, QFontMetrics, QPainter, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
+    QLabel,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -100,9 +101,18 @@ class NotesTree(QTreeWidget):
         self.setAlternatingRowColors(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setItemDelegate(NoteDelegate(self))
+        # Said inside the list when it is empty: the list stays, so Ctrl+6 and Tab still
+        # reach it (a hidden list left the focus where it was).
+        self.empty = QLabel(self.viewport())
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty.setMargin(12)
+        self.empty.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.empty.hide()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.empty.setGeometry(self.viewport().rect())
         if event.size().width() != event.oldSize().width():
             self.doItemsLayout()  # the notes wrap to the new width: their heights change
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe, label_box
+from app.search.examples import EMPTY_LIBRARY, ExampleQuestions
 from app.search.filter_chip import FilterChip
 from app.search.history import SearchHistory
 from app.search.result_list import ResultList
@@ -56,9 +57,6 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 120
 RESULT_LIMIT = 20
-EMPTY_LIBRARY = (
-    "Nothing indexed yet. Drop lecture videos, slide decks, code archives or notes here."
-)
 ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
 SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+L")  # the window's Go > Search box: focus_search
 SEARCH_KEYS = " or ".join(SEARCH_SHORTCUTS)
@@ -168,6 +166,8 @@ class SearchPane(QWidget):
         self.results.link_activated.connect(self._note_link)
         self.results.copy_requested.connect(self.copy_result)
         self.empty_note = self.results.empty_note
+        self.examples = ExampleQuestions(self.results.viewport())  # the demo's, to try
+        self.examples.asked.connect(self.ask)
         self.status = StatusLine()
         self.status.setWordWrap(True)
         # Two lines always: the list above must not jump as messages come and go.
@@ -193,6 +193,7 @@ class SearchPane(QWidget):
         self._open_when_shown = 0  # the generation whose top hit Enter asked to open
         self._sources = 0
         self._idle = ""  # the library size last shown in the status line
+        self._empty = EMPTY_LIBRARY  # said of a library without files (app/search/examples)
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.start_search)
         self.search.textChanged.connect(self._debounce.start)
@@ -239,8 +240,20 @@ class SearchPane(QWidget):
     def show_idle(self) -> None:
         """The library's size, shown while the box is empty."""
         files = plural(self._sources, "file")
-        self._idle = EMPTY_LIBRARY if not self._sources else f"{files} in the library"
+        self._idle = self._empty if not self._sources else f"{files} in the library"
         self.status.setText(self._idle)
+
+    def say_when_empty(self, text: str) -> None:
+        """What the status line says of a library without files (that an import runs)."""
+        self._empty = text
+        if not self.query and self.status.text() in ("", self._idle):
+            self.show_idle()
+
+    def ask(self, question: str) -> None:
+        """Search ``question`` as if typed (an example question clicked)."""
+        self.search.setText(question)
+        self.search.setFocus()
+        self.start_search()
 
     # --- search ------------------------------------------------------------------------------
 
@@ -285,6 +298,7 @@ class SearchPane(QWidget):
         self._generation += 1
         generation = self._generation
         query = self.query = self.search.text().strip()
+        self.examples.show_if(not query)
         if not query:
             self.results.clear_results()
             self._shown = ""

@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from app.main import run, start
 from app.window import SearchWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from tests.app.ui import on_next_modal
+from tests.app.ui import on_next_modal, stray_enter_on_next_box
 from tests.engine.test_damage_at_rest import _garble_segments_page, embedder_models
 from tools.hostile.damage import PAGE_DAMAGE, overwrite_page
 
@@ -179,3 +179,13 @@ def test_a_damaged_page_no_read_meets_is_said_by_the_window_and_nothing_is_impor
         window.close()
         window.library.close()
     assert db.read_bytes() == before
+
+
+def test_a_stray_enter_does_not_start_the_library_over(qtbot: QtBot) -> None:
+    """Issue 36, item 16: Start Over sets the library aside; Enter alone quits."""
+    from app.main import _cannot_open
+
+    asked: list[str] = []
+    stray_enter_on_next_box(asked)
+    assert not _cannot_open("its database is damaged", offer_start_over=True)
+    assert asked == ["Coursedex cannot open your library."]

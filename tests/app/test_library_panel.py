@@ -28,7 +28,7 @@ from app.library.rows import MISSING, NOT_INDEXED, REMOVING
 from app.window import SearchWindow
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.library import Library
-from tests.app.ui import make_test_video, on_next_modal
+from tests.app.ui import make_test_video, on_next_modal, stray_enter_on_next_box
 from tests.conftest import HIPPO_MS, LECTURE_CUES
 from tools.factories import make_srt
 
@@ -350,6 +350,17 @@ def test_removing_the_filtered_course_refreshes_the_results(
     answer_next_box(QMessageBox.StandardButton.No, asked)
     qtbot.keyClick(window.panel, Qt.Key.Key_Delete)  # the Delete key asks first
     assert asked == ["Remove “lava.md” from the library? The files on disk are not touched."]
+    assert window.panel.item_of(str(tmp_path / "Volcanoes" / "lava.md")) is not None
+    # A stray Enter (issue 36, item 16) removes nothing: No is the default, for a file and
+    # for a course.
+    asked.clear()
+    stray_enter_on_next_box(asked)
+    qtbot.keyClick(window.panel, Qt.Key.Key_Delete)
+    stray_enter_on_next_box(asked)
+    window.panel.remove_requested.emit("Volcanoes", True)
+    assert len(asked) == 2 and "the course “Volcanoes” and its files" in asked[1]
+    assert window.tasks.wait(30_000)  # a removal, had one started, has ended on the worker
+    assert {s.course for s in library.sources()} == {"Volcanoes", "Minerals"}
     assert window.panel.item_of(str(tmp_path / "Volcanoes" / "lava.md")) is not None
     asked.clear()
     answer_next_box(QMessageBox.StandardButton.Yes, asked)

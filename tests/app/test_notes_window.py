@@ -21,7 +21,7 @@ from app.notes.editor import NoteEditor
 from app.window import SearchWindow
 from engine.api import DEMO_COURSE, Note, SegmentKind, SourceKind, clock
 from engine.library import Library
-from tests.app.ui import on_next_modal
+from tests.app.ui import on_next_modal, stray_enter_on_next_box
 
 PLAYING_TIMEOUT_MS = 10_000
 ROOT = Path(__file__).resolve().parents[2]
@@ -210,6 +210,12 @@ def test_a_note_another_process_adds_shows_in_the_open_panel(
 ) -> None:
     go_to_notes(qtbot, window)
     qtbot.waitUntil(window.notes_panel.empty.isVisible)  # "No notes yet…"
+    # Issue 36, item 17: with no notes, Ctrl+6 still takes the focus to the Notes panel
+    # (it stayed in the search box), its empty list saying how to add one.
+    assert QApplication.focusWidget() is window.notes_panel.tree
+    qtbot.keySequence(window.focusWidget() or window, "Ctrl+L")  # type: ignore[attr-defined]
+    go_to_notes(qtbot, window)
+    assert window.notes_panel.empty.isVisible()
     lecture = path_of(lecture_library, SourceKind.VIDEO)
     child = subprocess.run(  # `coursedex notes add` in a terminal
         [
@@ -311,6 +317,13 @@ def test_delete_in_the_panel_removes_a_note_after_asking(
     qtbot.keyClick(tree, Qt.Key.Key_Delete)
     assert asked == [f"Remove the note at {first.source_title} · p. 1?\n\n“first page note”"]
     assert {n.id for n in library.notes()} == {first.id, second.id}
+    back_to(qtbot, window)
+    stray_enter_on_next_box(asked)  # issue 36, item 16: No is the default
+    qtbot.keyClick(tree, Qt.Key.Key_Delete)
+    assert asked[1:] == asked[:1]
+    assert window.tasks.wait(30_000)  # a removal, had one started, has ended
+    assert {n.id for n in library.notes()} == {first.id, second.id}
+    del asked[1:]
     back_to(qtbot, window)
     answer(QMessageBox.StandardButton.Yes)
     qtbot.keyClick(tree, Qt.Key.Key_Delete)

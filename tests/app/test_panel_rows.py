@@ -84,10 +84,14 @@ def test_a_file_being_transcribed_shows_its_progress_on_its_row(
     course.mkdir()
     lecture = course / "lecture-01-sorting.m4a"
     shutil.copy(media.audio, lecture)
-    notes(course, ["summary.md"])
+    long_name = "week-03-dynamic-programming-memoisation-and-tabulation-worked-examples.md"
+    notes(course, ["summary.md", long_name, *(f"week-{n:02d}.md" for n in range(11))])
+    broken = course / "broken.pdf"  # read before the lecture, which is imported last
+    broken.write_bytes(b"%PDF-1.4 nothing else")
     window = shown(qtbot, quick_library)
     panel = window.panel
     seen: list[tuple[float, str, object, int]] = []  # share, state text, row's share, bar px
+    failed: list[tuple[str, str, str]] = []  # the broken file's row: state, both tooltips
 
     def look(p: IngestProgress) -> None:  # after the window has heard of the same report
         item = panel.item_of(p.path)
@@ -96,11 +100,40 @@ def test_a_file_being_transcribed_shows_its_progress_on_its_row(
             return
         if p.path == str(lecture) and 0.2 < share < 0.9:
             seen.append((share, item.text(1), item.data(0, PROGRESS), bar_pixels(panel, item)))
+            if (other := panel.item_of(str(broken))) is not None:
+                failed.append((other.text(1), other.toolTip(0), other.toolTip(1)))
 
+    # Issue 36, item 14: a row saying a stage, the bar says it too, at once (its share may
+    # be a tenth of a second older), in plain words (no "0.05x real time").
+    lines: list[str] = []
+    unlike: list[tuple[str, str]] = []  # (the row's name and stage, the bar's line)
+    cut: list[str] = []  # the bar's lines painted without their end, at 1024 x 700
+    window.resize(1024, 700)
+
+    def compare(item: QTreeWidgetItem, column: int) -> None:
+        stage, bar = re.sub(r" \d+%$", "", item.text(1)), window.import_bar.status.text()
+        lines.append(bar)
+        end = window.import_bar.status.shown().rsplit("…", 1)[-1]  # after a name cut short
+        if bar.startswith("Importing") and not (end and bar.endswith(end)):
+            cut.append(window.import_bar.status.shown())  # its end is cut: time left, stage
+        said = f"{item.text(0)}: {stage}"
+        live = column == 1 and item.data(0, PROGRESS) is not None and stage != "queued"
+        if live and said not in bar:
+            unlike.append((said, bar))
+
+    panel.itemChanged.connect(compare)
     window.import_bar.progress_reported.connect(look)
     with qtbot.waitSignal(window.imported, timeout=300_000):
         window.import_paths([course])
     assert seen, "no transcribing report with a share"
+    assert not unlike, unlike[:5]
+    assert not cut, cut[:5]
+    assert not [line for line in lines if "real time" in line or "x)" in line], lines[-5:]
+    # Issue 36, item 8: a row that says error has its reason in its tooltips at once, while
+    # the lecture is still imported (they said "broken.pdf: queued").
+    reason = "broken.pdf could not be indexed: not a PDF file"
+    assert failed and failed[0][0] == "error", failed
+    assert reason in failed[0][1] and reason in failed[0][2], failed
     share, text, on_row, pixels = seen[0]
     assert text == f"transcribing {share:.0%}"
     assert on_row == share

@@ -32,7 +32,7 @@ from app.window import SearchWindow
 from engine.config import AUTO_SPEECH_MODEL, EngineConfig
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from tests.app.ui import make_test_video, on_next_modal
+from tests.app.ui import make_test_video, on_next_modal, stray_enter_on_next_box
 from tests.conftest import LECTURE_CUES
 from tests.engine.test_download import ServerState, real_model, served, server  # noqa: F401
 from tools.factories import make_srt
@@ -252,6 +252,11 @@ def test_models_page_lists_and_verifies(qtbot: QtBot, tmp_path: Path, models_dir
         page.verify_button.click()
     assert damaged.args is not None and damaged.args[1]
     assert "tokenizer.json" in page.status.text()
+    asked: list[str] = []
+    stray_enter_on_next_box(asked)  # issue 36, item 16: No is the default
+    page.remove_button.click()
+    assert len(asked) == 1 and f"Delete {DEFAULT_EMBEDDER}" in asked[0]
+    assert (root / DEFAULT_EMBEDDER).is_dir()
     page.remove_selected(confirm=False)
     assert not (root / DEFAULT_EMBEDDER).exists()
 

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
 from engine.library import Library
-from tests.app.ui import on_next_modal
+from tests.app.ui import on_next_modal, stray_enter_on_next_box
 from tools.factories import make_pdf, make_srt
 
 DECK = (
@@ -163,6 +163,13 @@ def test_a_handout_is_not_written_in_the_library_nor_over_a_file_unasked(
     export.trigger()
     assert asked == ["week one.html already exists. Do you want to replace it?"]
     assert mine.read_text(encoding="utf-8") == "my own page"
+    _save_as(tmp_path / "week one", [])
+    stray_enter_on_next_box(asked)  # issue 36, item 16: No is the default
+    export.trigger()
+    assert asked[1:] == asked[:1]
+    assert window.tasks.wait(30_000)  # a handout, had one been written, is written
+    assert mine.read_text(encoding="utf-8") == "my own page"
+    del asked[1:]
     _save_as(tmp_path / "week one", [])
     _answer(QMessageBox.StandardButton.Yes, asked)
     export.trigger()

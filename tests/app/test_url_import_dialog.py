@@ -4,16 +4,19 @@ it; a page that cannot be fetched keeps the dialog open with the reason."""
 from __future__ import annotations
 
 import dataclasses
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.library.url_import import MENU_TEXT, UrlImportDialog
 from app.main import start
+from app.tasks import Tasks
 from app.window import SearchWindow
-from engine.api import media_folder
+from engine.api import Library, media_folder
 from engine.importing.progress import IngestReport, Outcome
 from tests.web_site import clear_proxies, serve_site
 
@@ -53,7 +56,12 @@ def test_add_from_url_fetches_and_imports_the_page_s_lecture(
 
     dialog.url.setText(f"{site}/missing.html")
     dialog.fetch_button.click()
-    qtbot.waitUntil(lambda: "HTTP Error 404" in dialog.error.text(), timeout=30_000)
+    qtbot.waitUntil(lambda: "error 404" in dialog.error.text(), timeout=30_000)
+    assert dialog.error.text() == "127.0.0.1 has no page at that address (error 404). Is the " \
+        "address right?"  # fmt: skip
+    dialog.details_button.click()  # the raw words (issue 36, item 7)
+    assert dialog.details_box is not None and "HTTP Error 404" in dialog.details_box.text()
+    dialog.details_box.close()
     assert dialog.fetch_button.isEnabled()
 
     page = f"{site}/lecture-3.html"
@@ -106,3 +114,45 @@ def test_a_fetched_lecture_that_cannot_be_imported_goes_file_and_row(
     qtbot.waitUntil(lambda: window.library.sources() == [], timeout=30_000)
     qtbot.waitUntil(lambda: [p for p in media.rglob("*") if p.is_file()] == [], timeout=10_000)
     qtbot.waitUntil(lambda: window.panel.state_of(video) is None, timeout=10_000)
+
+
+def _closed_port() -> int:
+    """A port of 127.0.0.1 nothing listens on (bound, then let go)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_page_that_cannot_be_reached_is_said_in_plain_words(
+    qtbot: QtBot, library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36, item 7: no "Unable to download webpage: [Errno -2] Name or service not
+    known", but what it means, the raw words one click away; the fields keep their size."""
+    clear_proxies(monkeypatch)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    dialog = UrlImportDialog(library, Tasks(parent), lambda _paths, _course: None, parent)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    fields = (dialog.url, dialog.course, dialog.subtitles_only, dialog.fetch_button)
+    before = [w.geometry() for w in fields], dialog.size()
+    port = _closed_port()
+    for url, plain in (
+        ("https://no-such-host.invalid/lecture", "Could not reach no-such-host.invalid: are "
+         "you online?"),
+        (f"http://127.0.0.1:{port}/lecture.html", "Could not reach 127.0.0.1: nothing answers "
+         f"at port {port}. Is the address right?"),
+    ):  # fmt: skip
+        dialog.url.setText(url)
+        dialog.fetch_button.click()
+        qtbot.waitUntil(lambda: dialog.error.isVisible() and dialog.fetch_button.isEnabled(),
+                        timeout=60_000)  # fmt: skip
+        assert dialog.error.text() == plain
+        assert "Errno" not in dialog.error.text() and "Unable to" not in dialog.error.text()
+        assert ([w.geometry() for w in fields], dialog.size()) == before
+        assert all(w.height() >= w.sizeHint().height() for w in fields)
+        dialog.details_button.click()  # the raw words, for a bug report or a search
+        box = dialog.details_box
+        assert box is not None and box.isVisible() and "Errno" in box.text()
+        assert url in box.text()
+        box.close()

@@ -7,10 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QDropEvent, QPalette
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from app.library.import_bar import progress_text
+from app.library.import_bar import ElidedLabel, progress_text
 from app.search.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.importing.progress import IngestProgress, IngestReport, Outcome
@@ -111,10 +113,60 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
     assert library.search("hippopotamus").results[0].source == str(course / "lecture.srt")
 
 
+def test_files_dragged_over_the_window_show_what_a_drop_does(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """Issue 36, item 17: while files are dragged over the window a hint covers it (seen:
+    the window's middle is painted in the highlight colour), gone when they leave or drop."""
+    window = SearchWindow(library)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(tmp_path))])
+    middle = QPoint(window.width() // 2, window.height() // 2)
+    buttons, keys = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    highlight = window.palette().color(QPalette.ColorRole.Highlight)
+
+    def hint_shown() -> bool:
+        hints = [w for w in window.findChildren(QLabel) if "Drop to import" in w.text()]
+        painted = QColor(window.grab().toImage().pixel(middle)) == highlight
+        return painted and any(w.isVisible() for w in hints)
+
+    assert not hint_shown()
+    enter = QDragEnterEvent(middle, Qt.DropAction.CopyAction, mime, buttons, keys)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted() and hint_shown()
+    QApplication.sendEvent(window, QDragLeaveEvent())
+    assert not hint_shown()
+    QApplication.sendEvent(
+        window, QDragEnterEvent(middle, Qt.DropAction.CopyAction, mime, buttons, keys)
+    )
+    assert hint_shown()
+    with qtbot.waitSignal(window.imported, timeout=30_000):  # an empty folder: nothing to do
+        QApplication.sendEvent(
+            window, QDropEvent(QPointF(middle), Qt.DropAction.CopyAction, mime, buttons, keys)
+        )
+    assert not hint_shown()
+
+
 def test_progress_line_names_file_stage_and_time_left() -> None:
     p = IngestProgress("/x/lecture.mp4", 1, 3, "transcribing", 0.4, 95.0, None, 0.43, "0.04x")
-    line = "Importing 2/3 lecture.mp4: transcribing 43% (0.04x), about 2 min left"
+    line = "Importing 2/3 lecture.mp4: transcribing 43%, about 2 min left"  # no "(0.04x)"
     assert progress_text(p) == line
+
+
+def test_the_bar_cuts_a_long_name_not_the_time_left(qtbot: QtBot) -> None:
+    """Issue 36, item 14: "less than a minute l…" was cut; the file's name gives way."""
+    name = "week-03-dynamic-programming-memoisation-and-tabulation-worked-examples.mp4"
+    p = IngestProgress(f"/x/{name}", 5, 6, "transcribing", 0.9, 30.0, None, 0.47, "0.05x")
+    label = ElidedLabel()
+    qtbot.addWidget(label)
+    label.resize(label.fontMetrics().horizontalAdvance("x" * 60), 20)
+    label.setText(progress_text(p), name)
+    assert label.shown().endswith(": transcribing 47%, less than a minute left")
+    assert label.shown().startswith("Importing 6/6 week") and "…" in label.shown()
+    assert label.toolTip() == label.text() == progress_text(p)  # all of it
 
 
 def test_closing_mid_search_leaves_nothing_running_on_the_library(

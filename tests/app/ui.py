@@ -48,6 +48,22 @@ def on_next_modal(kind: type[Modal], act: Callable[[Modal], None], first_ms: int
     QTimer.singleShot(first_ms, poll)
 
 
+def stray_enter_on_next_box(asked: list[str]) -> None:
+    """Press Enter in the next message box, where its keyboard focus is, as a user typing on
+    does when a question pops up; keep its text. A box Enter does not close is closed."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QMessageBox
+
+    def enter(box: QMessageBox) -> None:
+        asked.append(box.text())
+        QTest.keyClick(QApplication.focusWidget() or box, Qt.Key.Key_Return)
+        if box.isVisible():
+            asked.append("(Enter did not close it)")
+            box.reject()
+
+    on_next_modal(QMessageBox, enter)
+
+
 def drop(window: QWidget, paths: list[Path]) -> None:
     """A real drag-enter and drop of file URLs, delivered to the window."""
     mime = QMimeData()
