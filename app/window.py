@@ -50,7 +50,8 @@ from app.notes.panel import NotesPanel
 from app.notes.side import SideTabs
 from app.panes import PREVIEW_LEAST, pane_widths, preview_wanted
 from app.player.memory import PlaybackMemory
-from app.search.examples import EMPTY_LIBRARY, FirstSteps
+from app.search.examples import EMPTY_LIBRARY
+from app.search.first_steps import FirstSteps
 from app.search.pane import SEARCH_SHORTCUTS, SearchPane
 from app.search.results import ResultRow
 from app.tasks import Tasks
@@ -281,7 +282,6 @@ class SearchWindow(QMainWindow):
         elif isinstance(change, FilesChanged):
             self.preview_pane.restored(change.paths)
         self.follower.apply(change)
-
 
     def _position_of(self, path: str) -> int | None:
         """Where a lecture was left, if the player remembers (it does beside the settings)."""

@@ -293,7 +293,7 @@ class SlideView(QWidget):
             self.play_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
 
     def _fit_play_text(self) -> None:
-        """"Play where this slide is shown (01:23)" where the bar has room beside the other
+        """ "Play where this slide is shown (01:23)" where the bar has room beside the other
         buttons, else "Play (01:23)" (its tooltip says the rest): never a cut "Play where …"."""
         if not self._shown_in:
             return
