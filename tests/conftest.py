@@ -45,7 +45,10 @@ from tools.factories import (
 
 # pytest-timeout fails a test at 600 s when Python code can run; tests of this use a few s.
 STUCK_AFTER_S = float(os.environ.get("COURSEDEX_TEST_STUCK_S", "720"))
-STUCK_FILE = ".pytest-stuck.txt"
+# One file a process: with pytest-xdist (scripts/test runs two workers) each worker writes
+# its own, ".pytest-stuck-gw0.txt"; scripts/test prints whichever was left.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+STUCK_FILE = f".pytest-stuck-{_WORKER}.txt" if _WORKER else ".pytest-stuck.txt"
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -26,6 +26,7 @@ def test_waits_in_c_holding_the_gil():
 def _pytest(folder: Path, test_file: str, *options: str) -> subprocess.CompletedProcess[str]:
     """pytest on one file of ``folder`` with this suite's conftest, a stuck test ending at 3 s."""
     env = {**os.environ, "COURSEDEX_TEST_STUCK_S": "3", "PYTHONPATH": str(ROOT)}
+    env.pop("PYTEST_XDIST_WORKER", None)  # a run of its own, not a worker of this one
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
          f"--rootdir={folder}", "-c", os.devnull, *options, "-q", test_file],

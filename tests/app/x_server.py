@@ -50,6 +50,8 @@ class XServer:
         env = dict(os.environ)
         env.update(DISPLAY=self.display, QT_QPA_PLATFORM="xcb", **{ON_X_VARIABLE: self.display})
         env.pop("WAYLAND_DISPLAY", None)
+        if "PYTEST_XDIST_WORKER" in env:  # its child pytest's stuck report is its own
+            env["PYTEST_XDIST_WORKER"] += "-x"
         return env
 
     def run_tests(self, *targets: str, variables: Mapping[str, str] | None = None) -> None:
