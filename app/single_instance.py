@@ -190,6 +190,18 @@ def send(name: str | None, message: str) -> bool:
         socket.abort()
 
 
+def _listened(name: str) -> bool:
+    """Whether a window of this user listens at ``name``: the connection is taken (by the
+    kernel, while the window's event loop may be held by an import), not only answered. A
+    socket file nobody listens on refuses it at once."""
+    socket = QLocalSocket()
+    socket.connectToServer(name)
+    try:
+        return socket.waitForConnected(CONNECT_MS) and same_user(socket)
+    finally:
+        socket.abort()
+
+
 class SingleInstance(QObject):
     """The running window's end: ``received`` carries each :class:`Request`, on the UI
     thread."""
@@ -212,10 +224,12 @@ class SingleInstance(QObject):
         requests)."""
         if self.name is None:
             return False
+        # Asked first: Qt's listen() binds the name even where a live window listens (its
+        # file replaced), so a window too busy to answer a second start lost its socket.
+        if _listened(self.name):  # a live window, answering or too busy to: leave it be
+            return False
         if self._server.listen(self.name):
             return True
-        if send(self.name, ""):  # a live window: leave it be
-            return False
         QLocalServer.removeServer(self.name)
         if self._server.listen(self.name):
             return True

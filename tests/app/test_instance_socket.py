@@ -314,6 +314,22 @@ def test_no_request_goes_to_or_comes_from_another_user(qtbot: QtBot, shared: Pat
     instance.close()
 
 
+def test_a_window_too_busy_to_answer_keeps_its_socket(tmp_path: Path) -> None:
+    """A window whose event loop an import holds answers no probe for a while; a second
+    start took that for a dead window and listened in its place (two windows, one library)."""
+    place = tmp_path / "busy"
+    busy = socket.socket(socket.AF_UNIX)  # listening, never answering: a held event loop
+    busy.bind(str(place))
+    busy.listen(4)
+    try:
+        second = SingleInstance(str(place))
+        assert not second.listen()
+        second.close()
+        assert place.exists()  # still the busy window's
+    finally:
+        busy.close()
+
+
 def test_sigterm_takes_the_socket_with_it_and_a_stale_one_is_replaced(
     tmp_path: Path, models_dir: Path, quick_library: Library
 ) -> None:
