@@ -202,23 +202,17 @@ def _shoot(out: Path, work: Path) -> int:
         _chapters(window, save, settle)
         window.preview_pane.player.pause()
 
-    search("when should a hash table resize", SegmentKind.SLIDE)
-    window.open_current()
-    settle(800)
-    save("5-slide")
+    def opened(query: str, kind: SegmentKind | None, name: str) -> None:
+        """The top hit of ``query`` (of ``kind``) opened in the preview, saved as ``name``."""
+        search(query, kind)
+        window.open_current()
+        settle(800)
+        save(name)
 
-    search("binary search sorted", SegmentKind.CODE)
-    window.open_current()
-    settle(800)
-    save("6-code")
-    search("how does a heap sift down", SegmentKind.NOTE)
-    window.open_current()
-    settle(800)
-    save("6-word-handout")
-    search("master theorem for merge sort", SegmentKind.SLIDE)
-    window.open_current()
-    settle(800)
-    save("6-whiteboard-photo")
+    opened("when should a hash table resize", SegmentKind.SLIDE, "5-slide")
+    opened("binary search sorted", SegmentKind.CODE, "6-code")
+    opened("how does a heap sift down", SegmentKind.NOTE, "6-word-handout")
+    opened("master theorem for merge sort", SegmentKind.SLIDE, "6-whiteboard-photo")
     _notes(window, library, save, settle)
 
     apply_theme(app, "dark")  # type: ignore[arg-type]
@@ -226,10 +220,7 @@ def _shoot(out: Path, work: Path) -> int:
     window.open_current()
     settle(800)
     save("7-dark-results", from_screen=True)
-    search("binary search sorted", SegmentKind.CODE)
-    window.open_current()
-    settle(800)
-    save("8-dark-code")
+    opened("binary search sorted", SegmentKind.CODE, "8-dark-code")
 
     _filter_and_sizes(window, app, save, settle, search)
 

@@ -53,6 +53,14 @@ MOODLE_PLACES = {
 }
 
 
+def _imported_moodle(library: Library, tmp_path: Path) -> tuple[dict[str, bytes], Path]:
+    """The Moodle zip's members, and the zip made of them, imported into ``library``."""
+    members_ = moodle_members(tmp_path / "work")
+    archive = write_zip(tmp_path / "cs101.zip", members_)
+    library.ingest([archive])
+    return members_, archive
+
+
 def _places(library: Library) -> dict[str, Source]:
     return {shown_name(s.path): s for s in library.sources()}
 
@@ -129,9 +137,7 @@ def test_slide_6_answers_its_question_and_the_sidecar_is_the_videos_transcript(
 def test_the_same_zip_again_is_unchanged_and_a_changed_member_alone_is_indexed_again(
     library: Library, tmp_path: Path
 ) -> None:
-    members_ = moodle_members(tmp_path / "work")
-    archive = write_zip(tmp_path / "cs101.zip", members_)
-    library.ingest([archive])
+    members_, archive = _imported_moodle(library, tmp_path)
 
     again = library.ingest([archive])
     assert again.count(Outcome.INDEXED) == 0
@@ -329,9 +335,7 @@ def test_a_recording_whose_import_fails_leaves_no_copy_and_says_so(
 def test_a_file_the_zip_no_longer_holds_is_no_longer_found(
     library: Library, tmp_path: Path
 ) -> None:
-    members_ = moodle_members(tmp_path / "work")
-    archive = write_zip(tmp_path / "cs101.zip", members_)
-    library.ingest([archive])
+    members_, archive = _imported_moodle(library, tmp_path)
     assert shown_name(library.search("amortised dynamic arrays").results[0].source) == (
         "Week 1/notes.md"
     )
