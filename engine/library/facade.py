@@ -163,8 +163,11 @@ class Library(NoteTaking):
         opened: list[Library] = []
 
         def load() -> Embedder:
+            # The library's settings when it loads, not those it opened with: the Settings
+            # dialog may have changed the threads since (issue 37, item 4).
+            now = opened[0].config if opened else config
             name = embedder or (opened[0]._embedder_name() if opened else config.embedder)
-            return models.load_embedder(name, config.threads)
+            return models.load_embedder(name, now.threads)
 
         try:
             library = cls(Path(folder), config, load, models=models, own_embedder=embedder is None)

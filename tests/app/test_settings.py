@@ -548,3 +548,26 @@ def test_without_qt_multimedia_the_player_choice_offers_vlc_only(
     box = dialog.player_box
     assert [box.itemData(i) for i in range(box.count())] == ["auto", "vlc"]
     assert box.currentData() == "auto" and dialog.settings().player == "auto"
+
+
+def test_threads_chosen_in_settings_load_the_search_model(
+    qtbot: QtBot, models_dir: Path, tmp_path: Path
+) -> None:
+    """The search model, loaded after the dialog's OK (the app loads it on a worker after
+    the window shows), runs on the threads chosen there, not those of the start: the loader
+    reads the library's settings when it loads. Window and library agree."""
+    registry = ModelRegistry(models_dir)
+    library = Library.open_own(tmp_path / "lib", EngineConfig(threads=2), registry)
+    window = SearchWindow(
+        library, registry=registry, settings=Settings(threads=2), settings_path=tmp_path / "s"
+    )
+    qtbot.addWidget(window)
+    seen: list[SettingsDialog] = []
+    _in_the_dialog(lambda d: d.threads_box.setValue(1), seen)
+    try:
+        window.open_settings()
+        assert seen and window.settings is not None
+        assert window.settings.threads == library.config.threads == 1
+        assert library.embedder() is registry.load_embedder(DEFAULT_EMBEDDER, 1)
+    finally:
+        library.close()
