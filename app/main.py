@@ -31,7 +31,7 @@ from engine.api import (
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
-    from app.dialogs.settings import Settings
+    from app.settings_model import Settings
     from app.single_instance import Request
     from app.window import SearchWindow
 
@@ -109,10 +109,10 @@ def _start_over(argv: Sequence[str]) -> SearchWindow:
     """Set the damaged library aside, open a new one and import again what it held, by
     course (the window's import bar shows it). The demo course comes back only if it was
     there: it is not offered as on a first start."""
-    from app.dialogs.settings import default_settings_path, load_settings
+    from app.settings_model import load_settings
 
     args = _parser().parse_args(list(argv))
-    settings = load_settings(Path(args.settings) if args.settings else default_settings_path())
+    settings = load_settings(_settings_file(args))
     aside = start_over(_library_folder(args, settings))
     log.info("started over; the damaged library is kept in %s", aside.folder)
     window = start([a for a in argv if a != "--demo"] + ["--no-demo"])
@@ -154,6 +154,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _settings_file(args: argparse.Namespace) -> Path:
+    from app.settings_model import default_settings_path
+
+    return Path(args.settings) if args.settings else default_settings_path()
+
+
 def _library_folder(args: argparse.Namespace, settings: Settings) -> Path:
     return Path(args.library) if args.library else settings.library_path
 
@@ -162,11 +168,11 @@ def _handed_over(argv: Sequence[str]) -> bool:
     """A window of the same library is open and took the request: the link to show, the
     files to import (an "Open with" while it runs), or, with neither, to come to the front.
     Files are given as absolute paths: the window's working folder is not this one's."""
-    from app.dialogs.settings import default_settings_path, load_settings
+    from app.settings_model import load_settings
     from app.single_instance import Request, address, send
 
     args = _parser().parse_args(list(argv))
-    settings = load_settings(Path(args.settings) if args.settings else default_settings_path())
+    settings = load_settings(_settings_file(args))
     request = Request(link=args.open, paths=tuple(str(p.resolve()) for p in args.paths))
     handed = send(address(_library_folder(args, settings)), request.encode())
     if handed:
@@ -179,14 +185,10 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.dialogs.settings import (
-        apply_theme,
-        default_settings_path,
-        engine_config,
-        load_settings,
-    )
+    from app.dialogs.settings import apply_theme
     from app.library.watch_folders import WatchBridge
     from app.link_open import open_link
+    from app.settings_model import AppSettings, engine_config
     from app.tasks import Failure
     from app.window import SearchWindow
 
@@ -194,17 +196,18 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         raise RuntimeError("start() needs a QApplication")
-    settings_path = Path(args.settings) if args.settings else default_settings_path()
-    settings = load_settings(settings_path)
-    apply_theme(app, settings.theme)  # type: ignore[arg-type]
-    config = engine_config(settings)
-    registry = ModelRegistry(Path(args.models) if args.models else settings.models_path)
-    library = Library.open_own(_library_folder(args, settings), config, registry)
-    window = SearchWindow(
-        library, registry=registry, settings=settings, settings_path=settings_path
-    )
+    # The one holder of the user's settings: the window and its dialogs read and change
+    # it; the library owns its engine config from here on (the window keeps it following).
+    settings = AppSettings.load(_settings_file(args))
+    chosen = settings.current
+    apply_theme(app, chosen.theme)  # type: ignore[arg-type]
+    registry = ModelRegistry(Path(args.models) if args.models else chosen.models_path)
+    folder = _library_folder(args, chosen)  # a new one is used from the next start
+    library = Library.open_own(folder, engine_config(chosen), registry)
+    window = SearchWindow(library, registry=registry, settings=settings)
+    settings.setParent(window)
     window.show()
-    _listen_for_links(window, app, _library_folder(args, settings))
+    _listen_for_links(window, app, folder)
     watching = WatchBridge(  # the window owns it; closing the window stops it
         library,
         changed=window.library_changed.emit,

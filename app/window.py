@@ -67,7 +67,7 @@ from engine.api import (
 )
 
 if TYPE_CHECKING:
-    from app.dialogs.settings import Settings
+    from app.settings_model import AppSettings, Settings
 
 __all__ = ["EMPTY_LIBRARY", "SearchWindow"]
 
@@ -88,19 +88,22 @@ class SearchWindow(QMainWindow):
         player_backend: str = "auto",
         vlc_args: Sequence[str] = (),
         registry: ModelRegistry | None = None,
-        settings: Settings | None = None,
+        settings: AppSettings | None = None,
         settings_path: Path | None = None,
         tasks: Tasks | None = None,
         window_state: Path | None = None,
     ) -> None:
         """``window_state``: the file remembering size, panes and searches between starts
-        (default: ``window.ini`` beside ``settings_path``; none when neither is given)."""
+        (default: ``window.ini`` beside ``settings_path``, by default the settings' file)."""
         super().__init__()
         self._panes_placed = False  # the splitter's sizes set for the shown window
         self._ask_before_closing = True  # about an import running
         self.library = library
         self.registry = registry
-        self.settings = settings
+        self.settings = settings  # the user's, read where used (app/settings_model.py)
+        if settings is not None:
+            settings_path = settings_path or settings.path
+            settings.changed.connect(self._settings_changed)
         self.settings_path = settings_path
         self.setWindowTitle("Coursedex")
         place_window(self)  # 1280 x 800, or as large as a smaller screen
@@ -118,7 +121,7 @@ class SearchWindow(QMainWindow):
                 self.search_pane.course_box.currentData() is None and self.panel.clearSelection()
             )
         )
-        backend = settings.player if settings is not None else player_backend
+        backend = settings.current.player if settings is not None else player_backend
         self.preview_pane = PreviewPane(library, self.tasks, backend=backend, vlc_args=vlc_args)
         if settings_path is not None:  # speed and positions, beside the settings
             self.preview_pane.memory = PlaybackMemory.beside(settings_path)
@@ -389,26 +392,27 @@ class SearchWindow(QMainWindow):
     # --- settings ------------------------------------------------------------------------------
 
     def open_settings(self) -> None:
-        from app.dialogs.settings import SettingsDialog, apply_theme, engine_config, save_settings
+        from app.dialogs.settings import SettingsDialog, apply_theme
 
         if self.registry is None or self.settings is None:
             return
-        dialog = SettingsDialog(self.settings, self.registry, self, in_use=self.library.folder)
+        now = self.settings.current
+        dialog = SettingsDialog(now, self.registry, self, in_use=self.library.folder)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
         new = dialog.settings()
         dialog.deleteLater()
-        if not accepted:
-            apply_theme(QApplication.instance(), self.settings.theme)  # type: ignore[arg-type]
-            return
-        apply_theme(QApplication.instance(), new.theme)  # type: ignore[arg-type]
-        if self.settings_path is not None:
-            save_settings(self.settings_path, new)
+        apply_theme(QApplication.instance(), (new if accepted else now).theme)  # type: ignore[arg-type]
+        if accepted:
+            self.settings.change(new)  # saved; _settings_changed follows
+
+    def _settings_changed(self, before: Settings, new: Settings) -> None:
+        from app.settings_model import engine_config
+
         # The next import, search and re-index use them (an import running keeps its own).
         self.library.configure(engine_config(new, self.library.config))
         self.preview_pane.set_backend(new.player)
-        if new.library_dir != self.settings.library_dir:
+        if new.library_dir != before.library_dir:
             self.import_bar.status.setText("The new library folder is used from the next start.")
-        self.settings = new
 
     # --- import ----------------------------------------------------------------------------
 

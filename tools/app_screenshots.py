@@ -109,7 +109,8 @@ def _shoot(out: Path, work: Path) -> int:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.dialogs.settings import Settings, SettingsDialog, apply_theme
+    from app.dialogs.settings import SettingsDialog, apply_theme
+    from app.settings_model import AppSettings, Settings
     from app.window import SearchWindow
     from engine.api import (
         DEMO_COURSE,
@@ -130,7 +131,7 @@ def _shoot(out: Path, work: Path) -> int:
         work / "library", config, lambda: registry.load_embedder(), models=registry
     )
     settings = Settings(library_dir=str(work / "library"), theme="light")
-    window = SearchWindow(library, registry=registry, settings=settings)
+    window = SearchWindow(library, registry=registry, settings=AppSettings(settings))
     window.resize(1440, 860)
     window.move(40, 40)
     window.show()

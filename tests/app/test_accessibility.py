@@ -311,13 +311,14 @@ def test_ctrl_keys_reach_each_part_and_menus_show_them(
 
 def test_dialogs_controls_are_named(qtbot: QtBot, library: Library, models_dir: Path) -> None:
     from app.dialogs.about import AboutDialog
-    from app.dialogs.settings import Settings, SettingsDialog
+    from app.dialogs.settings import SettingsDialog
     from app.library.import_errors import ImportErrorsDialog
     from app.library.language import LanguageDialog
     from app.library.url_import import UrlImportDialog
     from app.library.watch_folders import FollowDialog
     from app.notes.editor import NoteEditor
     from app.player.keys import ShortcutsDialog
+    from app.settings_model import Settings
     from engine.api import ModelRegistry
 
     window = shown(qtbot, library)
@@ -381,7 +382,8 @@ def test_a_larger_system_font_grows_rows_and_clips_no_text(
 def dialogs_clipped(qtbot: QtBot, window: SearchWindow) -> list[str]:
     """What Settings and About clip, opened at their first size."""
     from app.dialogs.about import AboutDialog
-    from app.dialogs.settings import Settings, SettingsDialog
+    from app.dialogs.settings import SettingsDialog
+    from app.settings_model import Settings
 
     registry = window.library.models
     found: list[str] = []

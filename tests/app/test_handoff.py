@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.dialogs.settings import Settings, save_settings
 from app.main import start
+from app.settings_model import Settings, save_settings
 from app.window import SearchWindow
 from engine.library import Library
 from tools.factories import make_note

@@ -25,8 +25,8 @@ import pytest
 from PySide6.QtCore import QDir
 from pytestqt.qtbot import QtBot
 
-from app.dialogs.settings import Settings, save_settings
 from app.main import STARTUP_REPORT_ENV, start
+from app.settings_model import Settings, save_settings
 from app.single_instance import SingleInstance, send, server_name
 from app.window import SearchWindow
 from engine.integrations.links import make_link

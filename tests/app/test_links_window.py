@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.dialogs.settings import Settings, save_settings
 from app.main import start
+from app.settings_model import Settings, save_settings
 from app.single_instance import SingleInstance
 from app.window import SearchWindow
 from engine.config import EngineConfig, MediaConfig

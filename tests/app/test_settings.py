@@ -18,13 +18,12 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.dialogs.models_page import ModelsPage
-from app.dialogs.settings import (
+from app.dialogs.settings import SettingsDialog, apply_theme, is_dark
+from app.settings_model import (
     SETTINGS_VERSION,
+    AppSettings,
     Settings,
-    SettingsDialog,
-    apply_theme,
     engine_config,
-    is_dark,
     load_settings,
     save_settings,
 )
@@ -366,8 +365,7 @@ def test_window_settings_are_saved_and_apply_to_the_next_import(
     window = SearchWindow(
         library,
         registry=ModelRegistry(models_dir),
-        settings=Settings(theme="light"),
-        settings_path=path,
+        settings=AppSettings(Settings(theme="light"), path),
     )
     qtbot.addWidget(window)
     window.show()
@@ -415,7 +413,7 @@ def test_settings_show_the_library_folder_in_use(
     without an edit keeps the saved choice."""
     path = tmp_path / "settings.json"
     window = SearchWindow(
-        library, registry=ModelRegistry(models_dir), settings=Settings(), settings_path=path
+        library, registry=ModelRegistry(models_dir), settings=AppSettings(Settings(), path)
     )
     qtbot.addWidget(window)
     shown: list[str] = []
@@ -454,8 +452,7 @@ def test_screen_text_turned_off_in_settings_is_not_read_at_the_next_import(
     window = SearchWindow(
         library,
         registry=ModelRegistry(models_dir),
-        settings=Settings(),
-        settings_path=tmp_path / "settings.json",
+        settings=AppSettings(Settings(), tmp_path / "settings.json"),
     )
     qtbot.addWidget(window)
     window.show()
@@ -494,8 +491,7 @@ def test_changing_the_player_keeps_the_lecture_on_screen(
     window = SearchWindow(
         library,
         registry=ModelRegistry(models_dir),
-        settings=Settings(player="qt"),
-        settings_path=tmp_path / "settings.json",
+        settings=AppSettings(Settings(player="qt"), tmp_path / "settings.json"),
         vlc_args=("--vout=dummy", "--aout=dummy"),
     )
     qtbot.addWidget(window)
@@ -558,16 +554,16 @@ def test_threads_chosen_in_settings_load_the_search_model(
     reads the library's settings when it loads. Window and library agree."""
     registry = ModelRegistry(models_dir)
     library = Library.open_own(tmp_path / "lib", EngineConfig(threads=2), registry)
-    window = SearchWindow(
-        library, registry=registry, settings=Settings(threads=2), settings_path=tmp_path / "s"
-    )
+    settings = AppSettings(Settings(threads=2), tmp_path / "settings.json")
+    window = SearchWindow(library, registry=registry, settings=settings)
     qtbot.addWidget(window)
     seen: list[SettingsDialog] = []
     _in_the_dialog(lambda d: d.threads_box.setValue(1), seen)
     try:
         window.open_settings()
-        assert seen and window.settings is not None
-        assert window.settings.threads == library.config.threads == 1
+        assert seen and window.settings is settings
+        assert settings.current.threads == library.config.threads == 1
+        assert load_settings(tmp_path / "settings.json") == settings.current
         assert library.embedder() is registry.load_embedder(DEFAULT_EMBEDDER, 1)
     finally:
         library.close()
