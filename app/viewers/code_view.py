@@ -198,11 +198,6 @@ class CodeView(QWidget):
         column.addWidget(self.editor, 1)
 
     @property
-    def current_line(self) -> int | None:
-        """The matched line shown (1-based), or None."""
-        return self._line
-
-    @property
     def style_name(self) -> str:
         """The Pygments style in use: a light one on a light palette, else a dark one."""
         return self._highlighter.style_name
