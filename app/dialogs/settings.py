@@ -239,10 +239,6 @@ def engine_config(settings: Settings, base: EngineConfig | None = None) -> Engin
 # --- theme --------------------------------------------------------------------------------
 
 
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Window).lightness() < 128
-
-
 def dark_palette() -> QPalette:
     p = QPalette()
     role, group = QPalette.ColorRole, QPalette.ColorGroup

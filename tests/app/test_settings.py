@@ -24,10 +24,10 @@ from app.dialogs.settings import (
     SettingsDialog,
     apply_theme,
     engine_config,
-    is_dark,
     load_settings,
     save_settings,
 )
+from app.theme import is_dark
 from app.window import SearchWindow
 from engine.config import AUTO_SPEECH_MODEL, EngineConfig
 from engine.library import Library
