@@ -436,9 +436,6 @@ class SearchWindow(QMainWindow):
         """Finish the files an earlier run queued but did not index; False if none."""
         return self.import_bar.resume()
 
-    def cancel_import(self) -> None:
-        self.import_bar.cancel()
-
     def _import_progress(self, p: IngestProgress) -> None:
         self.library_changed.emit(FileState.of(p, file_state(p)))
 

@@ -124,7 +124,7 @@ from engine.plain_text import (
 )
 from engine.search import SearchFilters, SearchOutcome, SearchResult
 from engine.store import Course, FileMark, LibraryMarks, Source
-from engine.types import SegmentKind, SourceKind, SourceStatus, Timing
+from engine.types import LibraryStats, SegmentKind, SourceKind, SourceStatus, Timing
 from engine.words import fold, query_terms
 
 __all__ = [
@@ -171,6 +171,7 @@ __all__ = [
     "LibraryDamagedError",
     "LibraryError",
     "LibraryMarks",
+    "LibraryStats",
     "Link",
     "LinkError",
     "MediaConfig",

@@ -35,11 +35,6 @@ def private_dir(path: Path) -> None:
     _take_off_others(path)
 
 
-def private_file(path: Path) -> None:
-    """Take the group and other bits off ``path`` if it is there."""
-    _take_off_others(path)
-
-
 def open_private(path: Path, flags: int = os.O_RDWR | os.O_CREAT) -> int:
     """``os.open`` that creates ``path`` 0600 (not umask's 0644), and tightens it if it
     was there. Returns the file descriptor (binary on Windows too: a thumbnail's bytes are

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypedDict
 
 
 class SegmentKind(StrEnum):
@@ -78,3 +79,24 @@ class ParsedSource:
     warnings: tuple[str, ...] = field(default=())
     speech_model: str | None = None  # the model that heard it (None: not transcribed)
     language: str | None = None  # its text's (engine.languages code; None: not known)
+
+
+class StoreStats(TypedDict):
+    """What the library database holds (Store.stats)."""
+
+    courses: int
+    sources: int
+    sources_by_status: dict[str, int]  # "indexed", "error"... -> files
+    segments: int
+    segments_by_kind: dict[str, int]  # SegmentKind value -> segments
+    media_hours: float  # of the indexed lectures, to 2 decimals
+    pages_waiting_for_ocr: int
+
+
+class LibraryStats(StoreStats):
+    """What ``coursedex stats`` tells (Library.stats; its JSON has these keys)."""
+
+    library: str  # the library's folder
+    embedder: str | None  # the search model's id, None before the first import
+    vectors: int  # in the vector index
+    database_bytes: int

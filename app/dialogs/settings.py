@@ -41,10 +41,6 @@ from engine.api import ModelRegistry
 # --- theme --------------------------------------------------------------------------------
 
 
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Window).lightness() < 128
-
-
 def dark_palette() -> QPalette:
     p = QPalette()
     role, group = QPalette.ColorRole, QPalette.ColorGroup

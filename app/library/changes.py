@@ -84,9 +84,15 @@ class Reread:
 
 LibraryChange = FileState | FilesChanged | Removed | Reread
 
-# The records of some courses: the courses, their files, those of them gone from disk, and
-# the paths asked about that are no longer in the library.
-CoursesRead = tuple[list[Course], list[Source], set[str], list[str]]
+
+@dataclass(frozen=True, slots=True)
+class CoursesRead:
+    """The records of some courses, read on a worker."""
+
+    courses: list[Course]
+    sources: list[Source]  # their files
+    missing: set[str]  # those of them gone from disk
+    gone: list[str]  # the paths asked about that are no longer in the library
 
 
 def read_courses_of(library: Library, paths: Sequence[str]) -> CoursesRead:
@@ -102,7 +108,7 @@ def read_courses_of(library: Library, paths: Sequence[str]) -> CoursesRead:
             names.add(source.course)
     courses = [c for c in library.courses() if c.name in names]
     sources = [s for c in courses for s in library.sources(c.name)]
-    return courses, sources, missing_paths(sources), gone
+    return CoursesRead(courses, sources, missing_paths(sources), gone)
 
 
 class LibraryFollower(QObject):
@@ -182,7 +188,7 @@ class LibraryFollower(QObject):
 
             def read_all() -> CoursesRead:
                 sources = library.sources()
-                return library.courses(), sources, missing_paths(sources), []
+                return CoursesRead(library.courses(), sources, missing_paths(sources), [])
 
             self._start(read_all, self._whole_read)
         elif self._paths:
@@ -205,18 +211,16 @@ class LibraryFollower(QObject):
         self.tasks.run(read, finish, failed)
 
     def _whole_read(self, got: CoursesRead) -> None:
-        courses, sources, missing, _gone = got
-        self.panel.refresh(courses, sources, missing)
+        self.panel.refresh(got.courses, got.sources, got.missing)
         self._asked.clear()
         self._announce()
 
     def _courses_read(self, got: CoursesRead) -> None:
-        courses, sources, missing, gone = got
-        self.panel.update_courses(courses, sources, missing)
-        for path in gone:
+        self.panel.update_courses(got.courses, got.sources, got.missing)
+        for path in got.gone:
             self.panel.remove_file(path)
-        self._asked.difference_update(s.path for s in sources)
-        self._asked.difference_update(gone)
+        self._asked.difference_update(s.path for s in got.sources)
+        self._asked.difference_update(got.gone)
         self._announce()
 
     def _announce(self) -> None:

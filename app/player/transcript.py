@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe
 from app.player.controls import FocusRing
+from app.theme import is_dark
 from app.word_marks import folded_words, word_spans
 from engine.api import Chapter, Timing, clock, fold, make_link
 
@@ -119,8 +120,7 @@ class _MarkedLines(QStyledItemDelegate):
         wrap = QTextOption()
         wrap.setWrapMode(QTextOption.WrapMode.WordWrap)  # between words only: not "proble m"
         document.setDefaultTextOption(wrap)
-        dark = self.listing.palette().color(QPalette.ColorRole.Base).lightness() < 128
-        mark, ink = MARKS[dark]
+        mark, ink = MARKS[is_dark(self.listing.palette())]
         marked = marked_html(text, self.pattern, mark, ink)
         document.setHtml(f'<span style="color: {colour}">{marked}</span>')
         document.setTextWidth(max(40, width))

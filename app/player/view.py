@@ -338,9 +338,6 @@ class PlayerView(QWidget):
     def set_volume(self, percent: int) -> None:
         self.controls.volume_slider.setValue(max(0, min(100, percent)))  # it tells the backend
 
-    def is_muted(self) -> bool:
-        return self._muted
-
     def toggle_mute(self) -> None:
         self._muted = not self._muted
         if not self._closed:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -61,9 +62,16 @@ ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
 SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+L")  # the window's Go > Search box: focus_search
 SEARCH_KEYS = " or ".join(SEARCH_SHORTCUTS)
 
-# results, their thumbnails by segment id, the search's time in ms, whether it was gated, and
-# what the user should know of them (keyword matches only, and why)
-Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool, str]
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a search brings back to the pane from the pool."""
+
+    results: list[SearchResult]
+    thumbs: dict[int, QImage | None]  # the results' thumbnails, by segment id
+    took_ms: float  # the search's time
+    gated: bool  # nothing was close enough: the early exit
+    notice: str  # what the user should know of them (keyword matches only, and why)
 
 
 class StatusLine(QLabel):
@@ -314,7 +322,7 @@ class SearchPane(QWidget):
             outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
             thumbs = {r.segment_id: thumbnail(r, library) for r in outcome.results}
             took = outcome.took_ms.get("total", 0.0)
-            return outcome.results, thumbs, took, outcome.gated, outcome.notice
+            return Found(outcome.results, thumbs, took, outcome.gated, outcome.notice)
 
         self.tasks.run(
             job,
@@ -336,16 +344,16 @@ class SearchPane(QWidget):
     def _show(self, generation: int, found: Found, refresh: bool = False) -> None:
         if generation != self._generation:
             return  # an older query finished after a newer one started
-        results, thumbs, took, gated, notice = found
+        results = found.results
         self._shown = self.query
-        self.results.show_results(results, thumbs, keep=refresh)
+        self.results.show_results(results, found.thumbs, keep=refresh)
         note = ""
         if results:
-            self.status.setText(f"{count_line(results)} ({took:.0f} ms)")
+            self.status.setText(f"{count_line(results)} ({found.took_ms:.0f} ms)")
         else:
-            note = self._nothing_found(gated)
-        if notice:  # keyword matches only: the search model cannot load
-            self.status.setText(f"{self.status.text()}. {capital(notice)}")
+            note = self._nothing_found(found.gated)
+        if found.notice:  # keyword matches only: the search model cannot load
+            self.status.setText(f"{self.status.text()}. {capital(found.notice)}")
         self.results.note_empty(note)
         if self._open_when_shown == generation and results:
             self.results.open_current()

@@ -44,7 +44,8 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe
 from app.notes.editor import note_button
-from app.viewers.highlight import ASTRAL, Highlighter, Lexing, is_dark, lexer_for, mix
+from app.theme import is_dark
+from app.viewers.highlight import ASTRAL, Highlighter, Lexing, lexer_for, mix
 from app.word_marks import folded_words, word_spans
 
 log = logging.getLogger(__name__)
@@ -196,11 +197,6 @@ class CodeView(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(top)
         column.addWidget(self.editor, 1)
-
-    @property
-    def current_line(self) -> int | None:
-        """The matched line shown (1-based), or None."""
-        return self._line
 
     @property
     def style_name(self) -> str:

@@ -24,7 +24,6 @@ from pygments.util import ClassNotFound
 from PySide6.QtGui import (
     QColor,
     QFont,
-    QPalette,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextDocument,
@@ -104,10 +103,6 @@ def mix(a: QColor, b: QColor, share_b: float) -> QColor:
         a.greenF() + (b.greenF() - a.greenF()) * share_b,
         a.blueF() + (b.blueF() - a.blueF()) * share_b,
     )
-
-
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
 
 
 class Highlighter(QSyntaxHighlighter):

@@ -11,6 +11,7 @@ from typing import TextIO
 from engine.api import (
     IngestProgress,
     IngestReport,
+    LibraryStats,
     Outcome,
     SearchOutcome,
     Stage,
@@ -132,18 +133,18 @@ def print_report(report: IngestReport, stream: TextIO) -> None:
             stream.write(f"    {printable(shown_name(f.path))}: {printable(f.detail)}\n")
 
 
-def _counts(counts: object) -> str:
+def _counts(counts: dict[str, int]) -> str:
     """``{"indexed": 6, "error": 5}`` -> ``"6 indexed, 5 error"``, largest first."""
-    if not isinstance(counts, dict) or not counts:
+    if not counts:
         return ""
-    ordered = sorted(counts.items(), key=lambda kv: (-int(kv[1]), str(kv[0])))
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return " (" + ", ".join(f"{n} {name}" for name, n in ordered) + ")"
 
 
-def print_stats(stats: dict[str, object], out: TextIO) -> None:
+def print_stats(stats: LibraryStats, out: TextIO) -> None:
     """What ``coursedex stats`` prints: a line per fact, in words (``--json`` has the keys)."""
     lines = [
-        f"library: {printable(str(stats['library']))}",
+        f"library: {printable(stats['library'])}",
         f"courses: {stats['courses']}",
         f"files: {stats['sources']}{_counts(stats['sources_by_status'])}",
         f"segments: {stats['segments']}{_counts(stats['segments_by_kind'])}",
@@ -152,6 +153,6 @@ def print_stats(stats: dict[str, object], out: TextIO) -> None:
     if stats["pages_waiting_for_ocr"]:
         lines.append(f"pages whose text is still to be read: {stats['pages_waiting_for_ocr']}")
     model = stats["embedder"] or "none yet"
-    lines.append(f"search model: {model} ({plural(int(str(stats['vectors'])), 'vector')})")
-    lines.append(f"database: {human_size(int(str(stats['database_bytes'])))}")
+    lines.append(f"search model: {model} ({plural(stats['vectors'], 'vector')})")
+    lines.append(f"database: {human_size(stats['database_bytes'])}")
     out.write("\n".join(lines) + "\n")

@@ -51,7 +51,7 @@ from engine.models.registry import ModelRegistry, default_models_dir
 from engine.own_folders import check_library_folder
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 from engine.store import Store
-from engine.types import ParsedSource, SourceKind, SourceStatus
+from engine.types import LibraryStats, ParsedSource, SourceKind, SourceStatus
 
 log = logging.getLogger(__name__)
 
@@ -476,11 +476,12 @@ class Library(NoteTaking):
             self.store.catalog.rename_course(old, new)
             self.store.notes.rename_course(old, new)  # those whose file is gone follow too
 
-    def stats(self) -> dict[str, object]:
-        out = self.store.stats()
-        out["library"] = str(self.folder)
-        out["embedder"] = self.embedder_id
-        out["vectors"] = self.indexer.vector_count()
+    def stats(self) -> LibraryStats:
         db = self.folder / "library.db"
-        out["database_bytes"] = db.stat().st_size if db.exists() else 0
-        return out
+        return LibraryStats(
+            **self.store.stats(),
+            library=str(self.folder),
+            embedder=self.embedder_id,
+            vectors=self.indexer.vector_count(),
+            database_bytes=db.stat().st_size if db.exists() else 0,
+        )

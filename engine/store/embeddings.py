@@ -21,10 +21,6 @@ class Embeddings:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def embedded_ids(self, space: str) -> set[int]:
-        rows = self._db.rows("SELECT segment_id FROM embeddings WHERE space = ?", (space,))
-        return {r.segment_id for r in rows}
-
     def generation(self) -> int | None:
         """The number of the last vector write (0: none yet); it only grows. None when the
         database predates it (a read-only library of an older version)."""

@@ -26,7 +26,7 @@ from engine.store.recordings import (
     Recordings,
 )
 from engine.store.segments import Segments
-from engine.types import SegmentDraft, SourceStatus
+from engine.types import SegmentDraft, SourceStatus, StoreStats
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ class Store:
             log.info("%d segments indexed in their language", moved)
         return moved
 
-    def stats(self) -> dict[str, object]:
+    def stats(self) -> StoreStats:
         db = self.db
         with db.lock:
             kinds = {
@@ -172,12 +172,12 @@ class Store:
             timed = db.value(
                 "SELECT coalesce(sum(duration_ms), 0) FROM sources WHERE status = 'indexed'"
             )
-        return {
-            "courses": int(courses),
-            "sources": int(sum(statuses.values())),
-            "sources_by_status": statuses,
-            "segments": int(sum(kinds.values())),
-            "segments_by_kind": kinds,
-            "media_hours": round(int(timed) / 3_600_000, 2),
-            "pages_waiting_for_ocr": int(ocr),
-        }
+        return StoreStats(
+            courses=int(courses),
+            sources=int(sum(statuses.values())),
+            sources_by_status=statuses,
+            segments=int(sum(kinds.values())),
+            segments_by_kind=kinds,
+            media_hours=round(int(timed) / 3_600_000, 2),
+            pages_waiting_for_ocr=int(ocr),
+        )

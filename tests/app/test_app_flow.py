@@ -98,7 +98,7 @@ def test_slide_and_code_hits_open_their_page_and_line(
     qtbot.waitUntil(
         lambda: window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
     )
-    qtbot.waitUntil(lambda: window.preview_pane.code_view.current_line == code_hit.line)
+    qtbot.waitUntil(lambda: window.preview_pane.code_view.editor.marked_line == code_hit.line)
     assert "Lomuto" in window.preview_pane.code_view.editor.textCursor().block().text()
 
 

@@ -45,7 +45,7 @@ def test_first_start_imports_the_demo_course_searchable_before_its_video(
     assert window.importing and window.panel.state_of(video) != "indexed"
     assert "is being imported" in placeholder.text()  # until the lecture is in
     with qtbot.waitSignal(window.imported, timeout=30_000) as blocker:
-        window.cancel_import()
+        window.import_bar.cancel_button.click()
     report = blocker.args[0] if blocker.args else None
     assert isinstance(report, IngestReport) and report.count(Outcome.CANCELLED) >= 1
     window.close()
@@ -60,7 +60,7 @@ def test_first_start_imports_the_demo_course_searchable_before_its_video(
     again.import_bar.resume_button.click()
     assert again.importing and "Resuming the import of 1 file…" in again.import_bar.status.text()
     with qtbot.waitSignal(again.imported, timeout=30_000):
-        again.cancel_import()
+        again.import_bar.cancel_button.click()
     again.close()
     again.library.close()
 

@@ -174,7 +174,7 @@ def test_cancelling_in_the_window_leaves_no_file_indexing(
     course = tmp_path / "Botany"
     files = [notes(course, f"leaf-{i}.md", f"Leaf shape number {i}.") for i in range(5)]
     window = shown_window(qtbot, library)
-    window.import_bar.progress_reported.connect(lambda _p: window.cancel_import())
+    window.import_bar.progress_reported.connect(lambda _p: window.import_bar.cancel_button.click())
     with qtbot.waitSignal(window.imported, timeout=60_000) as blocker:
         window.import_paths([course])
     report = blocker.args[0] if blocker.args else None

@@ -265,7 +265,7 @@ def test_notes_on_a_slides_page_and_a_files_line(
 
     code = path_of(library, SourceKind.CODE)
     pane.show_file(code, "sorting/quicksort.py", 5)
-    qtbot.waitUntil(lambda: pane.code_view.isVisible() and pane.code_view.current_line == 5)
+    qtbot.waitUntil(lambda: pane.code_view.isVisible() and pane.code_view.editor.marked_line == 5)
     editor = pane.code_view.editor
     back_to(qtbot, window)
     editor.setFocus()
@@ -289,7 +289,7 @@ def test_notes_on_a_slides_page_and_a_files_line(
     window.notes_panel.select(at_line.id)
     pane.show_page(slides, 1)
     qtbot.keyClick(window.notes_panel.tree, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: pane.code_view.isVisible() and pane.code_view.current_line == 12)
+    qtbot.waitUntil(lambda: pane.code_view.isVisible() and pane.code_view.editor.marked_line == 12)
 
 
 def test_delete_in_the_panel_removes_a_note_after_asking(

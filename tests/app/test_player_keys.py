@@ -14,6 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QDialog, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.player.view import PlayerView
 from app.window import SearchWindow
 from engine.api import parse_link
 from engine.library import Library
@@ -33,6 +34,11 @@ def window(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
     yield win
     win.close()
+
+
+def muted(player: PlayerView) -> bool:
+    """The sound is off: the mute button offers to turn it on again."""
+    return player.controls.mute_button.accessibleName() == "Unmute"
 
 
 def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
@@ -99,9 +105,9 @@ def test_after_enter_the_players_keys_act_from_the_search_box_and_a_question_los
     qtbot.keyClick(box, Qt.Key.Key_BracketLeft)
     assert player.rate() == 1.0
     qtbot.keyClick(box, Qt.Key.Key_M)
-    assert player.is_muted()
+    assert muted(player)
     qtbot.keyClick(box, Qt.Key.Key_M)
-    assert not player.is_muted()
+    assert not muted(player)
     qtbot.keyClick(box, Qt.Key.Key_C)
     assert player.controls.subtitles_on()
     qtbot.keyClick(box, Qt.Key.Key_C)
@@ -136,7 +142,7 @@ def test_after_enter_the_players_keys_act_from_the_search_box_and_a_question_los
     qtbot.waitUntil(player.is_playing, timeout=PLAYING_TIMEOUT_MS)
     qtbot.keyClicks(box, "sfmnp")
     assert box.text() == "fmnp quick sortsfmnp"
-    assert not player.full_screen.is_on() and not player.is_muted()
+    assert not player.full_screen.is_on() and not muted(player)
 
 
 def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_query(
@@ -155,9 +161,9 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
     qtbot.keyClick(window.search_pane.results, Qt.Key.Key_L)
     assert abs(player.position_ms() - before) <= 500, player.position_ms()
     qtbot.keyClick(window.search_pane.results, Qt.Key.Key_M)
-    assert player.is_muted()
+    assert muted(player)
     qtbot.keyClick(window.search_pane.results, Qt.Key.Key_M)
-    assert not player.is_muted()
+    assert not muted(player)
 
     # Esc in the results (or on the player) wipes nothing.
     qtbot.keyClick(window.search_pane.results, Qt.Key.Key_Escape)

@@ -13,9 +13,10 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from app.dialogs.settings import apply_theme, is_dark
+from app.dialogs.settings import apply_theme
 from app.search.pane import StatusLine
 from app.search.results import ResultRow, count_line, thumbnail
+from app.theme import is_dark
 from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library

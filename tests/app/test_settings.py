@@ -27,6 +27,7 @@ from app.settings_model import (
     load_settings,
     save_settings,
 )
+from app.theme import is_dark
 from app.window import SearchWindow
 from engine.config import AUTO_SPEECH_MODEL, EngineConfig
 from engine.library import Library

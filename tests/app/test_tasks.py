@@ -115,7 +115,7 @@ def test_the_window_searches_deterministically_on_the_inline_pool(
     assert first is not None and first.source == str(notes)
     window.open_current()
     assert window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
-    assert window.preview_pane.code_view.current_line == (first.line or first.line_start)
+    assert window.preview_pane.code_view.editor.marked_line == (first.line or first.line_start)
 
 
 class _Cycle:

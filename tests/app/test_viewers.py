@@ -377,7 +377,7 @@ def _marked_words(view: CodeView) -> list[str]:
 def test_code_view_opens_at_the_line(qtbot: QtBot) -> None:
     view = _code_view(qtbot)
     view.show_code(SORTING, "src/sorting.py", LOMUTO_LINE, ["lomuto", "pivot"])
-    assert view.current_line == LOMUTO_LINE
+    assert view.editor.marked_line == LOMUTO_LINE
     assert view.header.text() == f"src/sorting.py:{LOMUTO_LINE}"
     assert view.editor.isReadOnly()
     assert view.editor.textCursor().blockNumber() == LOMUTO_LINE - 1
@@ -430,7 +430,7 @@ def test_code_view_marks_whole_words_of_the_query(qtbot: QtBot) -> None:
     assert _marked_words(view) == ["pivot", "Lomuto", "pivot", "pivot"]
     view.show_code(SORTING, "sorting.py", None, ())
     assert _marked_words(view) == []
-    assert view.current_line is None and view.header.text() == "sorting.py"
+    assert view.editor.marked_line == 0 and view.header.text() == "sorting.py"
 
 
 def test_code_view_shows_an_error_as_a_line(qtbot: QtBot) -> None:
@@ -438,14 +438,14 @@ def test_code_view_shows_an_error_as_a_line(qtbot: QtBot) -> None:
     view.show_code(SORTING, "sorting.py", 3)
     view.show_error("code.zip is no longer in the library\nsecond line")
     assert view.header.text() == "code.zip is no longer in the library"
-    assert view.editor.toPlainText() == "" and view.current_line is None
+    assert view.editor.toPlainText() == "" and view.editor.marked_line == 0
 
 
 def test_code_view_shows_a_notebook_as_coloured_json(qtbot: QtBot) -> None:
     view = _code_view(qtbot)
     notebook = {"cells": [{"cell_type": "code", "source": ["print('hello')"]}], "nbformat": 4}
     view.show_code(json.dumps(notebook, indent=1), "week1.ipynb", 3)
-    assert view.current_line == 3
+    assert view.editor.marked_line == 3
     assert _colour_at(view, 2, 2) is not None  # the "cells" key
 
 

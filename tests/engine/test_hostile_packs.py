@@ -22,7 +22,7 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.packs import PackError, export_pack, import_pack, read_pack
 from engine.packs.format import PackLimits
-from engine.types import SourceKind
+from engine.types import LibraryStats, SourceKind
 from tools.hostile.pack_values import LeftOut, _noted, generate_bounds, generate_left_out
 from tools.hostile.packs import HostilePack, _parts, _write, generate
 
@@ -48,7 +48,7 @@ def target(built_library: Library) -> Iterator[Library]:
     yield built_library
 
 
-def _state(library: Library) -> tuple[str, list[str], int, dict[str, object]]:
+def _state(library: Library) -> tuple[str, list[str], int, LibraryStats]:
     """Everything a refused pack must not change."""
     dump = "\n".join(library.store.conn.iterdump())
     thumbs = sorted(p.name for p in library.thumbs.glob("*")) if library.thumbs.exists() else []
