@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.dialogs.models_page import ModelsPage
-from app.dialogs.settings import SettingsDialog, apply_theme, is_dark
+from app.dialogs.settings import SettingsDialog, apply_theme
 from app.settings_model import (
     SETTINGS_VERSION,
     AppSettings,
