@@ -38,7 +38,7 @@ from app.search.examples import EMPTY_LIBRARY, ExampleQuestions
 from app.search.filter_chip import FilterChip
 from app.search.history import SearchHistory
 from app.search.result_list import ResultList
-from app.search.results import ResultRow, count_line, thumbnail
+from app.search.results import ResultRow, count_line, grouped, has_thumbnail, thumbnail
 from app.tasks import Failure, Tasks
 from engine.api import (
     KIND_NAMES,
@@ -61,9 +61,9 @@ ALL_COURSES, ALL_KINDS = "all-courses", "all-kinds"  # the empty note's links
 SEARCH_SHORTCUTS = ("Ctrl+F", "Ctrl+L")  # the window's Go > Search box: focus_search
 SEARCH_KEYS = " or ".join(SEARCH_SHORTCUTS)
 
-# results, their thumbnails by segment id, the search's time in ms, whether it was gated, and
-# what the user should know of them (keyword matches only, and why)
-Found = tuple[list[SearchResult], dict[int, QImage | None], float, bool, str]
+# results, the search's time in ms, whether it was gated, and what the user should know of
+# them (keyword matches only, and why)
+Found = tuple[list[SearchResult], float, bool, str]
 
 
 class StatusLine(QLabel):
@@ -312,9 +312,8 @@ class SearchPane(QWidget):
 
         def job() -> Found:
             outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
-            thumbs = {r.segment_id: thumbnail(r, library) for r in outcome.results}
             took = outcome.took_ms.get("total", 0.0)
-            return outcome.results, thumbs, took, outcome.gated, outcome.notice
+            return outcome.results, took, outcome.gated, outcome.notice
 
         self.tasks.run(
             job,
@@ -336,9 +335,10 @@ class SearchPane(QWidget):
     def _show(self, generation: int, found: Found, refresh: bool = False) -> None:
         if generation != self._generation:
             return  # an older query finished after a newer one started
-        results, thumbs, took, gated, notice = found
+        results, took, gated, notice = found
         self._shown = self.query
-        self.results.show_results(results, thumbs, keep=refresh)
+        self.results.show_results(results, keep=refresh)
+        self._render_thumbnails(generation, results)
         note = ""
         if results:
             self.status.setText(f"{count_line(results)} ({took:.0f} ms)")
@@ -349,6 +349,26 @@ class SearchPane(QWidget):
         self.results.note_empty(note)
         if self._open_when_shown == generation and results:
             self.results.open_current()
+
+    def _render_thumbnails(self, generation: int, results: list[SearchResult]) -> None:
+        """The rows' slide pages and scene frames, made on the pool after the rows are shown
+        (a page rendered is not part of the search's time); left once a newer search runs."""
+        library = self.library
+        best = [group.best for group in grouped(results)]
+
+        def job() -> dict[int, QImage | None]:
+            return {
+                r.segment_id: thumbnail(r, library)
+                for r in best
+                if generation == self._generation and has_thumbnail(r)
+            }
+
+        def done(thumbs: dict[int, QImage | None]) -> None:
+            if generation == self._generation:
+                self.results.set_thumbnails(thumbs)
+
+        if any(has_thumbnail(r) for r in best):
+            self.tasks.run(job, done)
 
     def _nothing_found(self, gated: bool) -> str:
         """Say why nothing was found, and offer to search without the filters; the empty
