@@ -92,7 +92,7 @@ class Library(NoteTaking):
         self._models = LibraryModels(
             lambda: self._config, self.models, embedder, lambda: self.embedder_id, reranker
         )
-        self._repaired = False  # missing vectors found at open are embedded on first use
+        self._repaired = False  # missing vectors found at open are embedded at its end
         self._repair_lock = threading.Lock()  # then the indexer's, never the other way
         self.indexer = Indexer(self.store, folder)
         self.access = WriteAccess(folder, self.read_only, self.indexer)
@@ -143,9 +143,11 @@ class Library(NoteTaking):
             LibraryError: also when this user may not open it (another user's library).
         """
         try:
-            return cls(Path(folder), config, embedder, models=models, reranker=reranker)
+            library = cls(Path(folder), config, embedder, models=models, reranker=reranker)
         except PermissionError as e:
             raise permission_denied(Path(folder), e) from e
+        library._repair_at_open()
+        return library
 
     @classmethod
     def open_own(
@@ -171,6 +173,7 @@ class Library(NoteTaking):
         except PermissionError as e:
             raise permission_denied(Path(folder), e) from e
         opened.append(library)
+        library._repair_at_open()
         return library
 
     @property
