@@ -199,10 +199,13 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     apply_theme(app, settings.theme)  # type: ignore[arg-type]
     config = engine_config(settings)
     registry = ModelRegistry(Path(args.models) if args.models else settings.models_path)
-    library = Library.open_own(_library_folder(args, settings), config, registry)
+    library = Library.open_own(_library_folder(args, settings), config, registry, repair=False)
     window = SearchWindow(
         library, registry=registry, settings=settings, settings_path=settings_path
     )
+    # Vectors the library lacks, embedded on the pool (a search queues behind): not before
+    # the window shows, and never inside a search.
+    window.tasks.run(library.repair_vectors, lambda _: None)
     window.show()
     _listen_for_links(window, app, _library_folder(args, settings))
     watching = WatchBridge(  # the window owns it; closing the window stops it

@@ -146,7 +146,7 @@ class Library(NoteTaking):
             library = cls(Path(folder), config, embedder, models=models, reranker=reranker)
         except PermissionError as e:
             raise permission_denied(Path(folder), e) from e
-        library._repair_at_open()
+        library.repair_vectors()
         return library
 
     @classmethod
@@ -157,11 +157,13 @@ class Library(NoteTaking):
         models: ModelRegistry,
         *,
         embedder: str | None = None,
+        repair: bool = True,
     ) -> Library:
         """Open (or create) a library that loads its own embedder from ``models``: the one
         its vectors came from, else ``config.embedder`` for a library without vectors yet.
         Its embedder follows its languages (engine.library.meaning) unless the user names
-        one (``embedder``: a library opened so keeps what it has or is given)."""
+        one (``embedder``: a library opened so keeps what it has or is given).
+        ``repair=False``: the caller runs :meth:`repair_vectors` (the window, on its pool)."""
         opened: list[Library] = []
 
         def load() -> Embedder:
@@ -173,7 +175,8 @@ class Library(NoteTaking):
         except PermissionError as e:
             raise permission_denied(Path(folder), e) from e
         opened.append(library)
-        library._repair_at_open()
+        if repair:
+            library.repair_vectors()
         return library
 
     @property

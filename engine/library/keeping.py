@@ -44,9 +44,9 @@ class ModelKeeping(Records):
         self._repair(model)
         return model
 
-    def _repair_at_open(self) -> None:
-        """Embed what the check at open found without vectors, now: a search never writes
-        (it loads the embedder only). Only when there is something to embed, since it loads
+    def repair_vectors(self) -> None:
+        """Embed what the check at open found without vectors, now (Library.open does, and
+        the window on its task pool): a search never writes (it loads the embedder only). Only when there is something to embed, since it loads
         the model. A model that cannot load leaves it to the embedder's first use by an
         import, as does another process importing (or a library this one cannot write)."""
         if self.read_only is not None or self.indexer.index is None:
