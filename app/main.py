@@ -203,9 +203,12 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     apply_theme(app, chosen.theme)  # type: ignore[arg-type]
     registry = ModelRegistry(Path(args.models) if args.models else chosen.models_path)
     folder = _library_folder(args, chosen)  # a new one is used from the next start
-    library = Library.open_own(folder, engine_config(chosen), registry)
+    library = Library.open_own(folder, engine_config(chosen), registry, repair=False)
     window = SearchWindow(library, registry=registry, settings=settings)
     settings.setParent(window)
+    # Vectors the library lacks, embedded on the pool (a search queues behind): not before
+    # the window shows, and never inside a search.
+    window.tasks.run(library.repair_vectors, lambda _: None)
     window.show()
     _listen_for_links(window, app, folder)
     watching = WatchBridge(  # the window owns it; closing the window stops it

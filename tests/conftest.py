@@ -396,3 +396,10 @@ def demo_library(
     dest = tmp_path_factory.mktemp("demo-lecture") / "lib"
     with opened_copy(demo_library_template, dest, models_dir, embedder) as library:
         yield library
+
+
+def written(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file of a library folder: its size and modification time (a write changes it)."""
+    return {
+        str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()
+    }

@@ -39,7 +39,7 @@ from app.search.examples import EMPTY_LIBRARY, ExampleQuestions
 from app.search.filter_chip import FilterChip
 from app.search.history import SearchHistory
 from app.search.result_list import ResultList
-from app.search.results import ResultRow, count_line, thumbnail
+from app.search.results import ResultRow, count_line, grouped, has_thumbnail, thumbnail
 from app.tasks import Failure, Tasks
 from engine.api import (
     KIND_NAMES,
@@ -65,10 +65,10 @@ SEARCH_KEYS = " or ".join(SEARCH_SHORTCUTS)
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """What a search brings back to the pane from the pool."""
+    """What a search brings back to the pane from the pool (its rows' thumbnails are
+    rendered after they are shown)."""
 
     results: list[SearchResult]
-    thumbs: dict[int, QImage | None]  # the results' thumbnails, by segment id
     took_ms: float  # the search's time
     gated: bool  # nothing was close enough: the early exit
     notice: str  # what the user should know of them (keyword matches only, and why)
@@ -320,9 +320,8 @@ class SearchPane(QWidget):
 
         def job() -> Found:
             outcome = library.search(query, limit=RESULT_LIMIT, filters=filters, typing=True)
-            thumbs = {r.segment_id: thumbnail(r, library) for r in outcome.results}
             took = outcome.took_ms.get("total", 0.0)
-            return Found(outcome.results, thumbs, took, outcome.gated, outcome.notice)
+            return Found(outcome.results, took, outcome.gated, outcome.notice)
 
         self.tasks.run(
             job,
@@ -346,7 +345,8 @@ class SearchPane(QWidget):
             return  # an older query finished after a newer one started
         results = found.results
         self._shown = self.query
-        self.results.show_results(results, found.thumbs, keep=refresh)
+        self.results.show_results(results, keep=refresh)
+        self._render_thumbnails(generation, results)
         note = ""
         if results:
             self.status.setText(f"{count_line(results)} ({found.took_ms:.0f} ms)")
@@ -357,6 +357,26 @@ class SearchPane(QWidget):
         self.results.note_empty(note)
         if self._open_when_shown == generation and results:
             self.results.open_current()
+
+    def _render_thumbnails(self, generation: int, results: list[SearchResult]) -> None:
+        """The rows' slide pages and scene frames, made on the pool after the rows are shown
+        (a page rendered is not part of the search's time); left once a newer search runs."""
+        library = self.library
+        best = [group.best for group in grouped(results)]
+
+        def job() -> dict[int, QImage | None]:
+            return {
+                r.segment_id: thumbnail(r, library)
+                for r in best
+                if generation == self._generation and has_thumbnail(r)
+            }
+
+        def done(thumbs: dict[int, QImage | None]) -> None:
+            if generation == self._generation:
+                self.results.set_thumbnails(thumbs)
+
+        if any(has_thumbnail(r) for r in best):
+            self.tasks.run(job, done)
 
     def _nothing_found(self, gated: bool) -> str:
         """Say why nothing was found, and offer to search without the filters; the empty

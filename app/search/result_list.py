@@ -28,7 +28,15 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.accessible import describe
-from app.search.results import KIND_GLYPHS, ResultGroup, ResultRow, grouped, row_key, spoken
+from app.search.results import (
+    KIND_GLYPHS,
+    ResultGroup,
+    ResultRow,
+    grouped,
+    has_thumbnail,
+    row_key,
+    spoken,
+)
 from engine.api import SearchResult, SegmentKind
 
 ROW_BATCH = 4  # result rows added per turn of the event loop
@@ -95,33 +103,42 @@ class ResultList(QListWidget):
         self._relayout = QTimer(self, singleShot=True, interval=60)
         self._relayout.timeout.connect(self._relayout_rows)
         self._shown = 0  # counts the result sets shown: a batch of an older one stops
-        self._pending: list[tuple[ResultGroup | None, QImage | None]] = []
+        self._pending: list[ResultGroup | None] = []  # rows still to add; None: the divider
+        self._thumbs: dict[int, QImage | None] = {}  # the rows' pictures, by segment id
         self._keep: Place = None  # where the reader was, for the set being made
 
     # --- rows ------------------------------------------------------------------------------
 
-    def show_results(
-        self,
-        results: Sequence[SearchResult],
-        thumbs: Mapping[int, QImage | None],
-        *,
-        keep: bool = False,
-    ) -> None:
+    def show_results(self, results: Sequence[SearchResult], *, keep: bool = False) -> None:
         """Replace the rows: a lecture's hits as one row, and the divider before the first
         group whose best hit is weak (none when every hit is weak: nothing is above it).
         ``keep`` (the same search again, the library changed under it): the current row's
-        result stays current at the same height on screen, or else the same row does."""
+        result stays current at the same height on screen, or else the same row does, and
+        the thumbnails shown stay until :meth:`set_thumbnails` brings the new ones."""
         place = self._place() if keep else None
         self._clear()
+        if not keep:
+            self._thumbs = {}
         groups = grouped(results)
-        rows: list[tuple[ResultGroup | None, QImage | None]] = []
+        rows: list[ResultGroup | None] = []
         for group in groups:
-            if not group.best.strong and rows and all(g is not None for g, _ in rows):
-                rows.append((None, None))
-            rows.append((group, thumbs.get(group.best.segment_id)))
+            if not group.best.strong and rows and all(g is not None for g in rows):
+                rows.append(None)
+            rows.append(group)
         self._pending = rows
         self._keep = place
         self._add_rows(self._shown)
+
+    def set_thumbnails(self, thumbs: Mapping[int, QImage | None]) -> None:
+        """The pictures of the rows, by segment id, rendered after the rows were shown:
+        each fills its row's place (a row still to be added gets it as it is)."""
+        self._thumbs = dict(thumbs)
+        width = self.row_width()
+        for i in range(self.count()):
+            row, item = self.row_widget(i), self.item(i)
+            if row is not None and item is not None and row.result.segment_id in thumbs:
+                row.set_thumbnail(thumbs[row.result.segment_id])
+                item.setSizeHint(QSize(width, row.height_for(width)))
 
     @property
     def filling(self) -> bool:
@@ -155,7 +172,7 @@ class ResultList(QListWidget):
             return
         width = self.row_width()
         batch, self._pending = self._pending[:ROW_BATCH], self._pending[ROW_BATCH:]
-        for group, thumb in batch:
+        for group in batch:
             if group is None:
                 self._add_divider(width)
                 continue
@@ -165,7 +182,10 @@ class ResultList(QListWidget):
             item.setData(Qt.ItemDataRole.AccessibleTextRole, spoken(group))
             item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, OPEN_ROW)
             row = ResultRow(group, self._icons[group.best.kind])
-            row.set_thumbnail(thumb)
+            if group.best.segment_id in self._thumbs:
+                row.set_thumbnail(self._thumbs[group.best.segment_id])
+            elif has_thumbnail(group.best):
+                row.expect_thumbnail()
             row.moment_chosen.connect(self.open_requested)
             item.setSizeHint(QSize(width, row.height_for(width)))
             self.setItemWidget(item, row)

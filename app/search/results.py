@@ -270,8 +270,16 @@ class ResultRow(QWidget):
     def _moment_link(self, href: str) -> None:
         self.moment_chosen.emit(self.moments[int(href)])
 
+    def expect_thumbnail(self) -> None:
+        """Keep the thumbnail's place, empty, until :meth:`set_thumbnail` fills it: the
+        text does not move when the picture arrives (rendered after the rows are shown)."""
+        self.thumb.show()
+
     def set_thumbnail(self, image: QImage | None) -> None:
+        """Show ``image``; None (none could be made): no thumbnail, its place given back."""
         if image is None or image.isNull():
+            if self._image is None:
+                self.thumb.hide()
             return
         self._image = image
         self._scale_thumbnail()
@@ -303,6 +311,12 @@ class ResultRow(QWidget):
         if self.moments:
             height += 2 + self.moment_links.heightForWidth(text_width)
         return max(size[1], height) + 10
+
+
+def has_thumbnail(result: SearchResult) -> bool:
+    """Whether :func:`thumbnail` may find a picture for ``result``."""
+    slide_page = result.kind == SegmentKind.SLIDE and result.page is not None
+    return slide_page or result.slide is not None or bool(result.thumbnail)
 
 
 def thumbnail(result: SearchResult, library: Library) -> QImage | None:

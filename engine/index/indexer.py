@@ -363,6 +363,10 @@ class Indexer:
 
     # --- repair and re-index ------------------------------------------------------------
 
+    def needs_repair(self) -> bool:
+        """Whether :meth:`repair` has something to embed."""
+        return bool(self._missing) or self.store.segments.any_timed_without_cues()
+
     def repair(
         self, embedder: Embedder, embedding: Embedding, before_writing: Callable[[], None]
     ) -> None:

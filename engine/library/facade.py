@@ -92,7 +92,7 @@ class Library(NoteTaking):
         self._models = LibraryModels(
             lambda: self._config, self.models, embedder, lambda: self.embedder_id, reranker
         )
-        self._repaired = False  # missing vectors found at open are embedded on first use
+        self._repaired = False  # missing vectors found at open are embedded at its end
         self._repair_lock = threading.Lock()  # then the indexer's, never the other way
         self.indexer = Indexer(self.store, folder)
         self.access = WriteAccess(folder, self.read_only, self.indexer)
@@ -143,9 +143,11 @@ class Library(NoteTaking):
             LibraryError: also when this user may not open it (another user's library).
         """
         try:
-            return cls(Path(folder), config, embedder, models=models, reranker=reranker)
+            library = cls(Path(folder), config, embedder, models=models, reranker=reranker)
         except PermissionError as e:
             raise permission_denied(Path(folder), e) from e
+        library.repair_vectors()
+        return library
 
     @classmethod
     def open_own(
@@ -155,11 +157,13 @@ class Library(NoteTaking):
         models: ModelRegistry,
         *,
         embedder: str | None = None,
+        repair: bool = True,
     ) -> Library:
         """Open (or create) a library that loads its own embedder from ``models``: the one
         its vectors came from, else ``config.embedder`` for a library without vectors yet.
         Its embedder follows its languages (engine.library.meaning) unless the user names
-        one (``embedder``: a library opened so keeps what it has or is given)."""
+        one (``embedder``: a library opened so keeps what it has or is given).
+        ``repair=False``: the caller runs :meth:`repair_vectors` (the window, on its pool)."""
         opened: list[Library] = []
 
         def load() -> Embedder:
@@ -174,6 +178,8 @@ class Library(NoteTaking):
         except PermissionError as e:
             raise permission_denied(Path(folder), e) from e
         opened.append(library)
+        if repair:
+            library.repair_vectors()
         return library
 
     @property

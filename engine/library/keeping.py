@@ -9,7 +9,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from engine.errors import LibraryDamagedError
+from engine.errors import LibraryDamagedError, ModelError
 from engine.importing.embedding import Embedding
 from engine.index.indexer import Indexer
 from engine.library.models import LibraryModels
@@ -44,10 +44,29 @@ class ModelKeeping(Records):
         self._repair(model)
         return model
 
+    def repair_vectors(self) -> None:
+        """Embed what the check at open found without vectors, now (Library.open does, and
+        the window on its task pool): a search never writes (it loads the embedder only).
+        Only when there is something to embed, since it loads the model. A model that
+        cannot load leaves it to the embedder's first use by an import, as does another
+        process importing (or a library this one cannot write)."""
+        if self.read_only is not None or self.indexer.index is None:
+            return
+        if not self.indexer.needs_repair():
+            self._repaired = True
+            return
+        try:
+            model = self._models.embedder()
+        except ModelError as e:
+            log.warning("the vectors this library lacks are embedded later: %s", e)
+            return
+        self._repair(model)
+
     def _repair(self, model: Embedder) -> None:
-        """Embed what the check at open found without vectors: the one place that happens,
-        once, on the embedder's first use (it needs the model; loading it repairs nothing).
-        A damaged database is not repaired, and says so once: what it holds is still read."""
+        """Embed what the check at open found without vectors: at open, else on the
+        embedder's first use by an import (it needs the model; loading it repairs nothing).
+        Once. A damaged database is not repaired, and says so once: what it holds is still
+        read."""
         if not self._repaired:
             with self._repair_lock:
                 # While another process imports, the repair waits for a later use.
@@ -63,7 +82,9 @@ class ModelKeeping(Records):
                     self._repaired = True
 
     def _embedder_if_any(self) -> Embedder | None:
-        return self.embedder() if self.indexer.index is not None else None
+        """The search's embedder: loaded and checked, and never a repair (a search writes
+        nothing)."""
+        return self._models.embedder() if self.indexer.index is not None else None
 
     def reranker(self) -> Reranker | None:
         """The cross-encoder, loaded on first use; None when none is installed or loads."""

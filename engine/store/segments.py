@@ -172,6 +172,16 @@ class Segments:
             for r in rows
         ]
 
+    def any_timed_without_cues(self) -> bool:
+        """Whether a segment with cues lacks its cue vectors (what :meth:`timed` with
+        ``missing_only`` would list)."""
+        return bool(
+            self._db.rows(
+                "SELECT 1 FROM segments WHERE timings IS NOT NULL"
+                " AND id NOT IN (SELECT segment_id FROM sentence_vectors) LIMIT 1"
+            )
+        )
+
     def timed(self, *, missing_only: bool, batch: int = 256) -> Iterator[list[SegmentRow]]:
         """Segments with cues, in batches; ``missing_only``: those without cue vectors (a
         library from before they existed, or one whose vectors were cleared)."""

@@ -82,7 +82,8 @@ def test_slide_and_code_hits_open_their_page_and_line(
     qtbot.keyClicks(window.search_pane.search, "pangolin")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.kind == SegmentKind.SLIDE)
     row = window.row_widget(0)
-    assert row is not None and row.thumb.isVisible()  # the page's thumbnail
+    assert row is not None and row.thumb.isVisible()
+    qtbot.waitUntil(lambda: not row.thumb.pixmap().isNull())  # the page's thumbnail
     qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
     qtbot.waitUntil(
         lambda: window.preview_pane.stack.currentWidget() is window.preview_pane.slide_view

@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.dialogs.settings import apply_theme
 from app.search.pane import StatusLine
+from app.viewers import pages
 from app.search.results import ResultRow, count_line, thumbnail
 from app.theme import is_dark
 from app.window import SearchWindow
@@ -290,6 +291,32 @@ def test_a_speech_row_shows_the_slide_on_screen(
     row.set_thumbnail(image)
     row.show()
     assert row.thumb.isVisible() and row.thumb.width() >= 160
+
+
+def test_rows_are_shown_before_their_thumbnails_are_rendered(
+    qtbot: QtBot, library: Library, tmp_path: Path
+) -> None:
+    """A slide page's thumbnail is rendered after the rows are shown (it is not part of the
+    search's time): the row keeps its place meanwhile, and the page then fills it."""
+    (tmp_path / "Zoology").mkdir()
+    deck = make_pdf(tmp_path / "Zoology" / "slides.pdf", ["Okapi", "The pangolin eats ants"])
+    library.ingest([deck.parent])
+    window = shown_window(qtbot, library)
+    rendered_when_shown: list[bool] = []
+
+    def rendered() -> bool:  # the deck's page among the images rendered in this process
+        return any(Path(key[0]) == deck for key in list(pages._images._items))
+
+    window.search_pane.results.model().rowsInserted.connect(
+        lambda *_: rendered_when_shown.append(rendered())
+    )
+    qtbot.keyClicks(window.search_pane.search, "pangolin")
+    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.page == 2)
+    assert rendered_when_shown and not rendered_when_shown[0]
+    row = window.row_widget(0)
+    assert row is not None and row.thumb.isVisible()  # its place, kept for the page
+    qtbot.waitUntil(lambda: not row.thumb.pixmap().isNull())
+    assert rendered()
 
 
 def test_up_in_an_empty_box_recalls_earlier_searches(qtbot: QtBot, two_courses: Library) -> None:

@@ -33,6 +33,7 @@ from tests.conftest import (
     SORTING_PY,
     MixedCourse,
     make_mixed_course,
+    written,
 )
 from tests.english import ENGLISH_INGEST, english
 
@@ -651,8 +652,12 @@ def test_lost_vectors_are_re_embedded_when_the_model_loads(
     store.close()
     (lib_dir / "vectors" / "text.hnsw").unlink()
     with Library.open(lib_dir, EngineConfig(), lambda: embedder) as library:
+        assert library.stats()["vectors"] == total  # re-embedded as the library opened
+        before = written(lib_dir), library.store.conn.total_changes
         dense = SearchConfig(fulltext=False, passage_rank=False)
         top = library.search("regrowing limbs", config=dense).results[0]
+        # The search, the first use of the model, wrote nothing.
+        assert (written(lib_dir), library.store.conn.total_changes) == before
         assert top.source.endswith("a.md")
         assert library.stats()["vectors"] == total
         with_text = library.store.segments.ids_with_text()

@@ -10,6 +10,7 @@ from engine.config import EngineConfig, SearchConfig
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
+from tests.conftest import written
 
 CUES = (
     (0, 4000, "Welcome back to the course on kitchen chemistry."),
@@ -75,7 +76,10 @@ def test_a_library_from_before_sentence_vectors_gets_them_on_open(
         library.store.conn.execute("DELETE FROM sentence_vectors")
         assert library.search(QUESTION, config=NO_GATE).results[0].start_ms == CUES[0][0]
     with open_library() as library:
+        assert not library.indexer.needs_repair()  # they were embedded as it opened
+        before = written(tmp_path / "lib"), library.store.conn.total_changes
         (hit, *_) = library.search(QUESTION, config=NO_GATE).results
+        assert (written(tmp_path / "lib"), library.store.conn.total_changes) == before
         assert hit.start_ms == CUES[2][0]
         assert len(library.store.embeddings.sentence_vectors([hit.segment_id], 384)) == 1
 
