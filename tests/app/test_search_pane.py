@@ -15,9 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from app.dialogs.settings import apply_theme
 from app.search.pane import StatusLine
-from app.viewers import pages
 from app.search.results import ResultRow, count_line, thumbnail
 from app.theme import is_dark
+from app.viewers import pages
 from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library
