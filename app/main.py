@@ -169,12 +169,12 @@ def _handed_over(argv: Sequence[str]) -> bool:
     files to import (an "Open with" while it runs), or, with neither, to come to the front.
     Files are given as absolute paths: the window's working folder is not this one's."""
     from app.settings_model import load_settings
-    from app.single_instance import Request, address, send
+    from app.single_instance import Request, address, hand_over
 
     args = _parser().parse_args(list(argv))
     settings = load_settings(_settings_file(args))
     request = Request(link=args.open, paths=tuple(str(p.resolve()) for p in args.paths))
-    handed = send(address(_library_folder(args, settings)), request.encode())
+    handed = hand_over(address(_library_folder(args, settings)), request.encode())
     if handed:
         log.info("the open window of this library took the request")
     return handed

@@ -29,6 +29,7 @@ import socket as sockets
 import stat
 import struct
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 log = logging.getLogger(__name__)
 CONNECT_MS = 1500
 ANSWER_MS = 3000
+HAND_OVER_S = 30.0  # how long a second start waits for a busy window to answer
 RUNTIME_ENV = "XDG_RUNTIME_DIR"
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 
@@ -188,6 +190,18 @@ def send(name: str | None, message: str) -> bool:
         return answer.strip() == b"ok"
     finally:
         socket.abort()
+
+
+def hand_over(name: str | None, message: str, patience_s: float = HAND_OVER_S) -> bool:
+    """:func:`send`, asked again while a window listens at ``name`` but is too busy to
+    answer (an import holding its event loop), for up to ``patience_s``: a second start then
+    gives the open window its files rather than open a window of its own beside it."""
+    deadline = time.monotonic() + patience_s
+    while not send(name, message):
+        if name is None or not _listened(name) or time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def _listened(name: str) -> bool:

@@ -27,7 +27,7 @@ from pytestqt.qtbot import QtBot
 
 from app.main import STARTUP_REPORT_ENV, start
 from app.settings_model import Settings, save_settings
-from app.single_instance import SingleInstance, send, server_name
+from app.single_instance import SingleInstance, hand_over, send, server_name
 from app.window import SearchWindow
 from engine.integrations.links import make_link
 from engine.library import Library
@@ -319,6 +319,43 @@ def test_a_window_too_busy_to_answer_keeps_its_socket(tmp_path: Path) -> None:
         assert place.exists()  # still the busy window's
     finally:
         busy.close()
+
+
+BUSY_THEN_FREE = """
+import socket, sys
+window = socket.socket(socket.AF_UNIX)
+window.bind(sys.argv[1])
+window.listen(4)
+print("listening", flush=True)
+first, _ = window.accept()  # held: never answered, as under a long import
+while True:  # then free: a request is answered (a mere connection is not)
+    later, _ = window.accept()
+    request = later.recv(4096)
+    if request:
+        later.sendall(b"ok\\n")
+        print(request.decode().strip(), flush=True)
+        break
+    later.close()
+"""
+
+
+def test_a_second_start_waits_for_a_busy_window_to_take_its_files(tmp_path: Path) -> None:
+    """A window whose event loop an import holds answers the first request too late (a
+    second start gave up on it and opened a window of its own); asked again, it takes it.
+    The window is another process, as it is for a second start."""
+    place = tmp_path / "busy"
+    window = subprocess.Popen(
+        [sys.executable, "-c", BUSY_THEN_FREE, str(place)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert window.stdout is not None and window.stdout.readline() == "listening\n"
+        assert hand_over(str(place), "files", patience_s=20)
+        assert window.stdout.readline() == "files\n"
+        assert window.wait(10) == 0
+    finally:
+        if window.poll() is None:
+            window.kill()
+        window.wait()
 
 
 def test_sigterm_takes_the_socket_with_it_and_a_stale_one_is_replaced(
