@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from app.main import run, start
 from app.window import SearchWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
-from tests.app.ui import on_next_modal, stray_enter_on_next_box
+from tests.app.ui import on_next_modal, refused_at_start, stray_enter_on_next_box
 from tests.engine.test_damage_at_rest import _garble_segments_page, embedder_models
 from tools.hostile.damage import PAGE_DAMAGE, overwrite_page
 
@@ -77,15 +77,7 @@ def test_a_damaged_library_database_is_said_in_a_window_not_a_traceback(
     os.truncate(db, size // 2)
     monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    seen: list[tuple[str, str]] = []
-
-    def answer(box: QMessageBox) -> None:
-        seen.append((box.text(), box.informativeText()))
-        box.accept()
-
-    on_next_modal(QMessageBox, answer, first_ms=0)
-    code = run(["--library", str(built_library_dir), "--models", str(models_dir), "--no-demo"])
-    assert code == 1
+    seen = refused_at_start(built_library_dir, models_dir)
     assert seen == [
         (
             "Coursedex cannot open your library.",

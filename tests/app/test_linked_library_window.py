@@ -8,11 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app.main import run
-from tests.app.ui import on_next_modal
+from tests.app.ui import refused_at_start
 
 
 def test_a_library_whose_thumbs_folder_is_a_link_is_refused_in_the_window(
@@ -29,15 +27,7 @@ def test_a_library_whose_thumbs_folder_is_a_link_is_refused_in_the_window(
     thumbs.symlink_to(outside, target_is_directory=True)
     monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    seen: list[tuple[str, str]] = []
-
-    def answer(box: QMessageBox) -> None:
-        seen.append((box.text(), box.informativeText()))
-        box.accept()
-
-    on_next_modal(QMessageBox, answer, first_ms=0)
-    code = run(["--library", str(built_library_dir), "--models", str(models_dir), "--no-demo"])
-    assert code == 1
+    seen = refused_at_start(built_library_dir, models_dir)
     assert seen == [
         (
             "Coursedex cannot open your library.",

@@ -48,6 +48,26 @@ def on_next_modal(kind: type[Modal], act: Callable[[Modal], None], first_ms: int
     QTimer.singleShot(first_ms, poll)
 
 
+def refused_at_start(library: Path, models: Path) -> list[tuple[str, str]]:
+    """Start the window on ``library`` (``app.main.run``) when it cannot be opened: the exit
+    status must be 1; returns each message box's (text, informative text), answered with
+    its default (Quit). The caller points the settings and runtime folders at its tmp."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.main import run
+
+    seen: list[tuple[str, str]] = []
+
+    def answer(box: QMessageBox) -> None:
+        seen.append((box.text(), box.informativeText()))
+        box.accept()
+
+    on_next_modal(QMessageBox, answer, first_ms=0)
+    code = run(["--library", str(library), "--models", str(models), "--no-demo"])
+    assert code == 1
+    return seen
+
+
 def stray_enter_on_next_box(asked: list[str]) -> None:
     """Press Enter in the next message box, where its keyboard focus is, as a user typing on
     does when a question pops up; keep its text. A box Enter does not close is closed."""
