@@ -75,9 +75,7 @@ def test_a_damaged_library_database_is_said_in_a_window_not_a_traceback(
     db = built_library_dir / "library.db"
     size = db.stat().st_size
     os.truncate(db, size // 2)
-    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    seen = refused_at_start(built_library_dir, models_dir)
+    seen = refused_at_start(built_library_dir, models_dir, tmp_path, monkeypatch)
     assert seen == [
         (
             "Coursedex cannot open your library.",

@@ -25,9 +25,7 @@ def test_a_library_whose_thumbs_folder_is_a_link_is_refused_in_the_window(
     thumbs = built_library_dir / "thumbs"
     shutil.rmtree(thumbs)
     thumbs.symlink_to(outside, target_is_directory=True)
-    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    seen = refused_at_start(built_library_dir, models_dir)
+    seen = refused_at_start(built_library_dir, models_dir, tmp_path, monkeypatch)
     assert seen == [
         (
             "Coursedex cannot open your library.",

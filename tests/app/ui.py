@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+import pytest
 from PySide6.QtCore import QElapsedTimer, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
@@ -48,14 +49,18 @@ def on_next_modal(kind: type[Modal], act: Callable[[Modal], None], first_ms: int
     QTimer.singleShot(first_ms, poll)
 
 
-def refused_at_start(library: Path, models: Path) -> list[tuple[str, str]]:
-    """Start the window on ``library`` (``app.main.run``) when it cannot be opened: the exit
-    status must be 1; returns each message box's (text, informative text), answered with
-    its default (Quit). The caller points the settings and runtime folders at its tmp."""
+def refused_at_start(
+    library: Path, models: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[str, str]]:
+    """Start the window on ``library`` (``app.main.run``, its settings and runtime folder in
+    ``tmp_path``) when it cannot be opened: the exit status must be 1; returns each message
+    box's (text, informative text), answered with its default (Quit)."""
     from PySide6.QtWidgets import QMessageBox
 
     from app.main import run
 
+    monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     seen: list[tuple[str, str]] = []
 
     def answer(box: QMessageBox) -> None:
