@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.dialogs.settings import apply_theme
-from app.search.pane import StatusLine
 from app.search.results import ResultRow, count_line, thumbnail
+from app.search.status_line import StatusLine
 from app.theme import is_dark
 from app.viewers import pages
 from app.window import SearchWindow
