@@ -12,7 +12,8 @@ from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QDropEvent, 
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
-from app.library.import_bar import ElidedLabel, progress_text
+from app.library.elided_label import ElidedLabel
+from app.library.import_bar import progress_text
 from app.search.results import location
 from app.window import EMPTY_LIBRARY, SearchWindow
 from engine.importing.progress import IngestProgress, IngestReport, Outcome
