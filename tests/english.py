@@ -9,9 +9,10 @@ to tiny.en, as ``coursedex ingest --language en`` does; text files then take tha
 instead of the one read off their text (English either way here; code, left unknown by
 default, is indexed the same: engine.analysis.uses_porter).
 
-The detection path stays covered by the tests about it: tests/engine/test_lecture_languages.py,
-test_whisper_base.py, test_fulltext_languages.py, the app's test_language_window.py, the demo
-course's import (tests/conftest.py::demo_import), the app's self-test and the hostile corpus.
+The detection path stays covered by the tests about it:
+tests/engine/importing/test_lecture_languages.py, test_whisper_base.py,
+test_fulltext_languages.py, the app's test_language_window.py, the demo course's import
+(tests/conftest.py::demo_import), the app's self-test and the hostile corpus.
 
     Library.open(folder, english(), lambda: embedder)
     main(["--library", str(lib), "ingest", *ENGLISH_INGEST, str(video)])

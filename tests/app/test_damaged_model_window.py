@@ -17,7 +17,7 @@ from app.main import run, start
 from app.window import SearchWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.app.ui import on_next_modal, refused_at_start, stray_enter_on_next_box
-from tests.engine.test_damage_at_rest import _garble_segments_page, embedder_models
+from tests.engine.library.test_damage_at_rest import _garble_segments_page, embedder_models
 from tools.hostile.damage import PAGE_DAMAGE, overwrite_page
 
 

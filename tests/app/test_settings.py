@@ -34,7 +34,7 @@ from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.app.ui import make_test_video, on_next_modal, stray_enter_on_next_box
 from tests.conftest import LECTURE_CUES
-from tests.engine.test_download import ServerState, real_model, served, server  # noqa: F401
+from tests.engine.models.test_download import ServerState, real_model, served, server  # noqa: F401
 from tools.factories import make_srt
 from tools.lecture_media import Clip, make_lecture_video, slide_image
 

@@ -1,6 +1,7 @@
-"""What the property-based tests (tests/engine/test_fuzz*.py) share: their settings (a fixed
-number of examples each, no example database, derandomized: a run is the same run
-everywhere, CI included) and text as it arrives from outside."""
+"""What the property-based tests (test_fuzz*.py in tests/engine/ingest/, integrations/ and
+packs/) share: their settings (a fixed number of examples each, no example database,
+derandomized: a run is the same run everywhere, CI included) and text as it arrives from
+outside."""
 
 from __future__ import annotations
 
