@@ -6,7 +6,7 @@ One process has one QApplication on one platform, and the test run's is offscree
 test runs in a child pytest on the X server's xcb platform:
 
     def test_full_screen_with_a_window_manager(x_server: XServer) -> None:
-        x_server.run_tests("tests/app/x_player_full_screen.py")  # fails with its report
+        x_server.run_tests("tests/app/player/x_player_full_screen.py")  # fails with its report
 
 The child's test file (not named ``test_*``: the run collects it only through its parent) marks
 itself ``pytestmark = ON_X_SERVER`` and uses the usual fixtures; ``press`` sends real key

@@ -24,7 +24,7 @@ from engine.library import Library
 from tests.app.ui import on_next_modal, stray_enter_on_next_box
 
 PLAYING_TIMEOUT_MS = 10_000
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MERGE = "sorting/merge_sort.py"  # in the demo's code.zip
 
 

@@ -12,4 +12,6 @@ def test_f_then_esc_with_a_window_manager_leaves_one_window(
 ) -> None:
     """The child plays the run's test lecture (made once per run) rather than its own."""
     folder = str(media.video.parent)
-    x_server.run_tests("tests/app/x_player_full_screen.py", variables={MEDIA_VARIABLE: folder})
+    x_server.run_tests(
+        "tests/app/player/x_player_full_screen.py", variables={MEDIA_VARIABLE: folder}
+    )

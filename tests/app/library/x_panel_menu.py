@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
 from engine.api import Library
-from tests.app.test_panel_menu import algorithms
+from tests.app.library.test_panel_menu import algorithms
 from tests.app.x_server import ON_X_SERVER, press
 
 pytestmark = ON_X_SERVER

@@ -6,7 +6,7 @@ the panel read as its viewport's, a header's height higher.
 
 Keys go through the window as the platform delivers them; the Menu key's menu event is the
 one Qt builds for the focused widget (what xcb and Windows send for that key). The same
-under a real X server, keys typed by xdotool: tests/app/test_panel_menu_x.py."""
+under a real X server, keys typed by xdotool: tests/app/library/test_panel_menu_x.py."""
 
 from __future__ import annotations
 
