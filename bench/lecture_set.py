@@ -1,7 +1,7 @@
 """Our own lectures and the questions a student asks about them (bench/lectures/*.toml).
 
 Read by bench/lecture_questions.py (which narrates and searches them) and checked by
-tests/engine/test_lecture_set.py. The format is described in bench/lectures/README.md.
+tests/tools/test_lecture_set.py. The format is described in bench/lectures/README.md.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@
 #
 # NOT RUN on this project's machines (Linux, no Mac): written to the tools' documented
 # behaviour; it runs for the first time in .github/workflows/release.yml on macos-14. Only
-# `bash -n` checks it here (tests/engine/test_installer_recipes.py). Kept to bash 3.2, the
+# `bash -n` checks it here (tests/installer/test_installer_recipes.py). Kept to bash 3.2, the
 # /bin/bash macOS ships.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,5 +1,5 @@
 """Hostile inputs, generated (never committed), for the tests that prove an import and a
-search survive them (tests/engine/test_hostile_*.py) and for bench/hostile_inputs.py, which
+search survive them (tests/engine/**/test_hostile_*.py) and for bench/hostile_inputs.py, which
 prints their figures: broken, huge, tricky and unsafe files (corpus.py) and archives
 (zips.py), the corpus imported in a child process that measures itself (importer.py), and
 hostile search queries and batch lines (queries.py), and hostile web addresses for the URL

@@ -2,7 +2,7 @@
 item 1): made from a good pack of a course the user also holds, under the course's name in
 other letter case, with every text replaced by an attacker's. Nothing in them is refused by
 the reader; what they must not do is replace what the library indexed from the user's own
-files (tests/engine/test_pack_ownership.py).
+files (tests/engine/packs/test_pack_ownership.py).
 
     python tools/hostile/collisions.py GOOD.cdxpack OUTDIR     # writes them and lists them
 

@@ -1,5 +1,5 @@
 """A corpus of hostile input files, generated (never committed): broken, huge, tricky and
-unsafe files of every kind Coursedex reads, for tests/engine/test_hostile_inputs.py.
+unsafe files of every kind Coursedex reads, for tests/engine/importing/test_hostile_inputs.py.
 
     python tools/hostile/corpus.py OUTDIR     # writes the corpus and lists it
 

@@ -4,7 +4,7 @@ it is written (item 9).
 One 4 KB page of ``library.db`` overwritten, as a bad sector or a restore gone wrong
 leaves it: the header and the schema are whole, so the database opens and most reads work;
 SQLite's check finds it. Every command that writes must refuse such a library in one line,
-exit 1, and leave it as it was (tests/engine/test_damaged_writes.py).
+exit 1, and leave it as it was (tests/engine/library/test_damaged_writes.py).
 
 ``PAGE_DAMAGE`` names the table or index whose first page is overwritten: those that no
 import, note or removal reads before it writes (the tester's case: imports, pack imports,
@@ -16,7 +16,7 @@ wrote.
 new library, before an import of a short subtitled lecture or a course pack: the disk fills
 at a different write each time (the file's row, its text, its screen text, the vector
 index). Each ends in one line and the right exit status, with no file left "indexing"
-(tests/engine/test_one_line_failures.py).
+(tests/engine/library/test_one_line_failures.py).
 """
 
 from __future__ import annotations

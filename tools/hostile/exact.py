@@ -3,7 +3,7 @@ whose minutes or seconds pass 59 (``00:99`` was 01:39, ``t=1:99:99`` was 9639 s)
 limits outside 1-50 (clamped without a word), links whose digits are not ASCII (the window
 refused them while ``coursedex open`` said nothing and exited 0), and titles and notes with
 control characters (written raw into handouts). Used by tests/engine/test_number_edges.py,
-tests/engine/test_handout.py and tests/app/test_link_edges.py.
+tests/engine/integrations/test_handout.py and tests/app/test_link_edges.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python tools/hostile/importer.py CORPUS LIBRARY MODELS   # prints a JSON report
 
-Run as a child process by tests/engine/test_hostile_inputs.py, so that its peak memory is
+Run as a child process by tests/engine/importing/test_hostile_inputs.py, so that its peak memory is
 its own (``VmHWM``, tools/memory.py) and a hang is ended by a timeout; its recognition
 child's peak is sampled with psutil. One ``Library.ingest``
 call reads the course folder and every special file by name; while it runs, one file is

@@ -1,6 +1,6 @@
 """Hostile library folders (issue 34, items 4 and 6): a library whose own folders or files
 lead out of it, and what writers killed with SIGKILL leave behind
-(tests/engine/test_library_state.py).
+(tests/engine/library/test_library_state.py).
 
 ``linked_cases(library, outside)`` puts one hostile thing in a library's folder per case: its
 ``thumbs``, ``vectors`` or ``media`` folder a link to ``outside`` (a folder of the test's own

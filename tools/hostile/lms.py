@@ -4,7 +4,7 @@ or in a zip inside them. Each holds a good deck (``Week 1/slides.pdf``, the word
 beside the hostile part, so a test sees the rest imported and the hostile part named, or
 the whole zip refused when what it declares is already a bomb.
 
-Used by tests/engine/test_hostile_course_zips.py; built in about a second:
+Used by tests/engine/importing/test_hostile_course_zips.py; built in about a second:
 
     python tools/hostile/lms.py OUT     # writes the cases and lists them
 """

@@ -1,6 +1,6 @@
 """Hostile course packs of issue 34, items 7 and 8, made from a good one as
 tools/hostile/packs.py makes its own: packs bounded, and their values checked as a user's
-are (`notes add`, the parsers). tests/engine/test_hostile_packs.py runs them.
+are (`notes add`, the parsers). tests/engine/packs/test_hostile_packs.py runs them.
 
 What makes the course itself wrong (its files, their segments, times and scenes; more
 files, segments or notes than a pack may hold) is refused whole, with one line, and the

@@ -1,7 +1,7 @@
 """Hostile course packs (issue 27, item 4), made from a good one: truncated, tampered,
 traversing, linking, oversized, bombs, too new, pickled, lying about their parts. Each must
 be refused by ``coursedex pack import`` with one line (``reason``, a regular expression)
-and leave the library exactly as it was (tests/engine/test_hostile_packs.py).
+and leave the library exactly as it was (tests/engine/packs/test_hostile_packs.py).
 
     python tools/hostile/packs.py GOOD.cdxpack OUTDIR     # writes them and lists them
 

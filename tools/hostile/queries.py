@@ -1,5 +1,6 @@
 """Hostile search queries: FTS5 syntax, odd unicode, control characters, sheer length; and
-malformed ``coursedex search --batch`` lines. Used by tests/engine/test_hostile_queries.py."""
+malformed ``coursedex search --batch`` lines. Used by
+tests/engine/search/test_hostile_queries.py."""
 
 from __future__ import annotations
 
