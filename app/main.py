@@ -189,7 +189,6 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     from app.library.watch_folders import WatchBridge
     from app.link_open import open_link
     from app.settings_model import AppSettings, engine_config
-    from app.tasks import Failure
     from app.window import SearchWindow
 
     args = _parser().parse_args(list(argv))
@@ -221,6 +220,15 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     watching.start()
     if args.open:
         QTimer.singleShot(0, lambda: open_link(window, args.open))
+    QTimer.singleShot(0, lambda: _report("shown"))  # once the event loop has shown the window
+    _load_models(window, library)
+    _import_at_start(window, library, args)
+    return window
+
+
+def _load_models(window: SearchWindow, library: Library) -> None:
+    """The models load in the background; a failure is said on the search's status line."""
+    from app.tasks import Failure
 
     def model_failed(failed: Failure) -> None:
         _report("model")
@@ -228,9 +236,12 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
         if not window.search_pane.search.text().strip():
             window.search_pane.status.setText(f"The search model could not load: {failed.message}")
 
-    QTimer.singleShot(0, lambda: _report("shown"))  # once the event loop has shown the window
-    # The models load in the background.
     window.tasks.run(library.embedder, lambda _embedder: _report("model"), model_failed)
+
+
+def _import_at_start(window: SearchWindow, library: Library, args: argparse.Namespace) -> None:
+    """The files the command line names, then the demo course on a first start (or when
+    asked for), unless an import a quit or crash left half-done resumes."""
     first_start = not library.flag(DEMO_FLAG) and not library.sources()
     has_demo = any(c.name == DEMO_COURSE for c in library.courses())
     if args.paths:  # "Open with Coursedex", or a drop on its launcher: before the demo
@@ -240,7 +251,6 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     ):
         library.set_flag(DEMO_FLAG)  # offered once: removing the demo course is final
         window.import_paths(demo_files(), course=DEMO_COURSE)
-    return window
 
 
 def _listen_for_links(window: SearchWindow, app: QApplication, folder: Path) -> None:

@@ -12,6 +12,9 @@ line per check:
 
 Exit status 0 when every check passed, else 1 (the failed check is named). This is an
 entry point: it alone reads the environment (to pick the offscreen Qt platform).
+
+Here are the command line and the checks on the engine, run in order; what they expect of
+the demo course is app/selftest_expected.py, the player's check app/selftest_player.py.
 """
 
 from __future__ import annotations
@@ -20,17 +23,24 @@ import argparse
 import logging
 import os
 import platform
-import re
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
-from app.qt_messages import qt_messages
+from app.selftest_expected import (
+    EXPECTED,
+    LECTURE,
+    CheckFailed,
+    CheckSkipped,
+    Expected,
+    line_at,
+    says,
+)
+from app.selftest_player import play_hit
 from engine.api import (
     AUTO_SPEECH_MODEL,
     DEMO_COURSE,
@@ -44,7 +54,6 @@ from engine.api import (
     SearchFilters,
     SearchResult,
     SegmentKind,
-    Timing,
     __version__,
     clock,
     default_models,
@@ -52,83 +61,10 @@ from engine.api import (
     location,
 )
 
-if TYPE_CHECKING:
-    from app.player.view import PlayerView
-
 log = logging.getLogger(__name__)
 
-LECTURE = "lecture-01-sorting.mp4"
-PLAY_TIMEOUT_S = 20.0
 BACKENDS = {"vlc": "with libVLC", "qt": "with Qt Multimedia", "auto": "in the player"}
-# Qt's log lines that explain a player that does not play.
-PLAYBACK_MESSAGE = re.compile(r"QtMultimedia|QMediaPlayer|ffmpeg|libvlc", re.IGNORECASE)
 PLAYERS = {"both": ("vlc", "qt"), "auto": ("auto",), "vlc": ("vlc",), "qt": ("qt",)}
-# Where playback must start, around the hit's time: libVLC and Qt Multimedia start at the
-# nearest frame they can decode from.
-SEEK_TOLERANCE_MS = 1_500
-
-
-@dataclass(frozen=True, slots=True)
-class Expected:
-    """A demo query and where its best hit must be (resources/make_demo.py's QUERIES).
-
-    ``evidence`` must be in what the hit shows: the sentence spoken where the player starts
-    (speech), the lines of the hit (code), else its snippet. Compared without case or
-    spaces, so that "phonebook" from another speech-model build still counts.
-    """
-
-    query: str
-    file: str
-    kind: SegmentKind
-    evidence: str
-    page: int | None = None
-    member: str | None = None
-    only_kind: bool = False  # search only this kind (text read off the video's frames)
-
-
-EXPECTED: tuple[Expected, ...] = (
-    Expected("looking up a name in a phone book", LECTURE, SegmentKind.TRANSCRIPT, "phone book"),
-    Expected("why is merge sort stable", LECTURE, SegmentKind.TRANSCRIPT, "merge sort"),
-    Expected(
-        "when should a hash table resize", "slides.pdf", SegmentKind.SLIDE, "load factor", page=6
-    ),
-    Expected(
-        "binary search midpoint overflow",
-        "code.zip",
-        SegmentKind.CODE,
-        "overflow",
-        member="searching/binary_search.py",
-    ),
-    Expected("who wrote Timsort", "notes.md", SegmentKind.NOTE, "Tim Peters"),
-    Expected("how does a heap sift down", "handout-week-5.docx", SegmentKind.NOTE, "sift"),
-    Expected(
-        "master theorem for merge sort",
-        "whiteboard.jpg",
-        SegmentKind.SLIDE,
-        "master theorem",
-        page=1,
-    ),
-    Expected("hash tables", LECTURE, SegmentKind.SCREEN, "hash tables", only_kind=True),
-)
-
-
-class CheckFailed(Exception):
-    """A check found something wrong; the message is the one-line reason."""
-
-
-class CheckSkipped(Exception):
-    """A check cannot run here and the app does without it; the message says why."""
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"\W+", "", text).lower()
-
-
-def _line_at(lines: Sequence[Timing], ms: int) -> Timing | None:
-    """The transcript line heard first from ``ms``: the one being spoken then, or the next
-    when ``ms`` falls in the pause before it (playback starts a little before a sentence)."""
-    ahead = [line for line in lines if line.end_ms > ms]
-    return min(ahead, key=lambda line: line.start_ms) if ahead else None
 
 
 class SelfTest:
@@ -289,7 +225,7 @@ class SelfTest:
         if expected.member is not None and hit.path_in_archive != expected.member:
             raise CheckFailed(f"the best hit is {hit.path_in_archive}, expected {expected.member}")
         shown, place = self._shown(hit)
-        if _squash(expected.evidence) not in _squash(shown):
+        if not says(shown, expected.evidence):
             raise CheckFailed(f"{where} at {place} does not say {expected.evidence!r}: {shown!r}")
         self.hits[expected.query] = hit
         return f"{name} {place}"
@@ -301,7 +237,7 @@ class SelfTest:
         if hit.start_ms is not None:
             where = f"at {where}"
         if hit.kind == SegmentKind.TRANSCRIPT and hit.start_ms is not None:
-            line = _line_at(library.transcript(hit.source), hit.start_ms)
+            line = line_at(library.transcript(hit.source), hit.start_ms)
             return (line.text if line else ""), where
         if hit.kind == SegmentKind.CODE and hit.line_start is not None:
             text = library.source_text(hit.source, hit.path_in_archive).splitlines()
@@ -315,97 +251,7 @@ class SelfTest:
         hit = self.hits.get(EXPECTED[0].query)
         if hit is None or hit.start_ms is None:
             raise CheckFailed("no lecture hit to play")
-        transcript = self._library().transcript(hit.source)
-        # Qt's log lines go to a file meanwhile (app/qt_messages.py says why no Python
-        # handler): mostly about what a self-test lacks on purpose (no display, no audio
-        # device), shown with --verbose; those about playback explain a player that fails.
-        said: list[str] = []
-        try:
-            with qt_messages(said):
-                return self._play(backend, hit.source, hit.start_ms, transcript)
-        except CheckFailed as e:
-            # Qt Multimedia without a working backend plays nothing and reports no error;
-            # only its log says why ("No QtMultimedia backends found").
-            why = [m for m in said if PLAYBACK_MESSAGE.search(m)][:2]
-            if not why:
-                raise
-            raise CheckFailed(f"{e} (Qt: {'; '.join(why)})") from e
-        finally:
-            for message in said:
-                log.info("Qt: %s", message)
-
-    def _play(self, backend: str, source: str, start_ms: int, transcript: Sequence[Timing]) -> str:
-        from PySide6.QtCore import QEventLoop
-        from PySide6.QtWidgets import QApplication
-
-        from app.player.playback import PlayerUnavailable, has_qt_multimedia
-        from app.player.view import PlayerView
-
-        app = QApplication.instance() or QApplication([sys.argv[0]])
-
-        def wait(until: Callable[[], bool], timeout_s: float) -> bool:
-            deadline = time.monotonic() + timeout_s
-            while not until():
-                if time.monotonic() > deadline:
-                    return False
-                app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-                time.sleep(0.02)
-            return True
-
-        # No sound from a self-test; libVLC draws nowhere on the offscreen platform.
-        try:
-            player = PlayerView(backend=backend, vlc_args=("--aout=dummy",))
-        except PlayerUnavailable as e:  # no build carries libVLC: the user's VLC, if any
-            if backend == "qt":  # the Linux build has no Qt Multimedia
-                raise CheckSkipped(str(e)) from e
-            if not has_qt_multimedia():  # and then nothing plays without VLC
-                raise CheckFailed(str(e)) from e
-            raise CheckSkipped(f"{e}; the app plays with Qt Multimedia") from e
-        errors: list[str] = []
-        player.error.connect(errors.append)
-        try:
-            player.resize(900, 420)
-            player.show()
-            player.open(source, start_ms, transcript)
-            played = _played(player, start_ms, len(transcript), errors, wait)
-            return f"{player.backend_name}, {played}" if backend == "auto" else played
-        finally:
-            player.shutdown()
-            player.close()
-            player.deleteLater()
-            app.processEvents()
-
-
-def _played(
-    player: PlayerView,
-    start_ms: int,
-    lines: int,
-    errors: list[str],
-    wait: Callable[[Callable[[], bool], float], bool],
-) -> str:
-    """Playback started at the hit, moves on by the clock, and the transcript follows."""
-    if not wait(lambda: player.is_playing() or bool(errors), PLAY_TIMEOUT_S):
-        raise CheckFailed(f"{player.backend_name}: not playing after {PLAY_TIMEOUT_S:.0f} s")
-    if errors:
-        raise CheckFailed(f"{player.backend_name}: {errors[0]}")
-    first = player.position_ms()
-    if abs(first - start_ms) > SEEK_TOLERANCE_MS:
-        raise CheckFailed(
-            f"{player.backend_name} started at {clock(first)}, the hit is at {clock(start_ms)}"
-        )
-    if not wait(lambda: player.position_ms() >= first + 500 or bool(errors), 10.0):
-        raise CheckFailed(f"{player.backend_name}: the position stays at {clock(first)}")
-    if errors:
-        raise CheckFailed(f"{player.backend_name}: {errors[0]}")
-    if player.duration_ms() < 60_000:
-        raise CheckFailed(f"{player.backend_name}: duration {player.duration_ms()} ms")
-    rows = player.transcript_list
-    if rows.count() != lines or not rows.selectedItems():
-        raise CheckFailed(
-            f"the transcript shows {rows.count()} of {lines} lines, "
-            f"{len(rows.selectedItems())} highlighted"
-        )
-    return f"from {clock(first)}"
+        return play_hit(backend, hit.source, hit.start_ms, self._library().transcript(hit.source))
 
 
 def _prepare_qt(folder: Path) -> None:

@@ -125,6 +125,28 @@ class SettingsDialog(QDialog):
         self.resize(720, 480)
         self._initial = settings
         self._registry = registry
+        self._import_fields(settings)
+        library_row = self._library_row(settings, in_use)
+        self._look_fields(settings)
+        self._describe_fields()
+        general = self._general_page(settings, library_row)
+        self.models_page = ModelsPage(registry, mirror=mirror)
+        self.models_page.installed.connect(self._refresh_speech)
+        self.models_page.removed.connect(self._refresh_speech)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(general, "General")
+        self.tabs.addTab(self.models_page, "Models")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs)
+        layout.addWidget(buttons)
+
+    def _import_fields(self, settings: Settings) -> None:
+        """How imports run: the speech model, the threads, text read off the screen."""
         self.speech_box = QComboBox()
         self.speech_note = QLabel()
         self.speech_note.setWordWrap(True)
@@ -133,6 +155,10 @@ class SettingsDialog(QDialog):
         self.threads_box.setValue(min(settings.threads, self.threads_box.maximum()))
         self.screen_text_box = QCheckBox("Read text on screen and in scanned pages (OCR)")
         self.screen_text_box.setChecked(settings.screen_text)
+
+    def _library_row(self, settings: Settings, in_use: Path | None) -> QHBoxLayout:
+        """The library folder's box and Choose…, with a note when the folder in use is not
+        the one saved."""
         self._shown_library = str(in_use or settings.library_path)
         self.library_edit = QLineEdit(self._shown_library)
         self.library_note = QLabel()
@@ -146,6 +172,10 @@ class SettingsDialog(QDialog):
         library_row = QHBoxLayout()
         library_row.addWidget(self.library_edit, 1)
         library_row.addWidget(choose)
+        return library_row
+
+    def _look_fields(self, settings: Settings) -> None:
+        """The theme (applied as it is picked) and the video player."""
         self.theme_box = QComboBox()
         for key, name in _THEME_NAMES.items():
             self.theme_box.addItem(name, key)
@@ -157,7 +187,7 @@ class SettingsDialog(QDialog):
                 self.player_box.addItem(name, key)
         self.player_box.setCurrentIndex(max(0, self.player_box.findData(settings.player)))
 
-        self._describe_fields()
+    def _general_page(self, settings: Settings, library_row: QHBoxLayout) -> QWidget:
         general = QWidget()
         form = QFormLayout(general)
         form.addRow("Speech recognition model", self.speech_box)
@@ -175,20 +205,7 @@ class SettingsDialog(QDialog):
         )
         note.setWordWrap(True)
         form.addRow(note)
-        self.models_page = ModelsPage(registry, mirror=mirror)
-        self.models_page.installed.connect(self._refresh_speech)
-        self.models_page.removed.connect(self._refresh_speech)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(general, "General")
-        self.tabs.addTab(self.models_page, "Models")
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs)
-        layout.addWidget(buttons)
+        return general
 
     def _fill_speech(self, current: str) -> None:
         """Automatic first, then the speech models the registry knows, in a student's words,

@@ -3,6 +3,9 @@ ways files come in (dropped or opened, from a URL, from followed folders), with 
 bar that shows a run's progress.
 
     panel.py           LibraryPanel: courses, their files, each file's state
+    rows.py            what a row holds and shows, and the panel's column widths
+    open_courses.py    which courses are open, as the student left them
+    panel_input.py     a row's keys, Enter, and its menu (row_menu.py) opened at the row
     changes.py         what changed in the library (one notification), and the panel kept
                        in step with it row by row, the search run again when it matters
     actions.py         what a row does: open, show the folder, export, remove

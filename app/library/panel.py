@@ -10,7 +10,8 @@ error never takes the width the names need.
 The panel is filled whole once (:meth:`LibraryPanel.refresh`); after that it follows the
 library row by row (:meth:`~LibraryPanel.update_courses`, ``remove_file``, ``remove_course``,
 ``set_file_state``, driven by app/library/changes.py): a row, once shown, stays the same row,
-and a course's line is counted from its rows.
+and a course's line is counted from its rows. What a row shows is app/library/rows.py, which
+courses are open app/library/open_courses.py, a row's keys and menu app/library/panel_input.py.
 """
 
 from __future__ import annotations
@@ -19,16 +20,16 @@ import bisect
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
-from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QContextMenuEvent, QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
-from app.library.row_menu import RowAsks, row_menu
+from app.library.open_courses import FEW_FILES, OpenCourses
+from app.library.panel_input import PanelInput
+from app.library.row_menu import RowAsks
 from app.library.rows import (
     IS_COURSE,
-    KIND,
     LANGUAGE,
-    LECTURES,
     MISSING,
     NOT_INDEXED,
     PATH,
@@ -38,21 +39,20 @@ from app.library.rows import (
     ProgressDelegate,
     by_course,
     course_line,
+    course_rows,
     file_state,
+    fit_state_column,
     languages_line,
     live_why,
     mark,
     name_tooltip,
-    set_language,
     short_state,
+    show_file,
     typical_width,
 )
-from engine.api import Course, Source, SourceKind, shown_name
+from engine.api import Course, Source, shown_name
 
-_STATE_SHARE = 0.4  # the most of the panel's width the state column may take
-_NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
-_ONE_COLUMN = 200  # narrower than this, states show only as the names' colour and tooltip
-FEW_FILES = 20  # a course new to the panel opens when it holds at most this many files
+__all__ = ["FEW_FILES", "LibraryPanel"]
 
 
 class LibraryPanel(QTreeWidget):
@@ -81,17 +81,25 @@ class LibraryPanel(QTreeWidget):
         self.setUniformRowHeights(True)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)  # a name's start tells most
         self.itemSelectionChanged.connect(self._selection_changed)
-        self.itemActivated.connect(self._activated)
+        asks = RowAsks(
+            self.play_requested.emit,
+            self.play_from_start.emit,
+            self.open_requested.emit,
+            self.reveal_requested.emit,
+            self.export_requested.emit,
+            self.remove_requested.emit,
+            self.study_requested.emit,
+            self.language_requested.emit,
+        )
+        self._input = PanelInput(self, asks, lambda path: self.position_of(path))
+        self.itemActivated.connect(self._input.activated)
         self.setItemDelegate(ProgressDelegate(self))
-        self.itemExpanded.connect(self._course_toggled)
-        self.itemCollapsed.connect(self._course_toggled)
-        self._open: dict[str, bool] = {}  # course name: open, as the student left it
+        self._open = OpenCourses(self)  # which courses are open, as the student left them
         self._files: dict[str, QTreeWidgetItem] = {}
         self._records: dict[str, Course] = {}  # each course row's record, by name
         self._live: dict[str, tuple[str, float | None]] = {}  # state, share done
         self._removing: set[str] = set()
         self._importing = False
-        self._menu_open = False
         # Where a lecture was left (ms), for its menu; the window sets the player's memory.
         self.position_of: Callable[[str], int | None] = lambda _path: None
 
@@ -109,7 +117,7 @@ class LibraryPanel(QTreeWidget):
         """Rebuild from the whole library's records, keeping which courses are open;
         ``missing`` holds the indexed files gone from disk (:func:`missing_paths`, read on a
         worker). Only at the start and for a change rows cannot follow: :meth:`update_courses`."""
-        self._open.update(self._shown_open())
+        self._open.keep_shown()
         selected = self.selected_course()
         self.blockSignals(True)
         self.clear()
@@ -121,7 +129,7 @@ class LibraryPanel(QTreeWidget):
             for source in sorted(files_of.get(course.name, []), key=lambda s: s.path.casefold()):
                 self._fill_file(QTreeWidgetItem(item), source, source.path not in missing)
             self._summarise(item)
-            item.setExpanded(self._opens(course.name, item.childCount()))
+            item.setExpanded(self._open.opens(course.name, item.childCount()))
             if course.name == selected:
                 item.setSelected(True)
         for path, (text, share) in self._live.items():
@@ -173,7 +181,7 @@ class LibraryPanel(QTreeWidget):
                     self.set_file_state(source.path, *self._live[source.path])
             self._summarise(item)
             if new:  # a course of a few files shows them as they import
-                item.setExpanded(self._opens(course.name, len(files)))
+                item.setExpanded(self._open.opens(course.name, len(files)))
 
     def remove_file(self, path: str) -> None:
         """The file is no longer in the library: its row goes, its course's count follows."""
@@ -196,36 +204,16 @@ class LibraryPanel(QTreeWidget):
                 self.takeTopLevelItem(self.indexOfTopLevelItem(item))
         self._records.pop(name, None)
         self._removing.discard(name)
-        self._open.pop(name, None)
-
-    # --- which courses are open, kept between starts ------------------------------------
+        self._open.forget(name)
 
     def remember_open(self, expanded: Iterable[str], collapsed: Iterable[str]) -> None:
         """The courses the student left open or closed (the window keeps them between
-        starts): they show so from the next fill on. A course not among them is open when it
-        holds at most ``FEW_FILES`` files: 900 notes would bury every other course."""
-        self._open.update(dict.fromkeys(collapsed, False))
-        self._open.update(dict.fromkeys(expanded, True))
-        for item in self._courses():
-            name = str(item.data(0, PATH))
-            if name in self._open:
-                item.setExpanded(self._open[name])
+        starts): they show so from the next fill on (app/library/open_courses.py)."""
+        self._open.remember(expanded, collapsed)
 
     def open_courses(self) -> tuple[list[str], list[str]]:
-        """The courses open and those closed, to remember: as shown, and as remembered for
-        those not shown (yet)."""
-        known = self._open | self._shown_open()
-        return [n for n, o in known.items() if o], [n for n, o in known.items() if not o]
-
-    def _shown_open(self) -> dict[str, bool]:
-        return {str(item.data(0, PATH)): item.isExpanded() for item in self._courses()}
-
-    def _opens(self, name: str, files: int) -> bool:
-        return self._open.get(name, files <= FEW_FILES)
-
-    def _course_toggled(self, item: QTreeWidgetItem) -> None:
-        if item.parent() is None:
-            self._open[str(item.data(0, PATH))] = item.isExpanded()
+        """The courses open and those closed, to remember."""
+        return self._open.known()
 
     def courses(self) -> list[Course]:
         """The library's courses, as last read."""
@@ -280,16 +268,7 @@ class LibraryPanel(QTreeWidget):
         state, why = file_state(source, importing=self.importing, exists=exists)
         if source.path in self._removing:
             state, why = REMOVING, f"{shown_name(source.path)} is removed once the import ends"
-        child.setText(0, shown_name(source.path))
-        child.setText(1, state)
-        child.setData(0, PATH, source.path)
-        child.setData(0, IS_COURSE, False)
-        child.setData(0, KIND, source.kind.value)
-        child.setData(0, PROGRESS, None)
-        set_language(child, source.language)  # before its tooltip, which names it
-        child.setToolTip(0, name_tooltip(child, source.path, why))
-        child.setToolTip(1, why)
-        mark(child, state, self.palette())
+        show_file(child, source, state, why, self.palette())
         self._files[source.path] = child
 
     def changeEvent(self, event: QEvent) -> None:
@@ -313,15 +292,7 @@ class LibraryPanel(QTreeWidget):
         return typical_width(self)
 
     def _fit_columns(self) -> None:
-        """The state column as wide as its text, up to a share of the panel; names get the
-        rest, so no state, however long, can squeeze them out."""
-        width = self.viewport().width()
-        self.setColumnHidden(1, width < _ONE_COLUMN)
-        if width < _ONE_COLUMN:
-            return
-        wanted = max(self.sizeHintForColumn(1), self.header().sectionSizeHint(1))
-        limit = min(int(width * _STATE_SHARE), width - _NAME_MIN)
-        self.header().resizeSection(1, max(0, min(wanted, limit)))
+        fit_state_column(self)  # the names keep their room (rows.fit_state_column)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -401,8 +372,7 @@ class LibraryPanel(QTreeWidget):
                 item.setSelected(True)
 
     def _courses(self) -> list[QTreeWidgetItem]:
-        items = (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
-        return [item for item in items if item is not None]
+        return course_rows(self)
 
     @staticmethod
     def _children(course: QTreeWidgetItem) -> list[QTreeWidgetItem]:
@@ -413,76 +383,13 @@ class LibraryPanel(QTreeWidget):
         self.course_selected.emit(self.selected_course())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Delete (or Backspace, as on a Mac) removes the current row, after asking;
-        Shift+F10 opens its menu, as the Menu key does (Qt makes no menu event of it)."""
-        item = self.currentItem()
-        if item is not None and event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-            self.remove_requested.emit(str(item.data(0, PATH)), bool(item.data(0, IS_COURSE)))
-            return
-        shift = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        if event.key() == Qt.Key.Key_F10 and shift == Qt.KeyboardModifier.ShiftModifier:
-            self._keyboard_menu()
-            return
-        super().keyPressEvent(event)
-
-    def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
-        """Enter or a double-click: play a lecture, open any other file in its application."""
-        if item.data(0, IS_COURSE):
-            return
-        path = str(item.data(0, PATH))
-        if SourceKind(item.data(0, KIND)) in LECTURES:
-            self.play_requested.emit(path)
-        else:
-            self.open_requested.emit(path)
+        """Delete, Backspace and Shift+F10 on the current row (app/library/panel_input.py)."""
+        if not self._input.key_pressed(event):
+            super().keyPressEvent(event)
 
     def menu_for(self, item: QTreeWidgetItem) -> QMenu:
         """The context menu of a row (built, not shown)."""
-        asks = RowAsks(
-            self.play_requested.emit,
-            self.play_from_start.emit,
-            self.open_requested.emit,
-            self.reveal_requested.emit,
-            self.export_requested.emit,
-            self.remove_requested.emit,
-            self.study_requested.emit,
-            self.language_requested.emit,
-        )
-        return row_menu(self, item, asks, self.position_of)
+        return self._input.menu_for(item)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        """A menu from the keyboard is the current row's, at that row; one from the mouse is
-        the row's under the pointer. The keyboard's event carries the current row's place in
-        the panel's own coordinates, not its viewport's (the header's height apart): read as
-        a viewport point it named the next row, whose file Remove would then have removed."""
-        if event.reason() == QContextMenuEvent.Reason.Keyboard:
-            self._keyboard_menu()
-            return
-        point = self.viewport().mapFromGlobal(event.globalPos())
-        item = self.itemAt(point)
-        if item is not None:
-            self._show_menu(item, event.globalPos())
-
-    def _keyboard_menu(self) -> None:
-        item = self.currentItem()
-        if item is None or not item.isSelected():
-            selected = self.selectedItems()
-            item = selected[0] if selected else item
-        if item is None:
-            return
-        self.scrollToItem(item)
-        cell = self.visualItemRect(item)
-        name = self.visualRect(self.indexFromItem(item, 0))  # past the tree's indent
-        self._show_menu(item, self.viewport().mapToGlobal(QPoint(name.left(), cell.bottom())))
-
-    def _show_menu(self, item: QTreeWidgetItem, at: QPoint) -> None:
-        """One menu at a time: a platform that also makes a menu event of the key that
-        opened one (Shift+F10 on some) does not stack a second."""
-        if self._menu_open:
-            return
-        self._menu_open = True
-        menu = self.menu_for(item)
-        try:
-            menu.exec(at)
-        finally:
-            self._menu_open = False
-            menu.deleteLater()
+        self._input.context_menu(event)

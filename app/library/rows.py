@@ -1,6 +1,6 @@
 """What a row of the library panel holds and shows: the data roles, a stored file's state
-and its explanation, a course's line counted from its files' states, and the delegate that
-draws a file's import progress on its row."""
+and its explanation, a course's line counted from its files' states, the widths the names
+and the states get, and the delegate that draws a file's import progress on its row."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
+    QTreeWidget,
     QTreeWidgetItem,
 )
 
@@ -31,6 +32,9 @@ LANGUAGE = Qt.ItemDataRole.UserRole + 5  # a file row's language code, or None: 
 WORKING = -1.0  # the file is being imported, its share not known (yet)
 TYPICAL_NAME = "lecture-03-dynamic-programming.mp4"
 TYPICAL_STATE = "transcribing 40%"
+_STATE_SHARE = 0.4  # the most of the panel's width the state column may take
+_NAME_MIN = 100  # what the names keep of a narrow panel before the states get any
+_ONE_COLUMN = 200  # narrower than this, states show only as the names' colour and tooltip
 
 KIND_LABEL = {
     SourceKind.VIDEO: "video",
@@ -138,6 +142,23 @@ def name_tooltip(item: QTreeWidgetItem, path: str, why: str) -> str:
     return f"{kind}: {path}\n{why}" + (f"\nLanguage: {language}" if language else "")
 
 
+def show_file(
+    row: QTreeWidgetItem, source: Source, state: str, why: str, palette: QPalette
+) -> None:
+    """A file's row from its record: its name, ``state`` with ``why`` in the tooltips, its
+    kind and language, no progress; coloured by :func:`mark`."""
+    row.setText(0, shown_name(source.path))
+    row.setText(1, state)
+    row.setData(0, PATH, source.path)
+    row.setData(0, IS_COURSE, False)
+    row.setData(0, KIND, source.kind.value)
+    row.setData(0, PROGRESS, None)
+    set_language(row, source.language)  # before its tooltip, which names it
+    row.setToolTip(0, name_tooltip(row, source.path, why))
+    row.setToolTip(1, why)
+    mark(row, state, palette)
+
+
 def typical_width(view: QTreeView) -> int:
     """Wide enough for a typical file name under its course, with a live state beside it,
     in the view's font (a larger system font asks for more)."""
@@ -146,6 +167,25 @@ def typical_width(view: QTreeView) -> int:
     state = metrics.horizontalAdvance(TYPICAL_STATE)
     frame = 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
     return name + state + frame + 4 * metrics.averageCharWidth()  # the cells' margins
+
+
+def fit_state_column(view: QTreeView) -> None:
+    """The state column as wide as its text, up to a share of the view; names get the
+    rest, so no state, however long, can squeeze them out. A narrow view shows the names
+    only (the state is in their colour and tooltip)."""
+    width = view.viewport().width()
+    view.setColumnHidden(1, width < _ONE_COLUMN)
+    if width < _ONE_COLUMN:
+        return
+    wanted = max(view.sizeHintForColumn(1), view.header().sectionSizeHint(1))
+    limit = min(int(width * _STATE_SHARE), width - _NAME_MIN)
+    view.header().resizeSection(1, max(0, min(wanted, limit)))
+
+
+def course_rows(tree: QTreeWidget) -> list[QTreeWidgetItem]:
+    """The course rows of the panel (its top level)."""
+    items = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
+    return [item for item in items if item is not None]
 
 
 def course_line(states: Sequence[str], removing: bool, importing: int = 0) -> tuple[str, str]:

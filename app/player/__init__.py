@@ -1,8 +1,11 @@
 """The player: a lecture playing from an exact time, with its transcript beside it.
 
-    view.py         PlayerView: the picture, the transcript column, the controls; its keys
+    view.py         PlayerView: the picture, the transcript column, the controls
+    picture.py      the video, or a panel for audio, with the subtitle over it; its clicks
+    bindings.py     what the controls and the keys do: each connected to the view's action
     control_bar.py  the seek bar, buttons, speed and volume: signals the view connects to
-    controls.py     the seek bar (matches and chapters marked), icons, the subtitle
+    controls.py     the seek bar (matches and chapters marked), the subtitle, the focus ring
+    icons.py        the buttons' glyphs, drawn in the palette's colours
     full_screen.py  the player alone on the screen (in a window of its own), and back
     keys.py         which keys it takes, the rule for text boxes and focused controls,
                     Help > Keyboard shortcuts

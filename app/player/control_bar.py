@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe, label_box
-from app.player.controls import FocusRing, SeekBar, media_icon
+from app.player.controls import FocusRing, SeekBar
 from app.player.flow_row import FlowRow
+from app.player.icons import media_icon
 from app.player.keys import (
     COPY_LINK_KEY,
     FASTER_KEY,
@@ -84,6 +85,21 @@ class ControlBar(QWidget):
         return button
 
     def _build(self) -> None:
+        self._build_seek_bar()
+        self._build_playing_buttons()
+        self._build_lecture_buttons()
+        self._build_speed_and_volume()
+        self.notice = QLabel()  # "Link to 01:23 copied", for a few seconds
+        self.notice.hide()
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.setInterval(NOTICE_MS)
+        self._notice_timer.timeout.connect(self.notice.hide)
+        self._lay_out()
+        self._paint_icons()
+
+    def _build_seek_bar(self) -> None:
+        """The seek bar and the time beside it."""
         self.seek_slider = SeekBar()
         self.seek_slider.setRange(0, 0)
         self.seek_slider.setSingleStep(5_000)
@@ -95,6 +111,8 @@ class ControlBar(QWidget):
         self.time_label = QLabel("00:00 / 00:00")
         self.time_label.setAccessibleName("Time")
 
+    def _build_playing_buttons(self) -> None:
+        """Play or pause, back and forward 10 seconds, replay the passage found."""
         self.play_button = self._tool_button(
             "Play", "Plays the lecture or pauses it", "Play (Space)", self.play_pause_clicked
         )
@@ -114,6 +132,9 @@ class ControlBar(QWidget):
             "Replay from the start of the passage found (R)",
             self.replay_clicked,
         )
+
+    def _build_lecture_buttons(self) -> None:
+        """The matches of the search, subtitles, full screen, a link, a note."""
         self.previous_match_button = self._tool_button(
             "Previous match",
             "Goes to the previous line with the words searched",
@@ -148,6 +169,8 @@ class ControlBar(QWidget):
             "Add note", NOTE_HELP.format("00:00"), f"Note at 00:00 ({NOTE_KEY})", self.note_clicked
         )
         self.note_button.setText("Note")
+
+    def _build_speed_and_volume(self) -> None:
         self.speed_box = QComboBox()
         describe(
             self.speed_box,
@@ -178,14 +201,6 @@ class ControlBar(QWidget):
             f"Volume ({VOLUME_DOWN_KEY} softer, {VOLUME_UP_KEY} louder)",
         )
         self.volume_slider.valueChanged.connect(self.volume_moved)
-        self.notice = QLabel()  # "Link to 01:23 copied", for a few seconds
-        self.notice.hide()
-        self._notice_timer = QTimer(self)
-        self._notice_timer.setSingleShot(True)
-        self._notice_timer.setInterval(NOTICE_MS)
-        self._notice_timer.timeout.connect(self.notice.hide)
-        self._lay_out()
-        self._paint_icons()
 
     def _lay_out(self) -> None:
         seek_row = QHBoxLayout()

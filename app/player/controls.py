@@ -1,6 +1,6 @@
 """The player's own controls: a seek bar that jumps to the click and marks the query's matches
-and the chapters, icons drawn in the palette's text colour (legible light and dark), the
-subtitle drawn over the picture, and a ring around the control with the keyboard focus."""
+and the chapters, the subtitle drawn over the picture, and a ring around the control with the
+keyboard focus. Its icons are app/player/icons.py."""
 
 from __future__ import annotations
 
@@ -9,15 +9,11 @@ from collections.abc import Sequence
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
-    QIcon,
     QMouseEvent,
     QPainter,
-    QPainterPath,
     QPaintEvent,
     QPalette,
     QPen,
-    QPixmap,
-    QPolygonF,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -27,88 +23,6 @@ from PySide6.QtWidgets import (
     QStyleOptionSlider,
     QWidget,
 )
-
-ICON_PX = 32  # drawn at this size; Qt scales it down for the buttons
-ICONS = ("play", "pause", "volume", "muted", "replay", "previous", "next", "full screen",
-         "link", "note", "back", "forward")  # fmt: skip
-
-
-def media_icon(name: str, palette: QPalette) -> QIcon:
-    """A play, pause, volume, muted or replay glyph in the palette's button text colour.
-
-    The style's own media icons are dark grey pixmaps whatever the palette: on a dark theme
-    they were all but invisible.
-    """
-    pixmap = QPixmap(ICON_PX, ICON_PX)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    colour = palette.color(QPalette.ColorRole.ButtonText)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(colour)
-    s = ICON_PX / 32
-    if name == "play":
-        painter.drawPolygon(QPolygonF([QPointF(9 * s, 5 * s), QPointF(27 * s, 16 * s),
-                                       QPointF(9 * s, 27 * s)]))  # fmt: skip
-    elif name == "pause":
-        painter.drawRect(QRectF(8 * s, 6 * s, 6 * s, 20 * s))
-        painter.drawRect(QRectF(18 * s, 6 * s, 6 * s, 20 * s))
-    elif name in ("volume", "muted"):
-        speaker = ((4, 12), (10, 12), (17, 5), (17, 27), (10, 20), (4, 20))
-        painter.drawPolygon(QPolygonF([QPointF(x * s, y * s) for x, y in speaker]))
-        pen = QPen(colour, 2.5 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        if name == "volume":
-            for r in (5, 10):
-                painter.drawArc(QRectF((17 - r) * s, (16 - r) * s, 2 * r * s, 2 * r * s),
-                                -50 * 16, 100 * 16)  # fmt: skip
-        else:
-            painter.drawLine(QPointF(21 * s, 11 * s), QPointF(29 * s, 21 * s))
-            painter.drawLine(QPointF(29 * s, 11 * s), QPointF(21 * s, 21 * s))
-    elif name in ("previous", "next"):
-        # A triangle against a bar: to the previous or the next match.
-        tip, back, bar = (6, 24, 24) if name == "previous" else (26, 8, 6)
-        painter.drawPolygon(QPolygonF([QPointF(tip * s, 16 * s), QPointF(back * s, 6 * s),
-                                       QPointF(back * s, 26 * s)]))  # fmt: skip
-        painter.drawRect(QRectF(bar * s, 6 * s, 3 * s, 20 * s))
-    elif name in ("back", "forward"):  # two arrowheads: a jump of 10 s
-        for left in (3, 15):
-            tip, back = (left, left + 13) if name == "back" else (left + 13, left)
-            painter.drawPolygon(QPolygonF([QPointF(tip * s, 16 * s), QPointF(back * s, 7 * s),
-                                           QPointF(back * s, 25 * s)]))  # fmt: skip
-    elif name == "full screen":
-        pen = QPen(colour, 3 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.SquareCap)
-        painter.setPen(pen)
-        for x, y, dx, dy in ((5, 5, 1, 1), (27, 5, -1, 1), (5, 27, 1, -1), (27, 27, -1, -1)):
-            corner = QPointF(x * s, y * s)
-            painter.drawLine(corner, QPointF((x + 7 * dx) * s, y * s))
-            painter.drawLine(corner, QPointF(x * s, (y + 7 * dy) * s))
-    elif name == "link":
-        pen = QPen(colour, 3 * s)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.translate(16 * s, 16 * s)
-        painter.rotate(-45)
-        painter.drawRoundedRect(QRectF(-14 * s, -5 * s, 15 * s, 10 * s), 5 * s, 5 * s)
-        painter.drawRoundedRect(QRectF(-1 * s, -5 * s, 15 * s, 10 * s), 5 * s, 5 * s)
-    elif name == "note":  # a bookmark's ribbon
-        ribbon = ((9, 4), (23, 4), (23, 28), (16, 21), (9, 28))
-        painter.drawPolygon(QPolygonF([QPointF(x * s, y * s) for x, y in ribbon]))
-    elif name == "replay":
-        pen = QPen(colour, 3 * s, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawArc(QRectF(6 * s, 6 * s, 20 * s, 20 * s), 100 * 16, 280 * 16)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(colour)
-        arrow = QPainterPath(QPointF(10 * s, 2 * s))
-        arrow.lineTo(QPointF(17 * s, 7 * s))
-        arrow.lineTo(QPointF(10 * s, 12 * s))
-        arrow.closeSubpath()
-        painter.drawPath(arrow)
-    painter.end()
-    return QIcon(pixmap)
 
 
 class SeekBar(QSlider):

@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings
 
 STATE_FILE = "playback.ini"
 SPEEDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+NEAR_END_MS = 5_000  # a lecture left this close to its end starts over next time
 
 
 def _key(path: str) -> str:
@@ -54,6 +55,12 @@ class PlaybackMemory:
             self._settings.remove(_key(path))
         else:
             self._settings.setValue(_key(path), int(ms))
+
+    def leave(self, path: str, position_ms: int, duration_ms: int) -> None:
+        """``path`` was left at ``position_ms``: kept, unless that is near its end (then it
+        starts over next time)."""
+        near_end = duration_ms > 0 and position_ms >= duration_ms - NEAR_END_MS
+        self.set_position(path, None if near_end else position_ms)
 
     def sync(self) -> None:
         self._settings.sync()

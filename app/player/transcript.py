@@ -188,6 +188,15 @@ class TranscriptColumn(QWidget):
         self.find_box = QLineEdit(placeholderText="Find in the transcript")
         self.find_box.setClearButtonEnabled(True)
         self.find_box.textChanged.connect(self._find)
+        self._build_chapter_list()
+        self._build_transcript_list()
+        self.chapter_list.installEventFilter(self)
+        self.transcript_list.installEventFilter(self)  # the Menu key
+        self.find_box.installEventFilter(self)  # Enter: the next match, Shift+Enter the previous
+        self._describe()
+        self._lay_out()
+
+    def _build_chapter_list(self) -> None:
         self.chapter_list = QListWidget()
         # It scrolls to the chapter playing only while the pointer is elsewhere: under the
         # pointer a scroll made a click land on another chapter.
@@ -197,6 +206,8 @@ class TranscriptColumn(QWidget):
         self.chapter_list.itemClicked.connect(self._chapter_chosen)
         self.chapter_list.itemActivated.connect(self._chapter_chosen)
         self.chapter_list.hide()
+
+    def _build_transcript_list(self) -> None:
         self.transcript_list = QListWidget()
         self.transcript_list.setWordWrap(True)
         self.transcript_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -221,10 +232,8 @@ class TranscriptColumn(QWidget):
         # playing or paused, not at the next line.
         scroll.rangeChanged.connect(lambda _low, _high: self.show_spoken_line())
         self.transcript_list.viewport().installEventFilter(self)
-        self.chapter_list.installEventFilter(self)
-        self.transcript_list.installEventFilter(self)  # the Menu key
-        self.find_box.installEventFilter(self)  # Enter: the next match, Shift+Enter the previous
-        self._describe()
+
+    def _lay_out(self) -> None:
         # narrower, a line held a word or two: too little to read, and words were split
         self.setMinimumWidth(LEAST_CHARACTERS * self.fontMetrics().averageCharWidth())
         column = QVBoxLayout(self)

@@ -10,45 +10,28 @@ thread, so nothing from libVLC's own threads ever reaches a Qt widget.
 
 from __future__ import annotations
 
-import html
-import itertools
 import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractButton,
     QApplication,
-    QComboBox,
-    QFrame,
     QLabel,
     QLineEdit,
     QSplitter,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.accessible import describe
-from app.player.control_bar import SKIP_MS, ControlBar
-from app.player.controls import SubtitleLabel
+from app.player.bindings import add_keys, connect_controls
+from app.player.control_bar import ControlBar
 from app.player.full_screen import FullScreen
 from app.player.go_to import ask_time
-from app.player.keys import (
-    COPY_LINK_KEY,
-    FASTER_KEY,
-    GO_TO_KEY,
-    NOTE_KEY,
-    SLOWER_KEY,
-    VOLUME_DOWN_KEY,
-    VOLUME_STEP,
-    VOLUME_UP_KEY,
-    ControlKeys,
-    SearchBoxKeys,
-    add_shortcuts,
-)
+from app.player.keys import SearchBoxKeys
 from app.player.memory import PlaybackMemory
+from app.player.picture import Picture
 from app.player.playback import make_backend
 from app.player.transcript import TranscriptColumn
 from engine.api import Chapter, Source, Timing
@@ -57,7 +40,6 @@ log = logging.getLogger(__name__)
 
 TICK_MS = 200  # how often the widget reads the backend's position while it plays
 REMEMBER_EVERY_MS = 5_000  # the position is written this often while playing
-NEAR_END_MS = 5_000  # a lecture left this close to its end starts over next time
 PLAYER_HELP = (
     "The lecture playing, its controls and its transcript. Space plays or pauses, Left and "
     "Right skip 10 seconds, G goes to a time you type, F is full screen, Tab moves through "
@@ -68,9 +50,9 @@ PLAYER_HELP = (
 class PlayerView(QWidget):
     """Video (or a plain panel for audio) left, the transcript column right, controls below.
 
-    It owns its control bar and connects the bar's signals to its actions; its keys
-    (app/player/keys.py) work in its whole window. The row being spoken is
-    selected and kept in view, except for a few seconds after the user scrolls the
+    It owns its picture (app/player/picture.py) and its control bar, whose signals go to its
+    actions (app/player/bindings.py), as its keys do, in its whole window. The row being
+    spoken is selected and kept in view, except for a few seconds after the user scrolls the
     transcript; clicking a row seeks to it. Failures show as one line and emit ``error``.
     """
 
@@ -97,7 +79,7 @@ class PlayerView(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         describe(self, "Lecture player", PLAYER_HELP)
         self._build()
-        self._keys()
+        self._box_keys.player_keys = add_keys(self, self, self._showing)  # bindings.py
         if memory is not None:
             self.set_rate(memory.speed())
         self._timer = QTimer(self)
@@ -113,7 +95,12 @@ class PlayerView(QWidget):
     # --- layout --------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self._build_video()
+        self.picture = Picture(self._backend.video)
+        self.picture.pressed.connect(self._picture_pressed)
+        self.picture.double_clicked.connect(self._picture_double_clicked)
+        self.video_stack = self.picture.video_stack
+        self.audio_panel = self.picture.audio_panel
+        self.subtitle = self.picture.subtitle
         self.transcript = TranscriptColumn()
         self.transcript.seek_requested.connect(self.seek)
         self.transcript.matches_changed.connect(lambda _m: self._mark())
@@ -123,7 +110,7 @@ class PlayerView(QWidget):
         self.transcript_list = self.transcript.transcript_list
         self.transcript.hide()
         self._splitter = QSplitter(Qt.Orientation.Horizontal)
-        self._splitter.addWidget(self.video_area)
+        self._splitter.addWidget(self.picture)
         self._splitter.addWidget(self.transcript)
         self._splitter.setStretchFactor(0, 2)
         self._splitter.setStretchFactor(1, 1)
@@ -136,83 +123,14 @@ class PlayerView(QWidget):
 
         self.full_screen = FullScreen(self)
         self.controls = ControlBar()
-        self._connect_controls()
+        connect_controls(self)  # app/player/bindings.py
+        self.controls.subtitles_toggled.connect(lambda _on: self._show_subtitle(None))
+        self.controls.volume_moved.connect(self._volume_moved)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._splitter, 1)
         layout.addWidget(self.message_label)
         layout.addWidget(self.controls)
-
-    def _connect_controls(self) -> None:
-        bar = self.controls
-        bar.play_pause_clicked.connect(self.toggle_pause)
-        bar.skip_requested.connect(self.skip)
-        bar.seek_requested.connect(self.seek)
-        bar.replay_clicked.connect(self.replay)
-        bar.next_match_clicked.connect(self.next_match)
-        bar.previous_match_clicked.connect(self.previous_match)
-        bar.subtitles_toggled.connect(lambda _on: self._show_subtitle(None))
-        bar.full_screen_clicked.connect(self.full_screen.toggle)
-        bar.copy_link_clicked.connect(self.copy_link)
-        bar.rate_chosen.connect(self.set_rate)
-        bar.mute_clicked.connect(self.toggle_mute)
-        bar.volume_moved.connect(self._volume_moved)
-        self.full_screen.changed.connect(bar.show_full_screen)
-        self.transcript.copied.connect(bar.show_notice)
-
-    def _keys(self) -> None:
-        """Window-wide shortcuts: text boxes keep the keys they type with, a focused control
-        the keys it works with (keys.py)."""
-        bar = self.controls
-        self._box_keys.player_keys = add_shortcuts(self, (
-            (("Space", "K"), self.toggle_pause),
-            (("Left", "J"), lambda: self.skip(-SKIP_MS)),
-            (("Right", "L"), lambda: self.skip(SKIP_MS)),
-            (("N",), self.next_match),
-            (("P",), self.previous_match),
-            (("R",), self.replay),
-            (("F",), self.full_screen.toggle),
-            (("M",), self.toggle_mute),
-            (("C",), bar.subtitles_button.toggle),
-            ((FASTER_KEY,), lambda: bar.step_speed(1)),
-            ((SLOWER_KEY,), lambda: bar.step_speed(-1)),
-            ((VOLUME_UP_KEY, "="), lambda: bar.step_volume(VOLUME_STEP)),
-            ((VOLUME_DOWN_KEY,), lambda: bar.step_volume(-VOLUME_STEP)),
-            ((COPY_LINK_KEY,), self.copy_link),
-            ((GO_TO_KEY,), self.ask_time),
-            ((NOTE_KEY,), bar.note_button.click),  # the window adds it (app/notes/)
-            *(((str(n),), lambda n=n: self.go_to_tenth(n)) for n in range(10)),
-        ), self._showing)  # fmt: skip
-        keep = ControlKeys(self)
-        press = (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        for control in bar.focus_order():
-            if isinstance(control, QAbstractButton | QComboBox):
-                keep.watch(control, press)
-        arrows = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
-        keep.watch(bar.volume_slider, arrows)
-        keep.watch(self.transcript.chapter_list, (Qt.Key.Key_Space,))
-        bar.focus_ring.add(self, bar)  # the player itself: the ring goes round its controls
-        order = [self, *bar.focus_order(), *self.transcript.focus_order()]
-        for first, then in itertools.pairwise(order):
-            QWidget.setTabOrder(first, then)
-
-    def _build_video(self) -> None:
-        self.video_area = QWidget()
-        self.video_area.installEventFilter(self)  # keeps the subtitle over the picture
-        self.video_stack = QStackedWidget()
-        self.video_stack.addWidget(self._backend.video)
-        self._backend.video.installEventFilter(self)
-        self.audio_panel = QLabel()
-        self.audio_panel.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.audio_panel.setWordWrap(True)
-        self.audio_panel.setFrameShape(QFrame.Shape.StyledPanel)
-        self.audio_panel.installEventFilter(self)
-        self.video_stack.addWidget(self.audio_panel)
-        self.video_stack.setMinimumSize(320, 180)
-        area = QVBoxLayout(self.video_area)
-        area.setContentsMargins(0, 0, 0, 0)
-        area.addWidget(self.video_stack)
-        self.subtitle = SubtitleLabel(self.video_area)
 
     # --- public API ----------------------------------------------------------------------------
 
@@ -246,10 +164,7 @@ class PlayerView(QWidget):
         self.transcript.sha256 = source.sha256 if source is not None else None
         self.transcript.title = source.title if source is not None else Path(path).stem
         self._set_transcript(transcript, chapters, " ".join(terms))
-        self.audio_panel.setText(
-            f'<div style="font-size: 48pt">♪</div><p>{html.escape(Path(path).name)}</p>'
-        )
-        self.video_stack.setCurrentWidget(self._backend.video)
+        self.picture.show_file(path)
         if not Path(path).is_file():
             self._path = ""  # nothing to play or seek in
             self._backend.stop()
@@ -415,8 +330,7 @@ class PlayerView(QWidget):
         self.controls.show_playing(playing)
         has_video = self._backend.has_video()
         if has_video is not None:
-            page = self._backend.video if has_video else self.audio_panel
-            self.video_stack.setCurrentWidget(page)
+            self.picture.show_video(has_video)
         self.controls.show_time(position, duration)
         self._follow(position)
         if playing and abs(position - self._remembered) >= REMEMBER_EVERY_MS:
@@ -429,9 +343,8 @@ class PlayerView(QWidget):
         """Keep where the lecture is (forgotten near its end: next time it starts over)."""
         if self._memory is None or not self._path or self._closed:
             return
-        position, duration = self._backend.position_ms(), self._backend.duration_ms()
-        near_end = duration > 0 and position >= duration - NEAR_END_MS
-        self._memory.set_position(self._path, None if near_end else position)
+        position = self._backend.position_ms()
+        self._memory.leave(self._path, position, self._backend.duration_ms())
         self._remembered = position
 
     def _fail(self, message: str) -> None:
@@ -468,23 +381,14 @@ class PlayerView(QWidget):
         """The spoken line (``line``; None: the current one) over the picture, when on."""
         spoken = self.transcript.line_at(self.transcript.line if line is None else line)
         text = spoken.text if spoken is not None and self.controls.subtitles_on() else ""
-        self.subtitle.setText(text)
-        self.subtitle.place(self.video_stack)
-        self.subtitle.setVisible(bool(text))
+        self.picture.show_subtitle(text)
 
-    # --- seek bar and clicks on the picture ----------------------------------------------------
+    # --- clicks on the picture ----------------------------------------------------------------
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.video_area:
-            if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
-                self.subtitle.place(self.video_stack)
-            return super().eventFilter(watched, event)
-        if event.type() == QEvent.Type.MouseButtonPress:
-            self.setFocus(Qt.FocusReason.MouseFocusReason)
-            self.toggle_pause()
-            return True
-        if event.type() == QEvent.Type.MouseButtonDblClick:
-            self.toggle_pause()  # the press before it paused
-            self.full_screen.toggle()
-            return True
-        return super().eventFilter(watched, event)
+    def _picture_pressed(self) -> None:
+        self.setFocus(Qt.FocusReason.MouseFocusReason)
+        self.toggle_pause()
+
+    def _picture_double_clicked(self) -> None:
+        self.toggle_pause()  # the press before it paused
+        self.full_screen.toggle()

@@ -175,7 +175,27 @@ class SlideView(QWidget):
         self._terms: tuple[str, ...] = ()
         self._shown_in: tuple[tuple[str, int], ...] = ()
         self._shown_in_page = 0
+        self._build_controls()
+        self.image_label = QLabel()
+        self.image_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.image_label.setWordWrap(True)
+        self.image_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setWidget(self.image_label)
+        self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self._lay_out()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
+        self._resize_timer = QTimer(self)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.setInterval(_RESIZE_DEBOUNCE_MS)
+        self._resize_timer.timeout.connect(self._request)
+        self._update_controls()
+
+    def _build_controls(self) -> None:
+        """The title, Previous and Next, "Play where this slide is shown" and Add note."""
         self.page_label = _TitleLabel()
         self.page_label.setTextFormat(Qt.TextFormat.PlainText)
         self.page_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -199,16 +219,8 @@ class SlideView(QWidget):
         )
 
         self.note_button = note_button("Add a note on this page")
-        self.image_label = QLabel()
-        self.image_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.image_label.setWordWrap(True)
-        self.image_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-        self._scroll = QScrollArea()
-        self._scroll.setWidgetResizable(True)
-        self._scroll.setWidget(self.image_label)
-        self._scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
 
+    def _lay_out(self) -> None:
         # The title has a line of its own: beside the buttons a narrow preview cut it off.
         self.page_label.setContentsMargins(6, 4, 6, 0)
         bar = QHBoxLayout()
@@ -223,13 +235,6 @@ class SlideView(QWidget):
         column.addWidget(self.page_label)
         column.addLayout(bar)
         column.addWidget(self._scroll, 1)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-
-        self._resize_timer = QTimer(self)
-        self._resize_timer.setSingleShot(True)
-        self._resize_timer.setInterval(_RESIZE_DEBOUNCE_MS)
-        self._resize_timer.timeout.connect(self._request)
-        self._update_controls()
 
     @property
     def current_path(self) -> str:
