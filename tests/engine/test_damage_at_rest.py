@@ -214,8 +214,9 @@ def test_an_index_newer_than_a_restored_database_is_rebuilt(
     assert found.returncode == 0, found.stderr
     assert "gecko" not in found.stdout
     assert found.stderr.splitlines() == [
-        f"WARNING engine.index.vector_files: vector index {built_library_dir / 'vectors' / 'text.hnsw'} "
-        "was unusable (it is newer than the library database, restored from an older copy?): "
+        "WARNING engine.index.vector_files: vector index "
+        f"{built_library_dir / 'vectors' / 'text.hnsw'} was unusable (it is newer than the "
+        "library database, restored from an older copy?): "
         "it is rebuilt from the library database"
     ]
     _index_holds_the_stored_vectors(built_library_dir, embedder)
