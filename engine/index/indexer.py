@@ -57,8 +57,12 @@ class Indexer:
         ``reload=False``: keep the index in memory even when another process saved one since
         (a search following another process's import: reading what it committed from the
         database costs far less than reading the whole index file again)."""
+        model_id = self.store.meta.get("embedder_id")
+        dimension = self.store.meta.get("dimension")
+        if model_id is None or dimension is None:
+            return
         with self._lock:
-            self._files.open(quiet=quiet, reload=reload)
+            self._files.open(model_id, int(dimension), quiet=quiet, reload=reload)
 
     def _ensure(self, embedder: Embedder) -> VectorIndex:
         with self._lock:

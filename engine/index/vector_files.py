@@ -32,23 +32,20 @@ class VectorFiles:
         self._seen: tuple[int, int, int] | None = None  # the index files as last read or saved
         self._unsaved = False  # a save failed and said so (a full disk)
 
-    def open(self, *, quiet: bool, reload: bool) -> None:
-        """Indexer.open's work (the caller holds the indexer's lock)."""
-        model_id = self.store.meta.get("embedder_id")
-        dimension = self.store.meta.get("dimension")
-        if model_id is None or dimension is None:
-            return
+    def open(self, model_id: str, dimension: int, *, quiet: bool, reload: bool) -> None:
+        """Indexer.open's work, for the library's model (the caller holds the indexer's
+        lock)."""
         seen = self._stamp()
         index = self.index
         saved_since = seen != self._seen and reload
         if index is None or saved_since or index.model_id != model_id:
-            index = self._open_index(int(dimension), model_id)
+            index = self._open_index(dimension, model_id)
             self._seen = seen
         now = self.store.embeddings.generation()
         stale = self._written_since(index, now)
         expected = self.store.segments.ids_with_text()
         report = index.reconcile(
-            expected, lambda ids: self.store.embeddings.vectors(ids, int(dimension)), stale
+            expected, lambda ids: self.store.embeddings.vectors(ids, dimension), stale
         )
         if now is not None:
             index.set_generation(now)
