@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.config import EngineConfig, SearchConfig
 from engine.library import Library
 from engine.models.registry import ModelRegistry
-from engine.search import evaluate
+from engine.search import eval_metrics, evaluate
 
 GATES = tuple(round(0.25 + 0.005 * i, 3) for i in range(141))
 NEVER, ALWAYS = 0.0, 10.0  # gate thresholds no similarity is below / above
@@ -53,7 +53,7 @@ def measure(library: Library, cfg: SearchConfig, queries: list[Any]) -> list[dic
     rows = []
     for query, video, begin, end in queries:
         outcome = library.search(query, limit=10, config=replace(cfg, gate=NEVER))
-        rank = evaluate._first_moment_hit(outcome.results, video, begin, end)  # pyright: ignore[reportPrivateUsage]
+        rank = eval_metrics.first_moment_hit(outcome.results, video, begin, end)
         low = library.search(query, limit=10, config=replace(cfg, gate=ALWAYS)).gated
         rows.append({"sim": outcome.best_similarity, "rank": rank, "low_overlap": low})
     return rows
@@ -115,7 +115,7 @@ def measure_ranks(library: Library, cfg: SearchConfig, queries: list[Any]) -> li
     out = []
     for query, video, begin, end in queries:
         results = library.search(query, limit=10, config=cfg).results
-        out.append({"rank": evaluate._first_moment_hit(results, video, begin, end)})  # pyright: ignore[reportPrivateUsage]
+        out.append({"rank": eval_metrics.first_moment_hit(results, video, begin, end)})
     return out
 
 

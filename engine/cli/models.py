@@ -63,7 +63,7 @@ def cmd_models(ctx: Context) -> int:
 
 
 def cmd_eval(ctx: Context) -> int:
-    from engine.search import evaluate
+    from engine.search import eval_metrics, evaluate
 
     args = ctx.args
     data = Path(args.data) if args.data else evaluate.default_data_dir()
@@ -91,5 +91,5 @@ def cmd_eval(ctx: Context) -> int:
     if args.json:
         print(json.dumps(table))
     else:
-        print(evaluate.format_table(table))
+        print(eval_metrics.format_table(table))
     return 0

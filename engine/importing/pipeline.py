@@ -292,7 +292,7 @@ class Pipeline:
                 else None
             )
             if source is not None:
-                self.indexer.drop_segments(source.id)
+                self.indexer.clear_segments(source.id)
                 self.store.catalog.set_source_status(source.id, SourceStatus.ERROR, reason)
         except CoursedexError as e:  # the disk is full: one line, its reason is the file's
             log.warning("could not record the failure of %s: %s", job.file.path, e)

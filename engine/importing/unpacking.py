@@ -33,11 +33,9 @@ from __future__ import annotations
 import errno
 import hashlib
 import logging
-import os
 import posixpath
 import shutil
 import threading
-import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +43,7 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import IngestLimits
 from engine.errors import Cancelled, UnreadableFileError
+from engine.importing.member_files import MemberFiles, check_room, is_current
 from engine.importing.places import ARCHIVES_FOLDER, member_place
 from engine.importing.planning import PlannedFile, arranged
 from engine.importing.progress import FileResult, IngestProgress, Outcome, Stage
@@ -58,7 +57,6 @@ from engine.ingest.members import (
 )
 from engine.ingest.safezip import (
     READABLE_COMPRESSION,
-    ZIP_ERRORS,
     check_archive,
     count_entries,
     is_symlink,
@@ -66,16 +64,12 @@ from engine.ingest.safezip import (
 )
 from engine.ingest.text import check_file
 from engine.plain_text import human_size
-from engine.private_files import open_private, private_dir
+from engine.private_files import private_dir
 from engine.regular_files import open_regular
 from engine.types import SourceKind
 
 _OPENING = ".opening"  # nested zips while they are read
-_CHUNK = 1 << 20
 _SYSTEM_FILES = frozenset({"thumbs.db", "desktop.ini", "ehthumbs.db"})
-_CORRUPT = "corrupt in the archive (its data is not what the archive says of it)"
-# Room left on the disk after taking a zip out: the library's database and index grow too.
-DISK_RESERVE = 256 * 1024**2
 
 
 log = logging.getLogger(__name__)
@@ -147,40 +141,6 @@ def _reporter(progress: Callable[[IngestProgress], None], path: str) -> Callable
     return report
 
 
-def check_room(folder: Path, needed: int, reserve: int = DISK_RESERVE) -> None:
-    """Refuse to write ``needed`` bytes under ``folder`` when the disk has not that much
-    free, and ``reserve`` more.
-
-    Raises:
-        UnreadableFileError: with both sizes.
-    """
-    probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
-    free = shutil.disk_usage(probe).free
-    if needed + reserve > free:
-        raise UnreadableFileError(
-            f"not enough free disk space to take its files out: {human_size(needed)} "
-            f"needed, {human_size(free)} free"
-        )
-
-
-def _zip_time_ns(info: zipfile.ZipInfo) -> int:
-    try:
-        return int(time.mktime((*info.date_time, 0, 0, -1))) * 1_000_000_000
-    except (OverflowError, ValueError):
-        return 0
-
-
-def _current(target: Path, info: zipfile.ZipInfo) -> bool:
-    """Whether ``target`` already holds this member (written from it before)."""
-    try:
-        st = target.stat()
-    except OSError:
-        return False
-    return st.st_size == info.file_size and st.st_mtime_ns == _zip_time_ns(info)
-
-
 def _litter(name: str) -> bool:
     """What a system leaves in a folder, skipped as a folder's import skips it: hidden
     files (".DS_Store") and Windows' picture caches."""
@@ -227,9 +187,8 @@ class _Opening:
         self.course = item.course
         self.files: list[PlannedFile] = []
         self.left_out: list[FileResult] = []
-        self._written: list[Path] = []  # new files, removed again if the import fails
+        self.member_files = MemberFiles(self.root, limits, cancel)
         self.report: Callable[[float], None] = lambda _share: None  # the share taken out
-        self._budget = limits.max_file_bytes  # bytes all its members may expand to
         self.code = False  # read, and found to be a code archive
 
     def run(self) -> bool:
@@ -266,7 +225,7 @@ class _Opening:
             needed = sum(
                 m.info.file_size
                 for m, p in zip(found, places, strict=True)
-                if not _current(self.root / p, m.info)
+                if not is_current(self.root / p, m.info)
             )
             check_room(self.root, needed)
             try:
@@ -274,7 +233,7 @@ class _Opening:
                 self._open(zf, list(zip(found, places, strict=True)), 1)
                 shutil.rmtree(self.root / _OPENING, ignore_errors=True)
             except BaseException:
-                self._clean()
+                self.member_files.remove_written()
                 raise
         return True
 
@@ -302,7 +261,7 @@ class _Opening:
             # A zip in the zip is read from a file of its own first: it may become a folder.
             target = self.root / _OPENING / f"{depth}.zip" if member.is_archive else None
             try:
-                self._write(zf, member.info, target or self.root / place)
+                self.member_files.write(zf, member.info, target or self.root / place)
             except (UnreadableFileError, OSError) as e:
                 if isinstance(e, OSError) and e.errno == errno.ENOSPC:
                     raise  # no other member fits either
@@ -313,7 +272,7 @@ class _Opening:
                     self._nested(target, member.info, place, depth)
                 finally:
                     target.unlink(missing_ok=True)
-                    self._forget(target)
+                    self.member_files.forget(target)
             elif member.kind is not None:
                 self.files.append(PlannedFile(self.root / place, self.course, None, member.kind))
 
@@ -324,102 +283,27 @@ class _Opening:
             with open_zip(path) as zf:
                 found = members(zf)
                 if not holds_course_material(found):
-                    self._keep(path, info, self.root / place)
+                    self.member_files.keep(path, info, self.root / place)
+                    self.files.append(
+                        PlannedFile(self.root / place, self.course, None, SourceKind.CODE)
+                    )
                     return
                 if depth >= MAX_NESTING:
                     raise UnreadableFileError(
                         f"an archive inside {depth} archives: deeper than {MAX_NESTING} "
                         "is not opened"
                     )
-                check_archive(zf, path.stat().st_size, self.limits, total_bytes=self._budget)
+                check_archive(
+                    zf, path.stat().st_size, self.limits, total_bytes=self.member_files.budget
+                )
                 inner = [(m, f"{place}/{_place(m.name, None)}") for m in found]
                 check_room(self.root, sum(m.info.file_size for m, _ in inner))
                 self._open(zf, inner, depth + 1)
         except UnreadableFileError as e:
             self._leave(place, str(e))
 
-    def _keep(self, path: Path, info: zipfile.ZipInfo, target: Path) -> None:
-        """A nested code archive, at its place."""
-        if not _current(target, info):
-            private_dir(target.parent)
-            new = not target.exists()
-            os.replace(path, target)
-            if new:
-                self._written.append(target)
-        self.files.append(PlannedFile(target, self.course, None, SourceKind.CODE))
-
-    def _forget(self, path: Path) -> None:
-        if path in self._written:
-            self._written.remove(path)
-
-    def _write(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None:
-        """Write one member to ``target``, never more than it declares nor than the zip's
-        budget left; a file already holding it is left as it is.
-
-        Raises:
-            UnreadableFileError: it expands past its declared size, or is corrupt.
-            OSError: it cannot be written.
-        """
-        if _current(target, info):
-            return
-        if info.file_size > self._budget:
-            raise UnreadableFileError(
-                f"zip bomb: its files expand beyond {human_size(self.limits.max_file_bytes)}"
-            )
-        private_dir(target.parent)
-        part = target.with_name(target.name + ".part")
-        try:
-            size = self._copy(zf, info, part)
-            new = not target.exists()
-            os.replace(part, target)
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
-        when = _zip_time_ns(info)
-        os.utime(target, ns=(when, when))
-        self._budget -= size
-        if new:
-            self._written.append(target)
-
-    def _copy(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, part: Path) -> int:
-        size = 0
-        with os.fdopen(open_private(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as out:
-            try:
-                source = zf.open(info)
-            except ZIP_ERRORS as e:
-                raise UnreadableFileError(_CORRUPT) from e
-            with source:
-                while True:
-                    if self.cancel is not None and self.cancel.is_set():
-                        raise Cancelled("cancelled")
-                    try:
-                        chunk = source.read(_CHUNK)
-                    except ZIP_ERRORS as e:
-                        raise UnreadableFileError(_CORRUPT) from e
-                    if not chunk:
-                        return size
-                    size += len(chunk)
-                    if size > info.file_size:
-                        raise UnreadableFileError(
-                            f"zip bomb: it holds more than the {human_size(info.file_size)} "
-                            "the archive says"
-                        )
-                    out.write(chunk)
-
     def _leave(self, place: str, reason: str) -> None:
         self.left_out.append(FileResult(str(self.root / place), Outcome.ERROR, reason))
-
-    def _clean(self) -> None:
-        """Remove what this import wrote, and the folders it leaves empty."""
-        for path in reversed(self._written):
-            path.unlink(missing_ok=True)
-            for folder in path.parents:
-                if folder == self.root.parent or not folder.is_relative_to(self.root):
-                    break
-                try:
-                    folder.rmdir()
-                except OSError:
-                    break
 
 
 def _place(name: str, top: str | None) -> str:

@@ -13,7 +13,6 @@ the vector index serialises its calls, and a dense hit whose rows are gone is dr
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -21,18 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import Cancelled, LibraryError
 from engine.importing.embedding import Embedding
+from engine.index import reembedding
 from engine.index.content import SourceContent, content_language, note_vectors, with_text
-from engine.index.vectors import HnswSettings, ReconcileReport, VectorIndex
+from engine.index.vector_files import SPACE, VectorFiles
+from engine.index.vectors import VectorIndex
 from engine.models import Embedder
 from engine.own_folders import remove_files
 from engine.store import NoteRow, Store
 from engine.types import SegmentDraft, SourceStatus
-
-log = logging.getLogger(__name__)
-
-SPACE = "text"  # one embedding space for now: every segment's text, by the text embedder
 
 
 class Indexer:
@@ -41,20 +37,16 @@ class Indexer:
     def __init__(self, store: Store, folder: Path) -> None:
         self.store = store
         self.thumbs = folder / "thumbs"
-        self._vectors = folder / "vectors"
-        self._index: VectorIndex | None = None
+        self._files = VectorFiles(store, folder / "vectors")
         self._lock = threading.RLock()
-        self._missing: set[int] = set()  # segments whose stored vector was lost
-        self._seen: tuple[int, int, int] | None = None  # the index files as last read or saved
-        self._unsaved = False  # a save failed and said so (a full disk)
 
     @property
     def index(self) -> VectorIndex | None:
         """The vector index (None before the first import); searches read it unlocked."""
-        return self._index
+        return self._files.index
 
     def vector_count(self) -> int:
-        index = self._index
+        index = self._files.index
         return len(index) if index is not None else 0
 
     def open(self, *, quiet: bool = False, reload: bool = True) -> None:
@@ -70,87 +62,11 @@ class Indexer:
         if model_id is None or dimension is None:
             return
         with self._lock:
-            seen = self._stamp()
-            index = self._index
-            saved_since = seen != self._seen and reload
-            if index is None or saved_since or index.model_id != model_id:
-                index = self._open_index(int(dimension), model_id)
-                self._seen = seen
-            now = self.store.embeddings.generation()
-            stale = self._written_since(index, now)
-            expected = self.store.segments.ids_with_text()
-            report = index.reconcile(
-                expected, lambda ids: self.store.embeddings.vectors(ids, int(dimension)), stale
-            )
-            if now is not None:
-                index.set_generation(now)
-            self._say_repaired(index, report, quiet)
-            self._index = index
-            self._missing = set(report.missing_vectors)
-
-    def _open_index(self, dimension: int, model_id: str) -> VectorIndex:
-        return VectorIndex.open(
-            self._vectors,
-            SPACE,
-            dimension=dimension,
-            model_id=model_id,
-            library_id=self.store.meta.get("library_id"),
-        )
-
-    def _written_since(self, index: VectorIndex, now: int | None) -> set[int]:
-        """The ids whose stored vector changed after the index was saved: a row removed and
-        its id taken by a new one (SQLite reuses the highest free id) before a kill, or an
-        index from an older copy of the library. An index newer than the database (one
-        restored from an older copy) cannot say which it holds: it starts again."""
-        saved = index.generation
-        if now is None or saved is None or saved == now:
-            return set()
-        if saved > now:
-            problem = "it is newer than the library database, restored from an older copy?"
-            log.warning(
-                "vector index %s was unusable (%s): it is rebuilt from the library database",
-                index.index_path,
-                problem,
-            )
-            index.discard(problem)
-            return set()
-        return self.store.embeddings.written_since(saved)
-
-    @staticmethod
-    def _say_repaired(index: VectorIndex, report: ReconcileReport, quiet: bool) -> None:
-        """One line when the index was mended (an unusable one said so as it opened)."""
-        if not (report.added or report.deleted) or index.problem is not None:
-            return
-        if quiet:
-            log.info(
-                "%d vectors another import has not saved yet were read from the database",
-                report.added,
-            )
-            return
-        log.warning(
-            "vector index repaired from the library database: %d added (%d of them replaced), "
-            "%d removed",
-            report.added,
-            report.replaced,
-            report.deleted,
-        )
-
-    def _stamp(self) -> tuple[int, int, int] | None:
-        """What tells that the index was saved since: its sidecar, replaced on every save."""
-        try:
-            st = (self._vectors / f"{SPACE}.json").stat()
-        except OSError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
+            self._files.open(model_id, int(dimension), quiet=quiet, reload=reload)
 
     def _ensure(self, embedder: Embedder) -> VectorIndex:
         with self._lock:
-            if self._index is None:
-                self.store.meta.set("embedder_id", embedder.model_id)
-                self.store.meta.set("dimension", str(embedder.dimension))
-                self._index = self._open_index(embedder.dimension, embedder.model_id)
-                self._seen = self._stamp()
-            return self._index
+            return self._files.ensure(embedder)
 
     def save(self) -> None:
         """Save the vector index; only while holding the library's write lock.
@@ -159,28 +75,14 @@ class Indexer:
             LibraryError: it cannot be written (the database still holds every vector).
         """
         with self._lock:
-            if self._index is not None:
-                self._save(self._index)
-                self._unsaved = False
+            self._files.save()
 
     def save_or_say(self) -> None:
         """Save the vector index; when it cannot be written (a full disk), say so once,
         not at each of the saves an import, its end and the close try: nothing is lost, the
         database holds every vector and the index is rebuilt from it at the next open."""
-        try:
-            self.save()
-        except LibraryError as e:
-            if not self._unsaved:
-                log.warning("%s; it is rebuilt from the library database at the next start", e)
-            self._unsaved = True
-
-    def _save(self, index: VectorIndex) -> None:
-        """The index holds every stored vector now (the caller holds the write lock)."""
-        now = self.store.embeddings.generation()
-        if now is not None:
-            index.set_generation(now)
-        index.save()
-        self._seen = self._stamp()
+        with self._lock:
+            self._files.save_or_say()
 
     # --- writes -------------------------------------------------------------------------
 
@@ -236,7 +138,7 @@ class Indexer:
                 index.delete(gone)
                 index.add(with_text(new, content.segments), content.vectors)
                 index.add(np.asarray(attached, dtype=np.int64), vectors)
-            self._caught_up(index, before)
+            self._files.caught_up(index, before)
         return sum(len(new) for new in ids)
 
     def _insert_note(self, note: NoteRow) -> NoteRow:
@@ -281,7 +183,7 @@ class Indexer:
                 vectors = np.repeat(vectors, len(sources), axis=0)
                 self._put_vectors(ids, vectors)
             index.add(np.asarray(ids, dtype=np.int64), vectors)
-            self._caught_up(index, before)
+            self._files.caught_up(index, before)
         return [note.id for note in stored]
 
     def remove_note(self, note_id: int) -> bool:
@@ -316,20 +218,11 @@ class Indexer:
                 ids = self.store.append_segments(source_id, drafts, vectors, SPACE)
                 self.store.catalog.set_source_status(source_id, SourceStatus.INDEXED, None)
             index.add(with_text(ids, drafts), vectors)
-            self._caught_up(index, before)
+            self._files.caught_up(index, before)
             self._delete_thumbnails(old - {s[3] for s in scenes})
         return len(ids)
 
-    def _caught_up(self, index: VectorIndex, before: int | None) -> None:
-        """After this process's own vector write: an index that held every stored vector
-        before it holds them all after it, so the write is not taken later for one made by
-        another process (which the next open would read again and call a repair)."""
-        if before is not None and index.generation == before:
-            now = self.store.embeddings.generation()
-            if now is not None:
-                index.set_generation(now)
-
-    def drop_segments(self, source_id: int) -> None:
+    def clear_segments(self, source_id: int) -> None:
         """Forget a source's segments, vectors, scenes and thumbnails; the source stays."""
         with self._lock:
             thumbnails = self.store.recordings.thumbnails_of_source(source_id)
@@ -354,8 +247,9 @@ class Indexer:
             self._delete_vectors(ids)
 
     def _delete_vectors(self, ids: Sequence[int]) -> None:
-        if self._index is not None:
-            self._index.delete(ids)
+        index = self._files.index
+        if index is not None:
+            index.delete(ids)
 
     def _delete_thumbnails(self, names: Iterable[str]) -> None:
         safe = [n for n in names if n and "/" not in n and "\\" not in n and n not in (".", "..")]
@@ -365,7 +259,7 @@ class Indexer:
 
     def needs_repair(self) -> bool:
         """Whether :meth:`repair` has something to embed."""
-        return bool(self._missing) or self.store.segments.any_timed_without_cues()
+        return bool(self._files.missing) or self.store.segments.any_timed_without_cues()
 
     def repair(
         self, embedder: Embedder, embedding: Embedding, before_writing: Callable[[], None]
@@ -376,28 +270,7 @@ class Indexer:
         and storing its vector. ``before_writing`` runs before the first write, only when
         there is something to write (it may refuse: a damaged database)."""
         with self._lock:
-            rows = self.store.segments.texts(sorted(self._missing))
-            if rows:
-                before_writing()
-                vectors = embedding.stored(embedder, rows)
-                ids = [sid for sid, _, _, _ in rows]
-                index = self._ensure(embedder)
-                before = self.store.embeddings.generation()
-                self.store.embeddings.put(ids, vectors, SPACE)
-                index.add(np.asarray(ids, dtype=np.int64), vectors)
-                self._caught_up(index, before)
-                log.warning("re-embedded %d segments that had lost their vectors", len(ids))
-            self._missing = set()
-            done = 0
-            for batch in self.store.segments.timed(missing_only=True):
-                if not done:
-                    before_writing()
-                cues = embedding.sentences(embedder, [r.timings for r in batch])
-                with self.store.transaction():
-                    self.store.embeddings.put_sentences([r.id for r in batch], cues)
-                done += len(batch)
-            if done:
-                log.info("embedded the sentences of %d timed segments", done)
+            reembedding.repair(self._files, embedder, embedding, before_writing)
 
     def rebuild(
         self,
@@ -416,59 +289,4 @@ class Indexer:
             Cancelled: ``cancel`` was set; the library is unchanged.
         """
         with self._lock:
-            ids, vectors = self._embed_all(embedder, embedding, progress, cancel)
-            sentence_ids: list[int] = []
-            sentences: list[np.ndarray] = []
-            for rows in self.store.segments.timed(missing_only=False):
-                timings = [r.timings for r in rows]
-                sentences.extend(embedding.sentences(embedder, timings, cancel))
-                sentence_ids.extend(r.id for r in rows)
-            self.store.embeddings.clear()
-            if ids:
-                self.store.embeddings.put(ids, vectors, SPACE)
-            with self.store.transaction():
-                self.store.embeddings.put_sentences(sentence_ids, sentences)
-            self.store.meta.set("embedder_id", embedder.model_id)
-            self.store.meta.set("dimension", str(embedder.dimension))
-            # A new index: the saved one holds the old model's vectors (nothing to read).
-            index = VectorIndex(
-                self._vectors,
-                SPACE,
-                embedder.dimension,
-                embedder.model_id,
-                HnswSettings(),
-                2,
-                self.store.meta.get("library_id"),
-            )
-            index.reconcile(
-                set(ids), lambda want: self.store.embeddings.vectors(want, embedder.dimension)
-            )
-            self._save(index)
-            self._index = index
-            self._missing = set()
-            switch()
-            self.store.catalog.set_embedder_id(embedder.model_id)
-        return len(ids)
-
-    def _embed_all(
-        self,
-        embedder: Embedder,
-        embedding: Embedding,
-        progress: Callable[[int, int], None] | None,
-        cancel: threading.Event | None,
-    ) -> tuple[list[int], np.ndarray]:
-        total = len(self.store.segments.ids_with_text())
-        ids: list[int] = []
-        parts: list[np.ndarray] = []
-        for batch in self.store.segments.iter_texts():
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("re-index cancelled; the library is unchanged")
-            try:
-                parts.append(embedding.stored(embedder, batch, cancel))
-            except Cancelled:
-                raise Cancelled("re-index cancelled; the library is unchanged") from None
-            ids.extend(sid for sid, _, _, _ in batch)
-            if progress is not None:
-                progress(len(ids), total)
-        vectors = np.vstack(parts) if parts else np.zeros((0, embedder.dimension), np.float32)
-        return ids, vectors
+            return reembedding.rebuild(self._files, embedder, embedding, switch, progress, cancel)

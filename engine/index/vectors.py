@@ -1,7 +1,8 @@
 """Approximate nearest-neighbour indexes on disk: one hnswlib index per embedding space.
 
 ``<folder>/<space>.hnsw`` holds the graph, ``<space>.json`` the sidecar that says which model,
-dimension and build settings made it and fingerprints the index file. Labels are segment ids.
+dimension and build settings made it and fingerprints the index file (hnsw_files.py reads and
+writes the pair). Labels are segment ids.
 A mismatched, missing or torn pair is never used: the index opens empty with ``needs_rebuild``
 and the caller refills it with :meth:`VectorIndex.reconcile`. The sidecar also names the
 library it belongs to (an index of another library is not used either) and the ``generation``
@@ -17,43 +18,30 @@ before they take the lock.
 
 from __future__ import annotations
 
-import errno
 import functools
-import importlib.metadata
-import json
 import logging
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-import hnswlib
 import numpy as np
 
 from engine.errors import LibraryError, ModelMismatchError
-from engine.index.atomic_files import atomic_write, fingerprint
-from engine.own_folders import own_folder
+from engine.index import hnsw_files
+from engine.index.hnsw_files import HnswSettings
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 1
 _INITIAL_CAPACITY = 1024
 _COMPACT_RATIO = 0.3
 _BATCH = 4096
 _ADD_BATCH = 256
 _SPACE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _TOO_FEW = "contiguous 2D array"  # hnswlib's message when it found fewer than k
-
-
-def _hnswlib_version() -> str:
-    try:
-        return importlib.metadata.version("hnswlib")
-    except importlib.metadata.PackageNotFoundError:  # frozen builds may drop dist-info
-        return "unknown"
-
+_DEFAULT_SETTINGS = HnswSettings()
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -70,15 +58,6 @@ def _locked(
             return method(self, *args, **kwargs)
 
     return run
-
-
-@dataclass(frozen=True, slots=True)
-class HnswSettings:
-    # hnswlib metric; vectors are L2-normalized so 'ip' and 'cosine' rank alike
-    space: Literal["l2", "ip", "cosine"] = "cosine"
-    m: int = 16
-    ef_construction: int = 200
-    ef_search: int = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +100,7 @@ class VectorIndex:
         self._reset()
 
     def _reset(self) -> None:
-        self._index = self._new_index(_INITIAL_CAPACITY)
+        self._index = hnsw_files.new_index(self.settings, self.dimension, _INITIAL_CAPACITY)
         self._live: set[int] = set()
         # Labels still in the graph but marked deleted. get_ids_list includes them and probing
         # get_items label by label costs ~20 us each (2 s at 100k), so we keep the set and persist
@@ -137,7 +116,7 @@ class VectorIndex:
         *,
         dimension: int,
         model_id: str,
-        settings: HnswSettings = HnswSettings(),
+        settings: HnswSettings = _DEFAULT_SETTINGS,
         threads: int = 2,
         library_id: str | None = None,
     ) -> VectorIndex:
@@ -176,15 +155,7 @@ class VectorIndex:
             self._dirty = True
 
     def _expected_meta(self) -> dict[str, Any]:
-        return {
-            "format": _FORMAT,
-            "model_id": self.model_id,
-            "dimension": self.dimension,
-            "metric": self.settings.space,
-            "m": self.settings.m,
-            "ef_construction": self.settings.ef_construction,
-            "hnswlib_version": _hnswlib_version(),
-        }
+        return hnsw_files.build_meta(self.model_id, self.dimension, self.settings)
 
     def _ownership(self) -> dict[str, Any]:
         """Whose vectors these are: written with the index, checked at load apart from
@@ -193,51 +164,19 @@ class VectorIndex:
 
     def _load(self) -> str | None:
         """Load the pair from disk; return why it cannot be used, or None when it was loaded."""
-        try:
-            meta = json.loads(self.sidecar_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return "missing sidecar"
-        except (OSError, ValueError) as e:
-            return f"unreadable sidecar: {e}"
-        if not isinstance(meta, dict):
-            return "malformed sidecar"
-        for key, want in self._expected_meta().items():
-            if meta.get(key) != want:
-                return f"built with {key}={meta.get(key)!r}, expected {want!r}"
-        owner = meta.get("library_id")
-        if owner is not None and self.library_id is not None and owner != self.library_id:
-            return "it belongs to another library"
-        # Only bytes that hash to what we wrote reach hnswlib's loader, which trusts its input.
-        try:
-            size, digest = fingerprint(self.index_path)
-            if (size, digest) != (meta.get("index_size"), meta.get("index_sha256")):
-                return "index file does not match its sidecar (interrupted save?)"
-            deleted = {int(x) for x in meta.get("deleted", [])}
-            count = int(meta["count"])
-            index = hnswlib.Index(space=self.settings.space, dim=self.dimension)
-            # typeshed's stub misspells this keyword; hnswlib 0.8.0 takes allow_replace_deleted.
-            index.load_index(str(self.index_path), allow_replace_deleted=True)  # pyright: ignore[reportCallIssue]
-        except (OSError, RuntimeError, ValueError, TypeError, KeyError) as e:
-            return f"cannot load: {e}"
-        labels = {int(x) for x in index.get_ids_list()}
-        if not deleted <= labels or len(labels) - len(deleted) != count:
-            return "label counts disagree with the sidecar"
-        index.set_num_threads(1)
-        self._index, self._live, self._deleted = index, labels - deleted, deleted
-        generation = meta.get("generation")
-        self.generation = generation if isinstance(generation, int) else None
-        return None
-
-    def _new_index(self, capacity: int) -> hnswlib.Index:
-        index = hnswlib.Index(space=self.settings.space, dim=self.dimension)
-        index.init_index(
-            max_elements=capacity,
-            M=self.settings.m,
-            ef_construction=self.settings.ef_construction,
-            allow_replace_deleted=True,  # pyright: ignore[reportCallIssue] (stub typo)
+        loaded = hnsw_files.load(
+            self.index_path,
+            self.sidecar_path,
+            self._expected_meta(),
+            self.settings,
+            self.dimension,
+            self.library_id,
         )
-        index.set_num_threads(1)  # queries: one at a time (under the lock), no contention
-        return index
+        if isinstance(loaded, str):
+            return loaded
+        self._index, self._live, self._deleted = loaded.index, loaded.live, loaded.deleted
+        self.generation = loaded.generation
+        return None
 
     @_locked
     def __len__(self) -> int:
@@ -390,7 +329,8 @@ class VectorIndex:
     def compact(self) -> None:
         """Rebuild the graph from the live vectors only, dropping tombstones."""
         live = sorted(self._live)
-        index = self._new_index(max(_INITIAL_CAPACITY, int(len(live) * 1.25)))
+        capacity = max(_INITIAL_CAPACITY, int(len(live) * 1.25))
+        index = hnsw_files.new_index(self.settings, self.dimension, capacity)
         for start in range(0, len(live), _BATCH):
             batch = live[start : start + _BATCH]
             index.add_items(self._index.get_items(batch), batch, num_threads=self.threads)
@@ -444,31 +384,12 @@ class VectorIndex:
         """
         if not self._dirty:
             return
-        try:
-            own_folder(self.folder)
-            atomic_write(self.index_path, self._write_index)
-            size, digest = fingerprint(self.index_path)
-            meta = (
-                self._expected_meta()
-                | self._ownership()
-                | {
-                    "count": len(self._live),
-                    "deleted": sorted(self._deleted),
-                    "index_size": size,
-                    "index_sha256": digest,
-                    "saved_at_ms": time.time_ns() // 1_000_000,
-                }
-            )
-            text = json.dumps(meta)
-            atomic_write(self.sidecar_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-        except (OSError, RuntimeError) as e:
-            raise LibraryError(f"cannot save vector index {self.index_path}: {e}") from e
+        hnsw_files.save(
+            self._index,
+            self.index_path,
+            self.sidecar_path,
+            self._expected_meta() | self._ownership(),
+            self._deleted,
+            len(self._live),
+        )
         self._dirty = False
-
-    def _write_index(self, path: Path) -> None:
-        """hnswlib writes through a C++ stream that ignores a full disk: it reports success
-        for a file cut short, which would replace the good index. So the size is checked."""
-        self._index.save_index(str(path))
-        written, expected = path.stat().st_size, self._index.index_file_size()
-        if written != expected:
-            raise OSError(errno.ENOSPC, f"wrote {written} of {expected} bytes (is the disk full?)")

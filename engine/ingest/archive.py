@@ -11,7 +11,8 @@ from pathlib import Path, PurePosixPath
 
 from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
-from engine.ingest.code import code_segments, grammar_for
+from engine.ingest.code import code_segments
+from engine.ingest.grammars import grammar_for
 from engine.ingest.kinds import NOTE_EXTENSIONS, NOTEBOOK_EXTENSIONS, classify
 from engine.ingest.notebook import notebook_segments
 from engine.ingest.notes import note_segments
@@ -126,6 +127,18 @@ def parse_archive(path: Path, config: EngineConfig) -> ParsedSource:
             except UnreadableFileError as e:
                 warnings.append(f"{shown(name)}: {e}")
                 continue
+    return _archive_source(path, segments, warnings, locked)
+
+
+def _archive_source(
+    path: Path, segments: list[SegmentDraft], warnings: list[str], locked: int
+) -> ParsedSource:
+    """What reading the archive's members came to: its source, or why there is none.
+    ``locked``: members skipped as encrypted or compressed in a way zipfile cannot read.
+
+    Raises:
+        UnreadableFileError: no member gave a segment.
+    """
     for warning in warnings:
         log.info("%s: %s", path.name, warning)
     if not segments and locked:

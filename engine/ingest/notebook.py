@@ -13,7 +13,8 @@ import json
 
 from engine.config import ChunkingConfig
 from engine.errors import UnreadableFileError
-from engine.ingest.code import EXTENSION_GRAMMAR, code_segments
+from engine.ingest.code import code_segments
+from engine.ingest.grammars import EXTENSION_GRAMMAR
 from engine.ingest.notes import HeadingStack, markdown_segments
 from engine.types import SegmentDraft
 

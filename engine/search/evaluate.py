@@ -13,13 +13,11 @@ from __future__ import annotations
 import json
 import logging
 import math
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
 
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import CoursedexError
@@ -27,6 +25,13 @@ from engine.importing.progress import IngestProgress
 from engine.library import Library
 from engine.models import Embedder, Reranker
 from engine.search import SearchResult
+from engine.search.eval_metrics import (
+    first_moment_hit,
+    latency,
+    metrics,
+    ndcg,
+    unique_docs,
+)
 
 log = logging.getLogger(__name__)
 
@@ -140,26 +145,6 @@ def _read_jsonl(path: Path) -> list[dict[str, object]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _metrics(first_hit_ranks: Sequence[int | None], ndcgs: Sequence[float]) -> dict[str, float]:
-    n = max(len(first_hit_ranks), 1)
-    return {
-        "ndcg@10": sum(ndcgs) / n,
-        "mrr@10": sum(1 / r for r in first_hit_ranks if r) / n,
-        "hit@1": sum(1 for r in first_hit_ranks if r == 1) / n,
-        "hit@10": sum(1 for r in first_hit_ranks if r) / n,
-    }
-
-
-def _latency(samples: Sequence[float]) -> dict[str, float]:
-    if not samples:
-        return {"p50_ms": 0.0, "p95_ms": 0.0}
-    ordered = sorted(samples)
-    return {
-        "p50_ms": statistics.median(ordered),
-        "p95_ms": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
-    }
-
-
 def _open(
     work: Path, config: EngineConfig, embedder: Embedder, reranker: Reranker | None
 ) -> Library:
@@ -203,24 +188,7 @@ def _run(
             if cfg.rerank and reranker is None and mode != "default":
                 continue
             searched = bare if ablation and mode in WITHOUT_CONTEXT else library
-            ranks: list[int | None] = []
-            ndcgs: list[float] = []
-            took: list[float] = []
-            for query, score in queries:
-                t0 = time.perf_counter()
-                results = searched.search(query, limit=limit, config=cfg).results
-                took.append((time.perf_counter() - t0) * 1000)
-                rank, ndcg = score(results)
-                ranks.append(rank)
-                ndcgs.append(ndcg)
-            answered = sum(
-                bool(searched.search(q, limit=limit, config=cfg).results) for q in OFF_TOPIC_QUERIES
-            )
-            rows[mode] = {
-                **_metrics(ranks, ndcgs),
-                **_latency(took),
-                "off_topic_answered": answered / len(OFF_TOPIC_QUERIES),
-            }
+            rows[mode] = _score(searched, cfg, queries, limit)
         stats = library.stats()
     return {
         "benchmark": name,
@@ -230,6 +198,31 @@ def _run(
         "embedder": embedder.model_id,
         "reranker": _describe(reranker),
         "rows": rows,
+    }
+
+
+def _score(
+    library: Library, cfg: SearchConfig, queries: Sequence[tuple[str, Scorer]], limit: int
+) -> dict[str, float]:
+    """One row: every query searched with ``cfg`` and scored, the latency of those searches,
+    and the share of :data:`OFF_TOPIC_QUERIES` that got any result."""
+    ranks: list[int | None] = []
+    ndcgs: list[float] = []
+    took: list[float] = []
+    for query, score in queries:
+        t0 = time.perf_counter()
+        results = library.search(query, limit=limit, config=cfg).results
+        took.append((time.perf_counter() - t0) * 1000)
+        rank, ndcg_at_10 = score(results)
+        ranks.append(rank)
+        ndcgs.append(ndcg_at_10)
+    answered = sum(
+        bool(library.search(q, limit=limit, config=cfg).results) for q in OFF_TOPIC_QUERIES
+    )
+    return {
+        **metrics(ranks, ndcgs),
+        **latency(took),
+        "off_topic_answered": answered / len(OFF_TOPIC_QUERIES),
     }
 
 
@@ -276,7 +269,7 @@ def tutorialvqa(
         video, begin, end = str(g["video_id"]), float(str(g["begin"])), float(str(g["end"]))
 
         def score(results: Sequence[SearchResult]) -> tuple[int | None, float]:
-            rank = _first_moment_hit(results, video, begin, end)
+            rank = first_moment_hit(results, video, begin, end)
             return rank, 1 / math.log2(rank + 1) if rank else 0.0
 
         return score
@@ -298,17 +291,6 @@ def tutorialvqa(
         reranker,
         ablation,
     )
-
-
-def _first_moment_hit(
-    results: Sequence[SearchResult], video_id: str, begin: float, end: float
-) -> int | None:
-    for rank, r in enumerate(results[:10], start=1):
-        if Path(r.source).name.split(" ", 1)[0] != video_id or r.start_ms is None:
-            continue
-        if begin - 5.0 <= r.start_ms / 1000 <= end:
-            return rank
-    return None
 
 
 def scifact(
@@ -340,9 +322,9 @@ def scifact(
 
     def scorer(relevant: dict[str, int]) -> Scorer:
         def score(results: Sequence[SearchResult]) -> tuple[int | None, float]:
-            ranked = _unique_docs(results)[:10]
+            ranked = unique_docs(results)[:10]
             rank = next((i for i, d in enumerate(ranked, 1) if relevant.get(d, 0) > 0), None)
-            return rank, _ndcg(ranked, relevant)
+            return rank, ndcg(ranked, relevant)
 
         return score
 
@@ -363,39 +345,3 @@ def scifact(
         reranker,
         ablation,
     )
-
-
-def _unique_docs(results: Sequence[SearchResult]) -> list[str]:
-    seen: dict[str, None] = {}
-    for r in results:
-        seen.setdefault(Path(r.source).stem, None)
-    return list(seen)
-
-
-def _ndcg(ranked: Sequence[str], relevant: dict[str, int]) -> float:
-    dcg = sum(relevant.get(d, 0) / math.log2(i + 1) for i, d in enumerate(ranked, start=1))
-    ideal = sorted(relevant.values(), reverse=True)[:10]
-    idcg = sum(g / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
-    return dcg / idcg if idcg else 0.0
-
-
-def format_table(table: dict[str, object]) -> str:
-    rows = cast(dict[str, dict[str, float]], table["rows"])
-    width = max([10, *map(len, rows)])
-    lines = [
-        f"{table['benchmark']}: {table['queries']} queries, {table['segments']} segments, "
-        f"embedder {table['embedder']}, reranker {table['reranker']}, ingest {table['ingest_s']} s",
-        "off-topic: share of 40 questions no course answers that still got results",
-        f"{'mode':{width}s} "
-        + " ".join(
-            f"{h:>8s}"
-            for h in ("NDCG@10", "MRR@10", "Hit@1", "Hit@10", "p50 ms", "p95 ms", "off-topic")
-        ),
-    ]
-    for mode, m in rows.items():
-        lines.append(
-            f"{mode:{width}s} {m['ndcg@10']:8.3f} {m['mrr@10']:8.3f} {m['hit@1']:8.3f} "
-            f"{m['hit@10']:8.3f} {m['p50_ms']:8.1f} {m['p95_ms']:8.1f} "
-            f"{m['off_topic_answered']:8.0%}"
-        )
-    return "\n".join(lines)

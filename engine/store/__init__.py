@@ -9,7 +9,8 @@ vector index can always be rebuilt without re-running the model.
 ``store.recordings``, ``store.meta``), so each transaction is taken where it can be seen;
 it does itself only what spans several groups. One module per table group:
 
-- schema.py      the migration scripts (the schema's history) and the step that runs them
+- migrations.py  the migration scripts: the schema's history, one script per version
+- schema.py      the step that runs them
 - database.py    the connection, its lock, transactions, rows read by column name
 - courses.py     courses and sources (the catalog)
 - segments.py    segments and their FTS5 index

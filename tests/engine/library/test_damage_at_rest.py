@@ -123,7 +123,7 @@ def test_an_index_from_an_older_copy_never_keeps_a_vector_for_a_row_that_is_gone
     hits = json.loads(found.stdout)["results"]
     assert hits[0]["source"] == str(volcano / "volcano.md")
     assert found.stderr.splitlines() == [
-        "WARNING engine.index.indexer: vector index repaired from the library database: "
+        "WARNING engine.index.vector_files: vector index repaired from the library database: "
         "1 added (1 of them replaced), 0 removed"
     ]
     _index_holds_the_stored_vectors(library, embedder)
@@ -214,8 +214,9 @@ def test_an_index_newer_than_a_restored_database_is_rebuilt(
     assert found.returncode == 0, found.stderr
     assert "gecko" not in found.stdout
     assert found.stderr.splitlines() == [
-        f"WARNING engine.index.indexer: vector index {built_library_dir / 'vectors' / 'text.hnsw'} "
-        "was unusable (it is newer than the library database, restored from an older copy?): "
+        "WARNING engine.index.vector_files: vector index "
+        f"{built_library_dir / 'vectors' / 'text.hnsw'} was unusable (it is newer than the "
+        "library database, restored from an older copy?): "
         "it is rebuilt from the library database"
     ]
     _index_holds_the_stored_vectors(built_library_dir, embedder)
@@ -492,7 +493,7 @@ def test_a_kill_after_a_changed_file_is_committed_leaves_no_stale_vector(
     found = _cli(library, models_dir, "search", "--mode", "dense", "--json", "a volcano erupting")
     assert found.returncode == 0, found.stderr
     assert found.stderr.splitlines() == [
-        "WARNING engine.index.indexer: vector index repaired from the library database: "
+        "WARNING engine.index.vector_files: vector index repaired from the library database: "
         "1 added (1 of them replaced), 0 removed"
     ]
     assert json.loads(found.stdout)["results"][0]["source"] == str(last)

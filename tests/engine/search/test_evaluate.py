@@ -9,20 +9,14 @@ from typing import cast
 
 from engine.config import EngineConfig
 from engine.models.embedder import OnnxEmbedder
-from engine.search.evaluate import (
-    ABLATION,
-    _metrics,
-    _ndcg,
-    default_data_dir,
-    format_table,
-    scifact,
-)
+from engine.search.eval_metrics import format_table, metrics, ndcg
+from engine.search.evaluate import ABLATION, default_data_dir, scifact
 
 
 def test_first_hit_metrics() -> None:
     ranks = [1, 3, None, 10]
     ndcgs = [1 / math.log2(r + 1) if r else 0.0 for r in ranks]
-    m = _metrics(ranks, ndcgs)
+    m = metrics(ranks, ndcgs)
     assert math.isclose(m["ndcg@10"], (1 + 0.5 + 0 + 1 / math.log2(11)) / 4)
     assert math.isclose(m["mrr@10"], (1 + 1 / 3 + 0 + 0.1) / 4)
     assert m["hit@1"] == 0.25
@@ -31,10 +25,10 @@ def test_first_hit_metrics() -> None:
 
 def test_graded_ndcg_with_linear_gain() -> None:
     relevant = {"a": 1, "b": 2}
-    assert _ndcg(["b", "a"], relevant) == 1.0
+    assert ndcg(["b", "a"], relevant) == 1.0
     ideal = 2 + 1 / math.log2(3)
-    assert math.isclose(_ndcg(["x", "a", "b"], relevant), (1 / math.log2(3) + 2 / 2) / ideal)
-    assert _ndcg(["x"], {}) == 0.0
+    assert math.isclose(ndcg(["x", "a", "b"], relevant), (1 / math.log2(3) + 2 / 2) / ideal)
+    assert ndcg(["x"], {}) == 0.0
 
 
 def test_table_prints_every_mode() -> None:
