@@ -13,22 +13,30 @@ from engine.errors import LibraryDamagedError, ModelError
 from engine.importing.embedding import Embedding
 from engine.index.indexer import Indexer
 from engine.library.models import LibraryModels
-from engine.library.records import Records
+from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 
 log = logging.getLogger(__name__)
 
 
-class ModelKeeping(Records):
-    """:class:`~engine.library.facade.Library` sets these up."""
+class ModelKeeping:
+    """The library's models and its vectors kept whole with them. ``embedding`` gives how
+    segments are embedded under the library's settings of the moment."""
 
-    indexer: Indexer
-    _models: LibraryModels
-    _repaired: bool
-    _repair_lock: threading.Lock
-
-    def _embedding(self) -> Embedding:
-        raise NotImplementedError  # the Library's
+    def __init__(
+        self,
+        indexer: Indexer,
+        access: WriteAccess,
+        models: LibraryModels,
+        embedding: Callable[[], Embedding],
+    ) -> None:
+        self.store = indexer.store
+        self.indexer = indexer
+        self.access = access
+        self._models = models
+        self._embedding = embedding
+        self._repaired = False  # missing vectors found at open are embedded at its end
+        self._repair_lock = threading.Lock()  # then the indexer's, never the other way
 
     @property
     def embedder_id(self) -> str | None:
@@ -50,7 +58,7 @@ class ModelKeeping(Records):
         Only when there is something to embed, since it loads the model. A model that
         cannot load leaves it to the embedder's first use by an import, as does another
         process importing (or a library this one cannot write)."""
-        if self.read_only is not None or self.indexer.index is None:
+        if self.access.read_only is not None or self.indexer.index is None:
             return
         if not self.indexer.needs_repair():
             self._repaired = True
@@ -81,7 +89,7 @@ class ModelKeeping(Records):
                     log.warning("%s; the vectors it lacks are not embedded again", e)
                     self._repaired = True
 
-    def _embedder_if_any(self) -> Embedder | None:
+    def embedder_if_any(self) -> Embedder | None:
         """The search's embedder: loaded and checked, and never a repair (a search writes
         nothing)."""
         return self._models.embedder() if self.indexer.index is not None else None
@@ -103,9 +111,9 @@ class ModelKeeping(Records):
         """
 
         with self.access.writing("re-index"):
-            return self._rebuild(embedder, progress, cancel)
+            return self.rebuild(embedder, progress, cancel)
 
-    def _rebuild(
+    def rebuild(
         self,
         embedder: Embedder,
         progress: Callable[[int, int], None] | None,
