@@ -5,15 +5,11 @@ its JSON sidecar, and ``thumbs/``. Every source is written in one transaction, s
 either fully searchable or not visible; the vector index is reconciled with the database
 at open, so a crash between the two loses nothing.
 
-:class:`Library` builds its parts and hands each call to the one it belongs to (their
-methods carry the documentation): :class:`~engine.library.records.Records` (what it holds,
-read back), :class:`~engine.library.notes.NoteTaking` (a user's notes),
-:class:`~engine.library.keeping.ModelKeeping` (its models, repairs and re-index),
-:class:`~engine.library.content.Content` (imports, removals, renames); search is its own.
-Course packs and integrations use two named ports: :attr:`Library.pack_port` and
-:attr:`Library.lectures`. The settings are the library's alone (:meth:`Library.configure`
-changes them): the parts keep no copy, each import, search and re-index is handed the
-settings of the moment.
+:class:`Library` builds its parts and hands each call to the part of the same method, which
+documents it: Records (what it holds), NoteTaking (notes), ModelKeeping (models, repairs,
+re-index), Content (imports, removals, renames), Searching. Course packs and integrations
+use named ports: ``pack_port`` and ``lectures``. The settings are the library's alone
+(:meth:`Library.configure`): the parts keep no copy, each call reads those of the moment.
 """
 
 from __future__ import annotations
@@ -25,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from engine.config import EngineConfig, SearchConfig
-from engine.importing.embedding import Embedding
 from engine.importing.pipeline import Pipeline
 from engine.importing.progress import IngestProgress, IngestReport
 from engine.index.indexer import Indexer
@@ -33,16 +28,18 @@ from engine.integrations.documents import Chapter, SlidePage
 from engine.library.content import Content
 from engine.library.folder import open_store
 from engine.library.keeping import ModelKeeping
+from engine.library.lectures import Lectures
 from engine.library.meaning import EmbedderFit
 from engine.library.models import LibraryModels
 from engine.library.notes import NoteTaking
+from engine.library.pack_port import PackPort
 from engine.library.records import Records
 from engine.library.searching import Searching
 from engine.library.write_access import WriteAccess, permission_denied
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
 from engine.notes import Note
-from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
+from engine.search import NO_FILTERS, SearchFilters, SearchOutcome
 from engine.store import Course, LibraryMarks, SegmentRow, Source
 from engine.types import LibraryStats, ParsedSource, Timing
 
@@ -73,17 +70,17 @@ class Library:
         self.access = WriteAccess(folder, read_only, self.indexer)
         self._closed = False
         self.access.open_index()
-        settings = lambda: self._config  # noqa: E731 - the parts' view of the settings
+        settings = self._settings  # the parts' view of the settings of the moment
         models_in_use = LibraryModels(
             settings, self.models, embedder, lambda: self.embedder_id, reranker
         )
-        self._keeping = ModelKeeping(self.indexer, self.access, models_in_use, self._embedding)
+        self._keeping = ModelKeeping(self.indexer, self.access, models_in_use, settings)
         self._records = Records(self.store, self.access, settings)
         self._notes = NoteTaking(self._records, self.indexer, self.embedder, settings)
         # Before a file in another language is embedded, the library's embedder may switch.
         # (A library given its embedder keeps it.)
-        self.fit = EmbedderFit(
-            settings, self.models, self._embedder_name, self._keeping.rebuild, own_embedder
+        fit = EmbedderFit(
+            settings, self.models, self._keeping.embedder_name, self._keeping.rebuild, own_embedder
         )
         pipeline = Pipeline(
             self.store,
@@ -92,19 +89,21 @@ class Library:
             self.models,
             self.thumbs,
             models_in_use.recognizer,
-            self.fit,
+            fit,
         )
         self._content = Content(
-            folder, self._records, self.indexer, pipeline, self.fit, settings, self._embedding
+            folder, self._records, self.indexer, pipeline, fit, settings, self._keeping.embedding
         )
-        searcher = Searcher(
-            self.store,
-            lambda: self.indexer.index,
+        self._searching = Searching(
+            self.indexer,
+            self.access,
+            settings,
             self._keeping.embedder_if_any,
             self.thumbs,
-            reranker=models_in_use.reranker,
+            models_in_use.reranker,
         )
-        self._searching = Searching(searcher, self.indexer, self.access, settings)
+        self.pack_port = PackPort(self.indexer, self.access, fit)  # what engine/packs may do
+        self.lectures = Lectures(self.store)  # what integrations read of lectures and decks
 
     @classmethod
     def open(
@@ -150,7 +149,7 @@ class Library:
             # The library's settings when it loads, not those it opened with: the Settings
             # dialog may have changed the threads since (issue 37, item 4).
             now = opened[0].config if opened else config
-            name = embedder or (opened[0]._embedder_name() if opened else config.embedder)
+            name = embedder or (opened[0]._keeping.embedder_name() if opened else config.embedder)
             return models.load_embedder(name, now.threads)
 
         try:
@@ -173,20 +172,13 @@ class Library:
         The embedding model is not among them: switching it is :meth:`reindex`."""
         self._config = config
 
+    def _settings(self) -> EngineConfig:
+        return self._config
+
     @property
     def read_only(self) -> str | None:
         """Why this process cannot write to the library (None: it can); it is still searched."""
         return self.access.read_only
-
-    def _embedder_name(self) -> str:
-        """The embedder the library's vectors come from, else the one it will load first
-        (what :meth:`open_own` loads)."""
-        recorded = self.embedder_id
-        return recorded.split("@", 1)[0] if recorded else self._config.embedder
-
-    def _embedding(self) -> Embedding:
-        """How segments are embedded under the current settings."""
-        return Embedding(self._config.embed_batch_size, self._config.embed_context)
 
     def close(self) -> None:
         if self._closed:  # the window closes it, and so may whoever opened it
@@ -283,9 +275,6 @@ class Library:
 
     def source_text(self, path: str, member: str | None = None) -> str:
         return self._records.source_text(path, member)
-
-    def _doomed(self, target: str) -> tuple[int | None, list[Source]]:
-        return self._records.doomed(target)
 
     # --- a user's notes (NoteTaking) -----------------------------------------------------
 

@@ -9,6 +9,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from engine.config import EngineConfig
 from engine.errors import LibraryDamagedError, ModelError
 from engine.importing.embedding import Embedding
 from engine.index.indexer import Indexer
@@ -20,27 +21,38 @@ log = logging.getLogger(__name__)
 
 
 class ModelKeeping:
-    """The library's models and its vectors kept whole with them. ``embedding`` gives how
-    segments are embedded under the library's settings of the moment."""
+    """The library's models and its vectors kept whole with them; ``config`` gives the
+    library's settings of the moment."""
 
     def __init__(
         self,
         indexer: Indexer,
         access: WriteAccess,
         models: LibraryModels,
-        embedding: Callable[[], Embedding],
+        config: Callable[[], EngineConfig],
     ) -> None:
         self.store = indexer.store
         self.indexer = indexer
         self.access = access
         self._models = models
-        self._embedding = embedding
+        self._config = config
         self._repaired = False  # missing vectors found at open are embedded at its end
         self._repair_lock = threading.Lock()  # then the indexer's, never the other way
 
     @property
     def embedder_id(self) -> str | None:
         return self.store.meta.get("embedder_id")
+
+    def embedder_name(self) -> str:
+        """The embedder the library's vectors come from, else the one it will load first
+        (what :meth:`~engine.library.facade.Library.open_own` loads)."""
+        recorded = self.embedder_id
+        return recorded.split("@", 1)[0] if recorded else self._config().embedder
+
+    def embedding(self) -> Embedding:
+        """How segments are embedded under the current settings."""
+        config = self._config()
+        return Embedding(config.embed_batch_size, config.embed_context)
 
     def embedder(self) -> Embedder:
         """The library's embedder, loaded on first use and checked against the library.
@@ -81,7 +93,7 @@ class ModelKeeping:
                 try:
                     if not self._repaired and self.access.try_locked(
                         lambda: self.indexer.repair(
-                            model, self._embedding(), self.access.refuse_if_damaged
+                            model, self.embedding(), self.access.refuse_if_damaged
                         )
                     ):
                         self._repaired = True
@@ -125,4 +137,4 @@ class ModelKeeping:
             self._models.use_embedder(embedder)
             self._repaired = True  # everything was just embedded
 
-        return self.indexer.rebuild(embedder, self._embedding(), switch, progress, cancel)
+        return self.indexer.rebuild(embedder, self.embedding(), switch, progress, cancel)

@@ -6,27 +6,35 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from engine.config import EngineConfig, SearchConfig
 from engine.errors import ModelError, ModelMismatchError
 from engine.index.indexer import Indexer
 from engine.library.write_access import WriteAccess
+from engine.models import Embedder, Reranker
 from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
 
 
 class Searching:
-    """Searches of one library: ``config`` gives its settings of the moment; the index of
-    ``indexer`` is read again when another process (not holding ``access`` here) commits."""
+    """Searches of one library: ``config`` gives its settings of the moment, ``embedder``
+    the search model when the library has vectors (loaded on first use, never a repair),
+    ``reranker`` the cross-encoder if any. The index of ``indexer`` is read again when
+    another process (not holding ``access`` here) commits."""
 
     def __init__(
         self,
-        searcher: Searcher,
         indexer: Indexer,
         access: WriteAccess,
         config: Callable[[], EngineConfig],
+        embedder: Callable[[], Embedder | None],
+        thumbs: Path,
+        reranker: Callable[[], Reranker | None],
     ) -> None:
-        self._searcher = searcher
         self.store = indexer.store
+        self._searcher = Searcher(
+            self.store, lambda: self.indexer.index, embedder, thumbs, reranker=reranker
+        )
         self.indexer = indexer
         self.access = access
         self._config = config
