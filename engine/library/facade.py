@@ -76,7 +76,7 @@ class Library:
         )
         self._keeping = ModelKeeping(self.indexer, self.access, models_in_use, settings)
         self._records = Records(self.store, self.access, settings)
-        self._notes = NoteTaking(self._records, self.indexer, self.embedder, settings)
+        self._notes = NoteTaking(self._records, self.indexer, self._keeping.embedder, settings)
         # Before a file in another language is embedded, the library's embedder may switch.
         # (A library given its embedder keeps it.)
         fit = EmbedderFit(
@@ -85,7 +85,7 @@ class Library:
         pipeline = Pipeline(
             self.store,
             self.indexer,
-            self.embedder,
+            self._keeping.embedder,
             self.models,
             self.thumbs,
             models_in_use.recognizer,
