@@ -32,9 +32,12 @@ def _sql_uses(tree: ast.AST) -> list[str]:
             found += [a.name for a in node.names if a.name.split(".")[0] == "sqlite3"]
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlite3":
             found.append(f"from {node.module}")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in SQL_CALLS:
-                found.append(f".{node.func.attr}() at line {node.lineno}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SQL_CALLS
+        ):
+            found.append(f".{node.func.attr}() at line {node.lineno}")
     return found
 
 
