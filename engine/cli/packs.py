@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from engine.api import (
+    ImportSummary,
     PackProgress,
     export_pack,
     human_size,
@@ -114,28 +115,7 @@ def _import(ctx: Context) -> int:
     finally:
         bar.finish()
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "course": done.course,
-                    "segments": done.segments,
-                    "notes": done.notes,
-                    "reembedded": done.reembedded,
-                    "seconds": round(done.seconds, 3),
-                    "left_out": list(done.left_out),
-                    "files": [
-                        {
-                            "title": f.title,
-                            "path": f.path,
-                            "here": f.here,
-                            "kept_in": f.kept_in,
-                            "conflict": f.conflict,
-                        }
-                        for f in done.files
-                    ],
-                }
-            )
-        )
+        print(json.dumps(_summary_json(done)))
         return 0
     model = "embedded again for this library's model, " if done.reembedded else ""
     print(
@@ -165,6 +145,28 @@ def _import(ctx: Context) -> int:
             f"{'is' if len(done.conflicts) == 1 else 'are'} kept (conflicts above)"
         )
     return 0
+
+
+def _summary_json(done: ImportSummary) -> dict[str, object]:
+    """What ``pack import --json`` prints."""
+    return {
+        "course": done.course,
+        "segments": done.segments,
+        "notes": done.notes,
+        "reembedded": done.reembedded,
+        "seconds": round(done.seconds, 3),
+        "left_out": list(done.left_out),
+        "files": [
+            {
+                "title": f.title,
+                "path": f.path,
+                "here": f.here,
+                "kept_in": f.kept_in,
+                "conflict": f.conflict,
+            }
+            for f in done.files
+        ],
+    }
 
 
 def _locate(ctx: Context) -> int:

@@ -7,18 +7,16 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 from engine.regular_files import open_regular
+from engine.store.database import database_full
 
 
 def failure_reason(error: Exception) -> str:
     """One line a user can act on for an error nobody foresaw."""
-    if isinstance(error, sqlite3.Error) and getattr(error, "sqlite_errorcode", 0) & 0xFF == (
-        sqlite3.SQLITE_FULL
-    ):
+    if database_full(error):
         return "disk full: the library database cannot grow; free some space and import again"
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
         where = f" writing {error.filename}" if error.filename else ""

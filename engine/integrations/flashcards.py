@@ -135,14 +135,14 @@ def _answer(
     )
     if place.at_ms is not None:
         if source.path not in spoken:
-            spoken[source.path] = documents.transcript(library.store, source)
+            spoken[source.path] = library.lectures.transcript(source)
         said = _sentence_at(spoken[source.path], place.at_ms)
         picture, slide = _on_screen(library, source, place.at_ms)
         where = _where(link, f"{source.title} at {clock(place.at_ms)}")
         return (f"<p>{html_text(said)}</p>" if said else ""), where, picture, slide
     if place.page is not None:
         page = next(
-            (p for p in documents.slide_pages(library.store, source) if p.page == place.page),
+            (p for p in library.lectures.slide_pages(source) if p.page == place.page),
             None,
         )
         body = _body(page.text, page.title) if page else ""
@@ -173,14 +173,14 @@ def _on_screen(
     library: Library, lecture: Source, at_ms: int
 ) -> tuple[Picture | None, tuple[str, int] | None]:
     """The slide linked to a lecture's moment (its page drawn), else the keyframe."""
-    store = library.store
-    shown = store.recordings.slide_at(lecture.id, at_ms)
+    lectures = library.lectures
+    shown = lectures.slide_at(lecture, at_ms)
     deck = library.source(shown.path) if shown else None
     if shown is not None and deck is not None:
         picture = page_picture(Path(deck.path), deck.sha256 or "", shown.page, 640)
         if picture is not None:
             return picture, (deck.sha256 or "", shown.page)
-    return thumbnail_picture(library.thumbs, store.recordings.thumbnail_at(lecture.id, at_ms)), None
+    return thumbnail_picture(library.thumbs, lectures.thumbnail_at(lecture, at_ms)), None
 
 
 def _lines_at(library: Library, source: Source, member: str | None, line: int) -> str:
@@ -202,7 +202,7 @@ def slide_cards(library: Library, sources: Sequence[Source]) -> list[Card]:
         _slide_card(library, deck, page, lectures, spoken)
         for deck in sources
         if deck.kind == SourceKind.SLIDES and Path(deck.path).suffix.lower() not in PHOTO_EXTENSIONS
-        for page in documents.slide_pages(library.store, deck)
+        for page in library.lectures.slide_pages(deck)
     ]
 
 
@@ -214,17 +214,17 @@ def _slide_card(
     spoken: dict[str, list[Timing]],
 ) -> Card:
     """A slide's card; ``spoken`` keeps the transcripts read for the cards before it."""
-    store = library.store
+    reads = library.lectures
     title = documents.first_line(page.title) or documents.first_line(page.text)
     title = title or f"Slide {page.page}"
     link = make_link(deck.path, page=page.page, sha256=deck.sha256)
     where = f"{deck.title}, slide {page.page}"
     said = ""
-    shown = [s for s in store.recordings.shown_at(deck.id, page.page) if s.video_path in lectures]
+    shown = [s for s in reads.shown_at(deck, page.page) if s.video_path in lectures]
     if shown:
         lecture = lectures[shown[0].video_path]
         if lecture.path not in spoken:
-            spoken[lecture.path] = documents.transcript(store, lecture)
+            spoken[lecture.path] = reads.transcript(lecture)
         spans = [(s.start_ms, s.end_ms) for s in shown if s.video_path == lecture.path]
         said = _words(
             " ".join(

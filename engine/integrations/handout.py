@@ -123,14 +123,14 @@ def build_handout(library: Library, path: str) -> Handout:
     lecture = find_lecture(library, path)
     if lecture.status != SourceStatus.INDEXED:
         raise NotFoundError(f"{Path(lecture.path).name} is not indexed yet: nothing to hand out")
-    store = library.store
-    spoken = documents.transcript(store, lecture)
+    lectures = library.lectures
+    spoken = lectures.transcript(lecture)
     decks = {s.id: s for s in library.sources(lecture.course) if s.kind == SourceKind.SLIDES}
     stretches = _stretches(library, lecture, decks)
-    shown_decks = {link.slides_id for link in store.recordings.slide_links(lecture.id)}
+    shown_decks = {link.slides_id for link in lectures.slide_links(lecture)}
     notes = lecture_notes(library, lecture, [d for i, d in decks.items() if i in shown_decks])
     shown = _parts(lecture, stretches, spoken, notes)
-    chapters = documents.chapters(store, lecture)
+    chapters = lectures.chapters(lecture)
     deck = next((decks[i].title for i in shown_decks if i in decks), None)
     return Handout(
         title=lecture.title,
@@ -206,8 +206,8 @@ class _Stretch:
 def _stretches(library: Library, lecture: Source, decks: dict[int, Source]) -> list[_Stretch]:
     """The lecture cut where its slide changes (linked slides), else where the text on its
     screen changes (chapters, with their keyframes), else one stretch."""
-    store = library.store
-    links = store.recordings.slide_links(lecture.id)
+    lectures = library.lectures
+    links = lectures.slide_links(lecture)
     if links:
         return _slide_stretches(library, lecture, decks, links)
     out = [
@@ -215,11 +215,9 @@ def _stretches(library: Library, lecture: Source, decks: dict[int, Source]) -> l
             c.start_ms,
             c.start_ms,
             c.title,
-            picture=thumbnail_picture(
-                library.thumbs, store.recordings.thumbnail_at(lecture.id, c.start_ms)
-            ),
+            picture=thumbnail_picture(library.thumbs, lectures.thumbnail_at(lecture, c.start_ms)),
         )
-        for c in documents.chapters(store, lecture)
+        for c in lectures.chapters(lecture)
     ]
     if not out or out[0].start_ms > 0:
         out.insert(0, _Stretch(0, 0, "Transcript" if not out else OPENING))
@@ -232,7 +230,7 @@ def _slide_stretches(
     decks: dict[int, Source],
     links: Sequence[SlideLink],
 ) -> list[_Stretch]:
-    store = library.store
+    lectures = library.lectures
     pages: dict[int, dict[int, documents.SlidePage]] = {}
     pictures: dict[tuple[int, int], Picture | None] = {}
     out: list[_Stretch] = []
@@ -244,13 +242,13 @@ def _slide_stretches(
             out[-1] = replace(out[-1], end_ms=link.end_ms)
             continue
         if deck.id not in pages:
-            pages[deck.id] = {p.page: p for p in documents.slide_pages(store, deck)}
+            pages[deck.id] = {p.page: p for p in lectures.slide_pages(deck)}
         page = pages[deck.id].get(link.page)
         key = (deck.id, link.page)
         if key not in pictures:
             pictures[key] = page_picture(Path(deck.path), deck.sha256 or "", link.page)
         picture = pictures[key] or thumbnail_picture(
-            library.thumbs, store.recordings.thumbnail_at(lecture.id, link.start_ms)
+            library.thumbs, lectures.thumbnail_at(lecture, link.start_ms)
         )
         title = page and (documents.first_line(page.title) or documents.first_line(page.text))
         out.append(

@@ -1,18 +1,30 @@
 """A library folder and the facade over it: :class:`Library` opens a folder, imports files,
 searches, removes and re-indexes.
 
-    facade.py        Library: wires the import pipeline, the indexer and the searcher together
-    records.py       what it holds, read back and kept: courses, files, segments, a file's
-                     transcript, chapters, pages and text; folders followed, origins
-    notes.py         a user's notes on moments: add at a place in a file, list, remove
-    keeping.py       its models in use: the embedder (checked, repaired), a re-index
+    facade.py        Library: builds the parts below and hands each call to its part (the
+                     public methods keep their names); two named ports for packs and
+                     integrations
+    records.py       Records: what it holds, read back and kept: courses, files, segments,
+                     a file's transcript, chapters, pages and text; folders followed, origins
+    notes.py         NoteTaking: a user's notes on moments: add at a place in a file, list,
+                     remove
+    keeping.py       ModelKeeping: its models in use: the embedder (checked, repaired), a
+                     re-index
+    content.py       Content: what changes what it holds: imports (and resumes), a parsed
+                     source indexed, removals (also during an import), a course renamed
+    searching.py     Searching: hybrid search, by words alone when the model cannot load
+    pack_port.py     PackPort: what course packs (engine/packs) may do with it
+    lectures.py      Lectures: what integrations read of a lecture or a deck, by its record
+    changes.py       Changes: what a call that writes to it changed
     meaning.py       its embedder following its languages: multilingual at the first file
                      in another language than English
     folder.py        checks at open (a lost or read-only database) and library.lock, one
                      writer at a time across processes
     write_access.py  when this process may write: read only, one import at a time, the lock
     models.py        the models it loads on first use: embedder, reranker, text reader
+    relanguage.py    a file's or a course's language set again, its files queued again
     recovery.py      starting a damaged library over, its sources set aside to import again
+                     (what SQLite can still read of it: engine/store/salvage.py)
 """
 
 from engine.library.facade import Library

@@ -5,58 +5,46 @@ its JSON sidecar, and ``thumbs/``. Every source is written in one transaction, s
 either fully searchable or not visible; the vector index is reconciled with the database
 at open, so a crash between the two loses nothing.
 
-The work is done by the parts this class wires together: :mod:`engine.importing.pipeline`
-(imports), :mod:`engine.index.indexer` (the one writer of rows and vectors),
-:mod:`engine.search`. The settings are the library's alone (:meth:`Library.configure`
-changes them): the parts keep no copy, each import, search and re-index is handed the
-settings of the moment.
+:class:`Library` builds its parts and hands each call to the part of the same method, which
+documents it: Records (what it holds), NoteTaking (notes), ModelKeeping (models, repairs,
+re-index), Content (imports, removals, renames), Searching. Course packs and integrations
+use named ports: ``pack_port`` and ``lectures``. The settings are the library's alone
+(:meth:`Library.configure`): the parts keep no copy, each call reads those of the moment.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from engine.config import EngineConfig, SearchConfig
-from engine.errors import (
-    CoursedexError,
-    LibraryBusyError,
-    LibraryError,
-    ModelError,
-    ModelMismatchError,
-    NotFoundError,
-)
-from engine.importing import copies, unpacking
-from engine.importing.embedding import Embedding
-from engine.importing.linking import link_slides
-from engine.importing.pipeline import ImportJob, Pipeline
-from engine.importing.planning import plan
-from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
+from engine.importing.pipeline import Pipeline
+from engine.importing.progress import IngestProgress, IngestReport
 from engine.index.indexer import Indexer
-from engine.languages import parse_language
-from engine.library.folder import prepare_folder, refuse_lost_database
+from engine.integrations.documents import Chapter, SlidePage
+from engine.library.content import Content
+from engine.library.folder import open_store
+from engine.library.keeping import ModelKeeping
+from engine.library.lectures import Lectures
 from engine.library.meaning import EmbedderFit
 from engine.library.models import LibraryModels
 from engine.library.notes import NoteTaking
-from engine.library.relanguage import choose_language
+from engine.library.pack_port import PackPort
+from engine.library.records import Records
+from engine.library.searching import Searching
 from engine.library.write_access import WriteAccess, permission_denied
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
-from engine.own_folders import check_library_folder
-from engine.search import NO_FILTERS, Searcher, SearchFilters, SearchOutcome
-from engine.store import Store
-from engine.types import LibraryStats, ParsedSource, SourceKind, SourceStatus
-
-log = logging.getLogger(__name__)
+from engine.notes import Note
+from engine.search import NO_FILTERS, SearchFilters, SearchOutcome
+from engine.store import Course, LibraryMarks, SegmentRow, Source
+from engine.types import LibraryStats, ParsedSource, Timing
 
 
-class Library(NoteTaking):
+class Library:
     """One library folder. Safe to search from one thread while another ingests.
 
     Raises:
@@ -77,54 +65,45 @@ class Library(NoteTaking):
         self._config = config
         self.models = models or ModelRegistry(default_models_dir())
         self.thumbs = folder / "thumbs"
-        db = folder / "library.db"
-        check_library_folder(folder)  # no link out of it: nothing written through one
-        refuse_lost_database(folder, db, empty=True)
-        # Why this process cannot write to the library (None: it can); it is still searched.
-        self.read_only: str | None = prepare_folder(folder)
-        self.store = Store(db, read_only=self.read_only is not None)
-        if self.embedder_id is None:
-            try:
-                refuse_lost_database(folder, db, empty=False)
-            except LibraryError:
-                self.store.close()
-                raise
-        self._models = LibraryModels(
-            lambda: self._config, self.models, embedder, lambda: self.embedder_id, reranker
-        )
-        self._repaired = False  # missing vectors found at open are embedded at its end
-        self._repair_lock = threading.Lock()  # then the indexer's, never the other way
+        self.store, read_only = open_store(folder)
         self.indexer = Indexer(self.store, folder)
-        self.access = WriteAccess(folder, self.read_only, self.indexer)
-        self._importing: set[str] = set()  # the courses (case-folded) of the import running
-        self._running: set[str] = set()  # the paths of its files
-        self._removals: list[str] = []  # removed during it: removed again as it ends
-        self._removal_lock = threading.Lock()
+        self.access = WriteAccess(folder, read_only, self.indexer)
         self._closed = False
         self.access.open_index()
-        self.read_only = self.access.read_only  # also when its lock file cannot be made
-        self._outside = self.store.db.outside_commits()  # another process's commits seen
+        settings = self._settings  # the parts' view of the settings of the moment
+        models_in_use = LibraryModels(
+            settings, self.models, embedder, lambda: self.embedder_id, reranker
+        )
+        self._keeping = ModelKeeping(self.indexer, self.access, models_in_use, settings)
+        self._records = Records(self.store, self.access, settings)
+        self._notes = NoteTaking(self._records, self.indexer, self._keeping.embedder, settings)
         # Before a file in another language is embedded, the library's embedder may switch.
         # (A library given its embedder keeps it.)
-        self.fit = EmbedderFit(
-            lambda: self._config, self.models, self._embedder_name, self._rebuild, own_embedder
+        fit = EmbedderFit(
+            settings, self.models, self._keeping.embedder_name, self._keeping.rebuild, own_embedder
         )
-        self.pipeline = Pipeline(
+        pipeline = Pipeline(
             self.store,
             self.indexer,
-            self.embedder,
+            self._keeping.embedder,
             self.models,
             self.thumbs,
-            self._models.recognizer,
-            self.fit,
+            models_in_use.recognizer,
+            fit,
         )
-        self.searcher = Searcher(
-            self.store,
-            lambda: self.indexer.index,
-            self._embedder_if_any,
+        self._content = Content(
+            folder, self._records, self.indexer, pipeline, fit, settings, self._keeping.embedding
+        )
+        self._searching = Searching(
+            self.indexer,
+            self.access,
+            settings,
+            self._keeping.embedder_if_any,
             self.thumbs,
-            reranker=self._models.reranker,
+            models_in_use.reranker,
         )
+        self.pack_port = PackPort(self.indexer, self.access, fit)  # what engine/packs may do
+        self.lectures = Lectures(self.store)  # what integrations read of lectures and decks
 
     @classmethod
     def open(
@@ -170,7 +149,7 @@ class Library(NoteTaking):
             # The library's settings when it loads, not those it opened with: the Settings
             # dialog may have changed the threads since (issue 37, item 4).
             now = opened[0].config if opened else config
-            name = embedder or (opened[0]._embedder_name() if opened else config.embedder)
+            name = embedder or (opened[0]._keeping.embedder_name() if opened else config.embedder)
             return models.load_embedder(name, now.threads)
 
         try:
@@ -193,15 +172,13 @@ class Library(NoteTaking):
         The embedding model is not among them: switching it is :meth:`reindex`."""
         self._config = config
 
-    def _embedder_name(self) -> str:
-        """The embedder the library's vectors come from, else the one it will load first
-        (what :meth:`open_own` loads)."""
-        recorded = self.embedder_id
-        return recorded.split("@", 1)[0] if recorded else self._config.embedder
+    def _settings(self) -> EngineConfig:
+        return self._config
 
-    def _embedding(self) -> Embedding:
-        """How segments are embedded under the current settings."""
-        return Embedding(self._config.embed_batch_size, self._config.embed_context)
+    @property
+    def read_only(self) -> str | None:
+        """Why this process cannot write to the library (None: it can); it is still searched."""
+        return self.access.read_only
 
     def close(self) -> None:
         if self._closed:  # the window closes it, and so may whoever opened it
@@ -211,35 +188,6 @@ class Library(NoteTaking):
             self.save()  # a full disk is said once, by the indexer
         finally:
             self.store.close()
-
-    def _run(
-        self,
-        jobs: list[ImportJob],
-        progress: Callable[[IngestProgress], None] | None,
-        cancel: threading.Event | None,
-    ) -> IngestReport:
-        with self._removal_lock:
-            self._importing = {job.file.course.casefold() for job in jobs}
-            self._running = {str(job.file.path) for job in jobs}
-        try:
-            return self.pipeline.run(jobs, self._config, progress, cancel)
-        finally:
-            with self._removal_lock:
-                self._importing, self._running = set(), set()
-                removals, self._removals = self._removals, []
-                self.pipeline.drops.clear()
-            for target in removals:
-                self._remove_after_import(target)
-
-    def _remove_after_import(self, target: str) -> None:
-        """What :meth:`remove_during_import` asked, now that the import is over (its files
-        in the import are gone already; the course and its other files go now)."""
-        try:
-            self._remove(target)
-        except NotFoundError:
-            pass
-        except CoursedexError as e:
-            log.warning("could not remove %s after the import: %s", target, e)
 
     def __enter__(self) -> Library:
         return self
@@ -251,7 +199,129 @@ class Library(NoteTaking):
         """Save the vector index (unless another process is importing: it saves its own)."""
         self.access.save()
 
-    # --- ingest -------------------------------------------------------------------------
+    # --- search -------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: SearchFilters = NO_FILTERS,
+        config: SearchConfig | None = None,
+        typing: bool = False,
+    ) -> SearchOutcome:
+        return self._searching.search(
+            query, limit=limit, filters=filters, config=config, typing=typing
+        )
+
+    # --- what it holds (Records) --------------------------------------------------------
+
+    def courses(self) -> list[Course]:
+        return self._records.courses()
+
+    def sources(self, course: str | None = None) -> list[Source]:
+        return self._records.sources(course)
+
+    def disk_stamp(self) -> tuple[int, ...]:
+        return self._records.disk_stamp()
+
+    def outside_commits(self) -> int:
+        return self._records.outside_commits()
+
+    def marks(self) -> LibraryMarks:
+        return self._records.marks()
+
+    def flag(self, name: str) -> bool:
+        return self._records.flag(name)
+
+    def set_flag(self, name: str) -> None:
+        self._records.set_flag(name)
+
+    def source(self, path: str) -> Source | None:
+        return self._records.source(path)
+
+    def course(self, name: str) -> Course:
+        return self._records.course(name)
+
+    def segment(self, segment_id: int) -> SegmentRow | None:
+        return self._records.segment(segment_id)
+
+    def segments_of(self, path: str) -> list[SegmentRow]:
+        return self._records.segments_of(path)
+
+    def sources_with_content(self, sha256: str) -> list[Source]:
+        return self._records.sources_with_content(sha256)
+
+    def follows(self, course: str) -> bool:
+        return self._records.follows(course)
+
+    def follow(self, course: str, on: bool = True) -> None:
+        self._records.follow(course, on)
+
+    def origin(self, path: Path | str) -> str | None:
+        return self._records.origin(path)
+
+    def set_origin(self, path: Path | str, url: str) -> None:
+        self._records.set_origin(path, url)
+
+    def transcript(self, path: str) -> list[Timing]:
+        return self._records.transcript(path)
+
+    def chapters(self, path: str) -> list[Chapter]:
+        return self._records.chapters(path)
+
+    def slide_pages(self, path: str) -> list[SlidePage]:
+        return self._records.slide_pages(path)
+
+    def source_text(self, path: str, member: str | None = None) -> str:
+        return self._records.source_text(path, member)
+
+    # --- a user's notes (NoteTaking) -----------------------------------------------------
+
+    def add_note(
+        self,
+        source: str,
+        text: str,
+        *,
+        at_ms: int | None = None,
+        page: int | None = None,
+        line: int | None = None,
+        path_in_archive: str | None = None,
+    ) -> Note:
+        return self._notes.add_note(
+            source, text, at_ms=at_ms, page=page, line=line, path_in_archive=path_in_archive
+        )
+
+    def notes(self, course: str | None = None, *, source: str | None = None) -> list[Note]:
+        return self._notes.notes(course, source=source)
+
+    def remove_note(self, note_id: int) -> bool:
+        return self._notes.remove_note(note_id)
+
+    # --- its models (ModelKeeping) -------------------------------------------------------
+
+    @property
+    def embedder_id(self) -> str | None:
+        return self._keeping.embedder_id
+
+    def embedder(self) -> Embedder:
+        return self._keeping.embedder()
+
+    def repair_vectors(self) -> None:
+        self._keeping.repair_vectors()
+
+    def reranker(self) -> Reranker | None:
+        return self._keeping.reranker()
+
+    def reindex(
+        self,
+        embedder: Embedder,
+        progress: Callable[[int, int], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> int:
+        return self._keeping.reindex(embedder, progress, cancel)
+
+    # --- imports, removals, renames (Content) -------------------------------------------
 
     def ingest(
         self,
@@ -261,31 +331,7 @@ class Library(NoteTaking):
         progress: Callable[[IngestProgress], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> IngestReport:
-        """Index files and folders. Bad files end as ``error`` with a reason; the rest go on.
-
-        Raises:
-            Cancelled: never; a cancel stops between files and marks the rest cancelled.
-            ModelMismatchError: the library was built with another embedder.
-            LibraryError: the library is read-only.
-            CoursedexError: ``course`` is only spaces (empty means none given).
-        """
-        if course and not course.strip():
-            raise CoursedexError(f"a course needs a name, not {course!r}")
-        started = time.monotonic()
-        planned = plan(paths, course)
-        with self.access.importing(progress, cancel) as writing:
-            if writing:  # zips of course material are taken out member by member first
-                storage, limits = self.folder / unpacking.ARCHIVES_FOLDER, self._config.limits
-                opened = unpacking.unpack(
-                    planned, storage, limits, course=course, progress=progress, cancel=cancel
-                )
-                copies.forget_gone(opened.gone, self.store.catalog, self.indexer, storage)
-                report = self._run(self.pipeline.queue(opened.files), progress, cancel)
-                report.files = copies.forget_copies(report.files + opened.results, storage)
-            else:
-                report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
-        report.seconds = time.monotonic() - started
-        return report
+        return self._content.ingest(paths, course=course, progress=progress, cancel=cancel)
 
     def resume(
         self,
@@ -294,34 +340,10 @@ class Library(NoteTaking):
         *,
         paths: Iterable[Path | str] | None = None,
     ) -> IngestReport:
-        """Finish the files a previous run queued but did not index (after a quit or crash);
-        ``paths``: only those (the files :meth:`set_language` queued), each in its course."""
-        wanted, started = None if paths is None else {str(p) for p in paths}, time.monotonic()
-        with self.access.importing(progress, cancel) as writing:
-            if not writing:
-                return IngestReport()
-            jobs = self.pipeline.pending()
-            if wanted is not None:
-                jobs = [job for job in jobs if str(job.file.path) in wanted]
-            report = self._run(jobs, progress, cancel)
-        report.seconds = time.monotonic() - started
-        return report
+        return self._content.resume(progress, cancel, paths=paths)
 
     def set_language(self, target: str, language: str | None) -> list[Path]:
-        """Set the language of a file (a path) or of a course's files (a name); None finds
-        it again. Returns the files to import again with ``resume(paths=...)`` (see
-        :mod:`engine.library.relanguage`).
-
-        Raises:
-            NotFoundError: nothing in the library has that name or path.
-            CoursedexError: ``language`` names no language Coursedex knows.
-            LibraryBusyError: its course is being imported, here or by another process.
-            LibraryError: the library is read-only.
-        """
-        code = None if language is None else parse_language(language)
-        _, sources = self._doomed(target)
-        with self.access.writing(f"set the language of {target}"):
-            return choose_language(self.store, sources, code, importing=self._importing)
+        return self._content.set_language(target, language)
 
     def index_parsed(
         self,
@@ -336,21 +358,10 @@ class Library(NoteTaking):
         vectors: np.ndarray | None = None,
         finished: bool = True,
     ) -> int:
-        """Embed and store an already parsed source in one transaction; returns segments.
-
-        ``vectors``, when given, must be this library's embedder's vectors of
-        ``embed_text(parsed.title, segment)`` for every non-empty segment, in order (bulk
-        loaders embed many sources at once that way, after ``fit.languages`` of them).
-
-        Raises:
-            CoursedexError: the source has no text.
-            Cancelled: ``cancel`` was set while embedding (nothing is written).
-        """
-        if vectors is None:
-            self.fit(parsed.language, cancel=cancel)
-        content, embedder = self.pipeline.content(
+        return self._content.index_parsed(
+            path,
             parsed,
-            self._embedding(),
+            course=course,
             sha256=sha256,
             size=size,
             mtime_ns=mtime_ns,
@@ -358,129 +369,18 @@ class Library(NoteTaking):
             vectors=vectors,
             finished=finished,
         )
-        source_id = self.store.catalog.upsert_source(
-            course_id=self.store.catalog.ensure_course(course),
-            path=str(path),
-            kind=parsed.kind,
-            title=parsed.title,
-            status=SourceStatus.INDEXING,
-        )
-        return self.indexer.write_source(source_id, content, embedder)
 
     def link_slides(self, courses: Iterable[str] | None = None) -> int:
-        """Match the slide decks of each course to its lectures; returns lectures linked."""
-        return link_slides(self.store, courses)
-
-    # --- search -------------------------------------------------------------------------
-
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int = 10,
-        filters: SearchFilters = NO_FILTERS,
-        config: SearchConfig | None = None,
-        typing: bool = False,
-    ) -> SearchOutcome:
-        """Hybrid search. Any text is a valid query; no words means no results.
-
-        When the search model cannot load (damaged, missing), a search that uses words too
-        finds by its words alone and says why in its ``notice``: a student still finds the
-        page while the model is reinstalled.
-
-        Raises:
-            ModelMismatchError: the library's vectors come from another model (a choice the
-                user made: ``coursedex reindex`` switches).
-            ModelError: the search model cannot load and ``config`` searches by meaning only.
-        """
-        self._follow_other_writers()
-        cfg = config or self._config.search
-        try:
-            return self.searcher.search(
-                query, limit=limit, filters=filters, config=cfg, typing=typing
-            )
-        except ModelError as e:
-            if isinstance(e, ModelMismatchError) or not (cfg.dense and cfg.fulltext):
-                raise
-            reason = e
-        words_only = replace(cfg, dense=False, passage_rank=False)
-        outcome = self.searcher.search(
-            query, limit=limit, filters=filters, config=words_only, typing=typing
-        )
-        outcome.notice = f"keyword matches only: {reason}"
-        return outcome
-
-    def _follow_other_writers(self) -> None:
-        """Read the vector index again when another process committed since it was read (a
-        window open while `coursedex ingest` runs in a terminal): what that import committed
-        is then found by meaning too, not only by its words. Nothing to do while this process
-        writes: no other can."""
-        outside = self.store.db.outside_commits()
-        if outside != self._outside and not self.access.writing_here:
-            self._outside = outside
-            self.indexer.open(quiet=True, reload=False)
+        return self._content.link_slides(courses)
 
     def remove(self, target: str) -> int:
-        """Remove a course (by name) or a source (by path); returns sources removed.
-
-        Raises:
-            NotFoundError: nothing in the library has that name or path.
-            LibraryBusyError: its course is being imported, here or by another process.
-            CoursedexError: ``target`` is empty or only spaces (a script's unset variable:
-                never "everything" nor the current folder).
-        """
-        if not target.strip():
-            raise CoursedexError("give a course name or a file path to remove (not an empty name)")
-        with self.access.writing(f"remove {target}"):
-            return self._remove(target)
+        return self._content.remove(target)
 
     def remove_during_import(self, target: str) -> list[str]:
-        """Remove ``target`` (a course or a file) that the import running in this process
-        holds: work on its files stops now (the file being read at its next check, the
-        queued ones are skipped; the rest of the import goes on), their rows go, and the
-        rest of it is removed before that import returns. Returns the paths the import
-        stops; [] when it holds none of them (then :meth:`remove` does it).
-
-        Raises:
-            NotFoundError: nothing in the library has that name or path.
-            CoursedexError: ``target`` is empty or only spaces.
-        """
-        if not target.strip():
-            raise CoursedexError("give a course name or a file path to remove (not an empty name)")
-        _, doomed = self._doomed(target)
-        with self._removal_lock:
-            stopped = [s.path for s in doomed if s.path in self._running]
-            if not stopped:
-                return []
-            self._removals.append(target)
-            self.pipeline.drops.drop(stopped)
-        return stopped
-
-    def _remove(self, target: str) -> int:
-        course_id, doomed = self._doomed(target)
-        if doomed and doomed[0].course.casefold() in self._importing:
-            raise LibraryBusyError(
-                f"{doomed[0].course} is being imported: cancel the import or wait until it "
-                f"ends, then remove {'it' if course_id is not None else target}"
-            )
-        for source in doomed:
-            self.indexer.remove_source(source.id)
-        copies.remove_copies([s.path for s in doomed], self.folder / unpacking.ARCHIVES_FOLDER)
-        if course_id is not None:
-            self.store.catalog.delete_course(course_id)
-        elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:
-            self.link_slides([doomed[0].course])  # its lectures may fit another deck
-        self.save()
-        return len(doomed)
+        return self._content.remove_during_import(target)
 
     def rename_course(self, old: str, new: str) -> None:
-        """Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken, or
-        empty or only spaces: a course must have a name to be found and removed by)."""
-        if not new.strip():
-            raise CoursedexError(f"a course needs a name: {old!r} cannot be renamed to {new!r}")
-        with self.access.writing(f"rename {old}"), self.store.transaction():
-            self.store.catalog.rename_course(old, new)
-            self.store.notes.rename_course(old, new)  # those whose file is gone follow too
+        self._content.rename_course(old, new)
 
     def stats(self) -> LibraryStats:
         db = self.folder / "library.db"

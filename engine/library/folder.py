@@ -28,9 +28,16 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.errors import LibraryDamagedError, LibraryError
-from engine.own_folders import Folder, LinkedFolderError, open_folder, own_folder
+from engine.own_folders import (
+    Folder,
+    LinkedFolderError,
+    check_library_folder,
+    open_folder,
+    own_folder,
+)
 from engine.partial_files import remove_stale_downloads
 from engine.private_files import PRIVATE_DIR, open_private
+from engine.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -240,3 +247,25 @@ def prepare_folder(folder: Path) -> str | None:
     except OSError as e:
         raise LibraryError(f"cannot create the library folder {folder}: {e.strerror or e}") from e
     return None
+
+
+def open_store(folder: Path) -> tuple[Store, str | None]:
+    """The library's database, opened read-only when this process cannot write to the
+    folder (and why: None when it can). A database that lost what the folder shows it held
+    is refused.
+
+    Raises:
+        LibraryError: the folder cannot be used as a library, or its database was lost.
+    """
+    db = folder / "library.db"
+    check_library_folder(folder)  # no link out of it: nothing written through one
+    refuse_lost_database(folder, db, empty=True)
+    read_only = prepare_folder(folder)
+    store = Store(db, read_only=read_only is not None)
+    if store.meta.get("embedder_id") is None:
+        try:
+            refuse_lost_database(folder, db, empty=False)
+        except LibraryError:
+            store.close()
+            raise
+    return store, read_only

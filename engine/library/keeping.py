@@ -9,30 +9,50 @@ import logging
 import threading
 from collections.abc import Callable
 
+from engine.config import EngineConfig
 from engine.errors import LibraryDamagedError, ModelError
 from engine.importing.embedding import Embedding
 from engine.index.indexer import Indexer
 from engine.library.models import LibraryModels
-from engine.library.records import Records
+from engine.library.write_access import WriteAccess
 from engine.models import Embedder, Reranker
 
 log = logging.getLogger(__name__)
 
 
-class ModelKeeping(Records):
-    """:class:`~engine.library.facade.Library` sets these up."""
+class ModelKeeping:
+    """The library's models and its vectors kept whole with them; ``config`` gives the
+    library's settings of the moment."""
 
-    indexer: Indexer
-    _models: LibraryModels
-    _repaired: bool
-    _repair_lock: threading.Lock
-
-    def _embedding(self) -> Embedding:
-        raise NotImplementedError  # the Library's
+    def __init__(
+        self,
+        indexer: Indexer,
+        access: WriteAccess,
+        models: LibraryModels,
+        config: Callable[[], EngineConfig],
+    ) -> None:
+        self.store = indexer.store
+        self.indexer = indexer
+        self.access = access
+        self._models = models
+        self._config = config
+        self._repaired = False  # missing vectors found at open are embedded at its end
+        self._repair_lock = threading.Lock()  # then the indexer's, never the other way
 
     @property
     def embedder_id(self) -> str | None:
         return self.store.meta.get("embedder_id")
+
+    def embedder_name(self) -> str:
+        """The embedder the library's vectors come from, else the one it will load first
+        (what :meth:`~engine.library.facade.Library.open_own` loads)."""
+        recorded = self.embedder_id
+        return recorded.split("@", 1)[0] if recorded else self._config().embedder
+
+    def embedding(self) -> Embedding:
+        """How segments are embedded under the current settings."""
+        config = self._config()
+        return Embedding(config.embed_batch_size, config.embed_context)
 
     def embedder(self) -> Embedder:
         """The library's embedder, loaded on first use and checked against the library.
@@ -50,7 +70,7 @@ class ModelKeeping(Records):
         Only when there is something to embed, since it loads the model. A model that
         cannot load leaves it to the embedder's first use by an import, as does another
         process importing (or a library this one cannot write)."""
-        if self.read_only is not None or self.indexer.index is None:
+        if self.access.read_only is not None or self.indexer.index is None:
             return
         if not self.indexer.needs_repair():
             self._repaired = True
@@ -73,7 +93,7 @@ class ModelKeeping(Records):
                 try:
                     if not self._repaired and self.access.try_locked(
                         lambda: self.indexer.repair(
-                            model, self._embedding(), self.access.refuse_if_damaged
+                            model, self.embedding(), self.access.refuse_if_damaged
                         )
                     ):
                         self._repaired = True
@@ -81,7 +101,7 @@ class ModelKeeping(Records):
                     log.warning("%s; the vectors it lacks are not embedded again", e)
                     self._repaired = True
 
-    def _embedder_if_any(self) -> Embedder | None:
+    def embedder_if_any(self) -> Embedder | None:
         """The search's embedder: loaded and checked, and never a repair (a search writes
         nothing)."""
         return self._models.embedder() if self.indexer.index is not None else None
@@ -103,9 +123,9 @@ class ModelKeeping(Records):
         """
 
         with self.access.writing("re-index"):
-            return self._rebuild(embedder, progress, cancel)
+            return self.rebuild(embedder, progress, cancel)
 
-    def _rebuild(
+    def rebuild(
         self,
         embedder: Embedder,
         progress: Callable[[int, int], None] | None,
@@ -117,4 +137,4 @@ class ModelKeeping(Records):
             self._models.use_embedder(embedder)
             self._repaired = True  # everything was just embedded
 
-        return self.indexer.rebuild(embedder, self._embedding(), switch, progress, cancel)
+        return self.indexer.rebuild(embedder, self.embedding(), switch, progress, cancel)

@@ -8,18 +8,37 @@ player while a course imports waits only for the file being written)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from engine.config import EngineConfig
 from engine.errors import CoursedexError, NotFoundError
+from engine.index.indexer import Indexer
 from engine.integrations import documents
-from engine.library.keeping import ModelKeeping
+from engine.library.records import Records
+from engine.models import Embedder
 from engine.notes import Extent, Note, check_place, note_from, note_order, note_text
 from engine.store import NoteRow, Source
 from engine.types import SourceKind, SourceStatus
 
 
-class NoteTaking(ModelKeeping):
-    """Notes on moments, embedded with the library's embedder."""
+class NoteTaking:
+    """Notes on moments, on the files of ``records``, embedded with ``embedder`` (the
+    library's, loaded on first use); ``config`` gives the library's settings of the moment."""
+
+    def __init__(
+        self,
+        records: Records,
+        indexer: Indexer,
+        embedder: Callable[[], Embedder],
+        config: Callable[[], EngineConfig],
+    ) -> None:
+        self.records = records
+        self.store = records.store
+        self.access = records.access
+        self.indexer = indexer
+        self.embedder = embedder
+        self._config = config
 
     def add_note(
         self,
@@ -83,7 +102,8 @@ class NoteTaking(ModelKeeping):
         if course is not None:
             found = [n for n in found if n.course.casefold() == course.casefold()]
             if not found:
-                self.course(course)  # an unknown course is an error, a course without notes not
+                # An unknown course is an error, a course without notes not.
+                self.records.course(course)
         if source is not None:
             content = self._note_file(source).sha256
             found = [n for n in found if n.place.sha256 == content]
@@ -106,7 +126,7 @@ class NoteTaking(ModelKeeping):
             NotFoundError: no such file in the library.
             CoursedexError: it has not been read yet, or its import failed.
         """
-        found = self._file_named(source)
+        found = self.records.file_named(source)
         if found is None:
             raise NotFoundError(f"no file {source!r} in the library")
         if found.sha256 is None or found.status == SourceStatus.ERROR:
@@ -120,7 +140,7 @@ class NoteTaking(ModelKeeping):
         last_ms, pages, lines = self.store.notes.reach(source.id)
         if source.kind in (SourceKind.CODE, SourceKind.NOTES) and set(lines) <= {None}:
             try:
-                text = documents.source_text(source, self._config.limits)
+                text = documents.source_text(source, self._config().limits)
             except CoursedexError:
                 pass  # gone or changed: the lines the import read
             else:

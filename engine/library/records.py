@@ -3,14 +3,15 @@ documents (transcript, chapters, slide pages, text), and the few facts integrati
 with it (the folders followed, the pages files came from, one-time flags).
 
 :class:`Records` is the part of :class:`~engine.library.facade.Library` that needs no model
-and no import: the window's panels and viewers, the MCP server, links and watch folders
-read through it. Writes here are single rows in their own short transaction, refused on a
-read-only library.
+and no import (the library's methods of the same names hand their calls to it): the
+window's panels and viewers, the MCP server, links and watch folders read through it.
+Writes here are single rows in their own short transaction, refused on a read-only library.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.config import EngineConfig
@@ -27,12 +28,15 @@ ORIGIN_KEY = "origin:"  # + a fetched file's path: the page it came from
 
 
 class Records:
-    """The library's records. :class:`~engine.library.facade.Library` sets these up."""
+    """The library's records, read from its store; the few writes here go through its
+    write access. ``config`` gives the library's settings of the moment."""
 
-    store: Store
-    access: WriteAccess
-    read_only: str | None
-    _config: EngineConfig
+    def __init__(
+        self, store: Store, access: WriteAccess, config: Callable[[], EngineConfig]
+    ) -> None:
+        self.store = store
+        self.access = access
+        self._config = config
 
     # --- management ---------------------------------------------------------------------
 
@@ -79,7 +83,7 @@ class Records:
         """Raises:
         LibraryDamagedError: the database is damaged (nothing is written).
         """
-        if self.read_only is None:  # a read-only library asks again next time
+        if self.access.read_only is None:  # a read-only library asks again next time
             self.access.refuse_if_damaged()
             self.store.meta.set(f"flag:{name}", "1")
 
@@ -108,7 +112,7 @@ class Records:
         Raises:
             NotFoundError: no such file in the library.
         """
-        return self.store.segments.of_source(self._source_or_raise(path).id)
+        return self.store.segments.of_source(self.source_or_raise(path).id)
 
     def sources_with_content(self, sha256: str) -> list[Source]:
         """The indexed files whose content has this hash (a moved or copied file)."""
@@ -163,7 +167,7 @@ class Records:
         Raises:
             NotFoundError: no such file in the library.
         """
-        return documents.transcript(self.store, self._source_or_raise(path))
+        return documents.transcript(self.store, self.source_or_raise(path))
 
     def chapters(self, path: str) -> list[documents.Chapter]:
         """A lecture's chapters: where its slide (or the text on its screen) changes, titled.
@@ -171,7 +175,7 @@ class Records:
         Raises:
             NotFoundError: no such file in the library.
         """
-        return documents.chapters(self.store, self._source_or_raise(path))
+        return documents.chapters(self.store, self.source_or_raise(path))
 
     def slide_pages(self, path: str) -> list[documents.SlidePage]:
         """A deck's pages as its import read them (titles and text), for showing a slide
@@ -180,7 +184,7 @@ class Records:
         Raises:
             NotFoundError: no such file in the library.
         """
-        return documents.slide_pages(self.store, self._source_or_raise(path))
+        return documents.slide_pages(self.store, self.source_or_raise(path))
 
     def source_text(self, path: str, member: str | None = None) -> str:
         """The text of a code or notes file, or of a file inside an imported archive,
@@ -190,9 +194,9 @@ class Records:
             NotFoundError: the file is not in the library, or the archive has no such member.
             UnreadableFileError: the file is gone or changed so it cannot be read as text.
         """
-        return documents.source_text(self._source_or_raise(path), self._config.limits, member)
+        return documents.source_text(self.source_or_raise(path), self._config().limits, member)
 
-    def _file_named(self, target: str) -> Source | None:
+    def file_named(self, target: str) -> Source | None:
         """The file at ``target`` as a user names it: the path imported (a link keeps its
         own name), or the file it resolves to, relative or with ``~``. None when the library
         has no such file (a link loop or a name that is not UTF-8 is in no library)."""
@@ -203,7 +207,7 @@ class Records:
         paths = (str(p) for p in named if storable(p))
         return next(filter(None, map(self.store.catalog.source_by_path, paths)), None)
 
-    def _doomed(self, target: str) -> tuple[int | None, list[Source]]:
+    def doomed(self, target: str) -> tuple[int | None, list[Source]]:
         """The course ``target`` names (its id and sources), or the one source at that path.
 
         Raises:
@@ -217,13 +221,13 @@ class Records:
             doomed = self.store.catalog.sources(course_id)
         except NotFoundError:
             course_id = None
-            found = self._file_named(target)
+            found = self.file_named(target)
             if found is None:
                 raise NotFoundError(f"no course or file named {target!r} in the library") from None
             doomed = [found]
         return course_id, doomed
 
-    def _source_or_raise(self, path: str) -> Source:
+    def source_or_raise(self, path: str) -> Source:
         source = self.store.catalog.source_by_path(path)
         if source is None:
             raise NotFoundError(f"{path} is not in the library")

@@ -14,10 +14,7 @@ show again under their files as these are imported (a note is kept by its file's
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,28 +24,11 @@ from engine.library.folder import LibraryLock
 from engine.library.records import FOLLOW_KEY
 from engine.private_files import PRIVATE_DIR
 from engine.store import NoteRow
+from engine.store.salvage import HeldCourse, HeldFile, fails_check, read_held, read_notes
 
 DATABASE = "library.db"
 # The library's own files, from the database to what is made from it.
 OWN_FILES = (DATABASE, f"{DATABASE}-wal", f"{DATABASE}-shm", "vectors", "thumbs")
-
-
-@dataclass(frozen=True, slots=True)
-class HeldFile:
-    """A file the damaged library listed, with its course (None: the name was unreadable)."""
-
-    path: str
-    course: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class HeldCourse:
-    """A course of the damaged library: its folder (None: imported file by file) and whether
-    it followed that folder."""
-
-    name: str
-    root: str | None
-    follows: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +78,7 @@ def needs_start_over(folder: Path) -> bool:
     db = folder / DATABASE
     if not db.exists() or db.stat().st_size == 0:
         return any((folder / "vectors").glob("*.hnsw"))
-    try:
-        with _read_only(db) as conn:
-            return conn.execute("PRAGMA quick_check").fetchall() != [("ok",)]
-    except sqlite3.DatabaseError:
-        return True
+    return fails_check(db)
 
 
 def start_over(folder: Path, *, now: float | None = None) -> SetAside:
@@ -122,8 +98,8 @@ def start_over(folder: Path, *, now: float | None = None) -> SetAside:
     try:
         if not needs_start_over(folder):
             raise LibraryError(f"the library {folder} is not damaged: nothing to start over")
-        held, courses, complete = _read_held(folder / DATABASE)
-        notes = _read_notes(folder / DATABASE)
+        held, courses, complete = read_held(folder / DATABASE, FOLLOW_KEY)
+        notes = read_notes(folder / DATABASE)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         aside = folder / f"damaged-{stamp}"
         aside.mkdir(mode=PRIVATE_DIR)
@@ -146,73 +122,6 @@ def _move_all(folder: Path, aside: Path) -> None:
             aside.rmdir()
             raise LibraryError(f"cannot move {name} of the library {folder} aside: {e}") from e
         moved.append(name)
-
-
-@contextlib.contextmanager
-def _read_only(db: Path) -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
-    try:
-        yield conn
-    finally:
-        conn.close()
-
-
-def _read_held(db: Path) -> tuple[list[HeldFile], list[HeldCourse], bool]:
-    """The files and courses the database lists, row by row until SQLite cannot read on."""
-    held: list[HeldFile] = []
-    courses: dict[int, HeldCourse] = {}
-    if not db.exists() or db.stat().st_size == 0:
-        return held, [], False
-    try:
-        with _read_only(db) as conn:
-            follows: set[str] = set()
-            with contextlib.suppress(sqlite3.DatabaseError):
-                for key, value in conn.execute("SELECT key, value FROM meta"):
-                    if str(key).startswith(FOLLOW_KEY) and value == "1":
-                        follows.add(str(key).removeprefix(FOLLOW_KEY))
-            with contextlib.suppress(sqlite3.DatabaseError):
-                for course_id, name, root in conn.execute("SELECT id, name, root FROM courses"):
-                    if isinstance(name, str) and name:
-                        root = root if isinstance(root, str) and root else None
-                        courses[course_id] = HeldCourse(name, root, name.casefold() in follows)
-            for course_id, path in conn.execute("SELECT course_id, path FROM sources"):
-                if isinstance(path, str) and path:
-                    known = courses.get(course_id)
-                    held.append(HeldFile(path, known.name if known else None))
-    except sqlite3.DatabaseError:
-        return held, list(courses.values()), False
-    return held, list(courses.values()), True
-
-
-def _read_notes(db: Path) -> list[NoteRow]:
-    """The user's notes the database holds, row by row until SQLite cannot read on (none
-    from a library made before notes, or whose notes table is unreadable)."""
-    notes: list[NoteRow] = []
-    if not db.exists() or db.stat().st_size == 0:
-        return notes
-    with contextlib.suppress(sqlite3.DatabaseError), _read_only(db) as conn:
-        rows = conn.execute(
-            "SELECT course, sha256, path_in_archive, at_ms, page, line, text, created, "
-            "last_path, last_title FROM notes ORDER BY id"
-        )
-        for course, sha, member, at_ms, page, line, text, created, path, title in rows:
-            if isinstance(sha, str) and isinstance(text, str) and text.strip():
-                notes.append(
-                    NoteRow(
-                        0,
-                        str(course or ""),
-                        sha,
-                        member,
-                        at_ms,
-                        page,
-                        line,
-                        text,
-                        float(created or 0),
-                        str(path or ""),
-                        str(title or ""),
-                    )
-                )
-    return notes
 
 
 __all__ = ["HeldCourse", "HeldFile", "SetAside", "needs_start_over", "start_over"]

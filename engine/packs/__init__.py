@@ -8,7 +8,9 @@ another library imports in seconds instead of transcribing the lectures again.
 - places.py  its notes and slide links checked at their places, as ``notes add`` checks one
 - media.py   where a pack's files are here, found by content (sha256)
 - ownership.py  what a pack may write where the library holds files already: never over them
-- loader.py  ``import_pack``: a checked pack into a library, in one transaction
+- loader.py  ``import_pack``: a checked pack into a library, in one transaction; what it changed
+- contents.py  what each of its files writes: the pack's vectors, or its text embedded again
+- storing.py   the writing itself, through the library's ``pack_port``
 """
 
 from engine.packs.format import SUFFIX, VERSION, Pack, PackError, PackLimits, PackProgress

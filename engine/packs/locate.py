@@ -41,8 +41,7 @@ def locate_file(library: Library, expected: str, file: Path) -> Source:
     other = library.source(str(chosen))
     if other is not None:
         raise CoursedexError(f"{chosen} is already in the library (course {other.course!r})")
-    with library.access.writing("link a file"):
-        library.store.catalog.move_source(source.id, str(chosen), source.course_id)
+    library.pack_port.relink(source, str(chosen))
     moved = library.source(str(chosen))
     if moved is None:  # removed by another process meanwhile
         raise NotFoundError(f"{expected} is not in the library")

@@ -23,6 +23,7 @@ import numpy as np
 from engine import __version__
 from engine.errors import Cancelled, CoursedexError
 from engine.library import Library
+from engine.library.pack_port import PackPort
 from engine.notes import Note
 from engine.outputs import check_output, write_failed, write_output
 from engine.packs.format import (
@@ -42,7 +43,7 @@ from engine.packs.format import (
     Progress,
 )
 from engine.packs.parts import course_json, manifest_json, notes_json
-from engine.store import Source, now_iso
+from engine.store import Course, Source, now_iso
 from engine.types import SegmentKind, SourceKind, SourceStatus
 
 log = logging.getLogger(__name__)
@@ -82,30 +83,20 @@ def export_pack(
     report = progress or (lambda _p: None)
     found = library.course(course)
     dest, out = out, check_output(out, library, force=force)
-    store = library.store
-    model_id, dimension = library.embedder_id, store.meta.get("dimension")
-    sources = [
-        s for s in store.catalog.sources(found.id) if s.status == SourceStatus.INDEXED and s.sha256
-    ]
-    if not sources or model_id is None or dimension is None:
-        raise CoursedexError(f"the course {found.name!r} has no indexed file to put in a pack")
-    # In the order the library indexed them: an empty library importing the pack gives
-    # their segments ids in the same order, so results that tie rank the same there.
-    first = {s.id: min(store.segments.ids_of_source(s.id), default=0) for s in sources}
-    sources.sort(key=lambda s: first[s.id])
+    sources, model_id, dimension = _indexed(library, found)
     base = _base(found.root, sources)
     packed, vectors, sentences, thumbnails = [], [], [], {}
     for i, source in enumerate(sources):
         if cancel is not None and cancel.is_set():
             raise Cancelled("pack export cancelled; nothing was written")
         report(PackProgress("reading", i, len(sources)))
-        one, v, s, t = _source(library, source, base, int(dimension))
+        one, v, s, t = _source(library, source, base, dimension)
         packed.append(one)
         vectors.append(v)
         sentences.append(s)
         thumbnails.update(t)
     parts: dict[str, bytes] = {
-        COURSE: course_json(packed, _links(library, sources)),
+        COURSE: course_json(packed, _links(library.pack_port, sources)),
         VECTORS: _npy(np.vstack(vectors).astype(np.float32)),
         SENTENCES: _npy(np.vstack(sentences).astype(np.float16)),
     }
@@ -117,13 +108,50 @@ def export_pack(
     manifest = Manifest(
         course=found.name,
         model_id=model_id,
-        dimension=int(dimension),
+        dimension=dimension,
         made_by=f"coursedex {__version__}",
         created=now_iso(),
         parts={n: (hashlib.sha256(b).hexdigest(), len(b)) for n, b in parts.items()},
     )
     if cancel is not None and cancel.is_set():
         raise Cancelled("pack export cancelled; nothing was written")
+    _write(library, dest, out, manifest, parts, report, force=force)
+    files, segments = len(packed), sum(len(p.segments) for p in packed)
+    return ExportSummary(out, found.name, files, segments, len(carried), out.stat().st_size)
+
+
+def _indexed(library: Library, course: Course) -> tuple[list[Source], str, int]:
+    """The course's indexed files, in the order the library indexed them, with the model
+    and the dimension of their vectors.
+
+    Raises:
+        CoursedexError: the course has no indexed file (or the library no vectors).
+    """
+    port = library.pack_port
+    model_id, dimension = library.embedder_id, port.dimension()
+    sources = [
+        s for s in port.course_sources(course.id) if s.status == SourceStatus.INDEXED and s.sha256
+    ]
+    if not sources or model_id is None or dimension is None:
+        raise CoursedexError(f"the course {course.name!r} has no indexed file to put in a pack")
+    # In the order the library indexed them: an empty library importing the pack gives
+    # their segments ids in the same order, so results that tie rank the same there.
+    first = {s.id: min(port.segment_ids(s.id), default=0) for s in sources}
+    sources.sort(key=lambda s: first[s.id])
+    return sources, model_id, dimension
+
+
+def _write(
+    library: Library,
+    dest: Path,
+    out: Path,
+    manifest: Manifest,
+    parts: dict[str, bytes],
+    report: Progress,
+    *,
+    force: bool,
+) -> None:
+    """The pack written to ``out`` (asked for as ``dest``) whole, or not at all."""
     report(PackProgress("writing", 0, 1))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -131,14 +159,6 @@ def export_pack(
         raise write_failed(out, e) from e
     write_output(dest, out, lambda tmp: _zip(tmp, manifest, parts), library, force=force)
     report(PackProgress("writing", 1, 1))
-    return ExportSummary(
-        out,
-        found.name,
-        len(packed),
-        sum(len(p.segments) for p in packed),
-        len(carried),
-        out.stat().st_size,
-    )
 
 
 def _base(root: str | None, sources: Sequence[Source]) -> str:
@@ -160,15 +180,11 @@ def _relative(path: str, base: str) -> str:
 def _source(
     library: Library, source: Source, base: str, dimension: int
 ) -> tuple[PackSource, np.ndarray, np.ndarray, dict[str, bytes]]:
-    store = library.store
+    port = library.pack_port
     # A note's segment is the note's, not the file's: notes travel only with_notes, as notes.
-    rows = [
-        (sid, d)
-        for sid, d in store.segments.drafts_of_source(source.id)
-        if d.kind != SegmentKind.BOOKMARK
-    ]
+    rows = [(sid, d) for sid, d in port.drafts(source.id) if d.kind != SegmentKind.BOOKMARK]
     with_text = [sid for sid, d in rows if d.text.strip()]
-    found, matrix = store.embeddings.vectors(with_text, dimension)
+    found, matrix = port.vectors(with_text, dimension)
     by_id = {int(sid): i for i, sid in enumerate(found)}
     if len(by_id) != len(with_text):
         raise CoursedexError(
@@ -176,11 +192,11 @@ def _source(
             "(coursedex search), then export again"
         )
     vectors = matrix[[by_id[sid] for sid in with_text]] if with_text else matrix
-    cue_vectors = store.embeddings.sentence_vectors([sid for sid, _ in rows], dimension)
+    cue_vectors = port.cue_vectors([sid for sid, _ in rows], dimension)
     cues = [cue_vectors.get(sid) for sid, _ in rows]
     sentences = [m for m in cues if m is not None and len(m)]
     scenes, thumbnails = [], {}
-    for i, scene in enumerate(store.recordings.scenes(source.id)):
+    for i, scene in enumerate(port.scenes(source.id)):
         name = f"{source.sha256[:16]}-{i:04d}.jpg" if source.sha256 else ""
         body = _thumbnail(library.thumbs, scene.thumbnail)
         if body is None or not THUMBNAIL_NAME.fullmatch(name):
@@ -215,14 +231,14 @@ def _thumbnail(folder: Path, name: str) -> bytes | None:
         return None
 
 
-def _links(library: Library, sources: Sequence[Source]) -> list[PackLink]:
+def _links(port: PackPort, sources: Sequence[Source]) -> list[PackLink]:
     """Slide links between the course's own files (a deck of another course stays out)."""
     place = {s.id: i for i, s in enumerate(sources)}
     out: list[PackLink] = []
     for i, source in enumerate(sources):
         if source.kind not in (SourceKind.VIDEO, SourceKind.AUDIO):
             continue
-        for link in library.store.recordings.slide_links(source.id):
+        for link in port.slide_links(source.id):
             if link.slides_id in place:
                 out.append(
                     PackLink(

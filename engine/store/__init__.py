@@ -19,6 +19,7 @@ it does itself only what spans several groups. One module per table group:
 - notes.py       a user's notes at places in files, kept by content across re-imports
 - meta.py        the library's own keys and flags
 - codec.py       how times and vectors are stored
+- salvage.py     a damaged database read as far as SQLite can, read-only, to start it over
 
 sqlite-utils is the data layer: its ``Database`` wraps our connection (recursive triggers
 on, write-ahead logging), its ``atomic()`` is every transaction (nested ones are

@@ -60,9 +60,15 @@ def _full(path: Path | str) -> LibraryError:
 _SHM_FULL = getattr(sqlite3, "SQLITE_IOERR_SHMSIZE", 4874)
 
 
+def database_full(error: BaseException) -> bool:
+    """Whether ``error`` is SQLite's "database or disk is full" (for a caller that reports
+    a failure without knowing SQLite: the import's one line for a file)."""
+    code = getattr(error, "sqlite_errorcode", 0) if isinstance(error, sqlite3.Error) else 0
+    return code & 0xFF == sqlite3.SQLITE_FULL
+
+
 def _is_full(error: sqlite3.Error) -> bool:
-    code = getattr(error, "sqlite_errorcode", 0)
-    return code & 0xFF == sqlite3.SQLITE_FULL or code == _SHM_FULL
+    return database_full(error) or getattr(error, "sqlite_errorcode", 0) == _SHM_FULL
 
 
 @functools.lru_cache(maxsize=256)

@@ -296,6 +296,29 @@ def test_a_note_on_a_file_the_student_keeps_in_another_course_is_added_there(
         assert [(h.source, h.line) for h in hits] == [(str(mine / "notes.md"), 1)]
 
 
+def test_an_import_says_what_it_changed(
+    demo_pack: Path, library: Library, tmp_path: Path, embedder: OnnxEmbedder
+) -> None:
+    """The window refreshes what the import's ``changes`` name (issue 37): the files it
+    added, a new course told whole, the notes it added by id; a file the student keeps is
+    not among them, and an import again adds nothing."""
+    mine = _media(tmp_path / "mine")
+    library.ingest([mine / "notes.md"], course="My notes")
+    first = import_pack(library, demo_pack).changes
+    assert first.whole and first.results and not first.changed and not first.removed
+    assert set(first.added) == {s.path for s in library.sources(DEMO_COURSE)}
+    again = import_pack(library, demo_pack).changes
+    assert not again.whole and again.added == again.changed == again.notes_added == ()
+    files = {Path(s.path).suffix: s.path for s in library.sources(DEMO_COURSE)}
+    library.add_note(files[".mp4"], "Stability matters for radix sort", at_ms=180_000)
+    noted = tmp_path / "noted.cdxpack"
+    export_pack(library, DEMO_COURSE, noted, with_notes=True)
+    with Library.open(tmp_path / "class", EngineConfig(), lambda: embedder) as student:
+        changes = import_pack(student, noted).changes
+        assert changes.notes_added == tuple(n.id for n in student.notes()) != ()
+        assert import_pack(student, noted).changes.notes_added == ()
+
+
 def test_a_pack_given_to_ingest_says_how_to_import_it(demo_pack: Path, library: Library) -> None:
     """A pack dropped on the window or given to `coursedex ingest` is not a course's file."""
     report = library.ingest([demo_pack])
