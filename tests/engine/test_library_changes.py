@@ -4,11 +4,14 @@ results may differ. Real library in a temporary folder, real files, the real emb
 
 from __future__ import annotations
 
+import fcntl
+import threading
 from pathlib import Path
 
 import pytest
 
 from engine.changes import Changes
+from engine.importing.progress import IngestProgress, Outcome, RemovedAfter, Stage
 from engine.library import Library
 from engine.library.marks import MANY_GONE, changes_between
 from engine.store import FileMark, LibraryMarks
@@ -141,3 +144,61 @@ def test_what_changed_is_told_row_by_row_and_whole_only_when_rows_cannot_follow(
     many = _marks({f"/{i}.md": ("A", "indexed") for i in range(30)})
     assert changes_between(many, _marks({}, "A")).whole
     assert MANY_GONE < 30
+
+
+def test_a_course_removed_during_its_import_is_told_by_the_import_s_report(
+    library: Library, botany: Path
+) -> None:
+    """The import's session holds what it stops and what waits for its end; its report
+    says what the import and those removals changed."""
+    leaf, root = str(botany / "leaf.md"), str(botany / "root.md")
+    asked: list[tuple[list[str], tuple[str, ...], int | None]] = []
+
+    def progress(p: IngestProgress) -> None:
+        if p.result is not None and not asked:  # the first file is done, the other queued
+            stopped = library.remove_during_import("Botany")
+            session = library.importing
+            asked.append((stopped, session.pending_removals(), session.left()))
+
+    report = library.ingest([botany], progress=progress)
+    assert asked == [([leaf, root], ("Botany",), 0)], "both held; nothing left to resume"
+    assert [f.outcome for f in report.files] == [Outcome.INDEXED, Outcome.REMOVED]
+    assert report.removed_after == [RemovedAfter("Botany", course=True, files=1, stopped=True)]
+    assert report.changes.courses_removed == ("Botany",)
+    assert set(report.changes.removed) == {leaf, root}
+    assert report.changes.results and library.courses() == []
+    assert library.importing.pending_removals() == () and library.importing.left() == 0
+
+
+def test_a_removal_asked_while_the_import_waits_is_carried_out_as_it_ends(
+    library: Library, botany: Path, tmp_path: Path
+) -> None:
+    """Asked while the import waited for another process's (which holds the lock), then
+    the import cancelled: the removal still happens as the import call returns (whether it
+    ran its cancelled files or not), and its report says so."""
+    library.ingest([botany])
+    cancel = threading.Event()
+    other = _course(tmp_path, "Zoology", {"okapi.md": "# Okapi\n\nA giraffe of the forest.\n"})
+
+    def progress(p: IngestProgress) -> None:
+        if p.stage == Stage.WAITING and not cancel.is_set():
+            assert library.importing.left() is None  # its files are not known yet
+            assert library.importing.remove_after("Botany")
+            cancel.set()
+
+    with (library.folder / "library.lock").open("a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # as another process importing
+
+        def let_go() -> None:
+            cancel.wait(60)
+            fcntl.flock(held.fileno(), fcntl.LOCK_UN)
+
+        releaser = threading.Thread(target=let_go)
+        releaser.start()
+        report = library.ingest([other], progress=progress, cancel=cancel)
+        releaser.join()
+    assert [f.outcome for f in report.files] == [Outcome.CANCELLED]
+    assert report.removed_after == [RemovedAfter("Botany", course=True, files=2, stopped=False)]
+    assert report.changes.courses_removed == ("Botany",)
+    assert "Botany" not in {c.name for c in library.courses()}
+    assert not library.importing.remove_after("Botany")  # no import asked for: remove now
