@@ -121,6 +121,7 @@ class SearchWindow(QMainWindow):
             self.splitter,
             self.panel,
             self.search_pane,
+            self.preview_pane,
             self.file_dialogs,
             window_state or state_path(settings_path),
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtWidgets import QMainWindow, QSplitter
+from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
 from app.library.file_dialogs import FileDialogs
 from app.library.panel import LibraryPanel
@@ -29,6 +29,7 @@ class PaneLayout:
         splitter: QSplitter,
         panel: LibraryPanel,
         search_pane: SearchPane,
+        preview: QWidget,
         file_dialogs: FileDialogs,
         state_file: Path | None,
     ) -> None:
@@ -36,6 +37,7 @@ class PaneLayout:
         self.splitter = splitter
         self.panel = panel
         self.search_pane = search_pane
+        self.preview = preview
         self.file_dialogs = file_dialogs
         self.state_file = state_file
         self.placed = False  # the splitter's sizes set for the shown window
@@ -47,7 +49,7 @@ class PaneLayout:
         self.splitter.setChildrenCollapsible(False)
         self.panel.setMinimumWidth(120)
         self.search_pane.setMinimumWidth(280)
-        self.splitter.widget(2).setMinimumWidth(PREVIEW_LEAST)
+        self.preview.setMinimumWidth(PREVIEW_LEAST)
         self._preview_wanted = preview_wanted()
         for pane, stretch in enumerate((1, 2, 4)):  # a resized window resizes every pane
             self.splitter.setStretchFactor(pane, stretch)

@@ -28,14 +28,7 @@ def run_jobs(
     remove: Callable[[str], Removal],
 ) -> IngestReport:
     """Run ``jobs``; ``remove`` removes a target under the run's write lock as it ends."""
-    told = progress
-    if progress is not None:
-
-        def told(p: IngestProgress) -> None:
-            if p.result is not None:
-                session.file_ended(p.path)
-            progress(p)
-
+    told = None if progress is None else _telling(session, progress)
     session.begin(jobs)
     after = IngestReport()
     try:
@@ -45,6 +38,19 @@ def run_jobs(
     report.changes = import_changes(jobs, report) | after.changes
     report.removed_after = after.removed_after
     return report
+
+
+def _telling(
+    session: ImportSession, progress: Callable[[IngestProgress], None]
+) -> Callable[[IngestProgress], None]:
+    """``progress``, the session told first of each file that ends."""
+
+    def told(p: IngestProgress) -> None:
+        if p.result is not None:
+            session.file_ended(p.path)
+        progress(p)
+
+    return told
 
 
 def remove_after(

@@ -28,7 +28,7 @@ def test_an_import_s_end_and_a_removal_relay_the_engine_s_changes_and_rows_follo
     told = _told(window)
     with qtbot.waitSignal(window.imported, timeout=60_000) as ended:
         window.import_paths([leaf.parent])
-    report = ended.args[0]
+    report = ended.args[0] if ended.args else None
     assert isinstance(report, IngestReport)
     assert report.changes.added == (str(leaf),)
     assert told == [report.changes] and told[0] is report.changes  # relayed as it is
