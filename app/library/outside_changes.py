@@ -10,7 +10,8 @@ its last marks (``Library.changes_since``: each file's course, state and content
 That is relayed through the window's one ``library_changed`` notification, so the panel
 updates only those rows (app/library/changes.py), the results and the notes follow. While
 the window imports, it waits: no other process can import then, and the window's own
-commits are not outside ones. Checks never overlap, so a long outside import is followed about once a second.
+commits are not outside ones. Checks never overlap, so a long outside import is followed
+about once a second.
 """
 
 from __future__ import annotations

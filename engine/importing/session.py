@@ -1,8 +1,8 @@
 """The one owner of the import running in a library (issue 37, item 2): its courses and
 files, those it has ended, those removed from the library during it (the run stops them:
 :class:`~engine.importing.removals.Removals`) and what is removed as it ends. The library
-fills it as its import runs; a window asks it (what a quit leaves to resume, which files a
-removal stopped, what waits for the end) and keeps no copy. Thread-safe: the import runs on
+fills it as its import runs; a window asks it (what a quit leaves to resume, what waits
+for the end, a removal to carry out then) and keeps no copy. Thread-safe: the import runs on
 one thread, removals and questions come from others.
 
 :func:`import_changes` says what an import changed, from its jobs and report."""
@@ -113,11 +113,6 @@ class ImportSession:
         """The courses the run imports into, case-folded."""
         with self._lock:
             return frozenset(self._courses)
-
-    def stopped(self) -> frozenset[str]:
-        """The run's files removed from the library during it: it does not finish them."""
-        with self._lock:
-            return frozenset(self._stopped)
 
     def pending_removals(self) -> tuple[str, ...]:
         """The courses and files removed as the run ends (those it stopped included)."""
