@@ -213,6 +213,7 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     watching = WatchBridge(  # the window owns it; closing the window stops it
         library,
         changed=window.library_changed.emit,
+        recheck=window.follower.recheck,
         say=window.import_bar.status.setText,
         importing=lambda: window.importing,
         window=window,

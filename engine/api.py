@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine import __version__
 from engine.analysis import shown_words
+from engine.changes import NOTHING, Changes
 from engine.children import end_children
 from engine.config import AUTO_SPEECH_MODEL, EngineConfig, IngestLimits, MediaConfig, SearchConfig
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_files, demo_queries
@@ -46,7 +47,14 @@ from engine.importing.places import (
     shown_name,
     shown_path,
 )
-from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome, Stage
+from engine.importing.progress import (
+    FileResult,
+    IngestProgress,
+    IngestReport,
+    Outcome,
+    RemovedAfter,
+    Stage,
+)
 from engine.ingest.kinds import DOCUMENT_EXTENSIONS, IMPORT_GROUPS, PHOTO_EXTENSIONS
 from engine.integrations.anki import DeckWritten, write_deck
 from engine.integrations.documents import Chapter, SlidePage
@@ -88,6 +96,7 @@ from engine.integrations.url_import import (
 from engine.integrations.watch import FolderWatcher, WatchReport, followed
 from engine.languages import LANGUAGES, language_name, parse_language
 from engine.library import Library
+from engine.library.outcomes import AddedNote, LanguageSet, Removal
 from engine.library.recovery import SetAside, start_over
 from engine.models import Embedder
 from engine.models.catalog import (
@@ -142,12 +151,15 @@ __all__ = [
     "MAX_THREADS",
     "MULTILINGUAL_EMBEDDER",
     "MULTILINGUAL_SPEECH_MODEL",
+    "NOTHING",
     "PDFIUM_LOCK",
     "PHOTO_EXTENSIONS",
     "TRANSCRIPT_FORMATS",
     "WEB_COURSE",
+    "AddedNote",
     "Cancelled",
     "Card",
+    "Changes",
     "Chapter",
     "Course",
     "CoursedexError",
@@ -166,6 +178,7 @@ __all__ = [
     "IngestLimits",
     "IngestProgress",
     "IngestReport",
+    "LanguageSet",
     "Library",
     "LibraryBusyError",
     "LibraryDamagedError",
@@ -192,6 +205,8 @@ __all__ = [
     "PackFile",
     "PackProgress",
     "Place",
+    "Removal",
+    "RemovedAfter",
     "SearchConfig",
     "SearchFilters",
     "SearchOutcome",

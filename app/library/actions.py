@@ -4,11 +4,13 @@ language (language.py), remove a course or file (the window plays lectures itsel
 
 A removal asked for during an import stops the import's work on what is removed (the file
 being transcribed stops, queued ones are skipped; the rest of the import goes on) and the
-library removes it as that import ends; a file of a course being imported that the import
-does not hold waits for its end (the panel says so). Once done it is told as a library
-change, and the window's panel and results follow. The actions
-get what they use (the panel, the library, the task pool, whether an import runs, where to
-say things, where to tell changes), not the window.
+library removes it as that import ends; what the import does not hold but cannot be removed
+while it runs waits for its end (the panel says so). The library's import session
+(``library.importing``) holds all of it: these actions keep no copy. What each removal
+changed is the engine's to tell: it is relayed as it is, and the window's panel and results
+follow (those carried out as the import ends come with its report). The actions get what
+they use (the panel, the library, the task pool, whether an import runs, where to say
+things, where to relay changes), not the window.
 """
 
 from __future__ import annotations
@@ -23,17 +25,18 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.dialogs.confirm import confirmed
-from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
 from app.library.file_dialogs import FileDialogs
 from app.library.language import LanguageActions
 from app.library.panel import LibraryPanel
 from app.library.study_exports import StudyExports
 from app.tasks import Failure, Tasks
 from engine.api import (
-    CoursedexError,
+    Changes,
+    IngestReport,
     Library,
     LibraryBusyError,
     NotFoundError,
+    Removal,
     Timing,
     capital,
     note_times,
@@ -55,15 +58,17 @@ class LibraryActions(QObject):
         *,
         importing: Callable[[], bool],
         say: Callable[[str], None],
-        changed: Callable[[LibraryChange], None],
+        changed: Callable[[Changes], None],
+        recheck: Callable[[Sequence[str]], None],
         dialogs: FileDialogs,
         import_again: Callable[[Sequence[Path]], None],
         parent: QWidget,
     ) -> None:
-        """``say`` shows a line to the user; ``changed`` tells what changed in the library;
-        ``dialogs`` ask where a transcript, a handout or flashcards go; ``import_again``
-        imports the files the library queued again (their language set); ``parent`` holds
-        the message boxes."""
+        """``say`` shows a line to the user; ``changed`` relays what the library says a call
+        changed; ``recheck`` reads rows again (none: all) when nothing was written but what
+        they show may differ; ``dialogs`` ask where a transcript, a handout or flashcards
+        go; ``import_again`` imports the files the library queued again (their language
+        set); ``parent`` holds the message boxes."""
         super().__init__(parent)
         self.panel = panel
         self.library = library
@@ -71,12 +76,10 @@ class LibraryActions(QObject):
         self.importing = importing
         self._say = say
         self.changed = changed
+        self.recheck = recheck
         self.transcript_to_save = dialogs.transcript_to_save
         self.parent_ = parent
         self.message: QMessageBox | None = None  # the last message box shown (not modal)
-        self._pending: list[tuple[str, bool]] = []  # removals waiting for the import's end
-        self._stopped: list[tuple[str, bool]] = []  # removals the import carries out
-        self.stopped_paths: set[str] = set()  # their files: the import does not finish them
         panel.open_requested.connect(self.open_file)
         panel.reveal_requested.connect(self.show_in_folder)
         panel.export_requested.connect(self.export_transcript)
@@ -99,7 +102,7 @@ class LibraryActions(QObject):
         """Open a file in the application the desktop uses for it."""
         if not Path(path).is_file():
             self._warn("Cannot open the file", _gone(path))
-            self.changed(FilesChanged((path,)))  # it shows as missing from now on
+            self.recheck([path])  # it shows as missing from now on
             return False
         return self._open_url(QUrl.fromLocalFile(path))
 
@@ -149,8 +152,8 @@ class LibraryActions(QObject):
     # --- removing -------------------------------------------------------------------------
 
     def remove(self, target: str, is_course: bool, *, confirm: bool = True) -> None:
-        """Remove a course or a file from the library (after asking); during an import, once
-        it ends."""
+        """Remove a course or a file from the library (after asking); during an import, its
+        work on it stops and it goes as the import ends."""
         if confirm and not self._confirm_removal(target, is_course, self.importing()):
             return
         library = self.library
@@ -158,14 +161,16 @@ class LibraryActions(QObject):
         if self.importing():
             self.panel.set_removing(target)
 
-            def work() -> list[str] | int:
+            def work() -> list[str] | Removal:
                 stopped = library.remove_during_import(target)
-                if stopped:
+                if stopped or target in library.importing.pending_removals():
                     return stopped
                 try:
                     return library.remove(target)
-                except LibraryBusyError:
-                    return []  # its course is being imported: once the import ends
+                except LibraryBusyError:  # the import waits for another process's
+                    if library.importing.remove_after(target):
+                        return []
+                    raise
 
             self.tasks.run(
                 work,
@@ -175,29 +180,23 @@ class LibraryActions(QObject):
             return
         self.tasks.run(
             lambda: library.remove(target),
-            lambda n: self._removed(target, is_course, n),
+            lambda done: self._removed(target, is_course, done),
             lambda failed: self._removed(target, is_course, failed),
         )
 
-    def _during_import(self, target: str, is_course: bool, done: list[str] | int) -> None:
-        """A removal asked during an import: done already (``done`` sources), or the import
-        stops work on the paths ``done`` (removed as it ends), or it waits for the end."""
+    def _during_import(self, target: str, is_course: bool, done: list[str] | Removal) -> None:
+        """A removal asked during an import: done already, or the import stops work on the
+        paths ``done`` (removed as it ends), or it waits for the end (``done`` empty)."""
         what = capital(_what(target, is_course))
-        if isinstance(done, int):
+        if isinstance(done, Removal):
             self._removed(target, is_course, done)
         elif done and not self.importing():  # that import has ended: it removed them
             self.panel.set_removing(target, False)
             self._say(f"{what} was removed; its import had stopped.")
-            self.changed(Removed(target, is_course))
         elif done:
-            self._stopped.append((target, is_course))
-            self.stopped_paths.update(done)
             files = f" ({plural(len(done), 'file')})" if is_course else ""
             self._say(f"{what}{files} removed from the library: its import stopped there.")
-        elif not self.importing():  # the import ended meanwhile
-            self.remove(target, is_course, confirm=False)
-        else:
-            self._pending.append((target, is_course))
+        elif self.importing():  # else the import has ended, and said it removed it
             self._say(f"{what} is removed once the import ends.")
 
     def _confirm_removal(self, target: str, is_course: bool, importing: bool) -> bool:
@@ -209,44 +208,26 @@ class LibraryActions(QObject):
             f"Remove {what} from the library?{stops} The files on disk are not touched.",
         )
 
-    def _removed(self, target: str, is_course: bool, outcome: int | Failure) -> None:
+    def _removed(self, target: str, is_course: bool, outcome: Removal | Failure) -> None:
         self.panel.set_removing(target, False)
         if isinstance(outcome, Failure) and not isinstance(outcome.error, NotFoundError):
             self._warn("Cannot remove", outcome.message)
-            self.changed(Reread())  # it stays: its row shows its state again
+            self.recheck(())  # it stays: its row shows its state again
             return
-        if isinstance(outcome, Failure):
+        if isinstance(outcome, Failure):  # its row went with the removal that did it
             self._say(f"{capital(_what(target, is_course))} was already removed.")
-        elif is_course:
-            self._say(f"Removed the course “{target}” ({plural(outcome, 'file')}).")
-        else:
-            self._say(f"Removed “{Path(target).name}” from the library.")
-        self.changed(Removed(target, is_course))
+            return
+        self._say(_removed_line(target, is_course, outcome.count))
+        self.changed(outcome.changes)
 
-    def import_ended(self) -> None:
-        """Tell the removals the import carried out as it ended (its report counts them),
-        and carry out those that waited for it."""
+    def import_ended(self, report: IngestReport | None) -> None:
+        """Say what the import removed as it ended that waited for it (those it stopped
+        were said as they stopped); the window relays what its report changed."""
         self.panel.set_importing(False)
-        stopped, self._stopped = self._stopped, []
-        self.stopped_paths.clear()
-        for target, is_course in stopped:
-            self.panel.set_removing(target, False)
-            self.changed(Removed(target, is_course))
-        pending, self._pending = self._pending, []
-        for target, is_course in pending:
-            self.remove(target, is_course, confirm=False)
-
-    def remove_pending_now(self) -> None:
-        """Carry out the removals still waiting, here and now: the window is closing and the
-        import they waited for has been stopped (its end will not be heard)."""
-        pending, self._pending = self._pending, []
-        for target, _is_course in pending:
-            try:
-                self.library.remove(target)
-            except NotFoundError:
-                pass  # already gone
-            except CoursedexError as e:
-                log.warning("could not remove %s while closing: %s", target, e)
+        for removed in report.removed_after if report is not None else ():
+            self.panel.set_removing(removed.target, False)
+            if not removed.stopped:
+                self._say(_removed_line(removed.target, removed.course, removed.files))
 
     # --- messages ---------------------------------------------------------------------------
 
@@ -279,6 +260,12 @@ def _select_in_file_manager(path: Path) -> bool:
         return False
     reply = manager.call("ShowItems", [QUrl.fromLocalFile(str(path)).toString()], "")
     return not reply.errorName()
+
+
+def _removed_line(target: str, is_course: bool, files: int) -> str:
+    if is_course:
+        return f"Removed the course “{target}” ({plural(files, 'file')})."
+    return f"Removed “{Path(target).name}” from the library."
 
 
 def _what(target: str, is_course: bool) -> str:

@@ -1,8 +1,10 @@
 """What changed in the library, told once, and the panel and course filter kept in step.
 
-The window emits one ``library_changed`` notification carrying one of the changes below: an
-import's live state of a file and its end, a removal from the panel, a followed folder's
-report. :class:`LibraryFollower` applies it: the panel updates only the rows concerned (the
+The window relays on its one ``library_changed`` notification the engine's own
+:class:`~engine.changes.Changes` of each call that wrote (an import's end, a removal, a
+language set, a followed folder's import, another process's commits); an import's live
+state of each file (:class:`FileState`) is progress, not a change, and comes apart.
+:class:`LibraryFollower` applies both: the panel updates only the rows concerned (the
 records of the courses touched are read on a worker, their files ``stat``-ed there too), and
 the whole library is read only at the start and for a change it cannot apply row by row.
 The search runs again only when its results can change (a file indexed or removed), and at
@@ -20,7 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.library.panel import LibraryPanel
 from app.library.rows import WORKING, missing_paths
 from app.tasks import Failure, Tasks
-from engine.api import Course, IngestProgress, Library, Outcome, Source
+from engine.api import Changes, Course, IngestProgress, Library, Outcome, Source
 
 SEARCH_AGAIN_MS = 3000  # while an import runs, the results follow it at most this often
 
@@ -41,48 +43,6 @@ class FileState:
         if p.result is not None:
             return cls(p.path, state, p.result.outcome)
         return cls(p.path, state, share=WORKING if p.file_fraction is None else p.file_fraction)
-
-    @property
-    def changes_results(self) -> bool:
-        return self.outcome == Outcome.INDEXED
-
-
-@dataclass(frozen=True, slots=True)
-class FilesChanged:
-    """Files added to the library or whose stored state changed: an import queued or ended
-    them, a followed folder imported them or found them gone, one was found moved."""
-
-    paths: tuple[str, ...]
-    indexed: bool = False  # some were indexed (again): the results may change
-
-    @property
-    def changes_results(self) -> bool:
-        return self.indexed
-
-
-@dataclass(frozen=True, slots=True)
-class Removed:
-    """A course (by name) or a file (by path) removed from the library."""
-
-    target: str
-    is_course: bool
-
-    @property
-    def changes_results(self) -> bool:
-        return True
-
-
-@dataclass(frozen=True, slots=True)
-class Reread:
-    """A change not told row by row (courses renamed or added, an import failed as a
-    whole): the whole library is read again."""
-
-    @property
-    def changes_results(self) -> bool:
-        return True
-
-
-LibraryChange = FileState | FilesChanged | Removed | Reread
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +87,8 @@ class LibraryFollower(QObject):
         importing: Callable[[], bool],
         parent: QObject | None = None,
     ) -> None:
+        """``importing``: whether an import runs or waits its turn (the results follow it
+        at most every few seconds)."""
         super().__init__(parent)
         self.library = library
         self.tasks = tasks
@@ -139,25 +101,35 @@ class LibraryFollower(QObject):
         self._search = QTimer(self, singleShot=True, interval=SEARCH_AGAIN_MS)
         self._search.timeout.connect(self.search_due)
 
-    def apply(self, change: LibraryChange) -> None:
-        match change:
-            case FileState(path, state, _outcome, share):
-                self.panel.set_file_state(path, state, share)
-                if self.panel.item_of(path) is None and path not in self._asked:
-                    self._asked.add(path)  # new to the panel: its course's rows are read
-                    self._read(paths=[path])
-            case FilesChanged(paths):
-                self._read(paths=paths)
-            case Removed(target, is_course):
-                if is_course:
-                    self.panel.remove_course(target)
-                else:
-                    self.panel.remove_file(target)
+    def apply(self, changes: Changes) -> None:
+        """Follow what a call that wrote to the library says it changed."""
+        if changes.whole or changes.courses_renamed:
+            self.reread()
+        else:
+            for name in changes.courses_removed:
+                self.panel.remove_course(name)
+            for path in changes.removed:  # a course's files went with its row
+                self.panel.remove_file(path)
+            if changes.courses_removed or changes.removed:
                 self._announce()
-            case Reread():
-                self.reread()
-        if change.changes_results:
+            if changes.files:
+                self._read(paths=changes.files)
+        if changes.results:
             self._results_changed()
+
+    def progress(self, state: FileState) -> None:
+        """An import's live state of a file; a file new to the panel has its course read."""
+        self.panel.set_file_state(state.path, state.state, state.share)
+        if self.panel.item_of(state.path) is None and state.path not in self._asked:
+            self._asked.add(state.path)
+            self._read(paths=[state.path])
+        if state.outcome == Outcome.INDEXED:
+            self._results_changed()
+
+    def recheck(self, paths: Sequence[str] = ()) -> None:
+        """Read the rows of ``paths`` again (none: the whole library): nothing was written,
+        but what the disk holds may have changed (a file found gone)."""
+        self._read(paths=paths, whole=not paths)
 
     def reread(self) -> None:
         """Read the whole library again (at the start, and for what rows cannot follow)."""
@@ -171,6 +143,7 @@ class LibraryFollower(QObject):
 
     def _results_changed(self) -> None:
         if not self.importing():
+            self._search.stop()  # a search delayed by the import is this one
             self.search_due.emit()
         elif not self._search.isActive():  # not restarted: the results follow the import
             self._search.start()

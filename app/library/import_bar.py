@@ -15,7 +15,7 @@ are counted on the status line; "Show the errors" lists each with its reason."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,7 +35,6 @@ from engine.api import (
     Outcome,
     Source,
     SourceStatus,
-    Stage,
     copies_line,
     left_out,
     not_imported_line,
@@ -97,9 +96,7 @@ class ImportBar(QWidget):
         self._queued: list[tuple[list[Path], str | None, bool]] = []
         self._unfinished = 0  # files offered for resuming
         self._note = ""  # said during the run: shown after its progress until it ends
-        self._files = 0  # how many files the run has (0: not known yet)
         self.course: str | None = None  # the course the run imports into, when one is named
-        self._ended: set[str] = set()  # the run's files that have their result
 
     @property
     def running(self) -> bool:
@@ -202,20 +199,11 @@ class ImportBar(QWidget):
         shown = self.status.text().split(" · ")[0]
         self.status.setText(f"{shown} · {text}")
 
-    def unfinished_left(self, stopped: Collection[str] = ()) -> int | None:
-        """How many of the running import's files a quit now leaves for resuming: not ended
-        and not in ``stopped`` (removed during it); None before the import says how many."""
-        if self._job is None:
-            return 0
-        if not self._files:
-            return None
-        return max(0, self._files - len(self._ended | set(stopped)))
-
-    def quit_question(self, stopped: Collection[str] = ()) -> str:
+    def quit_question(self) -> str:
         """What quitting now does to the import: the files offered for resuming at the next
-        start (not those in ``stopped``, removed during it), and the items waiting their
-        turn, which are not queued anywhere yet."""
-        left = self.unfinished_left(stopped)
+        start (the library's import session counts them: not ended, not removed during it),
+        and the items waiting their turn, which are not queued anywhere yet."""
+        left = self.library.importing.left() if self._job is not None else 0
         if left is None:
             then = "What it has not imported yet is offered for resuming at the next start."
         elif left:
@@ -237,7 +225,7 @@ class ImportBar(QWidget):
         self._hide_offer()
         self.course = course
         self.errors_button.hide()
-        self._note, self._files, self._ended = "", 0, set()
+        self._note = ""
         self.progress.setValue(0)
         self.progress.show()
         self.cancel_button.show()
@@ -257,10 +245,6 @@ class ImportBar(QWidget):
         self.tasks.close(ms)
 
     def _progress(self, p: IngestProgress) -> None:
-        if p.stage != Stage.WAITING:
-            self._files = p.total
-        if p.result is not None:
-            self._ended.add(p.path)
         self._latest = p
         # The first at once, then the latest every 100 ms; a new file or stage at once.
         if not self._shown.isActive() or self._stage != (p.path, p.stage):

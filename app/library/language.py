@@ -27,10 +27,18 @@ from PySide6.QtWidgets import (
 
 from app.accessible import describe
 from app.languages import HEARD, about_minutes, hearing_minutes, language_choices
-from app.library.changes import FilesChanged, LibraryChange
 from app.library.panel import LibraryPanel
 from app.tasks import Failure, Tasks
-from engine.api import CoursedexError, Library, Source, language_name, parse_language, plural
+from engine.api import (
+    Changes,
+    CoursedexError,
+    LanguageSet,
+    Library,
+    Source,
+    language_name,
+    parse_language,
+    plural,
+)
 
 DETECT = "Detect automatically"
 _AUTO = ""  # the list's data for DETECT (None reads back as no data at all)
@@ -186,7 +194,7 @@ class LanguageActions(QObject):
         import_again: Callable[[Sequence[Path]], None],
         say: Callable[[str], None],
         warn: Callable[[str, str], None],
-        changed: Callable[[LibraryChange], None],
+        changed: Callable[[Changes], None],
         parent: QWidget,
     ) -> None:
         super().__init__(parent)
@@ -230,20 +238,20 @@ class LanguageActions(QObject):
         library = self.library
         self.tasks.run(
             lambda: library.set_language(target, language),
-            lambda paths: self._reimport(target, is_course, language, paths),
+            lambda done: self._reimport(target, is_course, language, done),
             lambda failed: self._failed(failed),
         )
 
     def _reimport(
-        self, target: str, is_course: bool, language: str | None, paths: list[Path]
+        self, target: str, is_course: bool, language: str | None, done: LanguageSet
     ) -> None:
         what = f"“{target}”" if is_course else f"“{Path(target).name}”"
         # Said during the import and after it (the bar keeps it): true in both.
         said = f"{what}: its language found again"
         if language:
             said = f"{what} set to {language_name(language)}"
-        shown = [str(p) for p in paths] or self.panel.paths_of(target) or [target]
-        self.changed(FilesChanged(tuple(shown)))  # the rows show the language set
+        self.changed(done.changes)  # the rows show the language set
+        paths = done.again
         if not paths:
             self._say(f"{said}; nothing needed importing again.")
             return

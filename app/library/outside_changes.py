@@ -5,12 +5,13 @@ or removed show in the library panel and the course filter without a restart (is
 Cheaply, as the window's own changes do (issue 23 was a window that re-read everything on
 every event): each second the database's files are ``stat``-ed on the UI thread (no lock);
 only when they moved, SQLite is asked on the window's pool whether another connection
-committed (``PRAGMA data_version``), and only then are the library's marks read (one light
-query: each file's course, state and content) and compared with the last ones. What differs
-is told through the window's one ``library_changed`` notification, so the panel updates
-only those rows (app/library/changes.py) and the results follow. While the window imports,
-it waits: no other process can import then, and the window's own commits are not outside
-ones. Checks never overlap, so a long outside import is followed about once a second.
+committed (``PRAGMA data_version``), and only then does the library say what changed since
+its last marks (``Library.changes_since``: each file's course, state and content compared).
+That is relayed through the window's one ``library_changed`` notification, so the panel
+updates only those rows (app/library/changes.py), the results and the notes follow. While
+the window imports, it waits: no other process can import then, and the window's own
+commits are not outside ones. Checks never overlap, so a long outside import is followed
+about once a second.
 """
 
 from __future__ import annotations
@@ -18,49 +19,25 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer
 
-from app.library.changes import FilesChanged, LibraryChange, Removed, Reread
 from app.tasks import Failure, Tasks
-from engine.api import Library, LibraryMarks, SourceStatus
+from engine.api import Changes, Library, LibraryMarks
 
 log = logging.getLogger(__name__)
 LOOK_MS = 1000  # how often the database's files are looked at
-MANY_GONE = 20  # more files gone than this: one read of the whole library, not a row each
-
-
-def what_changed(before: LibraryMarks, after: LibraryMarks) -> list[LibraryChange]:
-    """The changes that bring a panel showing ``before`` to ``after``."""
-    gone_courses = before.courses - after.courses
-    gone = [
-        path
-        for path, mark in before.files.items()
-        if path not in after.files and mark.course not in gone_courses
-    ]
-    changed = [path for path, mark in after.files.items() if before.files.get(path) != mark]
-    empty_new = after.courses - before.courses - {m.course for m in after.files.values()}
-    if empty_new or len(gone) > MANY_GONE:  # a course made empty or renamed, many removed
-        return [Reread()]
-    changes: list[LibraryChange] = [Removed(name, is_course=True) for name in sorted(gone_courses)]
-    changes += [Removed(path, is_course=False) for path in gone]
-    if changed:
-        indexed = any(after.files[p].status == SourceStatus.INDEXED.value for p in changed)
-        changes.append(FilesChanged(tuple(changed), indexed))
-    return changes
 
 
 class OutsideChanges(QObject):
-    """Follows another process's commits for a window: ``changed`` gets each change (the
-    window's ``library_changed.emit``); ``committed`` says another process committed at all
-    (``coursedex notes add`` changes no file: the Notes panel reads its notes again)."""
-
-    committed = Signal()
+    """Follows another process's commits for a window: ``changed`` gets what the library
+    says they changed (the window's ``library_changed.emit``; notes included, which a
+    ``coursedex notes add`` changes alone)."""
 
     def __init__(
         self,
         library: Library,
         tasks: Tasks,
-        changed: Callable[[LibraryChange], None],
+        changed: Callable[[Changes], None],
         importing: Callable[[], bool],
         window: QObject,
         look_ms: int = LOOK_MS,
@@ -112,33 +89,29 @@ class OutsideChanges(QObject):
         self._checking = True
         library, seen, before = self.library, self._seen, self._marks
 
-        def check() -> tuple[int, LibraryMarks, list[LibraryChange]] | None:
+        def check() -> tuple[int, Changes, LibraryMarks] | None:
             outside = library.outside_commits()
             if outside == seen:  # only this process wrote
                 return None
-            after = library.marks()
-            return outside, after, what_changed(before, after)
+            return outside, *library.changes_since(before)
 
         self.tasks.run(check, self._checked, self._failed)
 
-    def _checked(self, got: tuple[int, LibraryMarks, list[LibraryChange]] | None) -> None:
+    def _checked(self, got: tuple[int, Changes, LibraryMarks] | None) -> None:
         self._checking = False
         if got is None:
             return
-        self._seen, self._marks, changes = got
-        self.committed.emit()
-        if changes:
+        self._seen, changes, self._marks = got
+        if changes.files or changes.removed or changes.whole:
             log.info("another process changed the library: %s", _summary(changes))
-        for change in changes:
-            self.changed(change)
+        self.changed(changes)
 
     def _failed(self, failed: Failure) -> None:
         self._checking = False
         log.warning("cannot read what another process changed: %s", failed.message)
 
 
-def _summary(changes: list[LibraryChange]) -> str:
-    files = sum(len(c.paths) for c in changes if isinstance(c, FilesChanged))
-    gone = sum(1 for c in changes if isinstance(c, Removed))
-    whole = any(isinstance(c, Reread) for c in changes)
-    return "the whole library read again" if whole else f"{files} files new or changed, {gone} gone"
+def _summary(changes: Changes) -> str:
+    if changes.whole:
+        return "the whole library read again"
+    return f"{len(changes.files)} files new or changed, {len(changes.removed)} gone"

@@ -1,13 +1,14 @@
 """Watch folders in the window: while it is open, the courses that follow their folder import
 what is added or changed there in the background (engine/integrations/watch.py scans on its
-own thread), and each report is told as a library change: the panel and the results catch
+own thread): what its import changed is relayed as the library says it, and the files
+found gone from their folder have their rows read again: the panel and the results catch
 up. File > Follow course folders… picks the courses. Both get the library and what they
 tell, not the window."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -21,8 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.accessible import describe
-from app.library.changes import FilesChanged, LibraryChange
-from engine.api import FolderWatcher, Library, Outcome, WatchReport, plural
+from engine.api import Changes, FolderWatcher, Library, Outcome, WatchReport, plural
 
 log = logging.getLogger(__name__)
 MENU_TEXT = "Follow course &folders…"
@@ -31,7 +31,8 @@ _COURSE = Qt.ItemDataRole.UserRole
 
 class WatchBridge(QObject):
     """Owns the window's watcher and carries its reports to the UI thread: a line for the
-    user (``say``, unless an import shows its own) and the files changed (``changed``)."""
+    user (``say``, unless an import shows its own), what its import changed (``changed``)
+    and the files found gone (``recheck``: their rows show them missing)."""
 
     reported = Signal(object)  # WatchReport, emitted on the watcher's thread
 
@@ -39,7 +40,8 @@ class WatchBridge(QObject):
         self,
         library: Library,
         *,
-        changed: Callable[[LibraryChange], None],
+        changed: Callable[[Changes], None],
+        recheck: Callable[[Sequence[str]], None],
         say: Callable[[str], None],
         importing: Callable[[], bool],
         window: QWidget,
@@ -49,6 +51,7 @@ class WatchBridge(QObject):
         super().__init__(window)
         self.window_ = window
         self.changed = changed
+        self.recheck = recheck
         self.say = say
         self.importing = importing
         options = {} if interval_s is None else {"interval_s": interval_s}
@@ -69,10 +72,10 @@ class WatchBridge(QObject):
         return super().eventFilter(watched, event)
 
     def _show(self, report: WatchReport) -> None:
-        imported = report.imported.files if report.imported is not None else []
-        paths = (*(f.path for f in imported), *report.missing)
-        indexed = any(f.outcome == Outcome.INDEXED for f in imported)
-        self.changed(FilesChanged(paths, indexed))
+        if report.imported is not None:
+            self.changed(report.imported.changes)
+        if report.missing:
+            self.recheck(report.missing)
         words: list[str] = []
         if report.imported is not None:
             new = report.imported.count(Outcome.INDEXED)

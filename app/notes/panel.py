@@ -29,7 +29,7 @@ from app.notes.editor import ask_note
 from app.notes.places import note_place
 from app.notes.tree import NOTE_ID, NotesTree
 from app.tasks import Failure, Tasks
-from engine.api import Library, Note, plural
+from engine.api import AddedNote, Changes, Library, Note, plural
 
 EMPTY = (
     "No notes yet. Press B in the player for a note at the moment playing; a result's "
@@ -42,7 +42,7 @@ class NotesPanel(QWidget):
     """Every course's notes; ``open_requested`` asks the window to open a note's place."""
 
     open_requested = Signal(object)  # a Note
-    changed = Signal()  # a note edited or removed here
+    changed = Signal(object)  # the Changes of a note edited or removed here
 
     def __init__(self, library: Library, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -238,7 +238,7 @@ class NotesPanel(QWidget):
             return
         library, place, source = self.library, note.place, note.source_path
 
-        def replace() -> Note:
+        def replace() -> tuple[AddedNote, Changes]:
             new = library.add_note(
                 source,
                 typed,
@@ -247,14 +247,13 @@ class NotesPanel(QWidget):
                 line=place.line,
                 path_in_archive=place.path_in_archive,
             )
-            library.remove_note(note.id)
-            return new
+            return new, new.changes | library.remove_note(note.id)
 
         def failed(failure: Failure) -> None:
             if self.select(note.id):
                 self.edit_current(f"Not saved: {failure.message}", typed)
 
-        self.tasks.run(replace, lambda new: self._done(new.id), failed)
+        self.tasks.run(replace, lambda done: self._done(done[0].id, done[1]), failed)
 
     def remove_current(self) -> None:
         """Remove the current note, once the user says yes."""
@@ -270,15 +269,26 @@ class NotesPanel(QWidget):
         library = self.library
         self.tasks.run(
             lambda: library.remove_note(note.id),
-            lambda _removed: self._done(after[0] if after else None),
+            lambda removed: self._done(after[0] if after else None, removed),
             lambda failure: self.say(f"Cannot remove the note: {failure.message}"),
         )
 
-    def _done(self, current: int | None) -> None:
-        """A note edited or removed: the next one (``current``) is current after the read."""
+    def _done(self, current: int | None, changes: Changes) -> None:
+        """A note edited or removed: the next one (``current``) is current after the read
+        that follows its ``changes`` (relayed by the window: :meth:`apply`)."""
         self.say("")
-        self.refresh(current)
-        self.changed.emit()
+        self.made_current(current)
+        self.changed.emit(changes)
+
+    def made_current(self, note_id: int | None) -> None:
+        """Make ``note_id`` current at the next read of the notes (None: keep the current)."""
+        if note_id is not None:
+            self._wanted = note_id
+
+    def apply(self, changes: Changes) -> None:
+        """A change to the library: the notes are read again only when it names them."""
+        if changes.notes:
+            self.refresh()
 
     def say(self, text: str) -> None:
         self.status.setText(text)

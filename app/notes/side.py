@@ -7,12 +7,11 @@ from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from app.accessible import describe
-from app.library.changes import FileState
 from app.library.panel import LibraryPanel
 from app.notes.panel import NotesPanel
 from app.search.pane import SearchPane
 from app.viewers.preview import PreviewPane
-from engine.api import Note
+from engine.api import AddedNote
 
 
 class SideTabs(QTabWidget):
@@ -45,18 +44,20 @@ class SideTabs(QTabWidget):
         self, preview: PreviewPane, search: SearchPane, library_changed: SignalInstance
     ) -> None:
         """A note opened in the panel opens in ``preview``; one added there (the player, a
-        slide, a file, a result's menu) shows in the panel. A note added, edited or removed
-        runs the search again (notes are found as bookmarks), and a file gone or back
-        changes what its notes show (``library_changed``, the window's one notice)."""
+        slide, a file, a result's menu) shows in the panel, made current. What adding,
+        editing or removing one changed goes out on ``library_changed``, the window's one
+        notice, as every change to the library does: the panel reads its notes again when a
+        change names them (a file gone or back changes what its notes show too), and the
+        window's results follow (notes are found as bookmarks)."""
         notes = self.notes
 
-        def added(note: Note) -> None:
-            notes.refresh(note.id)
-            search.refresh()
+        def added(note: AddedNote) -> None:
+            notes.made_current(note.id)
+            library_changed.emit(note.changes)
 
         notes.open_requested.connect(preview.open_note)
-        notes.changed.connect(search.refresh)
+        notes.changed.connect(library_changed.emit)
         search.results.note_requested.connect(preview.note_at_result)
 
         preview.notes.added.connect(added)
-        library_changed.connect(lambda change: isinstance(change, FileState) or notes.refresh())
+        library_changed.connect(notes.apply)

@@ -18,7 +18,7 @@ from engine.api import Library
 class NoteTaker(QObject):
     """Asks for a note at a Spot and adds it; ``added`` carries the engine's Note."""
 
-    added = Signal(object)  # the Note added
+    added = Signal(object)  # the AddedNote: the note, with what adding it changed
 
     def __init__(self, library: Library, tasks: Tasks, parent: QObject | None = None) -> None:
         super().__init__(parent)

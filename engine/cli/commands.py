@@ -257,7 +257,7 @@ def cmd_relanguage(ctx: Context) -> int:
     if args.auto == bool(args.language):
         raise CoursedexError("give a language (es, Spanish) or --auto to detect it again")
     library = ctx.library()
-    paths = library.set_language(args.target, None if args.auto else args.language)
+    paths = library.set_language(args.target, None if args.auto else args.language).again
     heard = "its own language" if args.auto else language_name(parse_language(args.language))
     print(f"{plural(len(paths), 'file')} to import again in {heard}", file=sys.stderr)
     bar = ProgressBar(sys.stderr)
@@ -278,7 +278,7 @@ def cmd_relanguage(ctx: Context) -> int:
 
 
 def cmd_remove(ctx: Context) -> int:
-    n = ctx.library().remove(ctx.args.target)
+    n = ctx.library().remove(ctx.args.target).count
     print(f"removed {plural(n, 'file')}")
     return 0
 

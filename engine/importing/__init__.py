@@ -2,8 +2,10 @@
 
 planning.py    which files an import reads, and in which course
 pipeline.py    the queue, then per file: read, one commit, link slides
+file_rows.py   each file's row as the import moves it along (queued, failed, moved, gone)
 files.py       a file's hash, whether it changed while read, reasons for failures
-dropping.py    files removed from the library while the import reads them
+removals.py    files removed from the library while the import reads them
+session.py     the one owner of the import running: its files, what is removed from it
 progress.py    the stages of an import and what it reports (the progress model)
 estimate.py    what each file and stage is expected to cost; the time left
 tracking.py    stage reports turned into each file's and the run's progress

@@ -6,12 +6,14 @@ checked against what the library holds (unchanged, a copy, moved), read
 (:mod:`engine.importing.reading`), embedded and committed in one write
 (:mod:`engine.index.indexer`); a video's frames are read after its speech is searchable. When
 the job ends, the courses it touched get their slides lined up with their lectures
-(:mod:`engine.importing.linking`).
+(:mod:`engine.importing.linking`). What is recorded of each file besides its content (its
+row queued, being indexed, failed, gone, moved) is :mod:`engine.importing.file_rows`'.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -22,18 +24,13 @@ import numpy as np
 
 from engine import ingest
 from engine.config import EngineConfig
-from engine.errors import (
-    Cancelled,
-    CoursedexError,
-    ModelMismatchError,
-    UnreadableFileError,
-)
-from engine.importing.dropping import Drops
+from engine.errors import Cancelled, CoursedexError, ModelMismatchError, UnreadableFileError
 from engine.importing.embedding import Ahead, Embedding, with_context
 from engine.importing.estimate import document_plan, expected
+from engine.importing.file_rows import FileRows, ImportJob
 from engine.importing.files import changed, exists, failure_reason, sha256_of
 from engine.importing.linking import link_slides
-from engine.importing.planning import BAD_NAME, MEDIA, UNSORTED, PlannedFile, storable
+from engine.importing.planning import BAD_NAME, MEDIA, PlannedFile, storable
 from engine.importing.progress import (
     FileResult,
     IngestProgress,
@@ -43,6 +40,7 @@ from engine.importing.progress import (
     StageReport,
 )
 from engine.importing.reading import Reader, TextReaders
+from engine.importing.removals import Removals
 from engine.importing.tracking import ProgressTracker
 from engine.index.content import SourceContent
 from engine.index.indexer import Indexer
@@ -50,7 +48,7 @@ from engine.models import Embedder
 from engine.models.registry import ModelRegistry
 from engine.plain_text import plural
 from engine.regular_files import regular_file
-from engine.store import Source, Store
+from engine.store import Store
 from engine.types import ParsedSource, SourceKind, SourceStatus
 
 # Fits the library's embedder to a file's language before it is embedded (the library's
@@ -62,16 +60,6 @@ log = logging.getLogger(__name__)
 _SAVE_EVERY_S = 30.0
 CHANGED_WHILE_READ = "it changed while it was read (still being saved?): import it again"
 VANISHED_WHILE_READ = "it is gone: it was moved or deleted while it was read"
-
-
-@dataclass(frozen=True, slots=True)
-class ImportJob:
-    """A planned file registered in the library: its course, and its row when it has one
-    waiting (None: the file is indexed, and keeps that row until it proves changed)."""
-
-    file: PlannedFile
-    course_id: int
-    source_id: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +87,7 @@ class Pipeline:
         thumbs: Path,
         recognizer: TextReaders,
         fit: Fit = lambda _language, _stage, _cancel: "",
+        removals: Removals | None = None,
     ) -> None:
         self.store = store
         self._fit = fit
@@ -107,38 +96,20 @@ class Pipeline:
         self._models = models
         self._thumbs = thumbs
         self._recognizer = recognizer
-        self.drops = Drops()  # files removed from the library during a run
+        # Files removed from the library during a run (the library's ImportSession fills it).
+        self.removals = removals if removals is not None else Removals()
+        self.rows = FileRows(store, indexer)  # each file's row in the catalog
 
     def queue(self, planned: Sequence[PlannedFile]) -> list[ImportJob]:
         """Register each file once: its course, and a queued row unless it is indexed. In one
         transaction: a reader (the window's panel, another process) sees all of them or none,
         never a 300-file folder as a course of 12 files."""
         with self.store.transaction():
-            return [self._queued(item) for item in planned]
-
-    def _queued(self, item: PlannedFile) -> ImportJob:
-        if not storable(item.path):  # its import says why; nothing to record
-            return ImportJob(item, -1, None)
-        course_id = self.store.catalog.ensure_course(item.course, item.course_root)
-        known = self.store.catalog.source_by_path(str(item.path))
-        source_id = None
-        if known is None or known.status != SourceStatus.INDEXED:
-            source_id = self.store.catalog.upsert_source(
-                course_id=course_id,
-                path=str(item.path),
-                kind=item.kind,
-                title=item.path.name,
-                status=SourceStatus.QUEUED,
-            )
-        return ImportJob(item, course_id, source_id)
+            return [self.rows.queued(item) for item in planned]
 
     def pending(self) -> list[ImportJob]:
         """The files a previous run queued but did not index (after a quit or crash)."""
-        return [
-            ImportJob(PlannedFile(Path(s.path), s.course, None, s.kind), s.course_id, s.id)
-            for s in self.store.catalog.sources()
-            if s.status in (SourceStatus.QUEUED, SourceStatus.INDEXING)
-        ]
+        return self.rows.pending()
 
     def run(
         self,
@@ -161,20 +132,7 @@ class Pipeline:
             return self._run(jobs, _Run(config, reader, embedding), progress, cancel)
         finally:
             reader.close()  # the recognition child the run's files shared
-            self._requeue_unfinished({str(job.file.path) for job in jobs})
-
-    def _requeue_unfinished(self, paths: set[str]) -> None:
-        """No file of the run stays marked as being indexed once it ends, whatever ended
-        it: one whose failure could not be recorded (the disk full), or a run stopped at
-        once (a second Ctrl+C). It is queued again, and a later import takes it up; when
-        even that cannot be written, the next process that writes does it (WriteAccess)."""
-        try:
-            left = [sid for sid, path in self.store.catalog.indexing().items() if path in paths]
-            if left:
-                with self.store.transaction():
-                    self.store.catalog.requeue(left)
-        except CoursedexError as e:
-            log.warning("files being indexed are queued again at the next start: %s", e)
+            self.rows.requeue_unfinished({str(job.file.path) for job in jobs})
 
     def _run(
         self,
@@ -191,8 +149,8 @@ class Pipeline:
         touched: set[str] = set()
         for i, job in enumerate(jobs):
             path = str(job.file.path)
-            if path in self.drops:
-                report.files.append(tracker.finished(i, self._forget(job)))
+            if path in self.removals:
+                report.files.append(tracker.finished(i, self.rows.forget(job)))
                 continue
             if cancel is not None and cancel.is_set():
                 report.files.append(FileResult(path, Outcome.CANCELLED))
@@ -216,24 +174,11 @@ class Pipeline:
     def _stoppable(
         self, job: ImportJob, run: _Run, stage: StageReport, cancel: threading.Event | None
     ) -> FileResult:
-        """One file's import, which a drop stops without stopping the run."""
+        """One file's import, which a removal stops without stopping the run."""
         path = str(job.file.path)
-        with self.drops.reading(path, cancel) as stop:
+        with self.removals.reading(path, cancel) as stop:
             result = self._guarded(job, run, stage, stop)
-        return self._forget(job) if path in self.drops else result
-
-    def _forget(self, job: ImportJob) -> FileResult:
-        """A file removed from the library during the run: its row goes now, so a quit or a
-        crash leaves nothing of it to resume. (Speech already recognised stays kept by its
-        content, as for any unfinished file: imported again, it is not recognised twice.)"""
-        path = str(job.file.path)
-        try:
-            known = self.store.catalog.source_by_path(path) if job.course_id >= 0 else None
-            if known is not None:
-                self.indexer.remove_source(known.id)
-        except Exception:
-            log.warning("could not remove %s from the library", path, exc_info=True)
-        return FileResult(path, Outcome.REMOVED, "removed from the library during the import")
+        return self.rows.forget(job) if path in self.removals else result
 
     def _save(self) -> None:
         """Save the vector index. When it cannot be written (a full disk), nothing is lost:
@@ -248,12 +193,12 @@ class Pipeline:
         try:
             return self._one(job, run, stage, cancel)
         except Cancelled:
-            self._mark_queued(job)
+            self.rows.mark_queued(job)
             return FileResult(path, Outcome.CANCELLED)
         except ModelMismatchError:
             raise
         except CoursedexError as e:
-            self._mark_error(job, str(e))
+            self.rows.mark_error(job, str(e))
             return FileResult(path, Outcome.ERROR, str(e))
         except Exception as e:
             # A library failed in a way we did not foresee (a parser on odd input, a full
@@ -266,38 +211,10 @@ class Pipeline:
                 log.info("%s: %s", path, reason)
             else:
                 log.warning("unexpected failure importing %s", path, exc_info=True)
-            self._mark_error(job, reason)
+            self.rows.mark_error(job, reason)
             return FileResult(path, Outcome.ERROR, reason)
         finally:
             run.reader.end_file()  # frames still read, texts embedded ahead
-
-    def _mark_queued(self, job: ImportJob) -> None:
-        """A file stopped while it was read is queued again, not left "indexing" as if a
-        process were still at it: the next import or resume takes it up (a recording's
-        transcript so far is kept and resumed)."""
-        if job.course_id < 0:
-            return
-        source = self.store.catalog.source_by_path(str(job.file.path))
-        if source is not None and source.status == SourceStatus.INDEXING:
-            self.store.catalog.set_source_status(source.id, SourceStatus.QUEUED, None)
-
-    def _mark_error(self, job: ImportJob, reason: str) -> None:
-        """Record why a file failed. Its earlier index goes: a hit must never open a file
-        that no longer holds the text that matched. When even that cannot be written (the
-        disk is full), the row stays queued and a later import tries the file again."""
-        try:
-            source = (
-                self.store.catalog.source_by_path(str(job.file.path))
-                if job.course_id >= 0
-                else None
-            )
-            if source is not None:
-                self.indexer.clear_segments(source.id)
-                self.store.catalog.set_source_status(source.id, SourceStatus.ERROR, reason)
-        except CoursedexError as e:  # the disk is full: one line, its reason is the file's
-            log.warning("could not record the failure of %s: %s", job.file.path, e)
-        except Exception:
-            log.warning("could not record the failure of %s", job.file.path, exc_info=True)
 
     def _one(
         self, job: ImportJob, run: _Run, stage: StageReport, cancel: threading.Event | None
@@ -321,19 +238,28 @@ class Pipeline:
         sha = sha256_of(path, [sidecar] if sidecar else [])
         if indexed is not None and indexed.sha256 == sha:
             return FileResult(str(path), Outcome.UNCHANGED, segments=indexed.segments)
-        elsewhere = self._elsewhere(job, known, sha)
+        elsewhere = self.rows.elsewhere(job, known, sha)
         if elsewhere is not None:
             return elsewhere
+        source_id = self.rows.start(job, known)
+        transcribe = item.kind in MEDIA and sidecar is None
+        parsed = self._read(job, run, sha, stat, transcribe, stage, cancel)
+        return self._commit(job, run, source_id, parsed, sha, stat, stage, cancel)
 
-        source_id = self._start(job, known)
+    def _read(
+        self,
+        job: ImportJob,
+        run: _Run,
+        sha: str,
+        stat: os.stat_result,
+        transcribe: bool,
+        stage: StageReport,
+        cancel: threading.Event | None,
+    ) -> ParsedSource:
+        """Read a file whose row is being indexed: it must still be there, as it was."""
+        path = job.file.path
         try:
-            parsed = run.reader.read(
-                path,
-                sha,
-                transcribe=item.kind in MEDIA and sidecar is None,
-                stage=stage,
-                cancel=cancel,
-            )
+            parsed = run.reader.read(path, sha, transcribe=transcribe, stage=stage, cancel=cancel)
         except (CoursedexError, OSError) as e:
             # Whatever a reader says of a file that is no longer there ("cannot decode the
             # audio: No such file"), the reason is that it is gone.
@@ -346,7 +272,7 @@ class Pipeline:
             raise UnreadableFileError(VANISHED_WHILE_READ)
         if changed(path, stat):  # its hash and its text may be of two versions
             raise UnreadableFileError(CHANGED_WHILE_READ)
-        if parsed.kind is not item.kind:  # a .mkv or .mp4 with sound only is audio
+        if parsed.kind is not job.file.kind:  # a .mkv or .mp4 with sound only is audio
             self.store.catalog.upsert_source(
                 course_id=job.course_id,
                 path=str(path),
@@ -354,6 +280,21 @@ class Pipeline:
                 title=path.name,
                 status=SourceStatus.INDEXING,
             )
+        return parsed
+
+    def _commit(
+        self,
+        job: ImportJob,
+        run: _Run,
+        source_id: int,
+        parsed: ParsedSource,
+        sha: str,
+        stat: os.stat_result,
+        stage: StageReport,
+        cancel: threading.Event | None,
+    ) -> FileResult:
+        """Embed a file read and write it in one commit (a video's frames after it)."""
+        path = job.file.path
         scan = parsed.kind is SourceKind.VIDEO and run.config.media.screen_text
         stage(Stage.EMBEDDING)
         notes = [note for note in [self._fit(parsed.language, stage, cancel)] if note]
@@ -376,45 +317,6 @@ class Pipeline:
         if waiting:
             notes.append(f"{plural(waiting, 'page')} without a text layer wait for OCR")
         return FileResult(str(path), Outcome.INDEXED, "; ".join(notes), n)
-
-    def _elsewhere(self, job: ImportJob, known: Source | None, sha: str) -> FileResult | None:
-        """The result when the library holds this content under another path: a copy (a
-        duplicate) or the same file moved or renamed (its index follows the new path)."""
-        path = str(job.file.path)
-        for twin in self.store.catalog.sources_by_sha256(sha):
-            if twin.path == path:
-                continue
-            if Path(twin.path).exists():
-                # A copy is not a second source: forget the row queued for it.
-                if known is not None:
-                    self.indexer.remove_source(known.id)
-                return FileResult(
-                    path, Outcome.DUPLICATE, f"same content as {twin.path}", kept_in=twin.course
-                )
-            # A loose file with no course named keeps the course it had.
-            if known is not None:
-                self.indexer.remove_source(known.id)
-            item = job.file
-            keep_course = item.course_root is None and item.course == UNSORTED
-            self.store.catalog.move_source(
-                twin.id, path, twin.course_id if keep_course else job.course_id
-            )
-            return FileResult(path, Outcome.MOVED, f"was {twin.path}", twin.segments)
-        return None
-
-    def _start(self, job: ImportJob, known: Source | None) -> int:
-        """Mark the file's row as being indexed (a crash from here on is resumed); the one
-        write of its row for a file that was indexed when the job was queued."""
-        if known is not None and known.id == job.source_id:
-            self.store.catalog.set_source_status(known.id, SourceStatus.INDEXING, None)
-            return known.id
-        return self.store.catalog.upsert_source(
-            course_id=job.course_id,
-            path=str(job.file.path),
-            kind=job.file.kind,
-            title=job.file.path.name,
-            status=SourceStatus.INDEXING,
-        )
 
     def content(
         self,

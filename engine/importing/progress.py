@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
+from engine.changes import NOTHING, Changes
+
 
 class Outcome(StrEnum):
     INDEXED = "indexed"
@@ -69,10 +71,22 @@ class IngestProgress:
     stage_fraction: float | None = None  # the current stage's own share, when it knows it
 
 
+@dataclass(frozen=True, slots=True)
+class RemovedAfter:
+    """A course or file removed from the library as the import ended, asked during it."""
+
+    target: str  # the course's name or the file's path, as asked
+    course: bool  # a course was removed
+    files: int  # the files removed then (those the import stopped went as it stopped them)
+    stopped: bool  # the import held some of its files, and stopped them
+
+
 @dataclass(slots=True)
 class IngestReport:
     files: list[FileResult] = field(default_factory=list)
     seconds: float = 0.0
+    changes: Changes = NOTHING  # what the import changed in the library (Library.ingest)
+    removed_after: list[RemovedAfter] = field(default_factory=list)
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for f in self.files if f.outcome == outcome)

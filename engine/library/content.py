@@ -3,13 +3,13 @@ imported (a queue left by a quit resumed, a file's language set again), a source
 parsed indexed, slide decks linked to their lectures, a course or a file removed (also
 while an import holds it), a course renamed.
 
-It keeps the state of the import running in this process: the courses and files it holds,
-and what was removed during it, removed again as it ends.
+The import running in this process is held by its
+:class:`~engine.importing.session.ImportSession` (``session``): the courses and files it
+holds, and what was removed during it, removed again as it ends.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -17,22 +17,24 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.changes import Changes
 from engine.config import EngineConfig
-from engine.errors import CoursedexError, LibraryBusyError, NotFoundError
+from engine.errors import CoursedexError, LibraryBusyError
 from engine.importing import copies, unpacking
 from engine.importing.embedding import Embedding
 from engine.importing.linking import link_slides
 from engine.importing.pipeline import ImportJob, Pipeline
 from engine.importing.planning import plan
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
+from engine.importing.session import ImportSession
 from engine.index.indexer import Indexer
 from engine.languages import parse_language
+from engine.library.import_runs import remove_after, run_jobs
 from engine.library.meaning import EmbedderFit
+from engine.library.outcomes import LanguageSet, Removal
 from engine.library.records import Records
 from engine.library.relanguage import choose_language
 from engine.types import ParsedSource, SourceKind, SourceStatus
-
-log = logging.getLogger(__name__)
 
 
 class Content:
@@ -50,6 +52,7 @@ class Content:
         fit: EmbedderFit,
         config: Callable[[], EngineConfig],
         embedding: Callable[[], Embedding],
+        session: ImportSession,
     ) -> None:
         self.folder = folder
         self.store = records.store
@@ -60,10 +63,8 @@ class Content:
         self._settings = config
         self._embedding = embedding
         self._doomed = records.doomed
-        self._importing: set[str] = set()  # the courses (case-folded) of the import running
-        self._running: set[str] = set()  # the paths of its files
-        self._removals: list[str] = []  # removed during it: removed again as it ends
-        self._removal_lock = threading.Lock()
+        self._course = records.course
+        self.importing = session  # the import running here, and what it stops
 
     @property
     def _config(self) -> EngineConfig:
@@ -78,28 +79,9 @@ class Content:
         progress: Callable[[IngestProgress], None] | None,
         cancel: threading.Event | None,
     ) -> IngestReport:
-        with self._removal_lock:
-            self._importing = {job.file.course.casefold() for job in jobs}
-            self._running = {str(job.file.path) for job in jobs}
-        try:
-            return self.pipeline.run(jobs, self._config, progress, cancel)
-        finally:
-            with self._removal_lock:
-                self._importing, self._running = set(), set()
-                removals, self._removals = self._removals, []
-                self.pipeline.drops.clear()
-            for target in removals:
-                self._remove_after_import(target)
-
-    def _remove_after_import(self, target: str) -> None:
-        """What :meth:`remove_during_import` asked, now that the import is over (its files
-        in the import are gone already; the course and its other files go now)."""
-        try:
-            self._remove(target)
-        except NotFoundError:
-            pass
-        except CoursedexError as e:
-            log.warning("could not remove %s after the import: %s", target, e)
+        return run_jobs(
+            self.pipeline, self.importing, self._config, jobs, progress, cancel, self._remove
+        )
 
     def ingest(
         self,
@@ -121,7 +103,7 @@ class Content:
             raise CoursedexError(f"a course needs a name, not {course!r}")
         started = time.monotonic()
         planned = plan(paths, course)
-        with self.access.importing(progress, cancel) as writing:
+        with self.importing.asked(), self.access.importing(progress, cancel) as writing:
             if writing:  # zips of course material are taken out member by member first
                 storage, limits = self.folder / unpacking.ARCHIVES_FOLDER, self._config.limits
                 opened = unpacking.unpack(
@@ -130,8 +112,11 @@ class Content:
                 copies.forget_gone(opened.gone, self.store.catalog, self.indexer, storage)
                 report = self._run(self.pipeline.queue(opened.files), progress, cancel)
                 report.files = copies.forget_copies(report.files + opened.results, storage)
+                gone = tuple(map(str, opened.gone))  # files its zips no longer hold
+                report.changes |= Changes(removed=gone, results=bool(gone))
             else:
                 report = IngestReport([FileResult(str(p.path), Outcome.CANCELLED) for p in planned])
+        remove_after(self.importing, report, self.remove)  # asked as it waited, if it never ran
         report.seconds = time.monotonic() - started
         return report
 
@@ -145,20 +130,21 @@ class Content:
         """Finish the files a previous run queued but did not index (after a quit or crash);
         ``paths``: only those (the files :meth:`set_language` queued), each in its course."""
         wanted, started = None if paths is None else {str(p) for p in paths}, time.monotonic()
-        with self.access.importing(progress, cancel) as writing:
-            if not writing:
-                return IngestReport()
-            jobs = self.pipeline.pending()
-            if wanted is not None:
-                jobs = [job for job in jobs if str(job.file.path) in wanted]
-            report = self._run(jobs, progress, cancel)
+        report = IngestReport()
+        with self.importing.asked(), self.access.importing(progress, cancel) as writing:
+            if writing:
+                jobs = self.pipeline.pending()
+                if wanted is not None:
+                    jobs = [job for job in jobs if str(job.file.path) in wanted]
+                report = self._run(jobs, progress, cancel)
+        remove_after(self.importing, report, self.remove)  # asked as it waited, if it never ran
         report.seconds = time.monotonic() - started
         return report
 
-    def set_language(self, target: str, language: str | None) -> list[Path]:
+    def set_language(self, target: str, language: str | None) -> LanguageSet:
         """Set the language of a file (a path) or of a course's files (a name); None finds
         it again. Returns the files to import again with ``resume(paths=...)`` (see
-        :mod:`engine.library.relanguage`).
+        :mod:`engine.library.relanguage`), and the changes (the files' rows).
 
         Raises:
             NotFoundError: nothing in the library has that name or path.
@@ -169,7 +155,8 @@ class Content:
         code = None if language is None else parse_language(language)
         _, sources = self._doomed(target)
         with self.access.writing(f"set the language of {target}"):
-            return choose_language(self.store, sources, code, importing=self._importing)
+            again = choose_language(self.store, sources, code, importing=self.importing.courses())
+        return LanguageSet(again, Changes(changed=tuple(s.path for s in sources)))
 
     def index_parsed(
         self,
@@ -219,8 +206,9 @@ class Content:
         """Match the slide decks of each course to its lectures; returns lectures linked."""
         return link_slides(self.store, courses)
 
-    def remove(self, target: str) -> int:
-        """Remove a course (by name) or a source (by path); returns sources removed.
+    def remove(self, target: str) -> Removal:
+        """Remove a course (by name) or a source (by path); returns how many sources it
+        removed, and the changes.
 
         Raises:
             NotFoundError: nothing in the library has that name or path.
@@ -237,8 +225,10 @@ class Content:
         """Remove ``target`` (a course or a file) that the import running in this process
         holds: work on its files stops now (the file being read at its next check, the
         queued ones are skipped; the rest of the import goes on), their rows go, and the
-        rest of it is removed before that import returns. Returns the paths the import
-        stops; [] when it holds none of them (then :meth:`remove` does it).
+        rest of it is removed before that import returns (its report's changes say so).
+        Returns the paths the import stops; [] when it holds none of them: then, if it
+        imports their course, ``target`` is removed as it ends
+        (``importing.pending_removals()`` names it), else :meth:`remove` does it.
 
         Raises:
             NotFoundError: nothing in the library has that name or path.
@@ -246,22 +236,18 @@ class Content:
         """
         if not target.strip():
             raise CoursedexError("give a course name or a file path to remove (not an empty name)")
-        _, doomed = self._doomed(target)
-        with self._removal_lock:
-            stopped = [s.path for s in doomed if s.path in self._running]
-            if not stopped:
-                return []
-            self._removals.append(target)
-            self.pipeline.drops.drop(stopped)
-        return stopped
-
-    def _remove(self, target: str) -> int:
         course_id, doomed = self._doomed(target)
-        if doomed and doomed[0].course.casefold() in self._importing:
+        course = self._course(target).name if course_id is not None else doomed[0].course
+        return self.importing.stop(target, [s.path for s in doomed], course)
+
+    def _remove(self, target: str) -> Removal:
+        course_id, doomed = self._doomed(target)
+        if doomed and self.importing.holds(doomed[0].course):
             raise LibraryBusyError(
                 f"{doomed[0].course} is being imported: cancel the import or wait until it "
                 f"ends, then remove {'it' if course_id is not None else target}"
             )
+        name = self._course(target).name if course_id is not None else None
         for source in doomed:
             self.indexer.remove_source(source.id)
         copies.remove_copies([s.path for s in doomed], self.folder / unpacking.ARCHIVES_FOLDER)
@@ -270,13 +256,23 @@ class Content:
         elif doomed[0].kind == SourceKind.SLIDES and self._config.media.link_slides:
             self.link_slides([doomed[0].course])  # its lectures may fit another deck
         self.save()
-        return len(doomed)
+        gone = Changes(
+            removed=tuple(s.path for s in doomed),
+            courses_removed=(name or target,) if course_id is not None else (),
+            notes_moved=True,  # a note on a file gone shows so
+            results=True,
+        )
+        return Removal(len(doomed), gone)
 
-    def rename_course(self, old: str, new: str) -> None:
-        """Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken, or
+    def rename_course(self, old: str, new: str) -> Changes:
+        """Rename a course; returns the changes.
+
+        Raises: NotFoundError (no course ``old``), CoursedexError (``new`` is taken, or
         empty or only spaces: a course must have a name to be found and removed by)."""
         if not new.strip():
             raise CoursedexError(f"a course needs a name: {old!r} cannot be renamed to {new!r}")
         with self.access.writing(f"rename {old}"), self.store.transaction():
+            was = self._course(old).name  # as it is written
             self.store.catalog.rename_course(old, new)
             self.store.notes.rename_course(old, new)  # those whose file is gone follow too
+        return Changes(courses_renamed=((was, new),), notes_moved=True, results=True)

@@ -20,9 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.changes import Changes
 from engine.config import EngineConfig, SearchConfig
 from engine.importing.pipeline import Pipeline
 from engine.importing.progress import IngestProgress, IngestReport
+from engine.importing.session import ImportSession
 from engine.index.indexer import Indexer
 from engine.integrations.documents import Chapter, SlidePage
 from engine.library.content import Content
@@ -32,6 +34,7 @@ from engine.library.lectures import Lectures
 from engine.library.meaning import EmbedderFit
 from engine.library.models import LibraryModels
 from engine.library.notes import NoteTaking
+from engine.library.outcomes import AddedNote, LanguageSet, Removal
 from engine.library.pack_port import PackPort
 from engine.library.records import Records
 from engine.library.searching import Searching
@@ -69,6 +72,7 @@ class Library:
         self.indexer = Indexer(self.store, folder)
         self.access = WriteAccess(folder, read_only, self.indexer)
         self._closed = False
+        self.importing = ImportSession()  # the import running here, and what it stops
         self.access.open_index()
         settings = self._settings  # the parts' view of the settings of the moment
         models_in_use = LibraryModels(
@@ -90,9 +94,17 @@ class Library:
             self.thumbs,
             models_in_use.recognizer,
             fit,
+            self.importing.removals,
         )
         self._content = Content(
-            folder, self._records, self.indexer, pipeline, fit, settings, self._keeping.embedding
+            folder,
+            self._records,
+            self.indexer,
+            pipeline,
+            fit,
+            settings,
+            self._keeping.embedding,
+            self.importing,
         )
         self._searching = Searching(
             self.indexer,
@@ -231,6 +243,9 @@ class Library:
     def marks(self) -> LibraryMarks:
         return self._records.marks()
 
+    def changes_since(self, marks: LibraryMarks) -> tuple[Changes, LibraryMarks]:
+        return self._records.changes_since(marks)
+
     def flag(self, name: str) -> bool:
         return self._records.flag(name)
 
@@ -255,8 +270,8 @@ class Library:
     def follows(self, course: str) -> bool:
         return self._records.follows(course)
 
-    def follow(self, course: str, on: bool = True) -> None:
-        self._records.follow(course, on)
+    def follow(self, course: str, on: bool = True) -> Changes:
+        return self._records.follow(course, on)
 
     def origin(self, path: Path | str) -> str | None:
         return self._records.origin(path)
@@ -287,7 +302,7 @@ class Library:
         page: int | None = None,
         line: int | None = None,
         path_in_archive: str | None = None,
-    ) -> Note:
+    ) -> AddedNote:
         return self._notes.add_note(
             source, text, at_ms=at_ms, page=page, line=line, path_in_archive=path_in_archive
         )
@@ -295,7 +310,7 @@ class Library:
     def notes(self, course: str | None = None, *, source: str | None = None) -> list[Note]:
         return self._notes.notes(course, source=source)
 
-    def remove_note(self, note_id: int) -> bool:
+    def remove_note(self, note_id: int) -> Changes:
         return self._notes.remove_note(note_id)
 
     # --- its models (ModelKeeping) -------------------------------------------------------
@@ -342,7 +357,7 @@ class Library:
     ) -> IngestReport:
         return self._content.resume(progress, cancel, paths=paths)
 
-    def set_language(self, target: str, language: str | None) -> list[Path]:
+    def set_language(self, target: str, language: str | None) -> LanguageSet:
         return self._content.set_language(target, language)
 
     def index_parsed(
@@ -373,14 +388,14 @@ class Library:
     def link_slides(self, courses: Iterable[str] | None = None) -> int:
         return self._content.link_slides(courses)
 
-    def remove(self, target: str) -> int:
+    def remove(self, target: str) -> Removal:
         return self._content.remove(target)
 
     def remove_during_import(self, target: str) -> list[str]:
         return self._content.remove_during_import(target)
 
-    def rename_course(self, old: str, new: str) -> None:
-        self._content.rename_course(old, new)
+    def rename_course(self, old: str, new: str) -> Changes:
+        return self._content.rename_course(old, new)
 
     def stats(self) -> LibraryStats:
         db = self.folder / "library.db"

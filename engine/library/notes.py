@@ -11,10 +11,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.changes import NOTHING, Changes
 from engine.config import EngineConfig
 from engine.errors import CoursedexError, NotFoundError
 from engine.index.indexer import Indexer
 from engine.integrations import documents
+from engine.library.outcomes import AddedNote
 from engine.library.records import Records
 from engine.models import Embedder
 from engine.notes import Extent, Note, check_place, note_from, note_order, note_text
@@ -49,10 +51,10 @@ class NoteTaking:
         page: int | None = None,
         line: int | None = None,
         path_in_archive: str | None = None,
-    ) -> Note:
+    ) -> AddedNote:
         """Attach a note to a place in a file (by its path, as search results carry it):
         a time of a lecture, a page of a deck, a line of a code or notes file (of a member
-        of an archive), or none for the whole file.
+        of an archive), or none for the whole file. Returns the note, with the changes.
 
         Raises:
             NotFoundError: the file is not in the library.
@@ -88,7 +90,8 @@ class NoteTaking:
         stored = self.store.notes.get(note_id)
         if stored is None:  # removed by another process at once
             raise NotFoundError(f"note {note_id} was removed as it was added")
-        return note_from(stored)
+        added = Changes(notes_added=(note_id,), results=True)  # found as a bookmark
+        return AddedNote.of(note_from(stored), added)
 
     def notes(self, course: str | None = None, *, source: str | None = None) -> list[Note]:
         """The notes, in lecture order (by course, file, then place); of one course (by its
@@ -109,15 +112,17 @@ class NoteTaking:
             found = [n for n in found if n.place.sha256 == content]
         return sorted(found, key=note_order)
 
-    def remove_note(self, note_id: int) -> bool:
-        """Remove a note (its text, and its result from search); False when there is none.
+    def remove_note(self, note_id: int) -> Changes:
+        """Remove a note (its text, and its result from search); what it changed, nothing
+        (false) when there is none.
 
         Raises:
             LibraryBusyError: another process is importing into the library.
             LibraryError: the library is read-only.
         """
         with self.access.writing("remove a note"):
-            return self.indexer.remove_note(note_id)
+            removed = self.indexer.remove_note(note_id)
+        return Changes(notes_removed=(note_id,), results=True) if removed else NOTHING
 
     def _note_file(self, source: str) -> Source:
         """The file a note is on, read at least once (so its content is known).

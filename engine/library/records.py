@@ -14,10 +14,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.changes import Changes
 from engine.config import EngineConfig
 from engine.errors import NotFoundError
 from engine.importing.planning import resolved, storable
 from engine.integrations import documents
+from engine.library.marks import changes_between
 from engine.library.write_access import WriteAccess
 from engine.store import Course, LibraryMarks, SegmentRow, Source, Store
 from engine.types import Timing
@@ -75,6 +77,12 @@ class Records:
         (no record is built): two reads compared tell what was added, changed or removed."""
         return self.store.catalog.marks()
 
+    def changes_since(self, marks: LibraryMarks) -> tuple[Changes, LibraryMarks]:
+        """What another process committed since the library read ``marks`` (see
+        :meth:`outside_commits`), and the marks now. Notes are not marked: they may differ."""
+        now = self.marks()
+        return changes_between(marks, now) | Changes(notes_moved=True), now
+
     def flag(self, name: str) -> bool:
         """A one-time fact stored with the library, e.g. that the demo course was offered."""
         return self.store.meta.get(f"flag:{name}") == "1"
@@ -124,8 +132,10 @@ class Records:
         """Whether a course follows its folder (watch folders import what is added there)."""
         return self.store.meta.get(FOLLOW_KEY + course.casefold()) == "1"
 
-    def follow(self, course: str, on: bool = True) -> None:
-        """Make a course follow its folder (or stop).
+    def follow(self, course: str, on: bool = True) -> Changes:
+        """Make a course follow its folder (or stop). Returns what it changed that a view
+        shows: nothing (the folders followed are read by the watcher and the dialog that
+        sets them).
 
         Raises:
             NotFoundError: no such course, or it was not imported as a folder.
@@ -139,6 +149,7 @@ class Records:
             )
         value = "1" if on else "0"
         self._keep(FOLLOW_KEY + found.name.casefold(), value, "follow a folder")
+        return Changes()
 
     def origin(self, path: Path | str) -> str | None:
         """The page an imported file came from (None for a file of the user's own)."""

@@ -139,32 +139,3 @@ def test_the_window_shows_what_a_terminal_adds_and_removes(
     qtbot.waitUntil(lambda: window.search_pane.course_box.findData("Botany") < 0, timeout=30_000)
     assert window.panel.item_of(str(tmp_path / "Oceans" / "walrus.md")) is walrus
     window.close()
-
-
-def test_what_changed_is_told_row_by_row_and_whole_only_when_rows_cannot_follow() -> None:
-    from app.library.changes import FilesChanged, Removed, Reread
-    from app.library.outside_changes import what_changed
-    from engine.api import FileMark, LibraryMarks
-
-    def marks(files: dict[str, tuple[str, str]], *empty: str) -> LibraryMarks:
-        got = {p: FileMark(c, s, "ab", None, None) for p, (c, s) in files.items()}
-        return LibraryMarks(frozenset({c for c, _ in files.values()} | set(empty)), got)
-
-    before = marks({"/a.md": ("A", "indexed"), "/b.md": ("B", "indexed")})
-    assert what_changed(before, before) == []
-    queued = marks(
-        {**{"/a.md": ("A", "indexed"), "/b.md": ("B", "indexed")}, "/c.md": ("C", "queued")}
-    )
-    assert what_changed(before, queued) == [FilesChanged(("/c.md",), indexed=False)]
-    # A course renamed: its files are told at their new course, the old course goes.
-    renamed = marks({"/a.md": ("A", "indexed"), "/b.md": ("Bee", "indexed")})
-    assert what_changed(before, renamed) == [
-        Removed("B", is_course=True),
-        FilesChanged(("/b.md",), indexed=True),
-    ]
-    emptied = marks({"/a.md": ("A", "indexed")}, "B")  # the course stays, without the file
-    assert what_changed(before, emptied) == [Removed("/b.md", is_course=False)]
-    with_empty = marks({"/a.md": ("A", "indexed"), "/b.md": ("B", "indexed")}, "New")
-    assert what_changed(before, with_empty) == [Reread()]  # no row to tell it by
-    many = marks({f"/{i}.md": ("A", "indexed") for i in range(30)})
-    assert what_changed(many, marks({}, "A")) == [Reread()]

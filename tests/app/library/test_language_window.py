@@ -50,7 +50,7 @@ def course(folder: Path) -> tuple[Path, Path]:
 
 def set_language(library: Library, target: Path | str, language: str | None) -> None:
     """As the window does it: the library records it, the files it names import again."""
-    library.resume(paths=library.set_language(str(target), language))
+    library.resume(paths=library.set_language(str(target), language).again)
 
 
 @pytest.fixture

@@ -159,9 +159,8 @@ def test_a_narrow_panel_still_shows_which_file_imports(
     qtbot.waitUntil(lambda: panel.isColumnHidden(1))
     item = row(panel, paths[1])
     for share in (0.25, 0.75):
-        window.library_changed.emit(
-            FileState(str(paths[1]), f"transcribing {share:.0%}", None, share)
-        )
+        # As the window passes an import's progress on (not a change: it is apart).
+        window.follower.progress(FileState(str(paths[1]), f"transcribing {share:.0%}", None, share))
         width = panel.viewport().width() - panel.visualRect(panel.indexFromItem(item, 0)).left()
         assert abs(bar_pixels(panel, item) - round(width * share)) <= 3
         assert item.toolTip(1).endswith(f"transcribing {share:.0%}")

@@ -261,7 +261,7 @@ def test_a_language_set_for_a_course_is_heard_and_read_again_in_it(
     lecture, notes = course.short, course.folder / "repaso.md"
     before = _heard(library, lecture)
     assert heard_share(before, " ".join(SHORT_ES)) >= 0.3, before  # heard in Spanish first
-    again = library.set_language(COURSE, "Italian")  # the whole course, by its name
+    again = library.set_language(COURSE, "Italian").again  # the whole course, by its name
     assert sorted(again) == sorted(course.folder.iterdir())
     report = library.resume(paths=[lecture, notes])  # the others stay queued
     assert [f.outcome for f in report.files] == [Outcome.INDEXED, Outcome.INDEXED]
@@ -272,7 +272,7 @@ def test_a_language_set_for_a_course_is_heard_and_read_again_in_it(
     sha = source.sha256
     assert sha is not None and library.store.recordings.chosen_language(sha) == "it"
 
-    assert library.set_language(str(notes), None) == [notes]  # found again from its text
+    assert library.set_language(str(notes), None).again == [notes]  # found again from its text
     library.resume(paths=[notes])
     notes_sha = _source(library, notes).sha256
     assert notes_sha is not None and library.store.recordings.chosen_language(notes_sha) is None

@@ -299,7 +299,7 @@ def test_remove_file_and_course_deletes_rows_and_vectors(
     lecture_segments = len(_ids_by_path(library)[str(mixed_course.lecture)])
     assert lecture_segments >= 2
 
-    assert library.remove(str(mixed_course.lecture)) == 1
+    assert library.remove(str(mixed_course.lecture)).count == 1
     assert _counts(library) == (
         sources - 1,
         segments - lecture_segments,
@@ -309,7 +309,7 @@ def test_remove_file_and_course_deletes_rows_and_vectors(
     assert _sources_found(library, "hippopotamus", FULLTEXT_ONLY) == []
 
     chem_segments = len(_ids_by_path(library)[str(chemistry_notes)])
-    assert library.remove("Chemistry") == 1
+    assert library.remove("Chemistry").count == 1
     assert [c.name for c in library.courses()] == ["Biology 101"]
     assert _counts(library) == (
         sources - 2,
@@ -319,7 +319,7 @@ def test_remove_file_and_course_deletes_rows_and_vectors(
     assert str(chemistry_notes) not in _sources_found(library, "burette titration")
 
     biology_files = len(library.sources("Biology 101"))
-    assert library.remove("Biology 101") == biology_files
+    assert library.remove("Biology 101").count == biology_files
     assert _counts(library) == (0, 0, 0)
     assert library.search("axolotl").results == []
     with pytest.raises(NotFoundError, match="Chemistry"):

@@ -105,7 +105,7 @@ def test_a_note_stays_when_its_file_is_removed_and_shows_again_when_it_is_import
     lecture = str(course.lecture)
     note = library.add_note(lecture, "the wombat digs", at_ms=HIPPO_MS)
 
-    assert library.remove(lecture) == 1
+    assert library.remove(lecture).count == 1
     [kept] = library.notes()
     assert (kept.id, kept.text, kept.course) == (note.id, "the wombat digs", "Biology 101")
     assert (kept.source_path, kept.last_path) == (None, lecture)
