@@ -119,7 +119,7 @@ from engine.packs import (
     export_pack,
     import_pack,
 )
-from engine.packs.locate import locate_file
+from engine.packs.locate import Located, locate_file
 from engine.paths import default_library, default_models, default_models_dir
 from engine.pdfium_lock import PDFIUM_LOCK
 from engine.plain_text import (
@@ -187,6 +187,7 @@ __all__ = [
     "LibraryStats",
     "Link",
     "LinkError",
+    "Located",
     "MediaConfig",
     "ModelError",
     "ModelInfo",

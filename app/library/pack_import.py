@@ -134,16 +134,12 @@ class PackImport(BarJob):
 
     def _done(self, summary: ImportSummary) -> None:
         self.ended(summary_text(summary, self._name))
-        # Until engine/packs returns the Changes of an import (issue 37, item 1, being
-        # done there), told here: a new course, read again as a whole.
-        written = tuple(f.path for f in summary.files if f.conflict is None)
-        self.changed(Changes(added=written, notes_moved=True, results=True, whole=True))
+        self.changed(summary.changes)
         self.finished.emit(summary)
 
-    def located(self, old: str, new: str) -> None:
+    def located(self, changes: Changes) -> None:
         """A file not here was located (the preview's Locate…): the panel and results follow."""
-        # As for an import: until engine/packs' locate_file returns its Changes.
-        self.changed(Changes(changed=(old, new), notes_moved=True, results=True))
+        self.changed(changes)
 
     def _failed(self, failed: Failure) -> None:
         self.failed(

@@ -13,13 +13,13 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QVBoxLayout, QWi
 
 from app.accessible import describe
 from app.tasks import Failure, Tasks
-from engine.api import Library, Source, locate_file, printable
+from engine.api import Library, Located, locate_file, printable
 
 
 class MissingFile(QWidget):
     """The page the preview shows for a file that is not here, with its Locate… button."""
 
-    linked = Signal(str, str)  # the path the library had, the file chosen
+    linked = Signal(object)  # the Changes of linking the file chosen in place of the path
 
     def __init__(self, library: Library, tasks: Tasks, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,11 +69,11 @@ class MissingFile(QWidget):
         self.locate_button.setEnabled(False)
         self.status.setText(f"Checking {printable(chosen.name)}…")
 
-        def done(source: Source) -> None:
+        def done(located: Located) -> None:
             self.status.setText("")
             self.locate_button.setEnabled(True)
-            self.linked.emit(path, source.path)
-            self._reopen(source.path)
+            self.linked.emit(located.changes)
+            self._reopen(located.source.path)
 
         def failed(failure: Failure) -> None:
             self.locate_button.setEnabled(True)

@@ -171,6 +171,6 @@ def _summary_json(done: ImportSummary) -> dict[str, object]:
 
 def _locate(ctx: Context) -> int:
     library = ctx.library()
-    linked = locate_file(library, ctx.args.expected, Path(ctx.args.file))
+    linked = locate_file(library, ctx.args.expected, Path(ctx.args.file)).source
     print(f"linked: {shlex.quote(printable(linked.path))}")
     return 0

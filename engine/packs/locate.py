@@ -4,8 +4,10 @@ path where it was expected. Its index, notes and links stay: they follow the con
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from engine.changes import Changes
 from engine.errors import CoursedexError, NotFoundError, UnreadableFileError
 from engine.library import Library
 from engine.packs.media import same_content
@@ -13,8 +15,17 @@ from engine.regular_files import regular_file
 from engine.store import Source
 
 
-def locate_file(library: Library, expected: str, file: Path) -> Source:
-    """Link the library's record at ``expected`` to ``file``; returns the record after.
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A file located: the library's record after, and what linking it changed."""
+
+    source: Source
+    changes: Changes
+
+
+def locate_file(library: Library, expected: str, file: Path) -> Located:
+    """Link the library's record at ``expected`` to ``file``; returns the record after,
+    with the changes (the record moved from one path to the other; its notes follow).
 
     Raises:
         NotFoundError: nothing in the library is at ``expected``.
@@ -26,7 +37,7 @@ def locate_file(library: Library, expected: str, file: Path) -> Source:
         raise NotFoundError(f"{expected} is not in the library")
     chosen = file.expanduser().resolve()
     if str(chosen) == source.path:
-        return source
+        return Located(source, Changes())
     try:
         regular_file(chosen)
     except UnreadableFileError as e:
@@ -45,4 +56,5 @@ def locate_file(library: Library, expected: str, file: Path) -> Source:
     moved = library.source(str(chosen))
     if moved is None:  # removed by another process meanwhile
         raise NotFoundError(f"{expected} is not in the library")
-    return moved
+    # Its row moves from one path to the other; its hits open the file where it is now.
+    return Located(moved, Changes(changed=(expected, moved.path), notes_moved=True, results=True))

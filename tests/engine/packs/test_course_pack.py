@@ -161,8 +161,10 @@ def test_a_missing_file_is_linked_by_its_content_only(
     with pytest.raises(CoursedexError, match="its content differs"):
         locate_file(library, lecture.path, media / "slides.pdf")
     assert library.source(lecture.path) is not None  # unchanged
-    linked = locate_file(library, lecture.path, media / "Lecture 1 - my download.mp4")
+    located = locate_file(library, lecture.path, media / "Lecture 1 - my download.mp4")
+    linked = located.source
     assert linked.path == str(media.resolve() / "Lecture 1 - my download.mp4")
+    assert located.changes.changed == (lecture.path, linked.path) and located.changes.results
     assert library.source(lecture.path) is None and linked.segments > 20
     hits = library.search("why is merge sort stable").results
     assert any(h.source == linked.path for h in hits)

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.window import SearchWindow
 from engine.api import Changes, IngestReport, Library
-from tests.app.test_library_panel import notes, shown_window
+from tests.app.library.test_library_panel import notes, shown_window
 
 
 def _told(window: SearchWindow) -> list[Changes]:
