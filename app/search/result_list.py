@@ -37,7 +37,7 @@ from app.search.results import (
     row_key,
     spoken,
 )
-from engine.api import SearchResult, SegmentKind
+from engine.api import AtMoment, SearchResult, SegmentKind
 
 ROW_BATCH = 4  # result rows added per turn of the event loop
 WEAKER = "Weaker matches"
@@ -301,7 +301,7 @@ class ResultList(QListWidget):
         if result is None:
             return None
         menu = QMenu(self)
-        quote = "Copy quote with time" if result.start_ms is not None else "Copy quote"
+        quote = "Copy quote with time" if isinstance(result.place, AtMoment) else "Copy quote"
         for text, keys, act in (
             ("Open", OPEN, lambda: self.open_requested.emit(result)),
             ("Copy link", COPY_LINK, lambda: self.copy_requested.emit(result, False)),

@@ -27,6 +27,7 @@ from engine.importing.progress import IngestProgress
 from engine.library import Library
 from engine.models import Embedder, Reranker
 from engine.search import SearchResult
+from engine.search.results import AtMoment
 
 log = logging.getLogger(__name__)
 
@@ -304,9 +305,9 @@ def _first_moment_hit(
     results: Sequence[SearchResult], video_id: str, begin: float, end: float
 ) -> int | None:
     for rank, r in enumerate(results[:10], start=1):
-        if Path(r.source).name.split(" ", 1)[0] != video_id or r.start_ms is None:
+        if Path(r.source).name.split(" ", 1)[0] != video_id:
             continue
-        if begin - 5.0 <= r.start_ms / 1000 <= end:
+        if isinstance(r.place, AtMoment) and begin - 5.0 <= r.place.start_ms / 1000 <= end:
             return rank
     return None
 
