@@ -338,12 +338,11 @@ def thumbnail(result: SearchResult, library: Library) -> QImage | None:
 
     deck, page, scene = result.source, None, None
     match result.place:
-        case OnPage(page=page) if result.kind == SegmentKind.SLIDE:
-            pass
-        case AtMoment(thumbnail=scene, slide=SlideOnScreen(source=deck, page=page)):
-            pass  # the slide on screen: sharper than the scene's frame
-        case AtMoment(thumbnail=scene):
-            pass
+        case OnPage() if result.kind == SegmentKind.SLIDE:
+            page = result.place.page
+        case AtMoment(thumbnail=scene, slide=slide):
+            if slide is not None:  # the slide on screen: sharper than the scene's frame
+                deck, page = slide.source, slide.page
     if page is not None:
         try:
             return render_page(deck, page, THUMB_W * 2, library)

@@ -45,7 +45,7 @@ class AtMoment:
     """A moment of a lecture (video, audio, subtitles), or a user's note at one."""
 
     start_ms: int  # where the player starts: the sentence that answers
-    end_ms: int | None  # the segment's end (None: a course pack's segment gave none)
+    end_ms: int | None  # the segment's end (None: not known, e.g. a link's moment)
     thumbnail: str | None = None  # the scene on screen at ``start_ms`` (a JPEG path)
     slide: SlideOnScreen | None = None  # the slide shown at ``start_ms``
 
