@@ -46,14 +46,18 @@ from engine.api import (
     DEMO_COURSE,
     ENGLISH_SPEECH_MODEL,
     MULTILINGUAL_SPEECH_MODEL,
+    AtLines,
+    AtMoment,
     CoursedexError,
     EngineConfig,
     Library,
     ModelRegistry,
+    OnPage,
     Outcome,
     SearchFilters,
     SearchResult,
     SegmentKind,
+    WholeFile,
     __version__,
     clock,
     default_models,
@@ -220,10 +224,12 @@ class SelfTest:
             raise CheckFailed(
                 f"the best hit is {where}, expected {expected.file} ({expected.kind.value})"
             )
-        if expected.page is not None and hit.page != expected.page:
-            raise CheckFailed(f"the best hit is page {hit.page}, expected page {expected.page}")
-        if expected.member is not None and hit.path_in_archive != expected.member:
-            raise CheckFailed(f"the best hit is {hit.path_in_archive}, expected {expected.member}")
+        page = hit.place.page if isinstance(hit.place, OnPage) else None
+        if expected.page is not None and page != expected.page:
+            raise CheckFailed(f"the best hit is page {page}, expected page {expected.page}")
+        member = hit.place.path_in_archive if isinstance(hit.place, AtLines | WholeFile) else None
+        if expected.member is not None and member != expected.member:
+            raise CheckFailed(f"the best hit is {member}, expected {expected.member}")
         shown, place = self._shown(hit)
         if not says(shown, expected.evidence):
             raise CheckFailed(f"{where} at {place} does not say {expected.evidence!r}: {shown!r}")
@@ -234,24 +240,29 @@ class SelfTest:
         """What the hit shows the user, and where in its file."""
         library = self._library()
         where = location(hit)
-        if hit.start_ms is not None:
-            where = f"at {where}"
-        if hit.kind == SegmentKind.TRANSCRIPT and hit.start_ms is not None:
-            line = line_at(library.transcript(hit.source), hit.start_ms)
-            return (line.text if line else ""), where
-        if hit.kind == SegmentKind.CODE and hit.line_start is not None:
-            text = library.source_text(hit.source, hit.path_in_archive).splitlines()
-            lines = text[hit.line_start - 1 : hit.line_end or hit.line_start]
-            return "\n".join(lines), where
-        return hit.snippet, where
+        match hit.place:
+            case AtMoment(start_ms=at) if hit.kind == SegmentKind.TRANSCRIPT:
+                line = line_at(library.transcript(hit.source), at)
+                return (line.text if line else ""), f"at {where}"
+            case AtMoment():
+                return hit.snippet, f"at {where}"
+            case AtLines(line_start=first, line_end=last, path_in_archive=member) if (
+                hit.kind == SegmentKind.CODE
+            ):
+                text = library.source_text(hit.source, member).splitlines()
+                return "\n".join(text[first - 1 : last or first]), where
+            case _:
+                return hit.snippet, where
 
     # --- the player ---------------------------------------------------------------------------
 
     def play(self, backend: str) -> str:
         hit = self.hits.get(EXPECTED[0].query)
-        if hit is None or hit.start_ms is None:
+        if hit is None or not isinstance(hit.place, AtMoment):
             raise CheckFailed("no lecture hit to play")
-        return play_hit(backend, hit.source, hit.start_ms, self._library().transcript(hit.source))
+        return play_hit(
+            backend, hit.source, hit.place.start_ms, self._library().transcript(hit.source)
+        )
 
 
 def _prepare_qt(folder: Path) -> None:

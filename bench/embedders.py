@@ -42,7 +42,7 @@ from engine.library import Library
 from engine.models import Embedder
 from engine.models.manifest import Calibration
 from engine.models.registry import ModelRegistry
-from engine.search import evaluate
+from engine.search import eval_metrics, evaluate
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             if which in sections:
                 docs = args.scifact_docs if which == "scifact" else 0
                 table = english(embedder, config, args.data, work, which, docs)
-                print(evaluate.format_table(table))
+                print(eval_metrics.format_table(table))
         if "xquad" in sections:
             table = xquad(embedder, config, args.data, work, args.queries)
             print(f"{'xquad':8s} {'dense':>7s} {'hybrid':>7s} {'ingest s':>9s}")

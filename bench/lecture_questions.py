@@ -55,7 +55,7 @@ from engine.library import Library  # noqa: E402
 from engine.media.probe import probe  # noqa: E402
 from engine.models import Embedder  # noqa: E402
 from engine.models.registry import ModelRegistry  # noqa: E402
-from engine.search.results import SearchResult  # noqa: E402
+from engine.search.results import SearchResult, moment_ms  # noqa: E402
 from engine.types import SegmentKind  # noqa: E402
 from tools.lecture_media import make_narration  # noqa: E402
 
@@ -128,7 +128,7 @@ class _Tally:
         rank = _rank(results, gold.path)
         self.ndcg += 1 / math.log2(rank + 1) if rank else 0.0
         self.hit1 += rank == 1
-        start = results[0].start_ms if rank == 1 else None
+        start = moment_ms(results[0].place) if rank == 1 else None
         if start is not None:
             self.errors.append(abs(start - gold.starts[sentence]))
             self.seek += self.errors[-1] <= SEEK_MS

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from engine.importing.places import member_place, shown_name
 from engine.importing.progress import IngestReport, Outcome
 from engine.plain_text import clock, plural, printable
+from engine.search.results import AtLines, AtMoment, OnPage, WholeFile
 from engine.types import SegmentKind
 
 if TYPE_CHECKING:
@@ -88,16 +89,17 @@ def copies_line(report: IngestReport) -> str:
 def location(result: SearchResult) -> str:
     """Where in its file a hit is: ``mm:ss``, ``page N``, ``member:line`` inside an archive,
     ``line N``, or nothing for a hit that is the whole file."""
-    line = result.line or result.line_start
-    if result.start_ms is not None:
-        return clock(result.start_ms)
-    if result.page is not None:
-        return f"page {result.page}"
-    if result.path_in_archive is not None:
-        return f"{result.path_in_archive}:{line}" if line else result.path_in_archive
-    if line is not None:
-        return f"line {line}"
-    return ""
+    match result.place:
+        case AtMoment(start_ms=at):
+            return clock(at)
+        case OnPage(page=page):
+            return f"page {page}"
+        case AtLines(line=line, path_in_archive=str(member)):
+            return f"{member}:{line}"
+        case AtLines(line=line):
+            return f"line {line}"
+        case WholeFile(path_in_archive=member):
+            return member or ""
 
 
 def stage_text(p: IngestProgress) -> str:

@@ -22,25 +22,20 @@ from PySide6.QtGui import (
     QShortcut,
 )
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
-    QLineEdit,
-    QSizePolicy,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.accessible import describe, label_box
+from app.accessible import label_box
 from app.search.examples import EMPTY_LIBRARY, ExampleQuestions
 from app.search.filter_chip import FilterChip
 from app.search.history import SearchHistory
+from app.search.pane_widgets import filter_boxes, search_box, status_line
 from app.search.result_list import ResultList
 from app.search.results import ResultRow, count_line, grouped, has_thumbnail, thumbnail
-from app.search.status_line import StatusLine
 from app.tasks import Failure, Tasks
 from engine.api import (
-    KIND_NAMES,
     Course,
     Library,
     SearchFilters,
@@ -82,35 +77,9 @@ class SearchPane(QWidget):
         self.library = library
         self.tasks = tasks
         self.history = SearchHistory()
-        self.search = QLineEdit(placeholderText="Search your courses (Up: earlier searches)")
-        self.search.setClearButtonEnabled(True)
+        self.search = search_box(SEARCH_KEYS)
         self.search.installEventFilter(self)
-        self.course_box = QComboBox()
-        self.course_box.addItem("All courses", None)
-        self.kind_box = QComboBox()
-        self.kind_box.addItem("All kinds", None)
-        describe(
-            self.search,
-            "Search",
-            "Type a question or words; Enter opens the top result, Down moves to the "
-            "results, Up in an empty box recalls earlier searches, Esc clears.",
-            f"Search your courses ({SEARCH_KEYS})",
-        )
-        describe(self.course_box, "Course", "Search one course or all of them.")
-        describe(
-            self.kind_box,
-            "Kind",
-            "Search speech, on-screen text, slides, code, notes files, or My notes: the notes "
-            "you added at a moment, a page or a line.",
-        )
-        self._name_clear_button()
-        for kind in SegmentKind:
-            self.kind_box.addItem(KIND_NAMES[kind], kind.value)  # Qt keeps enums as plain str
-        for box in (self.course_box, self.kind_box):
-            box.setMinimumContentsLength(8)  # a long course name must not widen the pane
-            box.setSizeAdjustPolicy(
-                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-            )
+        self.course_box, self.kind_box = filter_boxes()
         self.filter_chip = FilterChip()
         self.filter_chip.cleared.connect(lambda: self.pick_course(None))
         self.results = ResultList()
@@ -120,12 +89,7 @@ class SearchPane(QWidget):
         self.empty_note = self.results.empty_note
         self.examples = ExampleQuestions(self.results.viewport())  # the demo's, to try
         self.examples.asked.connect(self.ask)
-        self.status = StatusLine()
-        self.status.setWordWrap(True)
-        # Two lines always: the list above must not jump as messages come and go.
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.status.fit_height()
-        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.status = status_line()
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.search)
@@ -156,16 +120,6 @@ class SearchPane(QWidget):
         escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search)
         escape.setContext(Qt.ShortcutContext.WidgetShortcut)
         escape.activated.connect(self._escape)
-
-    def _name_clear_button(self) -> None:
-        """The box's clear button is Qt's own, an icon named by nothing: a screen reader
-        would say "button"."""
-        for action in self.search.actions():
-            if action.objectName() == "_q_qlineeditclearaction":
-                action.setText("Clear search")
-                action.setToolTip("Clear the search (Esc)")
-        for button in self.search.findChildren(QToolButton):
-            describe(button, "Clear search", "Empty the search box (Esc).")
 
     # --- what the library holds -----------------------------------------------------------
 

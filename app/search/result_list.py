@@ -1,6 +1,7 @@
 """The list of results: a row per lecture or file, a "Weaker matches" divider above the
 first weak hit, and a note inside the list when it is empty (with a link to act on it).
-A row's menu opens it or copies a coursedex:// link to its moment, or a quote with its time.
+A row's menu (app/search/row_menu.py) opens it or copies a coursedex:// link to its moment,
+or a quote with its time.
 
 Rows are added a few per turn of the event loop (a row costs about 1.5 ms of layout), and the
 list is painted once they are all there: a frame shows a whole result set, never its first
@@ -17,19 +18,15 @@ from PySide6.QtGui import (
     QContextMenuEvent,
     QFocusEvent,
     QFont,
-    QIcon,
     QImage,
     QKeySequence,
-    QPainter,
     QPalette,
-    QPixmap,
     QShortcut,
 )
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMenu, QWidget
 
 from app.accessible import describe
 from app.search.results import (
-    KIND_GLYPHS,
     ResultGroup,
     ResultRow,
     grouped,
@@ -37,13 +34,11 @@ from app.search.results import (
     row_key,
     spoken,
 )
-from engine.api import SearchResult, SegmentKind
+from app.search.row_menu import COPY_LINK, kind_icons, result_menu
+from engine.api import SearchResult
 
 ROW_BATCH = 4  # result rows added per turn of the event loop
 WEAKER = "Weaker matches"
-# A row's keys (Ctrl is Cmd on macOS), shown in its menu; a quote has none: the player's
-# Ctrl+Shift+C (its moment's link) works from the whole window
-OPEN, COPY_LINK = "Return", "Ctrl+C"
 # Help > Keyboard shortcuts lists these beside the player's and the menus' keys
 PANE_KEYS = (
     ((COPY_LINK,), "In the results: copy the row's link"),
@@ -99,7 +94,7 @@ class ResultList(QListWidget):
         self.empty_note.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.empty_note.linkActivated.connect(self.link_activated)
         self.empty_note.hide()
-        self._icons = self.kind_icons()
+        self._icons = kind_icons(self)
         self._relayout = QTimer(self, singleShot=True, interval=60)
         self._relayout.timeout.connect(self._relayout_rows)
         self._shown = 0  # counts the result sets shown: a batch of an older one stops
@@ -300,20 +295,13 @@ class ResultList(QListWidget):
         result = self.result_at(row)
         if result is None:
             return None
-        menu = QMenu(self)
-        quote = "Copy quote with time" if result.start_ms is not None else "Copy quote"
-        for text, keys, act in (
-            ("Open", OPEN, lambda: self.open_requested.emit(result)),
-            ("Copy link", COPY_LINK, lambda: self.copy_requested.emit(result, False)),
-            (quote, "", lambda: self.copy_requested.emit(result, True)),
-            ("Add note here…", "", lambda: self.note_requested.emit(result)),
-        ):
-            action = menu.addAction(text, act)
-            action.setShortcut(QKeySequence(keys))  # shown in the menu; the list's keys do it
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            if text in ("Open", quote):
-                menu.addSeparator()
-        return menu
+        return result_menu(
+            self,
+            result,
+            lambda: self.open_requested.emit(result),
+            lambda quote: self.copy_requested.emit(result, quote),
+            lambda: self.note_requested.emit(result),
+        )
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """The menu of the row under the pointer; from the Menu key (or Shift+F10) the
@@ -370,30 +358,9 @@ class ResultList(QListWidget):
             self._relayout.start()
         return super().eventFilter(watched, event)
 
-    def kind_icons(self) -> dict[SegmentKind, QIcon]:
-        """A glyph per kind, drawn in the palette's text colour (legible light and dark), at
-        twice the size a row shows it (a line of text high), so it stays sharp."""
-        colour = self.palette().color(QPalette.ColorRole.WindowText)
-        side = 2 * (self.fontMetrics().height() + 4)
-        icons: dict[SegmentKind, QIcon] = {}
-        for kind, glyph in KIND_GLYPHS.items():
-            pixmap = QPixmap(side, side)
-            pixmap.fill(Qt.GlobalColor.transparent)
-            painter = QPainter(pixmap)
-            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-            font = QFont(self.font())
-            font.setPixelSize(round(side * (0.75 if len(glyph) == 1 else 0.5)))  # of the icon
-            font.setBold(True)
-            painter.setFont(font)
-            painter.setPen(colour)
-            painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, glyph)
-            painter.end()
-            icons[kind] = QIcon(pixmap)
-        return icons
-
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.PaletteChange:
-            self._icons = self.kind_icons()
+            self._icons = kind_icons(self)
             for row in range(self.count()):
                 widget = self.row_widget(row)
                 if widget is not None:

@@ -33,12 +33,16 @@ from PySide6.QtWidgets import (
 from app.languages import shown_language
 from engine.api import (
     KIND_NAMES,
+    AtMoment,
     Library,
+    OnPage,
     SearchResult,
     SegmentKind,
+    SlideOnScreen,
     SourceKind,
     clock,
     location,
+    moment_ms,
     plural,
     shown_title,
 )
@@ -130,7 +134,7 @@ def spoken(group: ResultGroup) -> str:
         " ".join(result.snippet.split()),
     ]
     if group.moments:
-        times = ", ".join(clock(m.start_ms or 0) for m in group.moments[:MOMENTS])
+        times = ", ".join(clock(moment_ms(m.place) or 0) for m in group.moments[:MOMENTS])
         parts.append(f"Also at {times}")
     return ". ".join(p for p in parts if p)
 
@@ -160,11 +164,14 @@ def header(result: SearchResult) -> str:
 
 def on_screen(result: SearchResult) -> str:
     """ "Slide 4 on screen (slides.pdf)" for a lecture moment that shows a slide, else ""."""
-    if result.slide is None or result.kind == SegmentKind.SLIDE:
-        return ""
-    deck, page = result.slide
-    title = f": {result.slide_title}" if result.slide_title else ""
-    return f"Slide {page} on screen{title} ({Path(deck).name})"
+    match result.place:
+        case AtMoment(slide=SlideOnScreen(source=deck, page=page, title=title)) if (
+            result.kind != SegmentKind.SLIDE
+        ):
+            named = f": {title}" if title else ""
+            return f"Slide {page} on screen{named} ({Path(deck).name})"
+        case _:
+            return ""
 
 
 class ResultRow(QWidget):
@@ -226,7 +233,7 @@ class ResultRow(QWidget):
     def _moments_html(self, colour: str = "") -> str:
         style = f' style="color: {colour}"' if colour else ""
         links = [
-            f'<a href="{i}"{style}>{html.escape(clock(m.start_ms or 0))}</a>'
+            f'<a href="{i}"{style}>{html.escape(clock(moment_ms(m.place) or 0))}</a>'
             for i, m in enumerate(self.moments[:MOMENTS])
         ]
         more = len(self.moments) - MOMENTS
@@ -315,8 +322,13 @@ class ResultRow(QWidget):
 
 def has_thumbnail(result: SearchResult) -> bool:
     """Whether :func:`thumbnail` may find a picture for ``result``."""
-    slide_page = result.kind == SegmentKind.SLIDE and result.page is not None
-    return slide_page or result.slide is not None or bool(result.thumbnail)
+    match result.place:
+        case OnPage():
+            return result.kind == SegmentKind.SLIDE
+        case AtMoment(thumbnail=scene, slide=slide):
+            return slide is not None or bool(scene)
+        case _:
+            return False
 
 
 def thumbnail(result: SearchResult, library: Library) -> QImage | None:
@@ -324,16 +336,19 @@ def thumbnail(result: SearchResult, library: Library) -> QImage | None:
     frame at a video hit (worker thread)."""
     from app.viewers.pages import ViewerError, render_page
 
-    page = result.page if result.kind == SegmentKind.SLIDE else None
-    deck = result.source
-    if page is None and result.slide is not None:
-        deck, page = result.slide  # the slide on screen: sharper than the scene's frame
+    deck, page, scene = result.source, None, None
+    match result.place:
+        case OnPage() if result.kind == SegmentKind.SLIDE:
+            page = result.place.page
+        case AtMoment(thumbnail=scene, slide=slide):
+            if slide is not None:  # the slide on screen: sharper than the scene's frame
+                deck, page = slide.source, slide.page
     if page is not None:
         try:
             return render_page(deck, page, THUMB_W * 2, library)
         except ViewerError:
             pass  # a deck moved away: the scene's frame still shows it
-    if result.thumbnail:
-        image = QImage(result.thumbnail)
+    if scene:
+        image = QImage(scene)
         return None if image.isNull() else image
     return None

@@ -25,14 +25,18 @@ from app.viewers.code_view import CodeView
 from app.viewers.missing import MissingFile
 from app.viewers.slide_view import SlideView
 from engine.api import (
+    AtLines,
+    AtMoment,
     Chapter,
     Library,
     Note,
+    OnPage,
     SearchResult,
     SegmentKind,
     Source,
     SourceKind,
     Timing,
+    WholeFile,
     clock,
 )
 
@@ -183,13 +187,18 @@ class PreviewPane(QWidget):
             self._not_here(result, terms)
             return
         playable = result.source_kind in (SourceKind.VIDEO, SourceKind.AUDIO)
-        if result.kind == SegmentKind.SLIDE and result.page is not None:
-            self.show_page(result.source, result.page, result.shown_in, terms)
-        elif playable and result.start_ms is not None:
-            self.play(result.source, result.start_ms, terms)
-        else:
-            line = result.line or result.line_start
-            self.show_file(result.source, result.path_in_archive, line, terms)
+        match result.place:
+            case OnPage(page=page, shown_in=shown_in) if result.kind == SegmentKind.SLIDE:
+                moments = tuple((s.source, s.start_ms) for s in shown_in)
+                self.show_page(result.source, page, moments, terms)
+            case AtMoment(start_ms=at) if playable:
+                self.play(result.source, at, terms)
+            case AtLines(line=line, path_in_archive=member):
+                self.show_file(result.source, member, line, terms)
+            case WholeFile(path_in_archive=member):
+                self.show_file(result.source, member, None, terms)
+            case _:  # a moment of subtitles, a note on a page: the file from its start
+                self.show_file(result.source, None, None, terms)
 
     def _not_here(self, result: SearchResult, terms: Sequence[str]) -> None:
         """The hit's file is not on this computer: say where it was expected; once located,
@@ -309,13 +318,15 @@ class PreviewPane(QWidget):
 
     def note_at_result(self, result: SearchResult) -> None:
         """Ask for a note at a result's place: its time, else its page, else its line."""
-        at_ms, page, line = result.start_ms, result.page, result.line or result.line_start
-        if at_ms is not None:
-            spot = Spot(result.source, result.title, at_ms=at_ms)
-        elif page is not None:
-            spot = Spot(result.source, result.title, page=page)
-        else:
-            spot = Spot(result.source, result.title, line=line, member=result.path_in_archive)
+        match result.place:
+            case AtMoment(start_ms=at):
+                spot = Spot(result.source, result.title, at_ms=at)
+            case OnPage(page=page):
+                spot = Spot(result.source, result.title, page=page)
+            case AtLines(line=line, path_in_archive=member):
+                spot = Spot(result.source, result.title, line=line, member=member)
+            case WholeFile(path_in_archive=member):
+                spot = Spot(result.source, result.title, member=member)
         self.notes.ask(spot, self)
 
     def _note_added(self, note: Note) -> None:

@@ -25,6 +25,7 @@ from engine.api import (
     demo_queries,
     is_url,
     language_name,
+    moment_ms,
     parse_language,
     plural,
     printable,
@@ -128,7 +129,7 @@ def cmd_search(ctx: Context) -> int:
                     "results": [
                         {
                             **r.to_json(),
-                            "origin": result_origin(library, r.source, r.start_ms),
+                            "origin": result_origin(library, r.source, moment_ms(r.place)),
                             "media_missing": not Path(r.source).exists(),
                         }
                         for r in outcome.results

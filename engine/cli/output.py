@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.api import (
+    AtMoment,
     IngestProgress,
     IngestReport,
     LibraryStats,
+    OnPage,
     Outcome,
     SearchOutcome,
+    SlideOnScreen,
     Stage,
     clock,
     copies_line,
@@ -102,10 +105,13 @@ def print_results(query: str, outcome: SearchOutcome) -> None:
             )
             print(f"    before: …{before}" if before else "    before: (start of file)")
             print(f"    after:  {after}…" if after else "    after:  (end of file)")
-        if r.slide is not None:
-            print(f"    on screen: {printable(Path(r.slide[0]).name)} page {r.slide[1]}")
-        for path, ms in r.shown_in[:3]:
-            print(f"    shown in {printable(Path(path).name)} at {clock(ms)}")
+        match r.place:
+            case AtMoment(slide=SlideOnScreen(source=deck, page=page)):
+                print(f"    on screen: {printable(Path(deck).name)} page {page}")
+            case OnPage(shown_in=shown_in):
+                for shown in shown_in[:3]:
+                    name = printable(Path(shown.source).name)
+                    print(f"    shown in {name} at {clock(shown.start_ms)}")
 
 
 def _words(text: str, n: int) -> str:

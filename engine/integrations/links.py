@@ -27,6 +27,7 @@ from engine.numbers import (
     whole,
 )
 from engine.plain_text import clock
+from engine.search.results import AtLines, AtMoment, OnPage, WholeFile
 
 if TYPE_CHECKING:
     from engine.library import Library
@@ -176,15 +177,15 @@ def _within(link: Link, source: Source) -> Link:
 
 def link_of(result: SearchResult, sha256: str | None = None) -> str:
     """The link to a search result's moment (pass the file's sha256 so it survives a move)."""
-    line = result.line or result.line_start
-    return make_link(
-        result.source,
-        start_ms=result.start_ms,
-        page=result.page,
-        line=None if result.start_ms is not None or result.page is not None else line,
-        member=result.path_in_archive,
-        sha256=sha256,
-    )
+    match result.place:
+        case AtMoment(start_ms=at):
+            return make_link(result.source, start_ms=at, sha256=sha256)
+        case OnPage(page=page):
+            return make_link(result.source, page=page, sha256=sha256)
+        case AtLines(line=line, path_in_archive=member):
+            return make_link(result.source, line=line, member=member, sha256=sha256)
+        case WholeFile(path_in_archive=member):
+            return make_link(result.source, member=member, sha256=sha256)
 
 
 def note_link(note: Note) -> str | None:

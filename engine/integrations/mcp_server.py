@@ -38,6 +38,7 @@ from engine.library import Library
 from engine.notes import note_json
 from engine.numbers import MAX_ID, NumberError, seconds_ms, whole
 from engine.search import SearchFilters, SearchResult
+from engine.search.results import moment_ms, place_json
 from engine.store import SegmentRow, Source
 from engine.types import SegmentKind
 
@@ -88,24 +89,25 @@ class CoursedexTools:
 
     def _result(self, r: SearchResult) -> dict[str, Any]:
         source = self.library.source(r.source)
+        place = place_json(r.place)
         return {
             "text": r.snippet,
             "source": r.source,
             "title": r.title,
             "kind": r.kind.value,
             "course": r.course,
-            "start": _sec(r.start_ms),
-            "end": _sec(r.end_ms),
-            "page": r.page,
-            "line": r.line or r.line_start,
-            "path_in_archive": r.path_in_archive,
+            "start": place["start"],
+            "end": place["end"],
+            "page": place["page"],
+            "line": place["line"],
+            "path_in_archive": place["path_in_archive"],
             "where": location(r),  # to cite: "02:43", "page 3", "src/a.py:14"
             "score": round(r.score, 4),
             "strong": r.strong,
             "language": r.language,  # its file's (es, de...; None: not known)
             "segment_id": r.segment_id,
             "link": link_of(r, source.sha256 if source else None),
-            "origin": result_origin(self.library, r.source, r.start_ms),
+            "origin": result_origin(self.library, r.source, moment_ms(r.place)),
         }
 
     def list_courses(self) -> dict[str, Any]:
@@ -241,6 +243,14 @@ def build_server(library: Library) -> MCPServer:
     server = AnsweringServer(
         "coursedex", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
+    _search_tool(server, tools)
+    _listing_tools(server, tools)
+    _reading_tools(server, tools)
+    return server
+
+
+def _search_tool(server: MCPServer, tools: CoursedexTools) -> None:
+    """``search``: its limit checked as the protocol's error, the rest as the tool's."""
 
     @server.tool(annotations=_READ_ONLY)
     def search(
@@ -261,6 +271,10 @@ def build_server(library: Library) -> MCPServer:
             raise MCPError(INVALID_PARAMS, str(e)) from e
         return _guarded(tools.search)(query, limit, course, kind)
 
+
+def _listing_tools(server: MCPServer, tools: CoursedexTools) -> None:
+    """``list_courses`` and ``list_notes``: what the library holds."""
+
     @server.tool(annotations=_READ_ONLY)
     def list_courses() -> dict[str, Any]:
         """The courses in the library and their files, with each file's status."""
@@ -275,6 +289,10 @@ def build_server(library: Library) -> MCPServer:
             course: only this course's notes (its name, see list_courses).
         """
         return _guarded(tools.list_notes)(course)
+
+
+def _reading_tools(server: MCPServer, tools: CoursedexTools) -> None:
+    """``get_transcript`` and ``get_context``: reading a file around a moment or a hit."""
 
     @server.tool(annotations=_READ_ONLY)
     def get_transcript(
@@ -299,8 +317,6 @@ def build_server(library: Library) -> MCPServer:
             around: passages on each side (0-10).
         """
         return _guarded(tools.get_context)(segment_id, around)
-
-    return server
 
 
 def serve(library: Library) -> None:

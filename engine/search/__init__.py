@@ -9,6 +9,7 @@
     distinct.py     5. MMR (off), near-copies and same-moment hits collapse
     said_first.py      a lecture's strong spoken hit before its on-screen text
     snippets.py        results: snippet, highlights, line, thumbnail, slide links
+    results.py         a hit and its place by kind: a moment, a page, lines, the file
     searcher.py     the orchestrator; lexical.py, stats.py: what the stages share
     scale.py           the thresholds and weights on similarity: the embedder's
     diversity.py       near-duplicate removal and MMR, under distinct.py

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import cast
 
 from engine.search import SearchResult
+from engine.search.results import AtMoment
 
 
 def metrics(first_hit_ranks: Sequence[int | None], ndcgs: Sequence[float]) -> dict[str, float]:
@@ -38,9 +39,9 @@ def first_moment_hit(
     results: Sequence[SearchResult], video_id: str, begin: float, end: float
 ) -> int | None:
     for rank, r in enumerate(results[:10], start=1):
-        if Path(r.source).name.split(" ", 1)[0] != video_id or r.start_ms is None:
+        if Path(r.source).name.split(" ", 1)[0] != video_id:
             continue
-        if begin - 5.0 <= r.start_ms / 1000 <= end:
+        if isinstance(r.place, AtMoment) and begin - 5.0 <= r.place.start_ms / 1000 <= end:
             return rank
     return None
 

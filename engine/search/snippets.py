@@ -4,6 +4,7 @@ query words marked, its line in code, and the scene thumbnail or slide it goes w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from engine import analysis
@@ -11,7 +12,15 @@ from engine.analysis import uses_porter
 from engine.config import SearchConfig
 from engine.search.handoff import Candidate
 from engine.search.lexical import Weights, best_line, is_query_word, passage_offset, weights_of
-from engine.search.results import SearchResult
+from engine.search.results import (
+    AtMoment,
+    OnPage,
+    ResultPlace,
+    SearchResult,
+    ShownAt,
+    SlideOnScreen,
+    place_of,
+)
 from engine.store import SegmentRow, Store
 from engine.types import SegmentKind, SourceKind
 from engine.words import WORD, fold, stem
@@ -196,8 +205,18 @@ class ResultMaker:
             line = row.line_start + (offset or 0)
             if row.kind == SegmentKind.CODE:  # code reads in lines, not in a run of words
                 snippet, spans = code_snippet(row.text, weights, offset or 0, language=language)
-        thumbnail, slide, shown_in = self._media_links(row, hit.seek_ms)
-        slide_title = "" if slide is None else self._slide_title(slide[0], slide[1])
+        place = self._with_media(
+            row,
+            place_of(
+                start_ms=hit.seek_ms,
+                end_ms=row.end_ms,
+                page=row.page,
+                line_start=row.line_start,
+                line_end=row.line_end,
+                line=line,
+                path_in_archive=row.path_in_archive,
+            ),
+        )
         return SearchResult(
             segment_id=row.id,
             source=row.source_path,
@@ -206,22 +225,12 @@ class ResultMaker:
             course=row.course,
             title=row.source_title,
             heading=row.heading,
-            start_ms=hit.seek_ms,
-            end_ms=row.end_ms,
-            page=row.page,
-            path_in_archive=row.path_in_archive,
-            line_start=row.line_start,
-            line_end=row.line_end,
-            line=line,
+            place=place,
             snippet=snippet,
             highlights=spans,
             score=hit.score,
             fulltext_rank=hit.fulltext_rank,
             dense_rank=hit.dense_rank,
-            thumbnail=thumbnail,
-            slide=slide,
-            slide_title=slide_title,
-            shown_in=shown_in,
             context=context,
             strong=strong,
             language=row.language,
@@ -241,16 +250,19 @@ class ResultMaker:
             titles.setdefault((deck, page), "")
         return titles[(deck, page)]
 
-    def _media_links(
-        self, row: SegmentRow, start_ms: int | None
-    ) -> tuple[str | None, tuple[str, int] | None, tuple[tuple[str, int], ...]]:
-        """The scene thumbnail and the slide on screen at a video moment, or the video
-        moments that show a slide page."""
-        if row.page is not None and row.kind == SegmentKind.SLIDE:
-            shown = self._store.recordings.shown_at(row.source_id, row.page)
-            return None, None, tuple((path, a) for path, a, _ in shown[:5])
-        if start_ms is None or row.source_kind not in _TIMED_SOURCES:
-            return None, None, ()
-        name = self._store.recordings.thumbnail_at(row.source_id, start_ms)
-        thumbnail = str(self._thumbs / name) if name and self._thumbs is not None else None
-        return thumbnail, self._store.recordings.slide_at(row.source_id, start_ms), ()
+    def _with_media(self, row: SegmentRow, place: ResultPlace) -> ResultPlace:
+        """A lecture moment with the scene thumbnail and the slide on screen then, a slide
+        page with the lecture moments that show it; any other place as it is."""
+        match place:
+            case OnPage(page=page) if row.kind == SegmentKind.SLIDE:
+                shown = self._store.recordings.shown_at(row.source_id, page)
+                return replace(place, shown_in=tuple(ShownAt(p, a) for p, a, _ in shown[:5]))
+            case AtMoment(start_ms=at) if row.source_kind in _TIMED_SOURCES:
+                name = self._store.recordings.thumbnail_at(row.source_id, at)
+                thumbs = self._thumbs
+                thumbnail = str(thumbs / name) if name and thumbs is not None else None
+                shown = self._store.recordings.slide_at(row.source_id, at)
+                slide = None if shown is None else SlideOnScreen(*shown, self._slide_title(*shown))
+                return replace(place, thumbnail=thumbnail, slide=slide)
+            case _:
+                return place

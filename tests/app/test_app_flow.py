@@ -13,9 +13,11 @@ from pytestqt.qtbot import QtBot
 from app.window import SearchWindow
 from engine.importing.progress import IngestReport, Outcome
 from engine.library import Library
+from engine.search.results import moment_ms
 from engine.types import SegmentKind
 from tests.app.ui import StallMeter, drop, make_test_video
 from tests.conftest import HIPPO_MS, LECTURE_CUES, SORTING_PY
+from tests.places import at_lines
 from tools.factories import make_code_zip, make_pdf, make_srt
 from tools.lecture_media import LONG_LECTURE_TOPICS, make_long_lecture
 
@@ -53,7 +55,9 @@ def test_drop_search_enter_plays_from_the_hit(
     qtbot.waitUntil(lambda: window.panel.state_of(str(zoology / "lecture.mp4")) == "indexed")
 
     qtbot.keyClicks(window.search_pane.search, "hippopotamus")
-    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.start_ms == HIPPO_MS)
+    qtbot.waitUntil(
+        lambda: (r := window.result_at(0)) is not None and moment_ms(r.place) == HIPPO_MS
+    )
     hit = window.result_at(0)
     assert hit is not None and hit.kind == SegmentKind.TRANSCRIPT
     assert hit.source == str(zoology / "lecture.mp4")
@@ -94,12 +98,13 @@ def test_slide_and_code_hits_open_their_page_and_line(
     qtbot.keyClicks(window.search_pane.search, "Lomuto scheme pivot")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.kind == SegmentKind.CODE)
     code_hit = window.result_at(0)
-    assert code_hit is not None and code_hit.line is not None
+    assert code_hit is not None
+    code_line = at_lines(code_hit).line
     qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
     qtbot.waitUntil(
         lambda: window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
     )
-    qtbot.waitUntil(lambda: window.preview_pane.code_view.editor.marked_line == code_hit.line)
+    qtbot.waitUntil(lambda: window.preview_pane.code_view.editor.marked_line == code_line)
     assert "Lomuto" in window.preview_pane.code_view.editor.textCursor().block().text()
 
 

@@ -32,6 +32,7 @@ from app.window import SearchWindow
 from engine.integrations.links import make_link
 from engine.library import Library
 from engine.search import SearchResult
+from engine.search.results import moment_ms
 
 REPO = Path(__file__).resolve().parents[2]
 SYSTEM_PYTHON = Path("/usr/bin/python3")
@@ -177,7 +178,7 @@ def test_another_user_who_binds_the_name_first_never_gets_the_link(
                 opener.kill()
         _out, err = opener.communicate()
         assert opener.returncode == 0, err
-        assert (shown.source, shown.start_ms) == (str(video), 2000)
+        assert (shown.source, moment_ms(shown.place)) == (str(video), 2000)
         assert not stolen.exists(), stolen.read_text()
         window.close()
     finally:

@@ -22,8 +22,10 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchResult
+from engine.search.results import moment_ms
 from tests.app.media import SENTENCES, SLOT_MS, PlayerMedia
 from tests.english import english
+from tests.places import at_moment
 from tools.factories import make_srt
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,7 +49,7 @@ def moved_course(
         lib.ingest([old])
         hit = lib.search("heaps keep the largest item on top", limit=1).results[0]
         assert hit.source == str(old / "lecture.mp4")
-        assert hit.start_ms is not None and abs(hit.start_ms - HEAPS * SLOT_MS) < SLOT_MS
+        assert abs(at_moment(hit).start_ms - HEAPS * SLOT_MS) < SLOT_MS
         link = result_link(lib, hit)
         new = tmp_path / "Archive" / "Data structures"
         shutil.move(old, new)
@@ -83,7 +85,7 @@ def test_links_open_the_window_at_their_moment(
     qtbot.addWidget(window)
     shown = _opened(qtbot, window)
     assert shown.source == str(video)
-    assert shown.start_ms == parse_link(link).start_ms
+    assert moment_ms(shown.place) == parse_link(link).start_ms
     qtbot.waitUntil(
         lambda: window.preview_pane.player.position_ms() >= HEAPS * SLOT_MS - 500, timeout=20_000
     )
@@ -113,7 +115,7 @@ def test_links_open_the_window_at_their_moment(
             second.kill()
     _out, err = second.communicate()
     assert second.returncode == 0, err
-    assert (shown.source, shown.start_ms) == (str(video), 2 * SLOT_MS)
+    assert (shown.source, moment_ms(shown.place)) == (str(video), 2 * SLOT_MS)
 
     # A link the library cannot answer says why, and the window stays as it was.
     gone = make_link(str(tmp_path / "elsewhere.mp4"), start_ms=1000, sha256="ab" * 32)

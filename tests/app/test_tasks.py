@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.tasks import Failure, Task, Tasks
 from app.window import SearchWindow
 from engine.api import Cancelled, Library, NotFoundError
+from tests.places import at_lines
 
 
 def test_results_and_failures_arrive_on_the_ui_thread(
@@ -115,7 +116,7 @@ def test_the_window_searches_deterministically_on_the_inline_pool(
     assert first is not None and first.source == str(notes)
     window.open_current()
     assert window.preview_pane.stack.currentWidget() is window.preview_pane.code_view
-    assert window.preview_pane.code_view.editor.marked_line == (first.line or first.line_start)
+    assert window.preview_pane.code_view.editor.marked_line == at_lines(first).line
 
 
 class _Cycle:

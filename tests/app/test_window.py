@@ -21,6 +21,7 @@ from engine.library import Library
 from engine.types import SegmentKind
 from tests.app.ui import drop, giraffe_window
 from tests.conftest import HIPPO_MS, LECTURE_CUES
+from tests.places import at_moment
 from tools.factories import make_srt
 
 
@@ -49,7 +50,7 @@ def test_typing_shows_results_without_blocking(
     first = window.result_at(0)
     assert first is not None
     assert first.source == str(lecture) and first.kind == SegmentKind.TRANSCRIPT
-    assert first.start_ms == HIPPO_MS
+    assert at_moment(first).start_ms == HIPPO_MS
     assert location(first) == "00:31"
     # the lecture's hits are one row: the count says so (the notes may match weakly)
     status = window.search_pane.status.text()

@@ -33,6 +33,7 @@ from engine.api import (
 )
 from engine.cli.output import print_report
 from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse
+from tests.places import at_lines
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,8 +75,7 @@ def test_location_of_each_kind_of_hit(built_library: Library, mixed_course: Mixe
     assert first("mitochondria") == "page 2"
     assert first("Lomuto") == f"src/sorting.py:{LOMUTO_LINE}"
     notes = built_library.search("axolotl").results[0]
-    assert notes.line_start is not None
-    assert location(notes) == f"line {notes.line or notes.line_start}"
+    assert location(notes) == f"line {at_lines(notes).line}"
 
 
 def test_results_carry_the_kind_of_their_source(

@@ -21,7 +21,9 @@ from app.notes.editor import NoteEditor
 from app.window import SearchWindow
 from engine.api import DEMO_COURSE, Note, SegmentKind, SourceKind, clock
 from engine.library import Library
+from engine.search.results import OnPage
 from tests.app.ui import on_next_modal, stray_enter_on_next_box
+from tests.places import at_lines, on_page
 
 PLAYING_TIMEOUT_MS = 10_000
 ROOT = Path(__file__).resolve().parents[3]
@@ -343,7 +345,7 @@ def test_search_finds_a_note_as_a_bookmark_and_a_results_menu_adds_one(
     qtbot.waitUntil(lambda: window.result_at(0) is not None and pane.shown_query == "trivet")
     hit = window.result_at(0)
     assert hit is not None and hit.kind == SegmentKind.BOOKMARK
-    assert (hit.source, hit.page) == (slides, 2)
+    assert (hit.source, on_page(hit).page) == (slides, 2)
     kinds = [pane.kind_box.itemData(i) for i in range(pane.kind_box.count())]
     assert SegmentKind.BOOKMARK.value in kinds  # the Kind filter offers notes on moments
     label = pane.kind_box.itemText(kinds.index(SegmentKind.BOOKMARK.value))
@@ -362,11 +364,11 @@ def test_search_finds_a_note_as_a_bookmark_and_a_results_menu_adds_one(
     qtbot.waitUntil(lambda: len(library.notes()) == 2)
     added: Note = next(n for n in library.notes() if n.text == "merge sort again on Friday")
     assert added.source_path == result.source
-    if result.page is not None:  # the demo's text: a slide's page, or a file's line
-        assert added.place.page == result.page
+    if isinstance(result.place, OnPage):  # the demo's text: a slide's page, or a file's line
+        assert added.place.page == result.place.page
     else:
-        assert added.place.line == (result.line or result.line_start)
-        assert added.place.path_in_archive == result.path_in_archive
+        assert added.place.line == at_lines(result).line
+        assert added.place.path_in_archive == at_lines(result).path_in_archive
     qtbot.waitUntil(
         lambda: any(
             (r := window.result_at(i)) is not None and r.kind == SegmentKind.BOOKMARK

@@ -21,8 +21,10 @@ from app.viewers import pages
 from app.window import SearchWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library
+from engine.search.results import AtMoment, OnPage, SlideOnScreen, WholeFile
 from tests.conftest import LECTURE_CUES
 from tests.engine.cli_run import InProcessCli
+from tests.places import at_moment
 from tools.factories import make_pdf, make_srt
 
 
@@ -189,7 +191,7 @@ def test_a_lecture_is_one_row_with_its_moments(qtbot: QtBot, two_courses: Librar
     assert row is not None and len(row.moments) >= 1
     assert row.moment_links.isVisible()
     assert all(m.source == row.result.source for m in row.moments)
-    starts = {m.start_ms for m in row.moments} | {row.result.start_ms}
+    starts = {at_moment(m).start_ms for m in row.moments} | {at_moment(row.result).start_ms}
     assert len(starts) == len(row.moments) + 1  # each moment a different time
     with qtbot.waitSignal(window.opened) as blocker:
         row.moment_links.linkActivated.emit(str(len(row.moments) - 1))  # the last moment's link
@@ -239,8 +241,7 @@ def test_count_line_nouns_and_plurals() -> None:
     def hit(source: str, kind: SourceKind) -> SearchResult:
         return SearchResult(
             segment_id=1, source=source, source_kind=kind, kind=SegmentKind.NOTE,
-            course="C", title="t", heading="", start_ms=None, end_ms=None, page=None,
-            path_in_archive=None, line_start=None, line_end=None, line=None, snippet="s",
+            course="C", title="t", heading="", place=WholeFile(), snippet="s",
             highlights=(), score=1.0, fulltext_rank=1, dense_rank=1,
         )  # fmt: skip
 
@@ -268,20 +269,12 @@ def test_a_speech_row_shows_the_slide_on_screen(
         course="Algorithms",
         title="lecture",
         heading="",
-        start_ms=171_000,
-        end_ms=180_000,
-        page=None,
-        path_in_archive=None,
-        line_start=None,
-        line_end=None,
-        line=None,
+        place=AtMoment(171_000, 180_000, slide=SlideOnScreen(str(deck), 2, "Merge sort")),
         snippet="Merge sort has a property that comes up in every interview.",
         highlights=(),
         score=1.0,
         fulltext_rank=1,
         dense_rank=1,
-        slide=(str(deck), 2),
-        slide_title="Merge sort",
     )
     row = ResultRow(result, QIcon())
     qtbot.addWidget(row)
@@ -311,7 +304,13 @@ def test_rows_are_shown_before_their_thumbnails_are_rendered(
         lambda *_: rendered_when_shown.append(rendered())
     )
     qtbot.keyClicks(window.search_pane.search, "pangolin")
-    qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.page == 2)
+    qtbot.waitUntil(
+        lambda: (
+            (r := window.result_at(0)) is not None
+            and isinstance(r.place, OnPage)
+            and r.place.page == 2
+        )
+    )
     assert rendered_when_shown and not rendered_when_shown[0]
     row = window.row_widget(0)
     assert row is not None and row.thumb.isVisible()  # its place, kept for the page
@@ -434,7 +433,8 @@ def test_a_result_rows_menu_copies_its_link_and_a_quote_with_its_time(
     qtbot.keyClicks(window.search_pane.search, "hippopotamus")
     qtbot.waitUntil(lambda: (r := window.result_at(0)) is not None and r.source.endswith(".srt"))
     hit = window.result_at(0)
-    assert hit is not None and hit.start_ms is not None
+    assert hit is not None
+    at = at_moment(hit).start_ms
     menu = window.search_pane.results.row_menu(0)
     assert menu is not None
     actions = {a.text(): a for a in menu.actions() if a.text()}
@@ -442,11 +442,11 @@ def test_a_result_rows_menu_copies_its_link_and_a_quote_with_its_time(
     actions["Copy link"].trigger()
     link = QApplication.clipboard().text()
     parsed = parse_link(link)
-    assert parsed.source == hit.source and parsed.start_ms == hit.start_ms
+    assert parsed.source == hit.source and parsed.start_ms == at
     assert parsed.sha256 == two_courses.source(hit.source).sha256  # type: ignore[union-attr]
     actions["Copy quote with time"].trigger()
     quote = QApplication.clipboard().text()
-    assert clock(hit.start_ms) in quote and quote.endswith(link)
+    assert clock(at) in quote and quote.endswith(link)
     assert "hippopotamus" in quote.lower()
 
 

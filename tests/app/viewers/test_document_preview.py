@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 from app.viewers.pages import render_page
 from app.window import SearchWindow
 from engine.api import Library, SearchResult
+from tests.places import at_lines, on_page
 from tools.document_files import make_docx, make_odp, make_photo
 
 
@@ -46,7 +47,7 @@ def test_a_word_hit_opens_at_its_heading_and_line(
     window.open_result(hit)
     view = window.preview_pane.code_view
     qtbot.waitUntil(lambda: window.preview_pane.stack.currentWidget() is view)
-    assert view.header.text() == f"handout.docx:{hit.line_start}"
+    assert view.header.text() == f"handout.docx:{at_lines(hit).line_start}"
     lines = view.editor.toPlainText().split("\n")
     assert lines[view.editor.marked_line - 1] == "Bootstrap resamples the data."
     assert "# Confidence intervals" in lines[: view.editor.marked_line]
@@ -79,7 +80,7 @@ def test_a_photo_hit_shows_the_picture_and_an_odp_hit_its_slide(
         assert stored.height > stored.width  # the file itself is on its side
 
     hit = _hit(quick_library, "interference fringes", "waves.odp")
-    assert hit.page == 2
+    assert on_page(hit).page == 2
     window.open_result(hit)
     qtbot.waitUntil(lambda: slides.page_label.text() == "Waves — page 2 of 2")
     qtbot.waitUntil(lambda: not slides.image_label.pixmap().isNull())

@@ -21,6 +21,7 @@ from engine.library import Library
 from engine.store import Source
 from engine.types import SegmentKind, SourceKind, SourceStatus
 from tests.english import ENGLISH_INGEST
+from tests.places import at_lines, at_moment, locators, on_page
 from tools.course_zips import (
     ASKED,
     BROKEN_MEMBER,
@@ -108,15 +109,15 @@ def test_slide_6_answers_its_question_and_the_sidecar_is_the_videos_transcript(
     library.ingest([make_moodle_zip(tmp_path / "cs101.zip", tmp_path / "work")])
 
     top = library.search(SLIDE_6_QUESTION).results[0]
-    assert (shown_name(top.source), top.page) == ("Week 1/Graphs slides.pdf", 6)
+    assert (shown_name(top.source), on_page(top).page) == ("Week 1/Graphs slides.pdf", 6)
     heard = library.search("quicksort pivot").results[0]
     assert shown_name(heard.source) == "Week 2/recording.mp4"
-    assert heard.kind is SegmentKind.TRANSCRIPT and heard.start_ms == 0
+    assert heard.kind is SegmentKind.TRANSCRIPT and at_moment(heard).start_ms == 0
     # The subtitles are the video's, not a file of their own; the nested code zip is one
     # code source as any code archive, its files at their paths inside it.
     assert "Week 2/recording.srt" not in _places(library)
     code = library.search("sift_down heap order").results[0]
-    assert (shown_name(code.source), code.path_in_archive) == (
+    assert (shown_name(code.source), at_lines(code).path_in_archive) == (
         "Week 2/lab2-code.zip",
         "lab/heap.py",
     )
@@ -201,7 +202,7 @@ def test_the_issues_zip_of_slides_and_notes_is_not_a_code_archive(
         "Week 1/slides.pdf": SourceKind.SLIDES,
         "Week 1/notes.md": SourceKind.NOTES,
     }
-    assert library.search("bits of surprise").results[0].page == 2
+    assert on_page(library.search("bits of surprise").results[0]).page == 2
 
 
 def _zip(tmp_path: Path, names: dict[str, bytes]) -> list[Member]:
@@ -366,7 +367,7 @@ def test_a_zip_that_now_holds_only_code_keeps_none_of_its_old_course_files(
 
     (source,) = library.sources()  # one code archive, none of the slides taken out before
     assert (source.path, source.kind) == (str(archive), SourceKind.CODE)
-    assert all(r.page is None for r in library.search("keys stored by prefix").results)
+    assert all(locators(r).page is None for r in library.search("keys stored by prefix").results)
     assert [p for p in (library.folder / ARCHIVES_FOLDER).rglob("*") if p.is_file()] == []
 
 

@@ -35,6 +35,7 @@ from engine.models.registry import ModelRegistry
 from engine.store import Source
 from engine.types import SegmentKind
 from tests.heard import heard_share, heard_share_pieces
+from tests.places import at_moment
 from tools.lecture_media import make_narration
 
 COURSE = "Lenguas"
@@ -240,9 +241,9 @@ def test_a_question_in_the_lectures_language_finds_it_at_the_answer(
     hit = hits[0]
     assert outcome.results[0] is hit, [(r.source, r.snippet) for r in outcome.results]
     assert hit.language == code and hit.to_json()["language"] == code
-    assert hit.start_ms is not None
-    assert abs(hit.start_ms - course.starts[code][lecture.answer]) <= 2_000, (
-        hit.start_ms,
+    at = at_moment(hit).start_ms
+    assert abs(at - course.starts[code][lecture.answer]) <= 2_000, (
+        at,
         course.starts[code],
     )
 

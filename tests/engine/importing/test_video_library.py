@@ -27,8 +27,10 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from engine.search import SearchFilters
+from engine.search.results import moment_ms
 from engine.types import SegmentKind, SourceKind, SourceStatus
 from tests.english import ENGLISH_INGEST, english
+from tests.places import at_moment, on_page
 from tools.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
@@ -137,15 +139,15 @@ def test_spoken_words_are_found_at_the_word(built: Library, course: Course) -> N
     outcome = built.search("closest vertex Dijkstra", limit=5)
     hit = next(r for r in outcome.results if r.kind == SegmentKind.TRANSCRIPT)
     assert hit.source == str(course.video)
-    assert hit.start_ms is not None
+    moment = at_moment(hit)
     # The narration of slide 4 is the only place these words are spoken.
-    assert _scene_of(hit.start_ms, course.cuts) == 3
+    assert _scene_of(moment.start_ms, course.cuts) == 3
     rows = built.store.segments.by_ids([hit.segment_id])
     words = rows[hit.segment_id].words
     assert words, "recognised speech keeps word times"
     # The seek lands on a recognised word, not on the window or sentence start.
-    assert hit.start_ms in {w.start_ms for w in words}
-    assert hit.start_ms > (hit.end_ms or 0) - 60_000
+    assert moment.start_ms in {w.start_ms for w in words}
+    assert moment.start_ms > (moment.end_ms or 0) - 60_000
 
 
 def test_words_only_on_screen_are_found_at_their_scene(built: Library, course: Course) -> None:
@@ -154,8 +156,9 @@ def test_words_only_on_screen_are_found_at_their_scene(built: Library, course: C
         screen_only = SearchFilters(kinds=(SegmentKind.SCREEN,))
         results = built.search(word, limit=5, filters=screen_only).results
         on_video = [r for r in results if r.source == str(course.video)]
-        if on_video and on_video[0].start_ms is not None:
-            scene = _scene_of(on_video[0].start_ms + 200, course.cuts)
+        at = moment_ms(on_video[0].place) if on_video else None
+        if at is not None:
+            scene = _scene_of(at + 200, course.cuts)
             found += scene == i
     assert found == len(SCREEN_ONLY)
 
@@ -168,18 +171,21 @@ def test_video_hits_carry_thumbnail_and_slide(built: Library, course: Course) ->
         for r in built.search("breadth first search queue", limit=10).results
         if r.source == str(course.video)
     )
-    assert video_hit.thumbnail is not None
-    thumb = Path(video_hit.thumbnail)
+    moment = at_moment(video_hit)
+    assert moment.thumbnail is not None
+    thumb = Path(moment.thumbnail)
     assert thumb.is_file() and thumb.read_bytes()[:3] == b"\xff\xd8\xff"  # a JPEG
-    assert video_hit.slide == (str(course.deck), 3)
+    assert moment.slide is not None
+    assert (moment.slide.source, moment.slide.page) == (str(course.deck), 3)
 
 
 def test_slide_hits_say_where_they_are_shown(built: Library, course: Course) -> None:
     results = built.search("memoization overlapping subproblems", limit=10).results
     slide = next(r for r in results if r.kind == SegmentKind.SLIDE)
-    assert slide.page == 5
-    assert slide.shown_in, "a slide linked to the video says where it is shown"
-    path, ms = slide.shown_in[0]
+    page = on_page(slide)
+    assert page.page == 5
+    assert page.shown_in, "a slide linked to the video says where it is shown"
+    path, ms = page.shown_in[0].source, page.shown_in[0].start_ms
     assert path == str(course.video)
     assert _scene_of(ms + 200, course.cuts) == 4
 
@@ -398,15 +404,17 @@ def test_subtitles_alone_are_lined_up_with_the_course_slides(
         for r in library.search("memoization overlapping subproblems", limit=10).results
         if r.kind == SegmentKind.SLIDE
     )
-    assert slide.source == str(deck) and slide.page == 5
-    assert slide.shown_in and slide.shown_in[0][0] == str(folder / "lecture.srt")
-    assert 150_000 <= slide.shown_in[0][1] <= 170_000
+    page = on_page(slide)
+    assert slide.source == str(deck) and page.page == 5
+    assert page.shown_in and page.shown_in[0].source == str(folder / "lecture.srt")
+    assert 150_000 <= page.shown_in[0].start_ms <= 170_000
     spoken = next(
         r
         for r in library.search("breadth first search queue", limit=10).results
         if r.kind == SegmentKind.TRANSCRIPT
     )
-    assert spoken.slide == (str(deck), 3)
+    on_screen = at_moment(spoken).slide
+    assert on_screen is not None and (on_screen.source, on_screen.page) == (str(deck), 3)
 
 
 def test_removing_a_deck_moves_its_lecture_to_the_deck_that_is_left(

@@ -13,6 +13,7 @@ from engine.config import EngineConfig
 from engine.errors import UnreadableFileError
 from engine.ingest import classify, parse_file
 from engine.ingest.documents import document_text
+from tests.places import at_lines, locators
 from tools.document_files import (
     make_docx,
     make_epub,
@@ -191,7 +192,8 @@ def test_each_kind_is_searchable_at_its_place(library: Library, tmp_path: Path) 
 
     def top(query: str) -> tuple[str, SegmentKind, str, int | None, int | None]:
         hit = library.search(query).results[0]
-        return (Path(hit.source).name, hit.kind, hit.heading, hit.page, hit.line_start)
+        place = locators(hit)
+        return (Path(hit.source).name, hit.kind, hit.heading, place.page, place.line_start)
 
     assert top("adagrad learning rate")[:3] == ("handout.docx", SegmentKind.NOTE, "Optimisers")
     assert top("polynomial kernel")[:3] == ("summary.odt", SegmentKind.NOTE, "Kernels")
@@ -215,7 +217,7 @@ def test_each_kind_is_searchable_at_its_place(library: Library, tmp_path: Path) 
     )
     docx_hit = library.search("adagrad").results[0]
     shown = library.source_text(docx_hit.source)
-    assert _at(shown, docx_hit.line_start).startswith("Adagrad adapts")
+    assert _at(shown, at_lines(docx_hit).line_start).startswith("Adagrad adapts")
 
 
 def test_damaged_documents_and_photos_only_raise_unreadable(tmp_path: Path) -> None:

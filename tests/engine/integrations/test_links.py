@@ -22,6 +22,7 @@ from engine.integrations.links import (
 from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from tests.conftest import HIPPO_MS, LECTURE_CUES
+from tests.places import at_moment
 from tools.factories import make_srt
 
 
@@ -75,7 +76,7 @@ def test_a_link_to_a_moved_file_resolves_by_its_content(library: Library, tmp_pa
     lecture = make_srt(course / "lecture.srt", LECTURE_CUES)
     library.ingest([course])
     hit = library.search("hippopotamus", limit=1).results[0]
-    assert hit.start_ms == HIPPO_MS
+    assert at_moment(hit).start_ms == HIPPO_MS
     link = result_link(library, hit)
     assert "sha256=" in link
     quote = quote_with_time(hit, link)

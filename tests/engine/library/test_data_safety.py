@@ -26,6 +26,7 @@ from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from engine.store import Store
 from engine.types import SourceKind, SourceStatus
 from tests.english import english
+from tests.places import at_moment
 from tools.factories import make_pdf, make_srt
 from tools.lecture_media import Clip, make_audio, make_lecture_video, pdf_page_images
 
@@ -556,5 +557,6 @@ def test_thumbnails_no_scene_shows_are_removed_by_the_next_writer(
     kept.write_bytes(b"not ours")
     with _open(folder, embedder) as lib:
         hit = lib.search("pangolins keratin").results[0]
-        assert hit.thumbnail is not None and Path(hit.thumbnail).is_file(), hit
+        thumbnail = at_moment(hit).thumbnail
+        assert thumbnail is not None and Path(thumbnail).is_file(), hit
     assert {p.name for p in (folder / "thumbs").glob("*.jpg")} == shown | {"cover.jpg"}

@@ -36,6 +36,7 @@ from tests.conftest import (
     written,
 )
 from tests.english import ENGLISH_INGEST, english
+from tests.places import at_lines, at_moment, locators, on_page
 
 REPO = Path(__file__).resolve().parents[3]
 FULLTEXT_ONLY = SearchConfig(dense=False)
@@ -508,16 +509,16 @@ def test_transcript_hit_seeks_to_the_matching_cue(
 ) -> None:
     hit = built_library.search("hippopotamus").results[0]
     assert (hit.source, hit.kind) == (str(mixed_course.lecture), SegmentKind.TRANSCRIPT)
-    assert hit.start_ms == HIPPO_MS
+    assert at_moment(hit).start_ms == HIPPO_MS
     assert hit.to_json()["start"] == 31.5
     assert "hippopotamus" in hit.snippet
 
     window = built_library.store.segments.by_ids([hit.segment_id])[hit.segment_id]
     assert window.start_ms is not None and window.start_ms < HIPPO_MS
-    assert hit.end_ms == window.end_ms
+    assert at_moment(hit).end_ms == window.end_ms
     plain = built_library.search("hippopotamus", config=SearchConfig(seek_refinement=False))
     assert plain.results[0].segment_id == hit.segment_id
-    assert plain.results[0].start_ms == window.start_ms
+    assert at_moment(plain.results[0]).start_ms == window.start_ms
 
 
 def test_code_hit_points_at_the_matching_line(
@@ -525,10 +526,11 @@ def test_code_hit_points_at_the_matching_line(
 ) -> None:
     hit = built_library.search("Lomuto").results[0]
     assert (hit.source, hit.kind) == (str(mixed_course.code), SegmentKind.CODE)
-    assert hit.path_in_archive == "src/sorting.py"
-    assert hit.line == LOMUTO_LINE
-    assert hit.line_start is not None and hit.line_end is not None
-    assert hit.line_start < LOMUTO_LINE <= hit.line_end
+    lines = at_lines(hit)
+    assert lines.path_in_archive == "src/sorting.py"
+    assert lines.line == LOMUTO_LINE
+    assert lines.line_end is not None
+    assert lines.line_start < LOMUTO_LINE <= lines.line_end
 
 
 def test_transcript_lists_each_cue_once_in_time_order(
@@ -558,7 +560,7 @@ def test_filters_by_kind_and_course(
     built_library: Library, mixed_course: MixedCourse, chemistry_notes: Path
 ) -> None:
     slides = built_library.search("energy", limit=50, filters=SearchFilters((SegmentKind.SLIDE,)))
-    assert sorted((r.page or 0) for r in slides.results) == [1, 2]
+    assert sorted((locators(r).page or 0) for r in slides.results) == [1, 2]
     assert {r.source for r in slides.results} == {str(mixed_course.slides)}
 
     chem = built_library.search(
@@ -633,7 +635,7 @@ def test_pages_without_text_layer_are_read_by_ocr(library: Library, tmp_path: Pa
     assert "wait for OCR" not in report.files[0].detail
     assert library.stats()["pages_waiting_for_ocr"] == 0
     hit = library.search("chlorophyll").results[0]
-    assert (hit.source, hit.kind, hit.page) == (str(scan), SegmentKind.SLIDE, 2)
+    assert (hit.source, hit.kind, on_page(hit).page) == (str(scan), SegmentKind.SLIDE, 2)
 
 
 def test_lost_vectors_are_re_embedded_when_the_model_loads(
@@ -702,7 +704,11 @@ def test_subtitles_beside_a_video_are_its_transcript_and_alone_are_a_source(
         ("lecture.mp4", Outcome.INDEXED)
     ]
     hit = library.search("pendulum").results[0]
-    assert (hit.source, hit.kind, hit.start_ms) == (str(video), SegmentKind.TRANSCRIPT, 0)
+    assert (hit.source, hit.kind, at_moment(hit).start_ms) == (
+        str(video),
+        SegmentKind.TRANSCRIPT,
+        0,
+    )
 
     # dropped on its own, the subtitle file is a source of its own
     other = tmp_path / "other"

@@ -16,8 +16,10 @@ from engine.library import Library
 from engine.models import Embedder
 from engine.notes import NoteError, Place
 from engine.search import SearchFilters
+from engine.search.results import moment_ms
 from engine.types import SegmentKind
 from tests.conftest import HIPPO_MS, LOMUTO_LINE, MixedCourse, make_mixed_course
+from tests.places import at_lines, on_page
 
 BOOKMARKS = SearchFilters(kinds=(SegmentKind.BOOKMARK,))
 FULLTEXT_ONLY = SearchConfig(dense=False)
@@ -76,7 +78,7 @@ def test_notes_are_found_by_search_as_their_own_kind_and_open_their_place(
     assert built_library.indexer.vector_count() == vectors + 2
 
     [hit] = built_library.search("quokka", filters=BOOKMARKS, config=FULLTEXT_ONLY).results
-    assert (hit.kind, hit.source, hit.start_ms, hit.course) == (
+    assert (hit.kind, hit.source, moment_ms(hit.place), hit.course) == (
         SegmentKind.BOOKMARK,
         lecture,
         HIPPO_MS,
@@ -90,7 +92,7 @@ def test_notes_are_found_by_search_as_their_own_kind_and_open_their_place(
     # Only notes under the kind filter: the lecture's own words are not notes.
     assert _found(built_library, "hippopotamus", FULLTEXT_ONLY) == []
     page = built_library.search("capybara", filters=BOOKMARKS).results[0]
-    assert (page.source, page.page) == (str(mixed_course.slides), 2)
+    assert (page.source, on_page(page).page) == (str(mixed_course.slides), 2)
 
     assert built_library.remove_note(note.id)
     assert _found(built_library, "quokka") == []
@@ -119,7 +121,7 @@ def test_a_note_stays_when_its_file_is_removed_and_shows_again_when_it_is_import
         [back] = again.notes()
         assert (back.id, back.source_path, back.place) == (note.id, lecture, note.place)
         [hit] = again.search("wombat", filters=BOOKMARKS).results
-        assert (hit.source, hit.start_ms) == (lecture, HIPPO_MS)
+        assert (hit.source, moment_ms(hit.place)) == (lecture, HIPPO_MS)
 
 
 def test_a_note_follows_its_file_when_the_file_is_moved(library: Library, tmp_path: Path) -> None:
@@ -132,7 +134,7 @@ def test_a_note_follows_its_file_when_the_file_is_moved(library: Library, tmp_pa
     [kept] = library.notes()
     assert (kept.id, kept.source_path) == (note.id, str(moved))
     [hit] = library.search("salamanders", filters=BOOKMARKS).results
-    assert (hit.source, hit.line_start) == (str(moved), 3)
+    assert (hit.source, at_lines(hit).line_start) == (str(moved), 3)
 
 
 def test_a_file_read_again_keeps_its_notes_and_one_changed_leaves_them_listed(

@@ -25,7 +25,9 @@ from engine.models.embedder import OnnxEmbedder
 from engine.packs import PackProgress, export_pack, import_pack
 from engine.packs.locate import locate_file
 from engine.search import SearchFilters
+from engine.search.results import moment_ms
 from engine.types import SegmentKind, SourceKind
+from tests.places import at_moment, locators
 from tools.hostile.packs import _course, _parts, _write
 
 LECTURE = DEMO_DIR / "lecture-01-sorting.mp4"
@@ -56,9 +58,10 @@ def starts(monkeypatch: pytest.MonkeyPatch) -> list[BaseProcess]:
 
 def _top(library: Library, query: str, limit: int = 5) -> list[Hit]:
     """What a student sees of the top hits: which file (by title), kind and place."""
+    found = library.search(query, limit=limit).results
     return [
-        (r.title, r.kind.value, r.start_ms, r.page, r.path_in_archive, r.line)
-        for r in library.search(query, limit=limit).results
+        (r.title, r.kind.value, p.start_ms, p.page, p.path_in_archive, p.line)
+        for r, p in ((r, locators(r)) for r in found)
     ]
 
 
@@ -113,8 +116,9 @@ def test_with_the_media_folder_the_class_finds_what_the_teacher_found(
         "why is merge sort stable", filters=SearchFilters(kinds=(SegmentKind.TRANSCRIPT,))
     ).results[0]
     assert hit.source == str(media.resolve() / "Lecture 1 - my download.mp4")
-    assert hit.thumbnail is not None and Path(hit.thumbnail).is_file()
-    assert hit.slide is not None and Path(hit.slide[0]).parent == media.resolve()
+    moment = at_moment(hit)
+    assert moment.thumbnail is not None and Path(moment.thumbnail).is_file()
+    assert moment.slide is not None and Path(moment.slide.source).parent == media.resolve()
     assert library.transcript(hit.source) == demo_library.transcript(str(LECTURE))
     assert library.chapters(hit.source) == demo_library.chapters(str(LECTURE))
     assert starts == []
@@ -270,7 +274,7 @@ def test_notes_travel_with_the_pack_when_asked(
         hits = student.search(
             "radix sort", filters=SearchFilters(kinds=(SegmentKind.BOOKMARK,))
         ).results
-        assert hits and hits[0].start_ms == 180_000 and hits[0].title.startswith("lecture")
+        assert hits and moment_ms(hits[0].place) == 180_000 and hits[0].title.startswith("lecture")
 
 
 def test_a_note_on_a_file_the_student_keeps_in_another_course_is_added_there(
@@ -295,7 +299,7 @@ def test_a_note_on_a_file_the_student_keeps_in_another_course_is_added_there(
         hits = student.search(
             "recurrence by heart", filters=SearchFilters(kinds=(SegmentKind.BOOKMARK,))
         ).results
-        assert [(h.source, h.line) for h in hits] == [(str(mine / "notes.md"), 1)]
+        assert [(h.source, locators(h).line) for h in hits] == [(str(mine / "notes.md"), 1)]
 
 
 def test_an_import_says_what_it_changed(

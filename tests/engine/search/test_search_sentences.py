@@ -11,6 +11,7 @@ from engine.library import Library
 from engine.models.embedder import OnnxEmbedder
 from engine.models.registry import ModelRegistry
 from tests.conftest import written
+from tests.places import at_moment
 
 CUES = (
     (0, 4000, "Welcome back to the course on kitchen chemistry."),
@@ -54,11 +55,11 @@ def test_playback_seeks_to_the_closest_sentence_without_a_shared_word(
 ) -> None:
     library.ingest([_lecture(tmp_path / "Chem")])
     (hit, *_) = library.search(QUESTION, config=NO_GATE).results
-    assert hit.start_ms == CUES[2][0]
+    assert at_moment(hit).start_ms == CUES[2][0]
     assert "baking soda" in hit.snippet
     # Without sentence vectors the window can only start where it starts.
     plain = library.search(QUESTION, config=replace(NO_GATE, sentences=False)).results
-    assert plain[0].start_ms == CUES[0][0]
+    assert at_moment(plain[0]).start_ms == CUES[0][0]
 
 
 def test_a_library_from_before_sentence_vectors_gets_them_on_open(
@@ -74,13 +75,13 @@ def test_a_library_from_before_sentence_vectors_gets_them_on_open(
     with open_library() as library:
         library.ingest([folder])
         library.store.conn.execute("DELETE FROM sentence_vectors")
-        assert library.search(QUESTION, config=NO_GATE).results[0].start_ms == CUES[0][0]
+        assert at_moment(library.search(QUESTION, config=NO_GATE).results[0]).start_ms == CUES[0][0]
     with open_library() as library:
         assert not library.indexer.needs_repair()  # they were embedded as it opened
         before = written(tmp_path / "lib"), library.store.conn.total_changes
         (hit, *_) = library.search(QUESTION, config=NO_GATE).results
         assert (written(tmp_path / "lib"), library.store.conn.total_changes) == before
-        assert hit.start_ms == CUES[2][0]
+        assert at_moment(hit).start_ms == CUES[2][0]
         assert len(library.store.embeddings.sentence_vectors([hit.segment_id], 384)) == 1
 
 
@@ -88,7 +89,7 @@ def test_reindex_rebuilds_the_sentence_vectors(library: Library, tmp_path: Path)
     library.ingest([_lecture(tmp_path / "Chem")])
     library.reindex(library.embedder())
     (hit, *_) = library.search(QUESTION, config=NO_GATE).results
-    assert hit.start_ms == CUES[2][0]
+    assert at_moment(hit).start_ms == CUES[2][0]
     assert (
         library.store.embeddings.sentence_vectors([hit.segment_id], 384)[hit.segment_id].shape[0]
         == 5

@@ -11,6 +11,7 @@ from engine.demo import demo_files
 from engine.library import Library
 from engine.types import SegmentKind
 from tests.conftest import LECTURE_CUES
+from tests.places import at_moment
 from tools.factories import make_srt
 
 
@@ -61,6 +62,7 @@ def test_a_lecture_moment_names_the_slide_on_screen(library: Library, tmp_path: 
     hit = next(
         r for r in library.search("hippopotamus", limit=5).results if r.source == str(lecture)
     )
-    assert hit.slide == (str(deck), 6)
-    assert hit.slide_title == "Hash tables"
+    slide = at_moment(hit).slide
+    assert slide is not None and (slide.source, slide.page) == (str(deck), 6)
+    assert slide.title == "Hash tables"
     assert hit.to_json()["slide"] == {"source": str(deck), "page": 6, "title": "Hash tables"}
