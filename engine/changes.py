@@ -1,7 +1,7 @@
 """What a call that writes to the library changed, told by the engine itself (issue 37).
 
 It sits at the engine's base, beside engine/types.py: the import pipeline's report carries it
-as the library's calls do (engine/library/changes.py names it there too).
+as the library's calls do.
 
 Every mutating call of :class:`~engine.library.facade.Library` returns (or carries) one
 :class:`Changes`: the files added, changed and removed, the courses removed and renamed, the

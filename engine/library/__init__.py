@@ -1,9 +1,9 @@
 """A library folder and the facade over it: :class:`Library` opens a folder, imports files,
 searches, removes and re-indexes.
 
-    facade.py        Library: builds the parts below and hands each call to its part (the
-                     public methods keep their names); two named ports for packs and
-                     integrations
+    facade.py        Library: opens the folder, builds the parts below and hands each call
+                     to its part (the public methods keep their names)
+    parts.py         the parts built in one place from what the library opened
     records.py       Records: what it holds, read back and kept: courses, files, segments,
                      a file's transcript, chapters, pages and text; folders followed, origins
     notes.py         NoteTaking: a user's notes on moments: add at a place in a file, list,
@@ -15,7 +15,11 @@ searches, removes and re-indexes.
     searching.py     Searching: hybrid search, by words alone when the model cannot load
     pack_port.py     PackPort: what course packs (engine/packs) may do with it
     lectures.py      Lectures: what integrations read of a lecture or a deck, by its record
-    changes.py       Changes: what a call that writes to it changed
+    import_runs.py   an import run with its ImportSession: removals asked during it carried
+                     out as it ends, its report's Changes
+    outcomes.py      what writing calls return besides their Changes (engine/changes.py):
+                     Removal, LanguageSet, AddedNote
+    marks.py         two reads of the library's marks compared: another process's Changes
     meaning.py       its embedder following its languages: multilingual at the first file
                      in another language than English
     folder.py        checks at open (a lost or read-only database) and library.lock, one

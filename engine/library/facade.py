@@ -22,22 +22,13 @@ import numpy as np
 
 from engine.changes import Changes
 from engine.config import EngineConfig, SearchConfig
-from engine.importing.pipeline import Pipeline
 from engine.importing.progress import IngestProgress, IngestReport
 from engine.importing.session import ImportSession
 from engine.index.indexer import Indexer
 from engine.integrations.documents import Chapter, SlidePage
-from engine.library.content import Content
 from engine.library.folder import open_store
-from engine.library.keeping import ModelKeeping
-from engine.library.lectures import Lectures
-from engine.library.meaning import EmbedderFit
-from engine.library.models import LibraryModels
-from engine.library.notes import NoteTaking
 from engine.library.outcomes import AddedNote, LanguageSet, Removal
-from engine.library.pack_port import PackPort
-from engine.library.records import Records
-from engine.library.searching import Searching
+from engine.library.parts import Opened, build_parts
 from engine.library.write_access import WriteAccess, permission_denied
 from engine.models import Embedder, Reranker
 from engine.models.registry import ModelRegistry, default_models_dir
@@ -74,48 +65,20 @@ class Library:
         self._closed = False
         self.importing = ImportSession()  # the import running here, and what it stops
         self.access.open_index()
-        settings = self._settings  # the parts' view of the settings of the moment
-        models_in_use = LibraryModels(
-            settings, self.models, embedder, lambda: self.embedder_id, reranker
-        )
-        self._keeping = ModelKeeping(self.indexer, self.access, models_in_use, settings)
-        self._records = Records(self.store, self.access, settings)
-        self._notes = NoteTaking(self._records, self.indexer, self._keeping.embedder, settings)
-        # Before a file in another language is embedded, the library's embedder may switch.
-        # (A library given its embedder keeps it.)
-        fit = EmbedderFit(
-            settings, self.models, self._keeping.embedder_name, self._keeping.rebuild, own_embedder
-        )
-        pipeline = Pipeline(
+        opened = Opened(
+            folder,
             self.store,
             self.indexer,
-            self._keeping.embedder,
-            self.models,
-            self.thumbs,
-            models_in_use.recognizer,
-            fit,
-            self.importing.removals,
-        )
-        self._content = Content(
-            folder,
-            self._records,
-            self.indexer,
-            pipeline,
-            fit,
-            settings,
-            self._keeping.embedding,
-            self.importing,
-        )
-        self._searching = Searching(
-            self.indexer,
             self.access,
-            settings,
-            self._keeping.embedder_if_any,
-            self.thumbs,
-            models_in_use.reranker,
+            self.models,
+            self.importing,
+            self._settings,
         )
-        self.pack_port = PackPort(self.indexer, self.access, fit)  # what engine/packs may do
-        self.lectures = Lectures(self.store)  # what integrations read of lectures and decks
+        parts = build_parts(opened, embedder, lambda: self.embedder_id, reranker, own_embedder)
+        self._keeping, self._records, self._notes = parts.keeping, parts.records, parts.notes
+        self._content, self._searching = parts.content, parts.searching
+        self.pack_port = parts.pack_port  # what engine/packs may do
+        self.lectures = parts.lectures  # what integrations read of lectures and decks
 
     @classmethod
     def open(

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tools.code_sizes import functions, main, modules
+from tools.code_sizes import FUNCTION_LIMIT, MODULE_LIMIT, ROOT, functions, main, modules
 
 
 def test_functions_are_named_by_class_and_outer_function_and_measured_def_to_end() -> None:
@@ -29,7 +29,7 @@ def test_functions_are_named_by_class_and_outer_function_and_measured_def_to_end
 
 
 def test_prints_every_module_and_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--function-limit", "60"]) == 0
+    assert main([]) == 0
     out = capsys.readouterr().out
     sizes = modules()
     assert {p for p, _ in sizes} >= {"engine/api.py", "app/window.py", "engine/ingest/text.py"}
@@ -37,6 +37,20 @@ def test_prints_every_module_and_a_summary(capsys: pytest.CaptureFixture[str]) -
         assert re.search(rf"^\s*{lines}  {re.escape(path)}\b", out, re.MULTILINE), path
     summary = out.strip().splitlines()[-1]
     assert re.fullmatch(
-        rf"{len(sizes)} modules, \d+ lines: \d+ over 500 lines, \d+ functions over 60 lines",
+        rf"{len(sizes)} modules, \d+ lines: \d+ over 400 lines, \d+ functions over 60 lines",
         summary,
     )
+
+
+def test_no_module_passes_400_lines_and_no_function_60() -> None:
+    """The house's size rule (issue 37): split by responsibility before a module or a
+    function grows past it."""
+    big = [f"{path}: {lines} lines" for path, lines in modules() if lines > MODULE_LIMIT]
+    long = [
+        f"{f.path}:{f.line} {f.name}: {f.length} lines"
+        for path, _ in modules()
+        for f in functions((ROOT / path).read_text(encoding="utf-8"), path)
+        if f.length > FUNCTION_LIMIT
+    ]
+    assert (MODULE_LIMIT, FUNCTION_LIMIT) == (400, 60)
+    assert big == [] and long == [], big + long
