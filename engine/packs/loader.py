@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.changes import NOTHING, Changes
 from engine.errors import Cancelled, CoursedexError
 from engine.library import Library
-from engine.changes import NOTHING, Changes
 from engine.packs.contents import source_contents
 from engine.packs.format import Pack, PackLimits, PackProgress, PackSource, Progress
 from engine.packs.media import MediaFinder, Place, folder_name
