@@ -7,7 +7,7 @@ import logging
 
 from PySide6.QtCore import Qt
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import (
     CoursedexError,
     Library,
@@ -67,7 +67,7 @@ def result_for(library: Library, link: Link) -> SearchResult:
     )
 
 
-def open_link(window: SearchWindow, text: str) -> bool:
+def open_link(window: MainWindow, text: str) -> bool:
     """Show the link's moment in ``window`` and bring the window to the front; a link that
     cannot be opened says why in the status line."""
     try:
@@ -84,7 +84,7 @@ def open_link(window: SearchWindow, text: str) -> bool:
     return True
 
 
-def to_front(window: SearchWindow) -> None:
+def to_front(window: MainWindow) -> None:
     if window.isMinimized():
         window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
     window.show()

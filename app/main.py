@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from app.settings_model import Settings
     from app.single_instance import Request
-    from app.window import SearchWindow
+    from app.window import MainWindow
 
 log = logging.getLogger(__name__)
 DEMO_FLAG = "demo-offered"
@@ -105,7 +105,7 @@ def _cannot_open(reason: str, *, offer_start_over: bool = False) -> bool:
     return box.clickedButton() is again
 
 
-def _start_over(argv: Sequence[str]) -> SearchWindow:
+def _start_over(argv: Sequence[str]) -> MainWindow:
     """Set the damaged library aside, open a new one and import again what it held, by
     course (the window's import bar shows it). The demo course comes back only if it was
     there: it is not offered as on a first start."""
@@ -180,7 +180,7 @@ def _handed_over(argv: Sequence[str]) -> bool:
     return handed
 
 
-def start(argv: Sequence[str] = ()) -> SearchWindow:
+def start(argv: Sequence[str] = ()) -> MainWindow:
     """Open the library the settings name and show its window (a QApplication exists)."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -189,7 +189,7 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     from app.library.watch_folders import WatchBridge
     from app.link_open import open_link
     from app.settings_model import AppSettings, engine_config
-    from app.window import SearchWindow
+    from app.window import MainWindow
 
     args = _parser().parse_args(list(argv))
     app = QApplication.instance()
@@ -203,7 +203,7 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     registry = ModelRegistry(Path(args.models) if args.models else chosen.models_path)
     folder = _library_folder(args, chosen)  # a new one is used from the next start
     library = Library.open_own(folder, engine_config(chosen), registry, repair=False)
-    window = SearchWindow(library, registry=registry, settings=settings)
+    window = MainWindow(library, registry=registry, settings=settings)
     settings.setParent(window)
     # Vectors the library lacks, embedded on the pool (a search queues behind): not before
     # the window shows, and never inside a search.
@@ -227,7 +227,7 @@ def start(argv: Sequence[str] = ()) -> SearchWindow:
     return window
 
 
-def _load_models(window: SearchWindow, library: Library) -> None:
+def _load_models(window: MainWindow, library: Library) -> None:
     """The models load in the background; a failure is said on the search's status line."""
     from app.tasks import Failure
 
@@ -240,7 +240,7 @@ def _load_models(window: SearchWindow, library: Library) -> None:
     window.tasks.run(library.embedder, lambda _embedder: _report("model"), model_failed)
 
 
-def _import_at_start(window: SearchWindow, library: Library, args: argparse.Namespace) -> None:
+def _import_at_start(window: MainWindow, library: Library, args: argparse.Namespace) -> None:
     """The files the command line names, then the demo course on a first start (or when
     asked for), unless an import a quit or crash left half-done resumes."""
     first_start = not library.flag(DEMO_FLAG) and not library.sources()
@@ -254,7 +254,7 @@ def _import_at_start(window: SearchWindow, library: Library, args: argparse.Name
         window.import_paths(demo_files(), course=DEMO_COURSE)
 
 
-def _listen_for_links(window: SearchWindow, app: QApplication, folder: Path) -> None:
+def _listen_for_links(window: MainWindow, app: QApplication, folder: Path) -> None:
     """What a later ``coursedex`` asks (a link, files to import, or only to be shown) and, on
     macOS, a clicked link or a file dropped on the icon, comes to this window."""
     from app.single_instance import SingleInstance, UrlOpenFilter, address
@@ -267,7 +267,7 @@ def _listen_for_links(window: SearchWindow, app: QApplication, folder: Path) -> 
     app.installEventFilter(clicked)
 
 
-def _take(window: SearchWindow, request: Request) -> None:
+def _take(window: MainWindow, request: Request) -> None:
     """Import the files as if dropped on the window, show the link's moment, come forward."""
     from app.link_open import open_link, to_front
 
@@ -279,7 +279,7 @@ def _take(window: SearchWindow, request: Request) -> None:
         to_front(window)
 
 
-def _close_on_signals(window: SearchWindow) -> Callable[[], None]:
+def _close_on_signals(window: MainWindow) -> Callable[[], None]:
     """SIGTERM (a logout, ``kill``) and SIGINT (Ctrl+C in the terminal) close the window as
     Quit does, without asking about an import (it resumes next time): its socket file goes
     first, its state is saved. Python runs a signal handler only when it gets control, so

@@ -72,12 +72,12 @@ from engine.api import (
 if TYPE_CHECKING:
     from app.settings_model import AppSettings, Settings
 
-__all__ = ["EMPTY_LIBRARY", "SearchWindow"]
+__all__ = ["EMPTY_LIBRARY", "MainWindow"]
 
 log = logging.getLogger(__name__)
 
 
-class SearchWindow(QMainWindow):
+class MainWindow(QMainWindow):
     """Library panel, search with filters and results, and a preview that plays the hit."""
 
     imported = Signal(object)  # IngestReport (or an error message) when an import ends

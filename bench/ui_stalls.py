@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from app.window import SearchWindow  # noqa: E402
+from app.window import MainWindow  # noqa: E402
 from engine.api import (  # noqa: E402
     DEMO_COURSE,
     EngineConfig,
@@ -94,7 +94,7 @@ def run_case(app: QApplication, registry: ModelRegistry, name: str, drop: Path) 
     library = Library.open(work / "lib", EngineConfig(), registry.load_embedder, models=registry)
     texts = [p for p in demo_files() if p.suffix != ".mp4"]
     library.ingest(texts, course=DEMO_COURSE)
-    window = SearchWindow(library)
+    window = MainWindow(library)
     window.show()
     pane = window.search_pane
     clock = QElapsedTimer()

@@ -111,7 +111,7 @@ def _shoot(out: Path, work: Path) -> int:
 
     from app.dialogs.settings import SettingsDialog, apply_theme
     from app.settings_model import AppSettings, Settings
-    from app.window import SearchWindow
+    from app.window import MainWindow
     from engine.api import (
         DEMO_COURSE,
         EngineConfig,
@@ -131,7 +131,7 @@ def _shoot(out: Path, work: Path) -> int:
         work / "library", config, lambda: registry.load_embedder(), models=registry
     )
     settings = Settings(library_dir=str(work / "library"), theme="light")
-    window = SearchWindow(library, registry=registry, settings=AppSettings(settings))
+    window = MainWindow(library, registry=registry, settings=AppSettings(settings))
     window.resize(1440, 860)
     window.move(40, 40)
     window.show()

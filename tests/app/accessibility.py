@@ -31,7 +31,7 @@ DESCRIBED = frozenset({
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    path: str  # the objects from the window down, e.g. SearchWindow/…/SearchPane/QLineEdit
+    path: str  # the objects from the window down, e.g. MainWindow/…/SearchPane/QLineEdit
     role: QAccessible.Role
     name: str
     description: str

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QFont, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QLineEdit, QToolButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import DEMO_COURSE
 from engine.library import Library
 from tests.app.accessibility import Part, report, unnamed, walk_widget
@@ -32,8 +32,8 @@ def checked_walk(title: str, widget: QWidget) -> list[Part]:
     return parts
 
 
-def shown(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
-    window = SearchWindow(library, **kwargs)  # type: ignore[arg-type]
+def shown(qtbot: QtBot, library: Library, **kwargs: object) -> MainWindow:
+    window = MainWindow(library, **kwargs)  # type: ignore[arg-type]
     qtbot.addWidget(window)
     window.show()
     window.activateWindow()
@@ -41,7 +41,7 @@ def shown(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
     return window
 
 
-def search(qtbot: QtBot, window: SearchWindow, query: str) -> None:
+def search(qtbot: QtBot, window: MainWindow, query: str) -> None:
     window.search_pane.search.setFocus()
     qtbot.keyClicks(window.search_pane.search, query)
     qtbot.waitUntil(
@@ -50,7 +50,7 @@ def search(qtbot: QtBot, window: SearchWindow, query: str) -> None:
 
 
 @pytest.fixture
-def playing(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
+def playing(qtbot: QtBot, lecture_library: Library) -> Iterator[MainWindow]:
     """The window playing the lecture from a hit (opened with Enter in the search box)."""
     window = shown(qtbot, lecture_library, player_backend="qt")
     search(qtbot, window, "merge sort halves")
@@ -72,9 +72,7 @@ def test_the_walk_fails_on_an_unnamed_widget_and_gives_its_path(
     window.search_pane.layout().addWidget(icon_only)  # type: ignore[union-attr]
     window.search_pane.layout().addWidget(QLineEdit())  # type: ignore[union-attr]
     missing = unnamed(walk_widget(window))
-    assert "Button without a name: SearchWindow/QWidget/QSplitter/SearchPane/QToolButton" in (
-        missing
-    )
+    assert "Button without a name: MainWindow/QWidget/QSplitter/SearchPane/QToolButton" in (missing)
     assert any(m.startswith("EditableText without a name: ") for m in missing), missing
     assert any(m.startswith("EditableText without a description: ") for m in missing), missing
     with pytest.raises(AssertionError, match="unnamed"):
@@ -112,7 +110,7 @@ def test_results_rows_filters_and_previews_are_named(
     assert items == ["Open", "Copy link", "Copy quote", "Add note here…"], items
 
 
-def test_every_control_is_named_while_a_lecture_plays(playing: SearchWindow) -> None:
+def test_every_control_is_named_while_a_lecture_plays(playing: MainWindow) -> None:
     parts = checked_walk("a lecture playing", playing)
     player = [p for p in parts if "PlayerView" in p.path and p.interactive and p.shown]
     assert len(player) >= 3, [p.path for p in player]  # the player's own controls were walked
@@ -139,9 +137,7 @@ def test_the_notes_panel_with_a_note_is_named_and_reached_by_ctrl_6(
         demo_text_library.remove_note(note.id)
 
 
-def test_the_results_keys_do_not_clash_with_the_players(
-    qtbot: QtBot, playing: SearchWindow
-) -> None:
+def test_the_results_keys_do_not_clash_with_the_players(qtbot: QtBot, playing: MainWindow) -> None:
     """With a lecture playing and the results focused, Ctrl+C copies the row's link and the
     player's Ctrl+Shift+C its moment's: two shortcuts on one key would do neither."""
     from app.player.keys import COPY_LINK_KEY
@@ -159,7 +155,7 @@ def test_the_results_keys_do_not_clash_with_the_players(
     assert clipboard.text().startswith("coursedex://"), clipboard.text()
 
 
-def test_no_two_shortcuts_of_the_window_share_a_key(playing: SearchWindow) -> None:
+def test_no_two_shortcuts_of_the_window_share_a_key(playing: MainWindow) -> None:
     """Two shortcuts on one key that can be active together make Qt run neither (an
     ambiguous shortcut): none while a lecture plays, whatever part owns them."""
     from PySide6.QtGui import QAction, QShortcut
@@ -186,9 +182,7 @@ def test_no_two_shortcuts_of_the_window_share_a_key(playing: SearchWindow) -> No
     assert not clashes, clashes
 
 
-def test_tab_goes_search_filters_results_preview_library(
-    qtbot: QtBot, playing: SearchWindow
-) -> None:
+def test_tab_goes_search_filters_results_preview_library(qtbot: QtBot, playing: MainWindow) -> None:
     """From the search box Tab visits the parts in the order a student works in, the
     player (made after the panel) before the library, and comes back round."""
     window, pane = playing, playing.search_pane
@@ -351,7 +345,7 @@ def test_a_larger_system_font_grows_rows_and_clips_no_text(
     assert isinstance(app, QApplication)
     normal = QFont(app.font())
 
-    def rows_and_code(window: SearchWindow) -> tuple[list[int], int]:
+    def rows_and_code(window: MainWindow) -> tuple[list[int], int]:
         search(qtbot, window, "merge sort")
         qtbot.waitUntil(lambda: window.search_pane.results.count() > 2)
         qtbot.waitUntil(lambda: not window.search_pane.results._pending)  # every row added
@@ -379,7 +373,7 @@ def test_a_larger_system_font_grows_rows_and_clips_no_text(
     assert not clipped, clipped
 
 
-def dialogs_clipped(qtbot: QtBot, window: SearchWindow) -> list[str]:
+def dialogs_clipped(qtbot: QtBot, window: MainWindow) -> list[str]:
     """What Settings and About clip, opened at their first size."""
     from app.dialogs.about import AboutDialog
     from app.dialogs.settings import SettingsDialog
@@ -427,7 +421,7 @@ def clipped_widgets(window: QWidget) -> list[str]:
             needed = widget.minimumSizeHint().height()
         if widget.height() < needed:
             found.append(f"{type(widget).__name__} {text[:40]!r}: {widget.height()} < {needed}")
-    if isinstance(window, SearchWindow):
+    if isinstance(window, MainWindow):
         status = window.search_pane.status
         if status.height() < 2 * status.fontMetrics().lineSpacing():
             found.append(f"status line: {status.height()} px for two lines")

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.importing.progress import IngestReport, Outcome
 from engine.library import Library
 from engine.search.results import moment_ms
@@ -41,7 +41,7 @@ def zoology(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_drop_search_enter_plays_from_the_hit(
     qtbot: QtBot, quick_library: Library, zoology: Path, backend: str
 ) -> None:
-    window = SearchWindow(
+    window = MainWindow(
         quick_library, player_backend=backend, vlc_args=VLC_DUMMY if backend == "vlc" else ()
     )
     qtbot.addWidget(window)
@@ -80,7 +80,7 @@ def test_slide_and_code_hits_open_their_page_and_line(
     qtbot: QtBot, quick_library: Library, zoology: Path
 ) -> None:
     quick_library.ingest([zoology])
-    window = SearchWindow(quick_library)
+    window = MainWindow(quick_library)
     qtbot.addWidget(window)
     window.show()
     qtbot.keyClicks(window.search_pane.search, "pangolin")
@@ -115,7 +115,7 @@ def test_filters_narrow_results_to_a_course_and_a_kind(
     other.mkdir()
     (other / "giraffe-food.md").write_text("# Acacia\n\nThe giraffe eats acacia leaves.\n")
     quick_library.ingest([zoology, other])
-    window = SearchWindow(quick_library)
+    window = MainWindow(quick_library)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: window.search_pane.course_box.count() == 3)  # all, Botany, Zoology
@@ -175,7 +175,7 @@ def test_ui_never_stalls_while_a_long_video_imports(
     library.configure(replace(config, media=replace(config.media, screen_text=False)))
     library.ingest([zoology])
     library.configure(config)
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     meter = StallMeter()

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.main import run, start
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
 from tests.app.ui import on_next_modal, refused_at_start, stray_enter_on_next_box
 from tests.engine.library.test_damage_at_rest import _garble_segments_page, embedder_models
@@ -118,7 +118,7 @@ def test_start_over_from_the_message_box_imports_the_library_s_files_again(
 
     def quit_when_imported() -> None:
         nonlocal window
-        top = [w for w in QApplication.topLevelWidgets() if isinstance(w, SearchWindow)]
+        top = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
         if not top or top[0].importing or top[0].import_bar.waiting:
             QTimer.singleShot(100, quit_when_imported)
             return

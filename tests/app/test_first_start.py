@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.main import DEMO_FLAG, start
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.demo import DEMO_COURSE, DEMO_DIR, demo_queries
 from engine.importing.progress import IngestReport, Outcome
 from engine.library import Library
@@ -103,7 +103,7 @@ def test_the_demo_course_offers_three_example_questions_that_work(
     """Issue 36, item 2: once the demo is in, the empty results list offers three of its
     questions (resources/demo/queries.txt); a click searches one and finds its answer in the
     file it is about (the lecture, the code, the slides)."""
-    window = SearchWindow(demo_library)
+    window = MainWindow(demo_library)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)

@@ -15,14 +15,14 @@ from pytestqt.qtbot import QtBot
 
 from app.main import start
 from app.settings_model import Settings, save_settings
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.library import Library
 from tools.factories import make_note
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def shows(window: SearchWindow, course: str, path: Path) -> bool:
+def shows(window: MainWindow, course: str, path: Path) -> bool:
     """The panel has the file's row under its course, and the course filter offers it."""
     row = window.panel.item_of(str(path))
     return (
@@ -39,7 +39,7 @@ def user_window(
     models_dir: Path,
     quick_library: Library,
     monkeypatch: pytest.MonkeyPatch,
-) -> SearchWindow:
+) -> MainWindow:
     """The user's window on a library of one course, started as ``coursedex`` starts it
     (the settings name the library)."""
     make_note(tmp_path / "Oceans", "walrus", "The walrus hauls out on ice.")
@@ -64,7 +64,7 @@ def user_window(
 
 
 def test_open_with_while_the_window_runs_imports_there(
-    qtbot: QtBot, tmp_path: Path, user_window: SearchWindow
+    qtbot: QtBot, tmp_path: Path, user_window: MainWindow
 ) -> None:
     window = user_window
     botany = tmp_path / "Botany"
@@ -116,7 +116,7 @@ def _finish(qtbot: QtBot, command: subprocess.Popen[str]) -> str:
 
 
 def test_the_window_shows_what_a_terminal_adds_and_removes(
-    qtbot: QtBot, tmp_path: Path, models_dir: Path, user_window: SearchWindow
+    qtbot: QtBot, tmp_path: Path, models_dir: Path, user_window: MainWindow
 ) -> None:
     window = user_window
     folder = window.library.folder

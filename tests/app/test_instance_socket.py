@@ -28,7 +28,7 @@ from pytestqt.qtbot import QtBot
 from app.main import STARTUP_REPORT_ENV, start
 from app.settings_model import Settings, save_settings
 from app.single_instance import SingleInstance, hand_over, send, server_name
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.integrations.links import make_link
 from engine.library import Library
 from engine.search import SearchResult
@@ -258,7 +258,7 @@ def _wait_until_importing(database: Path) -> None:
     raise AssertionError("the import did not start")
 
 
-def _opened(qtbot: QtBot, window: SearchWindow) -> SearchResult:
+def _opened(qtbot: QtBot, window: MainWindow) -> SearchResult:
     with qtbot.waitSignal(window.opened, timeout=60_000) as blocker:
         pass
     result = blocker.args[0] if blocker.args else None

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from app.link_open import open_link
 from app.player.go_to import parse_time
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.integrations.links import make_link
 from engine.library import Library
 from tests.app.media import PlayerMedia
@@ -53,7 +53,7 @@ def lecture(quick_library: Library, tmp_path: Path, media: PlayerMedia) -> Path:
 def test_a_link_at_the_edge_says_why(
     qtbot: QtBot, quick_library: Library, lecture: Path, tail: str, says: str
 ) -> None:
-    window = SearchWindow(quick_library, player_backend="qt")
+    window = MainWindow(quick_library, player_backend="qt")
     qtbot.addWidget(window)
     assert not open_link(window, make_link(str(lecture)) + tail)
     status = window.search_pane.status.text()

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.main import start
 from app.settings_model import Settings, save_settings
 from app.single_instance import SingleInstance
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.config import EngineConfig, MediaConfig
 from engine.integrations.links import make_link, parse_link, result_link
 from engine.library import Library
@@ -58,7 +58,7 @@ def moved_course(
     return folder, new / "lecture.mp4", link
 
 
-def _opened(qtbot: QtBot, window: SearchWindow, timeout: int = 20_000) -> SearchResult:
+def _opened(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> SearchResult:
     with qtbot.waitSignal(window.opened, timeout=timeout) as blocker:
         pass
     result = blocker.args[0] if blocker.args else None

@@ -13,7 +13,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.tasks import Failure, Task, Tasks
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Cancelled, Library, NotFoundError
 from tests.places import at_lines
 
@@ -105,7 +105,7 @@ def test_the_window_searches_deterministically_on_the_inline_pool(
     notes = tmp_path / "notes.md"
     notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
     library.ingest([notes])
-    window = SearchWindow(library, tasks=Tasks(inline=True))
+    window = MainWindow(library, tasks=Tasks(inline=True))
     qtbot.addWidget(window)
     # The panel and the filter read the library inline.
     assert window.search_pane.course_box.count() == 2

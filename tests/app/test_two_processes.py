@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.library import Library
 from engine.models.registry import ModelRegistry
 from tests.english import ENGLISH_INGEST
@@ -37,7 +37,7 @@ def botany(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _show(qtbot: QtBot, window: SearchWindow, query: str, source: Path) -> None:
+def _show(qtbot: QtBot, window: MainWindow, query: str, source: Path) -> None:
     window.search_pane.search.clear()
     qtbot.keyClicks(window.search_pane.search, query)
     qtbot.waitUntil(
@@ -52,7 +52,7 @@ def test_the_window_finds_what_a_terminal_import_added(
     walrus = make_note(tmp_path / "Oceans", "walrus", "The walrus hauls out on the sea ice.")
     quick_library.ingest([walrus.parent])
     ModelRegistry(models_dir).path("faster-whisper-tiny.en")
-    window = SearchWindow(quick_library)
+    window = MainWindow(quick_library)
     qtbot.addWidget(window)
     window.show()
     terminal = subprocess.Popen(

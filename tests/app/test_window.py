@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.library.elided_label import ElidedLabel
 from app.library.import_bar import progress_text
 from app.search.results import location
-from app.window import EMPTY_LIBRARY, SearchWindow
+from app.window import EMPTY_LIBRARY, MainWindow
 from engine.importing.progress import IngestProgress, IngestReport, Outcome
 from engine.library import Library
 from engine.types import SegmentKind
@@ -26,7 +26,7 @@ from tools.factories import make_srt
 
 
 def test_empty_library_says_what_to_drop(qtbot: QtBot, library: Library) -> None:
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -42,7 +42,7 @@ def test_typing_shows_results_without_blocking(
     notes = tmp_path / "notes.md"
     notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
     library.ingest([lecture, notes])
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     qtbot.keyClicks(window.search_pane.search, "hippopotamus")
@@ -93,7 +93,7 @@ def test_dropping_a_folder_imports_it_while_search_keeps_working(
     make_srt(course / "lecture.srt", LECTURE_CUES)
     (course / "notes.md").write_text("# Giraffes\n\nThe giraffe has a long neck.\n")
     (course / "broken.pdf").write_bytes(b"%PDF-1.4 nothing else")
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     reports: list[IngestProgress] = []
@@ -120,7 +120,7 @@ def test_files_dragged_over_the_window_show_what_a_drop_does(
 ) -> None:
     """Issue 36, item 17: while files are dragged over the window a hint covers it (seen:
     the window's middle is painted in the highlight colour), gone when they leave or drop."""
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)

@@ -16,17 +16,17 @@ from pytestqt.qtbot import QtBot
 from engine.library import Library
 
 if TYPE_CHECKING:
-    from app.window import SearchWindow
+    from app.window import MainWindow
 
 
-def giraffe_window(qtbot: QtBot, library: Library, folder: Path) -> SearchWindow:
+def giraffe_window(qtbot: QtBot, library: Library, folder: Path) -> MainWindow:
     """A shown window on ``library`` after it has indexed one short note about giraffes."""
-    from app.window import SearchWindow
+    from app.window import MainWindow
 
     notes = folder / "notes.md"
     notes.write_text("# Giraffes\n\nThe giraffe has a long neck and eats acacia leaves.\n")
     library.ingest([notes])
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     return window

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.library import Library
 from tests.app.player_fit import broken_words, cut_controls, narrowest_preview
 from tests.app.x_server import ON_X_SERVER, x_window
@@ -27,13 +27,13 @@ def test_a_window_remembered_larger_than_the_screen_comes_back_on_it(
 ) -> None:
     state = tmp_path / "window.ini"
     assert QApplication.primaryScreen().devicePixelRatio() == 1.5
-    before = SearchWindow(lecture_library, player_backend="qt", window_state=state)
+    before = MainWindow(lecture_library, player_backend="qt", window_state=state)
     before.resize(1280, 800)  # as a 1280 x 800 window at a scale of 1 was saved
     before.move(40, 30)
     before.close()
     assert state.exists()
 
-    window = SearchWindow(lecture_library, player_backend="qt", window_state=state)
+    window = MainWindow(lecture_library, player_backend="qt", window_state=state)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=10_000)
@@ -52,7 +52,7 @@ def test_a_window_remembered_larger_than_the_screen_comes_back_on_it(
 def test_the_players_controls_and_transcript_fit_the_window_at_1_5x(
     qtbot: QtBot, lecture_library: Library
 ) -> None:
-    window = SearchWindow(lecture_library, player_backend="qt")
+    window = MainWindow(lecture_library, player_backend="qt")
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=10_000)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QMenu
 from pytestqt.qtbot import QtBot
 
 from app.dialogs.about import AboutDialog
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine import __version__
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
@@ -112,7 +112,7 @@ def test_a_frozen_build_shows_the_licences_its_build_listed(qtbot: QtBot, tmp_pa
 def test_help_about_opens_from_the_window_menu(
     qtbot: QtBot, library: Library, models_dir: Path
 ) -> None:
-    window = SearchWindow(library, registry=ModelRegistry(models_dir, bundled=False))
+    window = MainWindow(library, registry=ModelRegistry(models_dir, bundled=False))
     qtbot.addWidget(window)
     window.show()
     help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")

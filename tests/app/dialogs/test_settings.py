@@ -28,7 +28,7 @@ from app.settings_model import (
     save_settings,
 )
 from app.theme import is_dark
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.config import AUTO_SPEECH_MODEL, EngineConfig
 from engine.library import Library
 from engine.models.registry import DEFAULT_EMBEDDER, ModelRegistry
@@ -363,7 +363,7 @@ def test_window_settings_are_saved_and_apply_to_the_next_import(
     qtbot: QtBot, library: Library, models_dir: Path, tmp_path: Path
 ) -> None:
     path = tmp_path / "settings.json"
-    window = SearchWindow(
+    window = MainWindow(
         library,
         registry=ModelRegistry(models_dir),
         settings=AppSettings(Settings(theme="light"), path),
@@ -413,7 +413,7 @@ def test_settings_show_the_library_folder_in_use(
     """Started with --library, the dialog shows that folder (not the default one), and OK
     without an edit keeps the saved choice."""
     path = tmp_path / "settings.json"
-    window = SearchWindow(
+    window = MainWindow(
         library, registry=ModelRegistry(models_dir), settings=AppSettings(Settings(), path)
     )
     qtbot.addWidget(window)
@@ -450,7 +450,7 @@ def test_screen_text_turned_off_in_settings_is_not_read_at_the_next_import(
     """The issue as a user met it: untick "Read text on screen", OK, import a video with text
     on its slide: no on-screen text is read or found (before, only a restart applied it)."""
     assert library.config.media.screen_text
-    window = SearchWindow(
+    window = MainWindow(
         library,
         registry=ModelRegistry(models_dir),
         settings=AppSettings(Settings(), tmp_path / "settings.json"),
@@ -469,7 +469,7 @@ def test_screen_text_turned_off_in_settings_is_not_read_at_the_next_import(
     assert not library.search("marmalade").results
 
 
-def playing(window: SearchWindow) -> bool:
+def playing(window: MainWindow) -> bool:
     return window.preview_pane.has_player and window.preview_pane.player.is_playing()
 
 
@@ -489,7 +489,7 @@ def test_changing_the_player_keeps_the_lecture_on_screen(
     base = library.config
     library.configure(replace(base, media=replace(base.media, screen_text=False)))
     library.ingest([lecture_video.parent])
-    window = SearchWindow(
+    window = MainWindow(
         library,
         registry=ModelRegistry(models_dir),
         settings=AppSettings(Settings(player="qt"), tmp_path / "settings.json"),
@@ -556,7 +556,7 @@ def test_threads_chosen_in_settings_load_the_search_model(
     registry = ModelRegistry(models_dir)
     library = Library.open_own(tmp_path / "lib", EngineConfig(threads=2), registry)
     settings = AppSettings(Settings(threads=2), tmp_path / "settings.json")
-    window = SearchWindow(library, registry=registry, settings=settings)
+    window = MainWindow(library, registry=registry, settings=settings)
     qtbot.addWidget(window)
     seen: list[SettingsDialog] = []
     _in_the_dialog(lambda d: d.threads_box.setValue(1), seen)

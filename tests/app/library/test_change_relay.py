@@ -9,12 +9,12 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Changes, IngestReport, Library
 from tests.app.library.test_library_panel import notes, shown_window
 
 
-def _told(window: SearchWindow) -> list[Changes]:
+def _told(window: MainWindow) -> list[Changes]:
     told: list[Changes] = []
     window.library_changed.connect(told.append)
     return told

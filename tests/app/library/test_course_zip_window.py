@@ -10,7 +10,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from app.library.import_bar import report_text
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import IngestReport, Library
 from tests.app.ui import drop
 from tools.course_zips import MOODLE_COURSE, make_moodle_zip
@@ -20,7 +20,7 @@ def test_a_dropped_course_zip_shows_its_files_at_their_places_and_names_the_rest
     qtbot: QtBot, quick_library: Library, tmp_path: Path
 ) -> None:
     archive = make_moodle_zip(tmp_path / "CS101.zip", tmp_path / "work")
-    window = SearchWindow(quick_library)
+    window = MainWindow(quick_library)
     qtbot.addWidget(window)
     window.show()
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Library
 from engine.ingest.kinds import (
     AUDIO_EXTENSIONS,
@@ -38,14 +38,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def file_action(window: SearchWindow, text: str) -> QAction:
+def file_action(window: MainWindow, text: str) -> QAction:
     menu = window.menuBar().actions()[0].menu()
     assert menu is not None
     return next(a for a in menu.actions() if a.text() == text)  # type: ignore[union-attr]
 
 
 def dialog_from(
-    qtbot: QtBot, window: SearchWindow, text: str, choose: Path | None = None
+    qtbot: QtBot, window: MainWindow, text: str, choose: Path | None = None
 ) -> tuple[str, list[str]]:
     """Open File > ``text``; keep its folder and filters; choose ``choose`` or cancel."""
     seen: list[tuple[str, list[str]]] = []
@@ -76,7 +76,7 @@ def test_add_files_starts_in_videos_with_filters_and_remembers_the_folder(
     qtbot: QtBot, library: Library, home: Path, tmp_path: Path
 ) -> None:
     state = tmp_path / "config" / "window.ini"
-    window = SearchWindow(library, window_state=state)
+    window = MainWindow(library, window_state=state)
     qtbot.addWidget(window)
     window.show()
     folder, filters = dialog_from(qtbot, window, "Add &files…")
@@ -114,7 +114,7 @@ def test_add_files_starts_in_videos_with_filters_and_remembers_the_folder(
     assert dialog_from(qtbot, window, "Add &files…")[0] == str(course)
     window.close()
 
-    again = SearchWindow(library, window_state=state)
+    again = MainWindow(library, window_state=state)
     qtbot.addWidget(again)
     again.show()
     assert dialog_from(qtbot, again, "Add f&older…")[0] == str(course)  # after a restart
@@ -122,7 +122,7 @@ def test_add_files_starts_in_videos_with_filters_and_remembers_the_folder(
 
 
 def test_add_folder_starts_in_documents(qtbot: QtBot, library: Library, home: Path) -> None:
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     assert dialog_from(qtbot, window, "Add f&older…")[0] == str(home / "Documents")

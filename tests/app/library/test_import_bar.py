@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from app.library.import_bar import elided
 from app.library.rows import NOT_INDEXED
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import (
     IngestProgress,
     IngestReport,
@@ -34,8 +34,8 @@ from tests.app.ui import on_next_modal
 from tools.lecture_media import make_audio
 
 
-def shown(qtbot: QtBot, library: Library) -> SearchWindow:
-    window = SearchWindow(library)
+def shown(qtbot: QtBot, library: Library) -> MainWindow:
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     return window
@@ -208,7 +208,7 @@ def lecture_course(folder: Path, media: PlayerMedia, talk: Path) -> Path:
     return video
 
 
-def remove_when_transcribing(window: SearchWindow, path: Path) -> list[IngestProgress]:
+def remove_when_transcribing(window: MainWindow, path: Path) -> list[IngestProgress]:
     """Remove ``path`` with the panel's action once its transcription is under way; the
     reports of it that follow are kept."""
     after: list[IngestProgress] = []
@@ -225,7 +225,7 @@ def remove_when_transcribing(window: SearchWindow, path: Path) -> list[IngestPro
     return after
 
 
-def stopped_while_importing(qtbot: QtBot, window: SearchWindow) -> None:
+def stopped_while_importing(qtbot: QtBot, window: MainWindow) -> None:
     bar = window.import_bar
     qtbot.waitUntil(lambda: "its import stopped" in bar.status.text(), timeout=120_000)
     assert window.importing, "the talk is still being imported"

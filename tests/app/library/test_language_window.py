@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.library.language import DETECT, LanguageDialog, what_happens
 from app.library.rows import LANGUAGE
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import EngineConfig, Library, ModelRegistry, SourceKind
 from tests.app.media import PlayerMedia
 
@@ -63,15 +63,15 @@ def biology(library: Library, tmp_path: Path) -> tuple[Path, Path]:
     return spanish, english
 
 
-def shown(qtbot: QtBot, library: Library) -> SearchWindow:
-    window = SearchWindow(library)
+def shown(qtbot: QtBot, library: Library) -> MainWindow:
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
     return window
 
 
-def row(window: SearchWindow, path: Path | str) -> QTreeWidgetItem:
+def row(window: MainWindow, path: Path | str) -> QTreeWidgetItem:
     item = window.panel.item_of(str(path))
     assert item is not None, path
     return item
@@ -96,7 +96,7 @@ def test_the_panel_tags_a_spanish_file_and_names_its_language(
     assert course_tip.endswith("\nIn English (1 file), Spanish (1 file)"), course_tip
 
 
-def tag_room(window: SearchWindow, item: QTreeWidgetItem) -> int:
+def tag_room(window: MainWindow, item: QTreeWidgetItem) -> int:
     """How much wider than its name a row's name cell asks to be."""
     hint = window.panel.sizeHintForIndex(window.panel.indexFromItem(item, 0)).width()
     return hint - window.panel.fontMetrics().horizontalAdvance(item.text(0))
@@ -126,7 +126,7 @@ def typed(dialog: LanguageDialog) -> QLineEdit:
     return line
 
 
-def open_language_dialog(qtbot: QtBot, window: SearchWindow, target: str) -> LanguageDialog:
+def open_language_dialog(qtbot: QtBot, window: MainWindow, target: str) -> LanguageDialog:
     """Language… from the row's menu, as a click on it would."""
     menu: QMenu = window.panel.menu_for(row(window, target))
     action = next(a for a in menu.actions() if a.text() == "Language…")

@@ -25,7 +25,7 @@ from pytestqt.qtbot import QtBot
 
 from app.library.import_bar import report_text
 from app.library.rows import MISSING, NOT_INDEXED, REMOVING
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.importing.progress import FileResult, IngestProgress, IngestReport, Outcome
 from engine.library import Library
 from tests.app.ui import make_test_video, on_next_modal, stray_enter_on_next_box
@@ -35,8 +35,8 @@ from tools.factories import make_srt
 VLC_DUMMY = ("--vout=dummy", "--aout=dummy")
 
 
-def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
-    window = SearchWindow(library, **kwargs)  # type: ignore[arg-type]
+def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> MainWindow:
+    window = MainWindow(library, **kwargs)  # type: ignore[arg-type]
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -228,7 +228,7 @@ def test_a_moved_file_reads_missing_and_opening_it_names_it(
 @contextmanager
 def an_import_waiting_for_the_lock(
     qtbot: QtBot, library: Library, tmp_path: Path
-) -> Iterator[tuple[SearchWindow, IO[bytes]]]:
+) -> Iterator[tuple[MainWindow, IO[bytes]]]:
     """A window on a library holding "Old course", whose import of "New course" waits:
     another process (this test, through the file it yields) holds the library's write lock."""
     notes(tmp_path / "Old course", "old.md", "Trilobites lived in ancient seas.")
@@ -375,7 +375,7 @@ def test_removing_the_filtered_course_refreshes_the_results(
 # --- features: play and resume, open, show in folder, export ---------------------------
 
 
-def playing(window: SearchWindow) -> bool:
+def playing(window: MainWindow) -> bool:
     return window.preview_pane.has_player and window.preview_pane.player.is_playing()
 
 
@@ -389,7 +389,7 @@ def lecture_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def double_click(qtbot: QtBot, window: SearchWindow, item: QTreeWidgetItem) -> None:
+def double_click(qtbot: QtBot, window: MainWindow, item: QTreeWidgetItem) -> None:
     panel = window.panel
     panel.scrollToItem(item)
     point = panel.visualItemRect(item).center()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from app.library.pack_import import MEDIA_TITLE
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import (
     EngineConfig,
     ExportSummary,
@@ -66,14 +66,14 @@ def _type_into(dialog: QFileDialog, path: Path | None) -> None:
         dialog.reject()
 
 
-def _file_action(window: SearchWindow, text: str) -> QAction:
+def _file_action(window: MainWindow, text: str) -> QAction:
     menu = window.menuBar().actions()[0].menu()
     assert menu is not None
     return next(a for a in menu.actions() if a.text() == text)  # type: ignore[union-attr]
 
 
-def _window(qtbot: QtBot, library: Library) -> SearchWindow:
-    window = SearchWindow(library, player_backend="qt")
+def _window(qtbot: QtBot, library: Library) -> MainWindow:
+    window = MainWindow(library, player_backend="qt")
     qtbot.addWidget(window)
     window.show()
     return window

@@ -20,7 +20,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Library
 from tests.conftest import LECTURE_CUES
 from tools.factories import make_code_zip, make_srt
@@ -37,10 +37,10 @@ def algorithms(folder: Path) -> list[Path]:
 
 
 @pytest.fixture
-def window(qtbot: QtBot, library: Library, tmp_path: Path) -> SearchWindow:
+def window(qtbot: QtBot, library: Library, tmp_path: Path) -> MainWindow:
     files = algorithms(tmp_path / "Algorithms")
     library.ingest([tmp_path / "Algorithms"])
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -70,7 +70,7 @@ def menu_from(qtbot: QtBot, open_it: Callable[[], None]) -> tuple[list[str], QPo
     return seen[0]
 
 
-def press_menu_key(window: SearchWindow) -> None:
+def press_menu_key(window: MainWindow) -> None:
     """The Menu key as the platform delivers it: the key to the window, and the menu event
     Qt's window makes of it for its focused widget (a keyboard event, no point given)."""
     handle = window.windowHandle()
@@ -80,13 +80,13 @@ def press_menu_key(window: SearchWindow) -> None:
     QGuiApplication.sendEvent(handle, event)
 
 
-def row_of(window: SearchWindow, target: str | Path) -> QTreeWidgetItem:
+def row_of(window: MainWindow, target: str | Path) -> QTreeWidgetItem:
     item = window.panel.item_of(str(target))
     assert item is not None, target
     return item
 
 
-def row_rect(window: SearchWindow, item: QTreeWidgetItem) -> tuple[QPoint, QPoint]:
+def row_rect(window: MainWindow, item: QTreeWidgetItem) -> tuple[QPoint, QPoint]:
     """The row's top-left and bottom-right on the screen."""
     rect = window.panel.visualItemRect(item)
     viewport = window.panel.viewport()
@@ -94,7 +94,7 @@ def row_rect(window: SearchWindow, item: QTreeWidgetItem) -> tuple[QPoint, QPoin
 
 
 def test_the_menu_key_opens_the_menu_of_the_row_picked_with_the_arrows(
-    qtbot: QtBot, window: SearchWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     panel = window.panel
     panel.setFocus()
@@ -119,7 +119,7 @@ def test_the_menu_key_opens_the_menu_of_the_row_picked_with_the_arrows(
 
 
 def test_the_menu_key_follows_the_current_row_and_the_course_has_its_own(
-    qtbot: QtBot, window: SearchWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     panel = window.panel
     panel.setFocus()
@@ -134,7 +134,7 @@ def test_the_menu_key_follows_the_current_row_and_the_course_has_its_own(
 
 
 def test_a_right_click_opens_the_menu_of_the_row_under_the_pointer(
-    qtbot: QtBot, window: SearchWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     panel = window.panel
     panel.setCurrentItem(row_of(window, "Algorithms"))  # the current row is another one

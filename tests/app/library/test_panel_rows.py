@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from app.library.changes import FileState
 from app.library.panel import FEW_FILES, LibraryPanel
 from app.library.rows import PROGRESS
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import IngestProgress, Library, ModelRegistry, Stage
 from tests.app.media import PlayerMedia
 
@@ -34,8 +34,8 @@ def notes(folder: Path, names: tuple[str, ...] | list[str]) -> list[Path]:
     return paths
 
 
-def shown(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
-    window = SearchWindow(library, **kwargs)  # type: ignore[arg-type]
+def shown(qtbot: QtBot, library: Library, **kwargs: object) -> MainWindow:
+    window = MainWindow(library, **kwargs)  # type: ignore[arg-type]
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()

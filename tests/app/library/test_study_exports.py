@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.library import Library
 from tests.app.ui import on_next_modal, stray_enter_on_next_box
 from tools.factories import make_pdf, make_srt
@@ -41,8 +41,8 @@ def _course(library: Library, tmp_path: Path) -> tuple[Path, Path]:
     return deck, lecture
 
 
-def _window(qtbot: QtBot, library: Library) -> SearchWindow:
-    window = SearchWindow(library)
+def _window(qtbot: QtBot, library: Library) -> MainWindow:
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from app.library.url_import import MENU_TEXT, UrlImportDialog
 from app.main import start
 from app.tasks import Tasks
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Library, media_folder
 from engine.importing.progress import IngestReport, Outcome
 from tests.web_site import clear_proxies, serve_site
@@ -31,7 +31,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 @pytest.fixture
 def window(
     qtbot: QtBot, tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[SearchWindow]:
+) -> Iterator[MainWindow]:
     monkeypatch.setenv("COURSEDEX_SETTINGS", str(tmp_path / "settings.json"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     shown = start(["--library", str(tmp_path / "lib"), "--models", str(models_dir), "--no-demo"])
@@ -42,7 +42,7 @@ def window(
 
 
 def test_add_from_url_fetches_and_imports_the_page_s_lecture(
-    qtbot: QtBot, window: SearchWindow, site: str
+    qtbot: QtBot, window: MainWindow, site: str
 ) -> None:
     file_menu = window.menuBar().actions()[0].menu()
     assert MENU_TEXT in [a.text() for a in file_menu.actions()]  # type: ignore[union-attr]
@@ -80,7 +80,7 @@ def test_add_from_url_fetches_and_imports_the_page_s_lecture(
 
 
 def test_add_from_url_keeps_to_the_library_s_download_limit(
-    qtbot: QtBot, window: SearchWindow, site: str
+    qtbot: QtBot, window: MainWindow, site: str
 ) -> None:
     """The window's fetch takes the library's limits, as `coursedex ingest URL` does: a page
     that streams without end stops at the limit with its reason, and leaves nothing."""
@@ -97,7 +97,7 @@ def test_add_from_url_keeps_to_the_library_s_download_limit(
 
 
 def test_a_fetched_lecture_that_cannot_be_imported_goes_file_and_row(
-    qtbot: QtBot, window: SearchWindow, site: str
+    qtbot: QtBot, window: MainWindow, site: str
 ) -> None:
     """As `coursedex ingest URL` does: the page's video has a tone and no speech, so its
     import fails; the download and its row go (the user never chose that file)."""

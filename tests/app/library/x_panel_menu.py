@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Library
 from tests.app.library.test_panel_menu import algorithms
 from tests.app.x_server import ON_X_SERVER, press
@@ -49,7 +49,7 @@ def menu_from(qtbot: QtBot, act: Callable[[], None]) -> tuple[str, QPoint]:
 def test_menu_key_shift_f10_and_right_click(qtbot: QtBot, library: Library, tmp_path: Path) -> None:
     algorithms(tmp_path / "Algorithms")
     library.ingest([tmp_path / "Algorithms"])
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from app.notes.editor import NoteEditor
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import DEMO_COURSE, Note, SegmentKind, SourceKind, clock
 from engine.library import Library
 from engine.search.results import OnPage
@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[3]
 MERGE = "sorting/merge_sort.py"  # in the demo's code.zip
 
 
-def shown(qtbot: QtBot, library: Library) -> SearchWindow:
-    window = SearchWindow(library, player_backend="qt")
+def shown(qtbot: QtBot, library: Library) -> MainWindow:
+    window = MainWindow(library, player_backend="qt")
     qtbot.addWidget(window)
     window.show()
     window.activateWindow()
@@ -40,14 +40,14 @@ def shown(qtbot: QtBot, library: Library) -> SearchWindow:
 
 
 @pytest.fixture
-def window(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
+def window(qtbot: QtBot, lecture_library: Library) -> Iterator[MainWindow]:
     win = shown(qtbot, lecture_library)
     yield win
     win.close()
 
 
 @pytest.fixture
-def demo_window(qtbot: QtBot, demo_text_library: Library) -> Iterator[SearchWindow]:
+def demo_window(qtbot: QtBot, demo_text_library: Library) -> Iterator[MainWindow]:
     """The window on the demo's slides, code and notes; the notes a test adds go after it."""
     win = shown(qtbot, demo_text_library)
     yield win
@@ -74,33 +74,33 @@ def type_note(qtbot: QtBot, text: str, seen: list[str] | None = None) -> None:
     on_next_modal(NoteEditor, answer)
 
 
-def panel_rows(window: SearchWindow) -> list[tuple[str, str]]:
+def panel_rows(window: MainWindow) -> list[tuple[str, str]]:
     """The Notes panel's notes as shown: (place, text)."""
     rows = [item.text(0).split("\n", 1) for item in window.notes_panel.note_rows()]
     return [(place, text) for place, text in rows]
 
 
-def row_item(window: SearchWindow, text: str) -> QTreeWidgetItem:
+def row_item(window: MainWindow, text: str) -> QTreeWidgetItem:
     """The panel's row of the note that says ``text``."""
     found = [i for i in window.notes_panel.note_rows() if i.text(0).endswith(f"\n{text}")]
     assert found, (text, panel_rows(window))
     return found[0]
 
 
-def back_to(qtbot: QtBot, window: SearchWindow) -> None:
+def back_to(qtbot: QtBot, window: MainWindow) -> None:
     """The window active again after a dialog (the offscreen platform does not give it back)."""
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
 
 
-def go_to_notes(qtbot: QtBot, window: SearchWindow) -> None:
+def go_to_notes(qtbot: QtBot, window: MainWindow) -> None:
     back_to(qtbot, window)
     qtbot.keySequence(window.focusWidget() or window, "Ctrl+6")  # type: ignore[attr-defined]
     qtbot.waitUntil(window.notes_panel.isVisible)
     assert QApplication.focusWidget() is window.notes_panel.tree
 
 
-def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
+def open_first_hit(qtbot: QtBot, window: MainWindow, query: str) -> None:
     qtbot.keyClicks(window.search_pane.search, query)
     qtbot.waitUntil(lambda: window.result_at(0) is not None and window.search_pane.query == query)
     qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
@@ -111,7 +111,7 @@ def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
 
 
 def test_the_note_button_pauses_adds_a_note_at_the_moment_pressed_and_the_panel_lists_it(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+    qtbot: QtBot, window: MainWindow, lecture_library: Library
 ) -> None:
     open_first_hit(qtbot, window, "merge sort halves")
     player = window.preview_pane.player
@@ -164,7 +164,7 @@ def test_the_note_button_pauses_adds_a_note_at_the_moment_pressed_and_the_panel_
 
 
 def test_a_click_on_a_note_in_the_panel_plays_the_lecture_from_its_time(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+    qtbot: QtBot, window: MainWindow, lecture_library: Library
 ) -> None:
     lecture = path_of(lecture_library, SourceKind.VIDEO)
     lecture_library.add_note(lecture, "binary search halves the range", at_ms=15_000)
@@ -189,7 +189,7 @@ def test_a_click_on_a_note_in_the_panel_plays_the_lecture_from_its_time(
 
 
 def test_a_note_at_a_moment_is_its_own_row_without_the_lectures_times(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+    qtbot: QtBot, window: MainWindow, lecture_library: Library
 ) -> None:
     """A "My notes" hit on a lecture listed the lecture's spoken times under "Also at" (or,
     below a spoken hit, was one of its times): a note is the user's, not a moment said."""
@@ -208,7 +208,7 @@ def test_a_note_at_a_moment_is_its_own_row_without_the_lectures_times(
 
 
 def test_a_note_another_process_adds_shows_in_the_open_panel(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library, models_dir: Path
+    qtbot: QtBot, window: MainWindow, lecture_library: Library, models_dir: Path
 ) -> None:
     go_to_notes(qtbot, window)
     qtbot.waitUntil(window.notes_panel.empty.isVisible)  # "No notes yet…"
@@ -234,7 +234,7 @@ def test_a_note_another_process_adds_shows_in_the_open_panel(
 
 
 def test_a_note_on_a_lecture_not_on_this_computer_opens_the_locate_page(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+    qtbot: QtBot, window: MainWindow, lecture_library: Library
 ) -> None:
     lecture = path_of(lecture_library, SourceKind.VIDEO)
     lecture_library.add_note(lecture, "the start", at_ms=1_000)
@@ -250,7 +250,7 @@ def test_a_note_on_a_lecture_not_on_this_computer_opens_the_locate_page(
 
 
 def test_notes_on_a_slides_page_and_a_files_line(
-    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+    qtbot: QtBot, demo_window: MainWindow, demo_text_library: Library
 ) -> None:
     window, library, pane = demo_window, demo_text_library, demo_window.preview_pane
     # Nothing shown yet: no place for a note (the empty code view once offered one, at "":1).
@@ -295,7 +295,7 @@ def test_notes_on_a_slides_page_and_a_files_line(
 
 
 def test_delete_in_the_panel_removes_a_note_after_asking(
-    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+    qtbot: QtBot, demo_window: MainWindow, demo_text_library: Library
 ) -> None:
     library, window = demo_text_library, demo_window
     slides = path_of(library, SourceKind.SLIDES)
@@ -336,7 +336,7 @@ def test_delete_in_the_panel_removes_a_note_after_asking(
 
 
 def test_search_finds_a_note_as_a_bookmark_and_a_results_menu_adds_one(
-    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+    qtbot: QtBot, demo_window: MainWindow, demo_text_library: Library
 ) -> None:
     library, window, pane = demo_text_library, demo_window, demo_window.search_pane
     slides = path_of(library, SourceKind.SLIDES)
@@ -379,7 +379,7 @@ def test_search_finds_a_note_as_a_bookmark_and_a_results_menu_adds_one(
 
 
 def test_f2_edits_a_note_in_place_and_a_note_whose_file_left_says_so(
-    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+    qtbot: QtBot, demo_window: MainWindow, demo_text_library: Library
 ) -> None:
     library, window = demo_text_library, demo_window
     slides = path_of(library, SourceKind.SLIDES)
@@ -415,7 +415,7 @@ def test_f2_edits_a_note_in_place_and_a_note_whose_file_left_says_so(
 
 
 def test_reading_the_same_notes_again_leaves_the_rows_and_their_scroll_alone(
-    qtbot: QtBot, demo_window: SearchWindow, demo_text_library: Library
+    qtbot: QtBot, demo_window: MainWindow, demo_text_library: Library
 ) -> None:
     """The panel reads the notes again after every file an import finishes: a user scrolled
     down the list must not be sent back to its top each time."""
@@ -438,7 +438,7 @@ def test_reading_the_same_notes_again_leaves_the_rows_and_their_scroll_alone(
 
 
 def test_at_1280_px_the_players_controls_get_the_room_they_ask_for(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+    qtbot: QtBot, window: MainWindow, lecture_library: Library
 ) -> None:
     """A laptop's 1280 px: with the library panel, the results and a lecture playing, the
     control bar gets its minimum width, so the speed box shows its whole text (the Note

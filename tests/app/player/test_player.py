@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from app.player.playback import PlayerUnavailable, has_qt_multimedia, x11_for_libvlc
 from app.player.view import PlayerView
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.library import Library
 from engine.types import Timing
 from tests.app.media import SLOT_MS, VIDEO_MS, PlayerMedia
@@ -303,7 +303,7 @@ def test_the_window_without_a_player_says_so_where_the_video_would_play(
 ) -> None:  # fmt: skip
     without_qt_multimedia_or_vlc(monkeypatch, tmp_path)
     for setting in ("auto", "qt"):  # "qt" from settings made where Qt Multimedia was
-        window = SearchWindow(quick_library, player_backend=setting)
+        window = MainWindow(quick_library, player_backend=setting)
         qtbot.addWidget(window)
         window.resize(1000, 600)
         window.show()

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.player.view import PlayerView
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Chapter
 from engine.library import Library
 from tests.app.media import SLOT_MS, PlayerMedia
@@ -145,7 +145,7 @@ def test_an_unplayable_file_says_why_once(
 ) -> None:
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 40)
-    window = SearchWindow(quick_library, player_backend="qt")
+    window = MainWindow(quick_library, player_backend="qt")
     qtbot.addWidget(window)
     window.show()
     window.play(str(broken), 0)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.player.view import PlayerView
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import parse_link
 from engine.library import Library
 from tests.app.player_fit import broken_words, cut_controls, narrowest_preview
@@ -26,8 +26,8 @@ CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModi
 
 
 @pytest.fixture
-def window(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
-    win = SearchWindow(lecture_library, player_backend="qt")
+def window(qtbot: QtBot, lecture_library: Library) -> Iterator[MainWindow]:
+    win = MainWindow(lecture_library, player_backend="qt")
     qtbot.addWidget(win)
     win.show()
     win.activateWindow()
@@ -41,7 +41,7 @@ def muted(player: PlayerView) -> bool:
     return player.controls.mute_button.accessibleName() == "Unmute"
 
 
-def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
+def open_first_hit(qtbot: QtBot, window: MainWindow, query: str) -> None:
     qtbot.keyClicks(window.search_pane.search, query)
     qtbot.waitUntil(lambda: window.result_at(0) is not None and window.search_pane.query == query)
     qtbot.keyClick(window.search_pane.search, Qt.Key.Key_Return)
@@ -52,7 +52,7 @@ def open_first_hit(qtbot: QtBot, window: SearchWindow, query: str) -> None:
 
 
 def test_space_and_arrows_reach_the_player_from_the_search_box_until_the_user_types(
-    qtbot: QtBot, window: SearchWindow
+    qtbot: QtBot, window: MainWindow
 ) -> None:
     open_first_hit(qtbot, window, "merge sort halves")
     player = window.preview_pane.player
@@ -78,7 +78,7 @@ def test_space_and_arrows_reach_the_player_from_the_search_box_until_the_user_ty
 
 
 def test_after_enter_the_players_keys_act_from_the_search_box_and_a_question_loses_no_letter(
-    qtbot: QtBot, window: SearchWindow
+    qtbot: QtBot, window: MainWindow
 ) -> None:
     """Issue 36, item 3: after Enter plays a hit, F, ], [, M, C, N and P act on the player
     though the search box has the focus, and leave the query alone; once the user goes back
@@ -146,7 +146,7 @@ def test_after_enter_the_players_keys_act_from_the_search_box_and_a_question_los
 
 
 def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_query(
-    qtbot: QtBot, window: SearchWindow
+    qtbot: QtBot, window: MainWindow
 ) -> None:
     open_first_hit(qtbot, window, "binary search")
     player = window.preview_pane.player
@@ -200,7 +200,7 @@ def test_j_k_l_m_f_work_from_the_results_and_esc_leaves_full_screen_keeping_the_
 
 
 def test_at_1024_by_700_the_players_controls_are_whole_and_its_transcript_splits_no_word(
-    qtbot: QtBot, window: SearchWindow
+    qtbot: QtBot, window: MainWindow
 ) -> None:
     """Issue 36, item 5 (1.5x: test_small_screen): "+10 s" read "+…s", the speed box was
     empty and the volume slider a stub; with the preview at its narrowest the buttons go on
@@ -220,7 +220,7 @@ def test_at_1024_by_700_the_players_controls_are_whole_and_its_transcript_splits
     assert listing.viewport().width() >= 12 * listing.fontMetrics().averageCharWidth()
 
 
-def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -> None:
+def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: MainWindow) -> None:
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
     assert isinstance(menu, QMenu)
     action = next(a for a in menu.actions() if "shortcuts" in a.text().lower())
@@ -249,7 +249,7 @@ def test_help_lists_the_keyboard_shortcuts(qtbot: QtBot, window: SearchWindow) -
 
 
 def test_links_copied_from_the_player_carry_the_files_hash_and_title(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+    qtbot: QtBot, window: MainWindow, lecture_library: Library
 ) -> None:
     open_first_hit(qtbot, window, "heaps largest item")
     player = window.preview_pane.player
@@ -293,7 +293,7 @@ PLAYER_TAB_ORDER = (
 
 
 def test_keyboard_only_search_play_speed_up_copy_a_link_and_tab_through_the_controls(
-    qtbot: QtBot, window: SearchWindow, lecture_library: Library
+    qtbot: QtBot, window: MainWindow, lecture_library: Library
 ) -> None:
     """From the search box, keys only: no mouse, no call on a widget."""
     box = QApplication.focusWidget()

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.player.view import PlayerView
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.library import Library
 from tests.app.media import SLOT_MS
 from tests.app.x_server import ON_X_SERVER, press, type_text, x_window
@@ -27,9 +27,9 @@ GAPS_MS = (150, 250, 100, 200, 150, 250, 100, 200, 400, 1_000)
 
 
 @pytest.fixture
-def window(qtbot: QtBot, lecture_library: Library) -> Iterator[SearchWindow]:
+def window(qtbot: QtBot, lecture_library: Library) -> Iterator[MainWindow]:
     """The window as a user starts it: the default player (libVLC drawing on the X server)."""
-    win = SearchWindow(lecture_library, vlc_args=("--aout=dummy",))
+    win = MainWindow(lecture_library, vlc_args=("--aout=dummy",))
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=10_000)
@@ -53,7 +53,7 @@ def colours_shown(widget: QWidget) -> int:
                 for y in range(0, image.height(), step)})  # fmt: skip
 
 
-def shown_in_place(qtbot: QtBot, window: SearchWindow, player: PlayerView) -> None:
+def shown_in_place(qtbot: QtBot, window: MainWindow, player: PlayerView) -> None:
     """One window on the screen, the player inside it as Qt and the X server both see it,
     its picture drawn there and its transcript following."""
     assert [w for w in QApplication.topLevelWidgets() if w.isVisible()] == [window]
@@ -71,7 +71,7 @@ def shown_in_place(qtbot: QtBot, window: SearchWindow, player: PlayerView) -> No
 
 
 def test_f_then_esc_leaves_one_window_with_the_player_back_in_place(
-    qtbot: QtBot, window: SearchWindow
+    qtbot: QtBot, window: MainWindow
 ) -> None:
     press("ctrl+l")
     type_text("merge sort halves")

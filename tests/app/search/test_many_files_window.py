@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from app.search.result_list import ResultList
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import IngestProgress, IngestReport, Library, Outcome, SearchResult
 
 NOTES = 300
@@ -71,7 +71,7 @@ def test_300_notes_import_while_the_search_answers_and_the_panel_follows(
     notes = [str(folder / f"note-{i:03}.md") for i in range(NOTES)]
     for i, path in enumerate(notes):
         Path(path).write_text(f"# Note {i}\n\nNote {i}: {TOPICS[i % len(TOPICS)]}.\n")
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     panel = window.panel
@@ -129,7 +129,7 @@ def test_the_row_being_read_stays_put_while_an_import_adds_results(
         for i, text in enumerate(words):
             (folder / f"{folder.name} {i}.md").write_text(f"# Binary search {i}\n\n{text}\n")
     library.ingest([first])
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.resize(1000, 600)  # the list scrolls
     window.show()

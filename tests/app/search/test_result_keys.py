@@ -11,13 +11,13 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import SearchResult, parse_link
 from engine.library import Library
 
 
-def window_with_results(qtbot: QtBot, library: Library) -> SearchWindow:
-    window = SearchWindow(library)
+def window_with_results(qtbot: QtBot, library: Library) -> MainWindow:
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     window.activateWindow()
@@ -30,7 +30,7 @@ def window_with_results(qtbot: QtBot, library: Library) -> SearchWindow:
     return window
 
 
-def third_hit(window: SearchWindow) -> SearchResult:
+def third_hit(window: MainWindow) -> SearchResult:
     """Make the third row current (with the keys) and return its result."""
     results = window.search_pane.results
     QTest.keyClick(results, Qt.Key.Key_Home)
@@ -41,7 +41,7 @@ def third_hit(window: SearchWindow) -> SearchResult:
     return hit
 
 
-def press_menu_key(window: SearchWindow) -> None:
+def press_menu_key(window: MainWindow) -> None:
     """The Menu key as the platform delivers it: the key, then the menu event Qt's window
     makes of it for the focused widget (a keyboard event; the pointer is elsewhere)."""
     handle = window.windowHandle()

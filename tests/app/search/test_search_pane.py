@@ -18,7 +18,7 @@ from app.search.results import ResultRow, count_line, thumbnail
 from app.search.status_line import StatusLine
 from app.theme import is_dark
 from app.viewers import pages
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import SearchResult, SegmentKind, SourceKind, clock, parse_link
 from engine.library import Library
 from engine.search.results import AtMoment, OnPage, SlideOnScreen, WholeFile
@@ -41,8 +41,8 @@ def two_courses(library: Library, tmp_path: Path) -> Library:
     return library
 
 
-def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> SearchWindow:
-    window = SearchWindow(library, **kwargs)  # type: ignore[arg-type]
+def shown_window(qtbot: QtBot, library: Library, **kwargs: object) -> MainWindow:
+    window = MainWindow(library, **kwargs)  # type: ignore[arg-type]
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
@@ -69,7 +69,7 @@ def test_enter_right_after_typing_opens_the_new_querys_top_hit(
     assert len(opened) == 2 and opened[1].source == opened[0].source
 
 
-def _click_row(window: SearchWindow, text: str, *, double: bool = False) -> None:
+def _click_row(window: MainWindow, text: str, *, double: bool = False) -> None:
     """A click on a panel row; ``double``: the press, release, double-click and release a
     mouse sends (QTest's double-click alone never reaches the tree's double-click)."""
     panel = window.panel
@@ -383,7 +383,7 @@ def test_a_question_typed_after_a_restart_replaces_the_last_one(
 def test_panes_keep_readable_widths(
     qtbot: QtBot, two_courses: Library, width: int, height: int
 ) -> None:
-    window = SearchWindow(two_courses)
+    window = MainWindow(two_courses)
     qtbot.addWidget(window)
     window.resize(width, height)
     window.show()

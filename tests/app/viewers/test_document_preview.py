@@ -10,14 +10,14 @@ from PIL import Image
 from pytestqt.qtbot import QtBot
 
 from app.viewers.pages import render_page
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Library, SearchResult
 from tests.places import at_lines, on_page
 from tools.document_files import make_docx, make_odp, make_photo
 
 
-def _window(qtbot: QtBot, library: Library) -> SearchWindow:
-    window = SearchWindow(library)
+def _window(qtbot: QtBot, library: Library) -> MainWindow:
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.resize(1200, 800)
     window.show()

@@ -10,14 +10,14 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app.window import SearchWindow
+from app.window import MainWindow
 from engine.api import Library
 from tests.app.media import PlayerMedia
 from tests.app.ui import on_next_modal
 from tools.factories import make_srt
 
 
-def confirm_removal(qtbot: QtBot, window: SearchWindow, target: str, is_course: bool) -> None:
+def confirm_removal(qtbot: QtBot, window: MainWindow, target: str, is_course: bool) -> None:
     """Remove as the panel's menu does, answering Yes to the question."""
     on_next_modal(
         QMessageBox,
@@ -27,7 +27,7 @@ def confirm_removal(qtbot: QtBot, window: SearchWindow, target: str, is_course: 
     qtbot.waitUntil(lambda: window.panel.item_of(target) is None, timeout=10_000)
 
 
-def search(qtbot: QtBot, window: SearchWindow, query: str, source: Path) -> None:
+def search(qtbot: QtBot, window: MainWindow, query: str, source: Path) -> None:
     window.search_pane.search.clear()
     qtbot.keyClicks(window.search_pane.search, query)
     qtbot.waitUntil(
@@ -45,7 +45,7 @@ def test_a_removed_lecture_stops_and_its_result_no_longer_plays(
     shutil.copy(media.video, lecture)
     make_srt(course / "lecture.srt", [(t.start_ms, t.end_ms, t.text) for t in media.transcript])
     quick_library.ingest([course])
-    window = SearchWindow(quick_library, player_backend="qt")
+    window = MainWindow(quick_library, player_backend="qt")
     qtbot.addWidget(window)
     window.show()
     preview = window.preview_pane
@@ -85,7 +85,7 @@ def test_a_file_shown_goes_when_its_course_is_removed(
     note = course / "acids.md"
     note.write_text("# Acids\n\nAcids turn litmus paper red.\n", encoding="utf-8")
     library.ingest([course])
-    window = SearchWindow(library)
+    window = MainWindow(library)
     qtbot.addWidget(window)
     window.show()
     preview = window.preview_pane
