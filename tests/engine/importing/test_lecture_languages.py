@@ -245,8 +245,8 @@ def test_a_question_in_the_lectures_language_finds_it_at_the_answer(
     # It plays from the start of the sentence that holds the answer, as the transcript cuts
     # its sentences: Whisper's punctuation of these lectures depends on the CPU (int8). For
     # the Japanese one, ctranslate2's AVX512 kernels write no 。 at all (each of its five
-    # segments is a sentence: the answer's starts at 7.9 s), its AVX2 and generic ones end
-    # the first four segments with 、 and the fourth with 。: one sentence, 0-14.1 s.
+    # segments is a sentence: the answer's starts at 7.9 s); its AVX2 and generic ones end
+    # the first three with 、 and the fourth with 。: the four are one sentence, 0-14.1 s.
     answer = course.starts[code][lecture.answer]
     sentence = _sentence_at(library, hit, answer)
     at = at_moment(hit).start_ms
