@@ -112,19 +112,35 @@ def first_matching_word(
     weights: Mapping[str, float],
     language: str | None = None,
 ) -> Timing | None:
-    """The first recognised word inside ``span`` that is one of the query's stems."""
-    porter = analysis.uses_porter(language)
-    for word in words:
-        if word.start_ms < span.start_ms - 50:
-            continue
-        if word.start_ms >= span.end_ms:
-            break
-        if porter:
-            if any(stem(w) in weights for w in WORD.findall(word.text)):
-                return word
-        elif any(t in weights for t in analysis.terms(word.text, language or "")):
-            return word
+    """The first recognised word inside ``span`` that is one of the query's stems, or that
+    begins one of its terms read across the words (Whisper writes Japanese and Chinese in
+    words of a character or two: the pair "たか" is heard as "た", "か")."""
+    inside = [w for w in words if span.start_ms - 50 <= w.start_ms < span.end_ms]
+    if analysis.uses_porter(language):
+        return next(
+            (w for w in inside if any(stem(t) in weights for t in WORD.findall(w.text))), None
+        )
+    text, owners = _joined(inside)
+    for start, _, term in analysis.spans(text, language or ""):
+        if term in weights:
+            return inside[owners[start]]
     return None
+
+
+def _joined(words: Sequence[Timing]) -> tuple[str, list[int]]:
+    """The words' text, a space between two of them unless both sides are a script written
+    without spaces; and for each character, the index of its word (a space: the next's)."""
+    text: list[str] = []
+    owners: list[int] = []
+    for i, word in enumerate(words):
+        if text and not (
+            analysis.is_spaceless(text[-1][-1:]) and analysis.is_spaceless(word.text[:1])
+        ):
+            text.append(" ")
+            owners.append(i)
+        text.append(word.text)
+        owners.extend([i] * len(word.text))
+    return "".join(text), owners
 
 
 def best_line(text: str, weights: Mapping[str, float], language: str | None = None) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from engine import analysis
 from engine.search.handoff import Passage
 from engine.search.seek import seek_ms, spoken_sentences
 from engine.store import SegmentRow
@@ -106,3 +107,20 @@ def test_subtitle_cues_start_where_their_author_put_them() -> None:
     assert seek_ms(row, Passage(2, 1.0), weights, refine=True) == 5000
     assert seek_ms(row, Passage(3, 1.0), weights, refine=True) == 9000
     assert seek_ms(row, Passage(3, 1.0), weights, refine=False) == row.start_ms
+
+
+def test_a_japanese_answer_later_in_its_cue_is_found_among_words_of_a_kana_or_two() -> None:
+    # Whisper writes Japanese words one or two kana long ("た", "か", "い。") and a cue of
+    # two sentences with no space after its 。, so the cue is one sentence to the chunker:
+    # the query's pairs of kana ("ふる", "るい") are found across words. Old: 0 (no word
+    # matched a pair; the cue's first sentence).
+    words = (
+        (0, 300, "ふ"), (300, 500, "じ"), (500, 900, "さん"), (900, 1000, "は"),
+        (1000, 1200, "た"), (1200, 1400, "か"), (1400, 1800, "い。"),
+        (2500, 2900, "きょ"), (2900, 3000, "う"), (3000, 3200, "と"), (3200, 3300, "は"),
+        (3300, 3500, "ふ"), (3500, 3700, "る"), (3700, 4000, "い。"),
+    )  # fmt: skip
+    cue = Timing(0, 4000, "ふじさんはたかい。きょうとはふるい。")
+    row = replace(_row(words), timings=(cue,), text=cue.text, language="ja")
+    weights = {t: 1.0 for t in analysis.query_terms("ふるい", "ja")}
+    assert seek_ms(row, Passage(0, 1.0), weights, refine=True) == 2500
