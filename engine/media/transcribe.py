@@ -348,14 +348,20 @@ def _stop(child: BaseProcess, wait_s: float) -> None:
         log.warning("speech recognition process %s did not exit", child.pid)
 
 
-def lower_thread_priority(by: int = BACKGROUND_NICENESS + 5) -> None:
-    """Make the calling thread ``by`` nicer: work beside the recognition child (which is
-    BACKGROUND_NICENESS nicer) gets what the child leaves. Linux sets niceness per thread;
-    elsewhere the call would lower the whole process, so it does nothing."""
+LOWEST_NICENESS = 19
+
+
+def lower_thread_priority() -> None:
+    """Put the calling thread at the lowest priority (niceness 19): work beside the
+    recognition child (which is BACKGROUND_NICENESS nicer) gets only what the child leaves.
+    A core both want gives it 12% of its time (weights 15 / (110 + 15)), not 25% as at 15:
+    the frames and embeddings of a lecture were read long before its speech was heard, and
+    slowed the speech meanwhile. Linux sets niceness per thread; elsewhere the call would
+    lower the whole process, so it does nothing."""
     if not sys.platform.startswith("linux"):
         return
     tid = threading.get_native_id()
     try:
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
+        os.setpriority(os.PRIO_PROCESS, tid, LOWEST_NICENESS)
     except OSError as e:
         log.info("background work runs at normal priority: %s", e)
