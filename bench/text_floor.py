@@ -67,7 +67,7 @@ def _floor(texts_file: str, model_dir: str, threads: int) -> None:
         feeds = {"input_ids": np.array([e.ids for e in enc], np.int64), "attention_mask": mask}
         if "token_type_ids" in names:
             feeds["token_type_ids"] = np.array([e.type_ids for e in enc], np.int64)
-        (states,) = session.run(None, feeds)[:1]
+        states = np.asarray(session.run(None, feeds)[0], np.float32)
         w = mask[:, :, None].astype(np.float32)
         pooled = (states * w).sum(1) / np.maximum(w.sum(1), 1e-9)
         out[idx] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)

@@ -48,6 +48,10 @@ class Embedding:
     batch_size: int
     context: bool
     ahead: Ahead | None = field(default=None, compare=False)
+    # The vectors of texts embedded before (the next files' texts together): by embedder.
+    prepared: Callable[[Embedder, Sequence[str]], dict[str, np.ndarray]] | None = field(
+        default=None, compare=False
+    )
 
     def texts(
         self, embedder: Embedder, texts: Sequence[str], cancel: threading.Event | None = None
@@ -58,6 +62,8 @@ class Embedding:
             Cancelled: ``cancel`` was set between two batches.
         """
         known = self.ahead.vectors(embedder, texts) if self.ahead is not None else {}
+        if self.prepared is not None:
+            known.update(self.prepared(embedder, texts))
         # Shortest first over all of them, not only within each model batch: a file's
         # sentences in cue order made batches padded to their longest (+17% tokens, +13%
         # attention on the TutorialVQA subtitles; bench/text_floor.py).

@@ -41,6 +41,7 @@ from engine.importing.progress import (
 )
 from engine.importing.reading import Reader, TextReaders
 from engine.importing.removals import Removals
+from engine.importing.texts_ahead import upcoming
 from engine.importing.tracking import ProgressTracker
 from engine.index.content import SourceContent
 from engine.index.indexer import Indexer
@@ -127,7 +128,8 @@ class Pipeline:
         """
         ahead = Ahead(self._embedder, config.embed_batch_size)
         reader = Reader(self.store, config, self._models, self._thumbs, self._recognizer, ahead)
-        embedding = Embedding(config.embed_batch_size, config.embed_context, ahead)
+        batch, texts = config.embed_batch_size, reader.texts  # the next files' texts together
+        embedding = Embedding(batch, config.embed_context, ahead, texts.vectors)
         try:
             return self._run(jobs, _Run(config, reader, embedding), progress, cancel)
         finally:
@@ -156,6 +158,7 @@ class Pipeline:
                 report.files.append(FileResult(path, Outcome.CANCELLED))
                 continue
             tracker.report(i, Stage.READING)
+            run.reader.texts.prepare(upcoming(jobs, i), run, self._embedder, cancel)
             result = tracker.finished(i, self._stoppable(job, run, tracker.reporter(i), cancel))
             report.files.append(result)
             if result.outcome in (Outcome.INDEXED, Outcome.MOVED):

@@ -24,6 +24,7 @@ from engine.importing.hearing import (
 )
 from engine.importing.progress import Stage, StageReport
 from engine.importing.seeing import TextReaders, VideoFrames
+from engine.importing.texts_ahead import TextsAhead
 from engine.media.transcript import SpeechPart, transcript_windows
 from engine.models.registry import ModelRegistry
 from engine.plain_text import clock, plural
@@ -64,6 +65,7 @@ class Reader:
         # The speech recognizer and its settings, its child kept across the run's files.
         self._speech: tuple[tuple[object, ...], Transcriber] | None = None
         self.ahead = ahead
+        self.texts = TextsAhead()  # the next text files parsed and embedded together
 
     def read(
         self,
@@ -85,7 +87,8 @@ class Reader:
         if transcribe:
             parsed = self._transcribe(path, sha, stage, cancel)
         else:
-            parsed = _as_audio_if_no_picture(ingest.parse_file(path, self.config), path)
+            parsed = self.texts.parsed(path) or ingest.parse_file(path, self.config)
+            parsed = _as_audio_if_no_picture(parsed, path)
         if self.config.media.screen_text and any(s.needs_ocr for s in parsed.segments):
             parsed = self._read_pages(path, parsed, stage, cancel)
         if not transcribe:
