@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# --before DIR: the import side runs that checkout's engine (a child sees it in this variable).
+sys.path.insert(0, os.environ.get("TEXT_FLOOR_ENGINE", str(ROOT)))
 
 
 def _texts(srt: Path) -> list[str]:
@@ -117,11 +118,14 @@ def _time_stages(stages: dict[str, float]) -> None:
     timed(embedder.OnnxEmbedder, "__init__", "model load")
 
 
-def _child(argv: list[str]) -> tuple[float, float, dict[str, Any]]:
+def _child(argv: list[str], engine: str | None = None) -> tuple[float, float, dict[str, Any]]:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if engine:
+        env["TEXT_FLOOR_ENGINE"] = engine
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     done = subprocess.run(
-        [sys.executable, __file__, *argv], check=True, capture_output=True, text=True
+        [sys.executable, __file__, *argv], check=True, capture_output=True, text=True, env=env
     )
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -134,6 +138,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--models", default="/work/bench-cache/models")
+    p.add_argument("--before", help="also import with this checkout's engine (e.g. /work/main)")
     p.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -148,6 +153,8 @@ def main() -> None:
     srt = default_data_dir() / "tutorialvqa" / "srt"
     model_dir = str(Path(args.models) / "all-minilm-l6-v2-int8")
     runs: dict[str, list[tuple[float, float]]] = {"import": [], "floor": []}
+    if args.before:
+        runs["before"] = []
     with tempfile.TemporaryDirectory() as tmp:
         texts_file = Path(tmp) / "texts.json"
         texts = _texts(srt)
@@ -158,8 +165,11 @@ def main() -> None:
             import_argv = ["--child", "import", str(srt), str(library), args.models]
             floor_argv = ["--child", "floor", str(texts_file), model_dir]
             sides = [("import", import_argv), ("floor", floor_argv)]
+            if args.before:
+                sides.insert(1, ("before", [*import_argv[:3], f"{library}b", args.models]))
             for side, argv in sides if r % 2 == 0 else sides[::-1]:
-                wall, cpu, out = _child([*argv, "--threads", str(args.threads)])
+                engine = args.before if side == "before" else None
+                wall, cpu, out = _child([*argv, "--threads", str(args.threads)], engine)
                 runs[side].append((wall, cpu))
                 print(f"round {r + 1} {side}: {wall:.1f} s wall, {cpu:.1f} s CPU")
                 for label, s in sorted(out.get("stages", {}).items(), key=lambda x: -x[1]):
@@ -169,6 +179,10 @@ def main() -> None:
     print(f"median import: {iw:.1f} s wall, {ic:.1f} s CPU")
     print(f"median floor:  {fw:.1f} s wall, {fc:.1f} s CPU")
     print(f"ratio: {iw / fw:.2f}x wall, {ic / fc:.2f}x CPU")
+    if args.before:
+        bw, bc = med["before"]
+        print(f"median before ({args.before}): {bw:.1f} s wall, {bc:.1f} s CPU")
+        print(f"ratio before: {bw / fw:.2f}x wall, {bc / fc:.2f}x CPU")
 
 
 if __name__ == "__main__":
