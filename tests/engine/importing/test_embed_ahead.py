@@ -23,6 +23,8 @@ class Counted:
     def __init__(self, inner: OnnxEmbedder) -> None:
         self.inner = inner
         self.seen: list[str] = []
+        self.calls: list[list[str]] = []  # the texts of each call
+        self.vectors: dict[str, npt.NDArray[np.float32]] = {}
 
     @property
     def name(self) -> str:
@@ -44,7 +46,10 @@ class Counted:
         self, texts: Sequence[str], *, query: bool = False, batch_size: int = 32
     ) -> npt.NDArray[np.float32]:
         self.seen.extend(texts)
-        return self.inner.embed(texts, query=query, batch_size=batch_size)
+        self.calls.append(list(texts))
+        vectors = self.inner.embed(texts, query=query, batch_size=batch_size)
+        self.vectors.update(zip(texts, vectors, strict=True))
+        return vectors
 
 
 def _worker_niceness() -> int | None:
