@@ -116,6 +116,12 @@ def _time_stages(stages: dict[str, float]) -> None:
     timed(pipeline.Pipeline, "_save", "save vector index")
     timed(pipeline, "link_slides", "link slides")
     timed(embedder.OnnxEmbedder, "__init__", "model load")
+    try:  # the next files' texts embedded together (not in a --before checkout without it)
+        from engine.importing.texts_ahead import TextsAhead
+
+        timed(TextsAhead, "prepare", "embed the next files together")
+    except ImportError:
+        pass
 
 
 def _child(argv: list[str], engine: str | None = None) -> tuple[float, float, dict[str, Any]]:
