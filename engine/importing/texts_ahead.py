@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ from engine.config import EngineConfig
 from engine.errors import Cancelled
 from engine.importing.embedding import Embedding, embed_text, with_context
 from engine.importing.file_rows import ImportJob
-from engine.importing.planning import MEDIA
+from engine.importing.planning import MEDIA, storable
 from engine.models import Embedder
 from engine.types import ParsedSource
 
@@ -43,6 +44,9 @@ class _Run(Protocol):
 # progress bar that waits on the first file.
 TEXTS_AHEAD = 512
 FILES_AHEAD = 16
+# Only small regular files are read ahead (subtitles, notes, code): a large one makes full
+# batches alone, and odd ones (links, devices, bombs) are the file's own import's to refuse.
+SMALL_FILE = 1 << 20
 
 
 class TextsAhead:
@@ -73,7 +77,9 @@ class TextsAhead:
             if len(texts) >= TEXTS_AHEAD:
                 break
             try:
-                st = os.stat(path)
+                st = os.stat(path, follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode) or st.st_size > SMALL_FILE or not storable(path):
+                    continue  # the file's own import checks it, and reads it alone
                 parsed = ingest.parse_file(path, config)
             except Exception:  # the file's own import says what is wrong with it
                 continue
